@@ -1,0 +1,42 @@
+/// A point on a monotonic clock, in nanoseconds from an arbitrary origin.
+///
+/// The pure layers never read a clock: every `handle(_:now:)` takes an `Instant`. Only the clock
+/// adapter in ConfIO produces real ones; tests make their own.
+public struct Instant: Hashable, Comparable, Sendable, CustomStringConvertible {
+    public var nanoseconds: UInt64
+
+    public init(nanoseconds: UInt64) { self.nanoseconds = nanoseconds }
+
+    public static let zero = Instant(nanoseconds: 0)
+
+    public static func < (a: Instant, b: Instant) -> Bool { a.nanoseconds < b.nanoseconds }
+
+    public static func + (a: Instant, d: Duration) -> Instant {
+        let delta = d.nanosecondsClamped
+        return delta >= 0
+            ? Instant(nanoseconds: a.nanoseconds &+ UInt64(delta))
+            : Instant(nanoseconds: a.nanoseconds &- min(a.nanoseconds, UInt64(-delta)))
+    }
+
+    public static func - (a: Instant, d: Duration) -> Instant { a + (.zero - d) }
+
+    /// The time from `earlier` to `self`; zero when `earlier` is later.
+    public func since(_ earlier: Instant) -> Duration {
+        self > earlier ? .nanoseconds(Int64(nanoseconds - earlier.nanoseconds)) : .zero
+    }
+
+    public var description: String { "\(Double(nanoseconds) / 1e9)s" }
+}
+
+extension Duration {
+    /// The duration in whole nanoseconds, clamped to Int64.
+    public var nanosecondsClamped: Int64 {
+        let (seconds, attoseconds) = components
+        let (ns, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        if overflow { return seconds < 0 ? .min : .max }
+        return ns.addingReportingOverflow(attoseconds / 1_000_000_000).overflow
+            ? (seconds < 0 ? .min : .max) : ns + attoseconds / 1_000_000_000
+    }
+
+    public var milliseconds: Double { Double(nanosecondsClamped) / 1e6 }
+}

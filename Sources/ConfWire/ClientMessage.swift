@@ -1,0 +1,44 @@
+import ConfCore
+
+/// What a participant sends the rendezvous over its WebSocket (docs/PROTOCOL.md, "Client messages").
+public enum ClientMessage: Equatable, Sendable {
+    case join(room: RoomID, pin: Pin, name: String)
+    /// An opaque payload for one other participant of the same room.
+    case signal(to: ParticipantID, payload: JSONValue)
+    case leave
+    case ping
+
+    public var json: JSONValue {
+        switch self {
+        case .join(let room, let pin, let name):
+            .object(["type": "join", "room": .string(room.rawValue), "pin": .string(pin.digits), "name": .string(name)])
+        case .signal(let to, let payload):
+            .object(["type": "signal", "to": .string(to.rawValue), "payload": payload])
+        case .leave: .object(["type": "leave"])
+        case .ping: .object(["type": "ping"])
+        }
+    }
+
+    public init(text: String) throws(ProtocolError) {
+        try self.init(json: JSONValue.parseMessage(text))
+    }
+
+    public init(json: JSONValue) throws(ProtocolError) {
+        let fields = try FieldReader(json)
+        switch try fields.string("type") {
+        case "join":
+            let name = try fields.string("name")
+            if let problem = Names.problem(withParticipantName: name) { throw .invalidValue(field: "name", reason: problem) }
+            self = .join(room: try fields.roomID("room"), pin: try fields.pin("pin"), name: name)
+        case "signal":
+            let payload = try fields.value("payload")
+            guard payload.serialized.utf8.count <= ProtocolLimits.maxSignalPayloadBytes else {
+                throw .tooLarge(what: "the signal payload", limit: ProtocolLimits.maxSignalPayloadBytes)
+            }
+            self = .signal(to: ParticipantID(try fields.string("to")), payload: payload)
+        case "leave": self = .leave
+        case "ping": self = .ping
+        case let other: throw .unknownType(other)
+        }
+    }
+}
