@@ -1,0 +1,107 @@
+import ConfCLI
+import ConfCore
+import ConfWire
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A parsed invocation with its environment and config file: typed, validated settings for the
+/// commands. Every problem is a `CommandFailure` with exit status 2 that names the setting.
+struct CommandContext {
+    let invocation: Invocation
+    let environment: [String: String]
+    let config: ConfigFile
+
+    init(invocation: Invocation, environment: [String: String]) throws(CommandFailure) {
+        self.invocation = invocation
+        self.environment = environment
+        config = try Self.loadConfig(environment: environment)
+    }
+
+    var json: Bool { invocation.flag("json") }
+
+    func setting(_ long: String) -> String? {
+        invocation.setting(long, environment: environment, config: config)?.value
+    }
+
+    /// Names where a setting came from, for error messages.
+    func origin(_ long: String) -> String {
+        switch invocation.setting(long, environment: environment, config: config)?.source {
+        case .environment(let variable): variable
+        case .configFile: "\(Self.configPath(environment) ?? "config file") (\(long))"
+        default: "--\(long)"
+        }
+    }
+
+    func usage(_ message: String) -> CommandFailure { CommandFailure(.usage, code: "usage", message) }
+
+    /// `--duration` as a positive number of seconds.
+    func duration() throws(CommandFailure) -> Duration? {
+        guard let text = setting("duration") else { return nil }
+        guard let seconds = Double(text), seconds > 0, seconds < 1e9 else {
+            throw usage("--duration '\(text)': give a positive number of seconds, like 30 or 2.5")
+        }
+        return .nanoseconds(Int64(seconds * 1e9))
+    }
+
+    /// `--as`, else $USER, else "guest".
+    func participantName() throws(CommandFailure) -> String {
+        let name = setting("as") ?? environment["USER"].flatMap { $0.isEmpty ? nil : $0 } ?? "guest"
+        if let problem = Names.problem(withParticipantName: name) { throw usage("\(origin("as")): \(problem)") }
+        return name
+    }
+
+    func rendezvousAddress() throws(CommandFailure) -> RendezvousAddress? {
+        guard let text = setting("server") else { return nil }
+        switch RendezvousAddress.parse(text) {
+        case .success(let address): return address
+        case .failure(let problem): throw usage("\(origin("server")) \(problem)")
+        }
+    }
+
+    func endpoint(_ long: String, default fallback: String) throws(CommandFailure) -> HostPort {
+        let text = setting(long) ?? fallback
+        switch HostPort.parse(text) {
+        case .success(let endpoint): return endpoint
+        case .failure(let problem): throw usage("\(origin(long)) \(problem)")
+        }
+    }
+
+    func positiveInteger(_ long: String, default fallback: Int) throws(CommandFailure) -> Int {
+        guard let text = setting(long) else { return fallback }
+        guard let value = Int(text), value > 0 else { throw usage("--\(long) '\(text)': give a positive whole number") }
+        return value
+    }
+
+    // MARK: Config file
+
+    static func configPath(_ environment: [String: String]) -> String? {
+        if let xdg = environment["XDG_CONFIG_HOME"], !xdg.isEmpty { return xdg + "/conf/config" }
+        if let home = environment["HOME"], !home.isEmpty { return home + "/.config/conf/config" }
+        return nil
+    }
+
+    static func loadConfig(environment: [String: String]) throws(CommandFailure) -> ConfigFile {
+        guard let path = configPath(environment) else { return ConfigFile() }
+        guard let text = readSmallFile(path) else { return ConfigFile() }
+        do {
+            return try ConfigFile.parse(text, path: path, allowedKeys: ConfProgram.program.configurableKeys)
+        } catch {
+            throw CommandFailure(.usage, code: "usage", "config file \(error)")
+        }
+    }
+
+    /// The file's text, or nil when it does not exist; at most 64 KiB are read.
+    static func readSmallFile(_ path: String) -> String? {
+        guard let file = fopen(path, "r") else { return nil }
+        defer { fclose(file) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while bytes.count < 65_536 {
+            let n = fread(&buffer, 1, buffer.count, file)
+            if n == 0 { break }
+            bytes.append(contentsOf: buffer[..<n])
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}

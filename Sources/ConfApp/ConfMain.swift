@@ -1,0 +1,78 @@
+import ConfCLI
+import ConfCore
+import ConfWire
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The entry point: parses the command line and runs the command. Returns the exit status.
+public enum ConfMain {
+    public static func run(_ arguments: [String]) -> Int32 {
+        let environment = Console.environment()
+        let program = ConfProgram.program
+        let invocation: Invocation
+        do {
+            invocation = try CommandLineParser(program).parse(arguments)
+        } catch {
+            Console.err(error.description)
+            return ExitCode.usage.rawValue
+        }
+        if invocation.flag("version") {
+            Console.out("conf \(ConfProgram.version)")
+            return ExitCode.ok.rawValue
+        }
+        if invocation.flag("help") {
+            Console.out(HelpFormatter.help(for: invocation.command, path: invocation.path, program: program))
+            return ExitCode.ok.rawValue
+        }
+        let context: CommandContext
+        do {
+            context = try CommandContext(invocation: invocation, environment: environment)
+        } catch {
+            Console.err("conf: \(error.message)")
+            return error.exitCode.rawValue
+        }
+        switch invocation.path.dropFirst().first {
+        case "help":
+            return help(invocation.argument("COMMAND"), program: program)
+        case "completions":
+            return completions(invocation.argument("SHELL") ?? "", program: program)
+        case "rendezvous":
+            return RendezvousCommand(context).run()
+        case "host":
+            return HostCommand(context).run()
+        case "join":
+            return JoinCommand(context).run()
+        default:
+            Console.err("conf: \(invocation.commandPath) is not implemented")
+            return ExitCode.failure.rawValue
+        }
+    }
+
+    static func help(_ name: String?, program: Program) -> Int32 {
+        guard let name else {
+            Console.out(HelpFormatter.help(for: program.root, path: [program.name], program: program))
+            return ExitCode.ok.rawValue
+        }
+        guard let command = program.root.subcommand(named: name) else {
+            let error = UsageError("unknown command '\(name)'", commandPath: "conf help",
+                                   usage: HelpFormatter.usageLine(for: ConfProgram.help, path: ["conf", "help"]))
+            Console.err(error.description)
+            return ExitCode.usage.rawValue
+        }
+        Console.out(HelpFormatter.help(for: command, path: [program.name, name], program: program))
+        return ExitCode.ok.rawValue
+    }
+
+    static func completions(_ shell: String, program: Program) -> Int32 {
+        switch shell {
+        case "bash": Console.out(BashCompletionGenerator.script(for: program), terminator: "")
+        case "zsh": Console.out(ZshCompletionGenerator.script(for: program), terminator: "")
+        case "fish": Console.out(FishCompletionGenerator.script(for: program), terminator: "")
+        default:
+            Console.err("conf completions: unknown shell '\(shell)': use bash, zsh or fish")
+            return ExitCode.usage.rawValue
+        }
+        return ExitCode.ok.rawValue
+    }
+}

@@ -1,0 +1,117 @@
+import ConfCLI
+import ConfWire
+
+/// conf's command tree: the single source of its parser, `--help`, completions and man page.
+public enum ConfProgram {
+    public static let version = "0.1.0"
+
+    static let resolutions = Resolution.allCases.map(\.rawValue)
+
+    static let server = OptionSpec(
+        "server", short: "s", value: "ADDR",
+        help: "the rendezvous to use: HOST:PORT, or a ws://, wss://, http:// or https:// URL (the secure forms use TLS)",
+        environment: "CONF_SERVER", configurable: true)
+    static let me = OptionSpec(
+        "as", short: "a", value: "NAME", help: "your name as others see it (1 to 64 characters)",
+        environment: "CONF_NAME", configurable: true, default: "$USER")
+    static let duration = OptionSpec(
+        "duration", short: "d", value: "SECONDS", help: "leave the call after this many seconds")
+    static let json = OptionSpec(
+        "json", short: "j", help: "print events as JSON on stdout, one object a line; human-readable text goes to stderr")
+
+    static let host = CommandSpec(
+        "host", abstract: "open a room, print how others join it, and join it",
+        discussion: [
+            "Without --server (or CONF_SERVER, or the config file) the rendezvous runs inside this process on --listen, and the printed join command names an address of this machine that others can reach. The room ends for everyone when the host leaves.",
+            "With --server, the room is created on that standing rendezvous and outlives the host.",
+        ],
+        options: [
+            OptionSpec("name", short: "n", value: "NAME", help: "the room's name (3 to 64 characters)", default: "conf"),
+            OptionSpec("resolution", short: "r", value: "RES", help: "the video size everyone sends",
+                       completion: .choices(resolutions), configurable: true, default: Resolution.default.rawValue),
+            server,
+            OptionSpec("listen", short: "l", value: "ADDR",
+                       help: "where the embedded rendezvous listens, HOST:PORT (port 0 picks a free one)",
+                       configurable: true, default: "0.0.0.0:7373"),
+            me, duration, json,
+        ],
+        examples: [
+            Example("conf host --name standup", "Open a room on a rendezvous inside this process and join it."),
+            Example("conf host --server rv.example.org:7373 --json", "Open a room on a standing rendezvous; events as JSON."),
+        ])
+
+    static let join = CommandSpec(
+        "join", abstract: "join a room with its id and a pin",
+        discussion: ["The room's pin makes you a publisher; its listen-only pin makes you a listener, who receives but does not send."],
+        arguments: [
+            ArgumentSpec("ROOM", help: "the room id, like 4821-7734"),
+            ArgumentSpec("PIN", help: "the room's pin or listen-only pin: six digits"),
+        ],
+        options: [server, me, duration, json],
+        examples: [
+            Example("conf join 4821-7734 381204 --server 192.0.2.5:7373", "Join the room that conf host printed."),
+            Example("conf join 4821-7734 381204 --duration 30 --json", "Join for 30 seconds, printing events as JSON (a script)."),
+        ])
+
+    static let rendezvous = CommandSpec(
+        "rendezvous", abstract: "run a standing rendezvous for many rooms",
+        discussion: [
+            "Serves POST /v1/rooms and the WebSocket /v1/ws (docs/PROTOCOL.md). It introduces participants and relays their negotiation; media never passes through it. The first line on stdout is the address it listens on.",
+        ],
+        options: [
+            OptionSpec("listen", short: "l", value: "ADDR", help: "where to listen, HOST:PORT (port 0 picks a free one)",
+                       configurable: true, default: "0.0.0.0:7373"),
+            OptionSpec("tls-cert", value: "FILE", help: "serve HTTPS and WSS with this PEM certificate (needs --tls-key)", completion: .file),
+            OptionSpec("tls-key", value: "FILE", help: "the PEM private key of --tls-cert", completion: .file),
+            OptionSpec("stun", value: "HOST:PORT", help: "a STUN server to hand to participants", repeatable: true),
+            OptionSpec("turn", value: "USER:PASS@HOST:PORT", help: "a TURN server to hand to participants", repeatable: true),
+            OptionSpec("room-idle", value: "SECONDS", help: "forget a room after it has been empty this long", default: "600"),
+            OptionSpec("rooms-per-minute", value: "N", help: "rooms one address may create a minute", default: "30"),
+            OptionSpec("max-rooms", value: "N", help: "rooms held at once", default: "20000"),
+            OptionSpec("quiet", short: "q", help: "log only errors, not joins and leaves"),
+        ],
+        examples: [Example("conf rendezvous --listen 0.0.0.0:7373", "A standing rendezvous on every interface.")])
+
+    static let completions = CommandSpec(
+        "completions", abstract: "print the completion script for a shell",
+        arguments: [ArgumentSpec("SHELL", help: "bash, zsh or fish", completion: .choices(["bash", "zsh", "fish"]))],
+        examples: [
+            Example("conf completions bash > ~/.local/share/bash-completion/completions/conf", "Install bash completion for your user."),
+            Example("conf completions zsh > ~/.zfunc/_conf", "Install zsh completion (with ~/.zfunc in fpath)."),
+            Example("conf completions fish > ~/.config/fish/completions/conf.fish", "Install fish completion."),
+        ])
+
+    static let help = CommandSpec(
+        "help", abstract: "show help for a command",
+        arguments: [ArgumentSpec("COMMAND", help: "the command to explain", completion: .subcommands, isOptional: true)])
+
+    public static let program = Program(
+        root: CommandSpec(
+            "conf", abstract: "private audio/video calls for up to four people, peer to peer",
+            subcommands: [host, join, rendezvous, completions, help]),
+        info: ProgramInfo(
+            version: version,
+            summary: "private audio/video calls for up to four people, peer to peer, from a terminal",
+            description: [
+                "conf puts up to four people in one call with no media server: every participant connects directly to every other. A small rendezvous hands out a room id, a pin and a listen-only pin, and relays the participants' negotiation messages; it never sees media.",
+                "conf host opens a room (running the rendezvous inside itself unless told of a standing one) and prints the command others paste to join. conf join joins. Both run without a terminal too: --duration, --json and the exit status make them scriptable.",
+            ],
+            exitCodes: ExitCode.allCases.map { ($0.rawValue, $0.meaning) },
+            environment: [
+                ("CONF_SERVER", "the rendezvous to use, as --server; the command line wins over it"),
+                ("CONF_NAME", "your name in calls, as --as"),
+                ("XDG_CONFIG_HOME", "where the config file is looked for (default ~/.config)"),
+                ("NO_COLOR", "when set and not empty, no colour in output"),
+            ],
+            files: [
+                ("$XDG_CONFIG_HOME/conf/config", "optional settings, one 'key = value' a line, '#' starts a comment; keys are long option names: server, as, resolution, listen. Command-line options beat environment variables, which beat this file."),
+            ],
+            events: [
+                ("room", "room, pin, listen_pin, name, resolution, join_command", "conf host created the room"),
+                ("joined", "you, role, room, name, resolution, peers", "you are in the room; peers lists {id, name, role} of everyone already there"),
+                ("peer-joined", "peer, name, role", "someone joined"),
+                ("peer-left", "peer", "someone left or their connection dropped"),
+                ("left", "reason", "you left: duration, signal, host-left, server-shutdown or rendezvous-lost"),
+                ("error", "code, message", "something failed; code is stable (wrong-pin, room-full, no-such-room, rate-limited, rendezvous-unreachable, ...)"),
+            ]))
+}

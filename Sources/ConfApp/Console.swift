@@ -1,0 +1,55 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Unbuffered writes to stdout and stderr, one whole line at a time, so a script reading our
+/// events sees each one as it happens.
+public enum Console {
+    public static func out(_ line: String, terminator: String = "\n") { write(line + terminator, to: 1) }
+    public static func err(_ line: String) { write(line + "\n", to: 2) }
+
+    private static func write(_ text: String, to fd: Int32) {
+        var text = text
+        text.withUTF8 { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let n = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                if n > 0 {
+                    offset += n
+                } else if n < 0 && errno == EINTR {
+                    continue
+                } else {
+                    return  // stdout closed (a pipe's reader left): nothing useful to do
+                }
+            }
+        }
+    }
+
+    /// Whether to use ANSI colour on `fd`: a terminal, and NO_COLOR unset (https://no-color.org).
+    public static func wantsColor(fd: Int32, environment: [String: String]) -> Bool {
+        isatty(fd) == 1 && (environment["NO_COLOR"] ?? "").isEmpty && environment["TERM"] != "dumb"
+    }
+
+    /// The process environment as a dictionary.
+    public static func environment() -> [String: String] {
+        var result: [String: String] = [:]
+        var entry = environ
+        while let pointer = entry.pointee {
+            let pair = String(cString: pointer)
+            if let equals = pair.firstIndex(of: "=") {
+                result[String(pair[..<equals])] = String(pair[pair.index(after: equals)...])
+            }
+            entry += 1
+        }
+        return result
+    }
+}
+
+/// Bold and colour for human-readable lines, or nothing when colour is off.
+struct Style {
+    let enabled: Bool
+    func bold(_ s: String) -> String { enabled ? "\u{1B}[1m\(s)\u{1B}[0m" : s }
+    func green(_ s: String) -> String { enabled ? "\u{1B}[32m\(s)\u{1B}[0m" : s }
+    func red(_ s: String) -> String { enabled ? "\u{1B}[31m\(s)\u{1B}[0m" : s }
+    func dim(_ s: String) -> String { enabled ? "\u{1B}[2m\(s)\u{1B}[0m" : s }
+}

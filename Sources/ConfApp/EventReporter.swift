@@ -1,0 +1,35 @@
+import ConfCore
+
+/// Reports what happens in a call: as JSON lines on stdout with `--json` (human text then goes to
+/// stderr), else as human-readable lines on stdout. Errors always reach stderr in words.
+final class EventReporter {
+    let json: Bool
+    let style: Style
+
+    init(json: Bool, environment: [String: String]) {
+        self.json = json
+        style = Style(enabled: Console.wantsColor(fd: json ? 2 : 1, environment: environment))
+    }
+
+    /// An event: its JSON object (whose first member is `type`) and its human line.
+    func emit(_ event: JSONValue, human: String) {
+        if json {
+            Console.out(event.serialized)
+            Console.err(human)
+        } else {
+            Console.out(human)
+        }
+    }
+
+    /// Human text with no event: hints, progress.
+    func note(_ human: String) {
+        if json { Console.err(human) } else { Console.out(human) }
+    }
+
+    func failure(_ failure: CommandFailure) {
+        if json {
+            Console.out(JSONValue.object(["type": "error", "code": .string(failure.code), "message": .string(failure.message)]).serialized)
+        }
+        Console.err("conf: " + style.red(failure.message))
+    }
+}

@@ -1,0 +1,50 @@
+import ConfWire
+
+/// The process's exit status: what a script can tell apart (README, man page "EXIT STATUS").
+public enum ExitCode: Int32, Sendable, CaseIterable {
+    case ok = 0
+    case failure = 1
+    case usage = 2
+    case wrongPin = 3
+    case roomFull = 4
+    case noSuchRoom = 5
+    case rendezvousUnreachable = 6
+    case rateLimited = 7
+
+    public var meaning: String {
+        switch self {
+        case .ok: "success: the call ended as asked (duration reached, left, or the host ended the room)"
+        case .failure: "any other error; the message says which"
+        case .usage: "bad command line or config file: unknown option or command, missing or invalid argument"
+        case .wrongPin: "wrong pin for the room"
+        case .roomFull: "the room already has four participants"
+        case .noSuchRoom: "no room with that id on the rendezvous (mistyped, or it expired)"
+        case .rendezvousUnreachable: "the rendezvous could not be reached, or the connection to it was lost"
+        case .rateLimited: "too many wrong pins recently, for this room or from this address: wait a minute"
+        }
+    }
+
+    init(_ code: ErrorCode) {
+        switch code {
+        case .wrongPin: self = .wrongPin
+        case .roomFull: self = .roomFull
+        case .noSuchRoom: self = .noSuchRoom
+        case .rateLimited: self = .rateLimited
+        default: self = .failure
+        }
+    }
+}
+
+/// A failure that ends the command: what to print and how to exit.
+public struct CommandFailure: Error, Sendable {
+    public var exitCode: ExitCode
+    /// Stable identifier for the `error` event: "wrong-pin", "rendezvous-unreachable", ...
+    public var code: String
+    public var message: String
+
+    public init(_ exitCode: ExitCode, code: String, _ message: String) {
+        self.exitCode = exitCode
+        self.code = code
+        self.message = message
+    }
+}

@@ -1,0 +1,97 @@
+import ConfCore
+import ConfIO
+import ConfRendezvous
+import ConfWire
+
+/// `conf host`: creates a room (on an embedded rendezvous unless one is configured), prints how to
+/// join it, and joins it.
+struct HostCommand {
+    let context: CommandContext
+
+    init(_ context: CommandContext) { self.context = context }
+
+    func run() -> Int32 {
+        let reporter = EventReporter(json: context.json, environment: context.environment)
+        let request: CreateRoomRequest, name: String, duration: Duration?, standing: RendezvousAddress?, listen: HostPort
+        do throws(CommandFailure) {
+            let roomName = context.invocation.value("name") ?? "conf"
+            if let problem = Names.problem(withRoomName: roomName) { throw context.usage("--name: \(problem)") }
+            let resolutionText = context.setting("resolution") ?? Resolution.default.rawValue
+            guard let resolution = Resolution(rawValue: resolutionText) else {
+                throw context.usage("\(context.origin("resolution")) '\(resolutionText)': use one of \(ConfProgram.resolutions.joined(separator: ", "))")
+            }
+            request = CreateRoomRequest(name: roomName, resolution: resolution)
+            name = try context.participantName()
+            duration = try context.duration()
+            standing = try context.rendezvousAddress()
+            listen = try context.endpoint("listen", default: "0.0.0.0:7373")
+        } catch {
+            reporter.failure(error)
+            return error.exitCode.rawValue
+        }
+
+        let loop = EventLoop()
+        var exitCode = ExitCode.ok
+        var embedded: RendezvousServer?
+        let address: RendezvousAddress
+        let advertised: [String]
+        if let standing {
+            address = standing
+            advertised = [standing.description]
+        } else {
+            let server = RendezvousServer(loop: loop, core: RendezvousCore(config: RendezvousConfig(), random: KernelRandom())) { _ in }
+            let port: UInt16
+            do {
+                port = try server.listen(on: listen)
+            } catch {
+                reporter.failure(CommandFailure(.failure, code: "listen",
+                    "cannot run the rendezvous on \(listen): \(error.message) — another conf host? choose a port with --listen, e.g. --listen :7374"))
+                return ExitCode.failure.rawValue
+            }
+            embedded = server
+            let wildcard = listen.host == "0.0.0.0" || listen.host == "::"
+            let local = wildcard ? (listen.host == "::" ? "::1" : "127.0.0.1") : listen.host
+            address = RendezvousAddress(endpoint: HostPort(host: local, port: port), secure: false)
+            let reachable = wildcard ? NetworkInterfaces.reachableIPv4Addresses() : [listen.host]
+            advertised = (reachable.isEmpty ? [local] : reachable).map { HostPort(host: $0, port: port).description }
+        }
+
+        let client = RendezvousClient(address: address)
+        var session: ParticipantSession?
+        let finish = { (result: Result<String, CommandFailure>) in
+            exitCode = ParticipantRun.finish(result, reporter: reporter)
+            if let embedded { embedded.shutdown(reason: "host-left") { loop.quit() } } else { loop.quit() }
+        }
+        ParticipantRun.leaveOnSignals(loop) {
+            if let session { session.leave(reason: "signal") } else { finish(.success("signal")) }
+        }
+        client.createRoom(request) { result in
+            switch result {
+            case .failure(let failure):
+                finish(.failure(ParticipantSession.describe(failure, address: address)))
+            case .success(let room):
+                Self.report(room, advertised: advertised, reporter: reporter)
+                let s = ParticipantSession(loop: loop, client: client, reporter: reporter, room: room.room, pin: room.pin,
+                                           name: name, duration: duration, onEnd: finish)
+                session = s
+                s.start()
+            }
+        }
+        loop.run()
+        return exitCode.rawValue
+    }
+
+    static func report(_ room: RoomCreated, advertised: [String], reporter: EventReporter) {
+        let join = "conf join \(room.room) \(room.pin.digits) --server \(advertised[0])"
+        let style = reporter.style
+        var human = "Room \(style.bold(room.name))  id \(style.bold(room.room.rawValue))  pin \(style.bold(room.pin.digits))"
+            + "  listen-only pin \(style.bold(room.listenPin.digits))  (\(room.resolution.rawValue))\n"
+            + "Others join with:  \(join)"
+        if advertised.count > 1 { human += "\n  (this machine is also at \(advertised.dropFirst().joined(separator: ", ")))" }
+        reporter.emit(.object([
+            "type": "room", "room": .string(room.room.rawValue), "pin": .string(room.pin.digits),
+            "listen_pin": .string(room.listenPin.digits), "name": .string(room.name),
+            "resolution": .string(room.resolution.rawValue), "join_command": .string(join),
+        ]), human: human)
+    }
+}

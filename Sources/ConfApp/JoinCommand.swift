@@ -1,0 +1,43 @@
+import ConfCore
+import ConfIO
+import ConfWire
+
+/// `conf join ROOM PIN`.
+struct JoinCommand {
+    let context: CommandContext
+
+    init(_ context: CommandContext) { self.context = context }
+
+    func run() -> Int32 {
+        let reporter = EventReporter(json: context.json, environment: context.environment)
+        let room: RoomID, pin: Pin, name: String, duration: Duration?, address: RendezvousAddress
+        do throws(CommandFailure) {
+            let roomText = context.invocation.argument("ROOM") ?? ""
+            let pinText = context.invocation.argument("PIN") ?? ""
+            guard let r = RoomID(roomText) else { throw context.usage("'\(roomText)' is not a room id: it is eight digits like 4821-7734") }
+            guard let p = Pin(pinText) else { throw context.usage("the pin must be six digits, as conf host printed it") }
+            guard let a = try context.rendezvousAddress() else {
+                throw context.usage("no rendezvous given: pass --server with the address that conf host printed, or set CONF_SERVER")
+            }
+            (room, pin, address) = (r, p, a)
+            name = try context.participantName()
+            duration = try context.duration()
+        } catch {
+            reporter.failure(error)
+            return error.exitCode.rawValue
+        }
+
+        let loop = EventLoop()
+        var exitCode = ExitCode.ok
+        let client = RendezvousClient(address: address)
+        let session = ParticipantSession(loop: loop, client: client, reporter: reporter, room: room, pin: pin, name: name,
+                                         duration: duration) { result in
+            exitCode = ParticipantRun.finish(result, reporter: reporter)
+            loop.quit()
+        }
+        ParticipantRun.leaveOnSignals(loop) { session.leave(reason: "signal") }
+        session.start()
+        loop.run()
+        return exitCode.rawValue
+    }
+}

@@ -1,0 +1,42 @@
+import ConfCore
+import ConfIO
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What `conf host` and `conf join` share: reporting how the session ended, and leaving cleanly on
+/// SIGINT or SIGTERM (a second signal exits at once).
+enum ParticipantRun {
+    /// Reports the end of a session (`error` if it failed, then `left`) and returns the exit status.
+    static func finish(_ result: Result<String, CommandFailure>, reporter: EventReporter) -> ExitCode {
+        switch result {
+        case .success(let reason):
+            reporter.emit(.object(["type": "left", "reason": .string(reason)]), human: "Left the room (\(humanReason(reason))).")
+            return .ok
+        case .failure(let failure):
+            reporter.failure(failure)
+            if reporter.json { Console.out(JSONValue.object(["type": "left", "reason": .string(failure.code)]).serialized) }
+            return failure.exitCode
+        }
+    }
+
+    static func leaveOnSignals(_ loop: EventLoop, _ leave: @escaping () -> Void) {
+        var signalled = false
+        for signal in [SIGINT, SIGTERM] {
+            loop.onSignal(signal) {
+                if signalled { exit(ExitCode.failure.rawValue) }
+                signalled = true
+                leave()
+            }
+        }
+    }
+
+    private static func humanReason(_ reason: String) -> String {
+        switch reason {
+        case "duration": "the duration ran out"
+        case "signal": "interrupted"
+        case "host-left": "the host ended the room"
+        default: reason
+        }
+    }
+}

@@ -1,0 +1,207 @@
+import ConfCore
+import ConfIO
+import ConfWire
+
+/// One participant's presence in a room: connects to the rendezvous, joins, reports who comes and
+/// goes, keeps the connection alive, and leaves on request, at the end of `duration`, or when the
+/// connection ends.
+///
+///     connecting ──open──▶ joining ──joined──▶ in room ──leave()──▶ leaving ──closed──▶ ended
+///          │                  │                   │
+///          └──────────────────┴── failure / closed by the server ─────────────────────▶ ended
+///
+/// Threading: lives on the `EventLoop` thread.
+final class ParticipantSession {
+    enum Phase { case idle, connecting, joining, inRoom, leaving, ended }
+
+    private let loop: EventLoop
+    private let client: RendezvousClient
+    private let reporter: EventReporter
+    private let room: RoomID
+    private let pin: Pin
+    private let name: String
+    private let duration: Duration?
+    private let clock = SystemClock()
+    private let onEnd: (Result<String, CommandFailure>) -> Void
+    private(set) var phase = Phase.idle
+    private var me: ParticipantID?
+    private var peers: [ParticipantID: Participant] = [:]
+    private var leaveReason = "left"
+    private var lastHeard = Instant.zero
+    private var timers: [Timer] = []
+    /// Set when the server said why the room ended, before closing.
+    private var roomClosedReason: String?
+
+    /// The client pings this often; the server drops clients silent for 45 s.
+    static let pingInterval: Duration = .seconds(15)
+    /// No message (pongs included) from the server for this long: the connection is dead.
+    static let serverSilenceLimit: Duration = .seconds(40)
+
+    init(loop: EventLoop, client: RendezvousClient, reporter: EventReporter, room: RoomID, pin: Pin, name: String,
+         duration: Duration?, onEnd: @escaping (Result<String, CommandFailure>) -> Void) {
+        self.loop = loop
+        self.client = client
+        self.reporter = reporter
+        self.room = room
+        self.pin = pin
+        self.name = name
+        self.duration = duration
+        self.onEnd = onEnd
+    }
+
+    func start() {
+        phase = .connecting
+        client.connect(
+            opened: { [weak self] failure in self?.opened(failure) },
+            message: { [weak self] text in self?.received(text) },
+            closed: { [weak self] code, reason in self?.closed(code: code, reason: reason) })
+    }
+
+    /// Leaves the room cleanly: the others are told at once.
+    func leave(reason: String) {
+        switch phase {
+        case .idle, .ended: return
+        case .connecting, .joining:
+            leaveReason = reason
+            end(.success(reason))
+        case .inRoom:
+            leaveReason = reason
+            phase = .leaving
+            client.send(.leave)
+            client.close(code: 1000, reason: "left")
+            // If the close handshake does not finish, do not hang on it.
+            timers.append(loop.schedule(after: .seconds(2)) { [weak self] in self?.end(.success(reason)) })
+        case .leaving: return
+        }
+    }
+
+    private func opened(_ failure: RendezvousClientError?) {
+        guard phase == .connecting else { return }
+        if let failure { return end(.failure(Self.describe(failure, address: client.address))) }
+        phase = .joining
+        lastHeard = clock.now()
+        client.send(.join(room: room, pin: pin, name: name))
+    }
+
+    private func received(_ text: String) {
+        lastHeard = clock.now()
+        let message: ServerMessage
+        do {
+            message = try ServerMessage(text: text)
+        } catch {
+            reporter.note("conf: ignored a message from the rendezvous: \(error)")
+            return
+        }
+        switch message {
+        case .joined(let joined):
+            guard phase == .joining else { return }
+            phase = .inRoom
+            me = joined.you
+            for peer in joined.peers { peers[peer.id] = peer }
+            reportJoined(joined)
+            startTimers()
+        case .peerJoined(let peer):
+            peers[peer.id] = peer
+            reporter.emit(.object(["type": "peer-joined", "peer": .string(peer.id.rawValue), "name": .string(peer.name),
+                                   "role": .string(peer.role.rawValue)]),
+                          human: reporter.style.green("+") + " \(peer.name) joined (\(peer.id), \(peer.role.rawValue))")
+        case .peerLeft(let id):
+            let peer = peers.removeValue(forKey: id)
+            reporter.emit(.object(["type": "peer-left", "peer": .string(id.rawValue)]),
+                          human: reporter.style.red("-") + " \(peer?.name ?? id.rawValue) left (\(id))")
+        case .signal:
+            break  // negotiation arrives with the peer connections (a later issue)
+        case .error(let code, let text):
+            if phase == .joining {
+                end(.failure(CommandFailure(ExitCode(code), code: code.rawValue, Self.explain(code, text, room: room))))
+            } else {
+                reporter.emit(.object(["type": "error", "code": .string(code.rawValue), "message": .string(text)]),
+                              human: "conf: the rendezvous reported: \(text)")
+            }
+        case .pong:
+            break
+        case .roomClosed(let reason):
+            roomClosedReason = reason
+        }
+    }
+
+    private func closed(code: UInt16, reason: String) {
+        switch phase {
+        case .ended: return
+        case .leaving: end(.success(leaveReason))
+        default:
+            if let roomClosedReason {
+                if roomClosedReason == "host-left" { return end(.success("host-left")) }
+                return end(.failure(CommandFailure(.rendezvousUnreachable, code: "server-shutdown",
+                                                   "the rendezvous at \(client.address) shut down; the call is over")))
+            }
+            if code == 1000 || phase == .joining {
+                // The server refused us and said why in an error message we already handled, or closed for its own reason.
+                return end(.failure(CommandFailure(.rendezvousUnreachable, code: "rendezvous-lost",
+                                                   "the rendezvous at \(client.address) closed the connection" + (reason.isEmpty ? "" : ": \(reason)"))))
+            }
+            end(.failure(CommandFailure(.rendezvousUnreachable, code: "rendezvous-lost",
+                                        "lost the connection to the rendezvous at \(client.address)" + (reason.isEmpty ? "" : " (\(reason))")
+                                            + ": is it still running?")))
+        }
+    }
+
+    private func startTimers() {
+        timers.append(loop.schedule(every: Self.pingInterval) { [weak self] in
+            guard let self, self.phase == .inRoom else { return false }
+            if self.clock.now().since(self.lastHeard) >= Self.serverSilenceLimit {
+                self.end(.failure(CommandFailure(.rendezvousUnreachable, code: "rendezvous-lost",
+                                                 "the rendezvous at \(self.client.address) stopped answering")))
+                return false
+            }
+            self.client.send(.ping)
+            return true
+        })
+        if let duration {
+            timers.append(loop.schedule(after: duration) { [weak self] in self?.leave(reason: "duration") })
+        }
+    }
+
+    private func end(_ result: Result<String, CommandFailure>) {
+        guard phase != .ended else { return }
+        phase = .ended
+        for timer in timers { timer.cancel() }
+        timers.removeAll()
+        client.close()
+        onEnd(result)
+    }
+
+    private func reportJoined(_ joined: ServerMessage.Joined) {
+        let peerList = JSONValue.array(joined.peers.map(\.json))
+        let others = joined.peers.isEmpty
+            ? "nobody else is here yet"
+            : "here: " + joined.peers.map { "\($0.name) (\($0.id), \($0.role.rawValue))" }.joined(separator: ", ")
+        reporter.emit(
+            .object(["type": "joined", "you": .string(joined.you.rawValue), "role": .string(joined.role.rawValue),
+                     "room": .string(joined.room.rawValue), "name": .string(joined.roomName),
+                     "resolution": .string(joined.resolution.rawValue), "peers": peerList]),
+            human: "Joined \(reporter.style.bold(joined.roomName)) as \(name) (\(joined.you), \(joined.role.rawValue)); \(others)")
+    }
+
+    static func describe(_ failure: RendezvousClientError, address: RendezvousAddress) -> CommandFailure {
+        switch failure {
+        case .unreachable(let why):
+            CommandFailure(.rendezvousUnreachable, code: "rendezvous-unreachable",
+                           "cannot reach the rendezvous at \(address): \(why) — is `conf host` or `conf rendezvous` running there? set --server")
+        case .refused(let code, let text):
+            CommandFailure(ExitCode(code), code: code.rawValue, "the rendezvous at \(address) refused: \(text)")
+        case .badAnswer(let text):
+            CommandFailure(.rendezvousUnreachable, code: "rendezvous-unreachable", text)
+        }
+    }
+
+    static func explain(_ code: ErrorCode, _ text: String, room: RoomID) -> String {
+        switch code {
+        case .wrongPin: "wrong pin for room \(room): check the six digits with the host"
+        case .noSuchRoom: "there is no room \(room) on this rendezvous: check the id and --server; rooms expire when empty"
+        case .roomFull: "room \(room) is full (four participants): ask someone to leave, or open another room"
+        case .rateLimited: "too many wrong pins recently: wait a minute before trying again"
+        default: "the rendezvous refused to join: \(text)"
+        }
+    }
+}

@@ -1,0 +1,89 @@
+import ConfCore
+import ConfIO
+import ConfRendezvous
+import ConfWire
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `conf rendezvous`: a standing rendezvous until SIGINT or SIGTERM.
+struct RendezvousCommand {
+    let context: CommandContext
+
+    init(_ context: CommandContext) { self.context = context }
+
+    func run() -> Int32 {
+        let config: RendezvousConfig
+        let endpoint: HostPort
+        let tls: (certificate: String, key: String)?
+        do throws(CommandFailure) {
+            config = try Self.config(context)
+            endpoint = try context.endpoint("listen", default: "0.0.0.0:7373")
+            tls = try Self.tls(context)
+        } catch {
+            Console.err("conf rendezvous: \(error.message)")
+            return error.exitCode.rawValue
+        }
+        let quiet = context.invocation.flag("quiet")
+        let loop = EventLoop()
+        let server = RendezvousServer(loop: loop, core: RendezvousCore(config: config, random: KernelRandom())) { line in
+            if !quiet { Console.err("rendezvous: \(line)") }
+        }
+        let port: UInt16
+        do throws(GLibError) {
+            port = try server.listen(on: endpoint, tls: tls)
+        } catch {
+            Console.err("conf rendezvous: cannot listen on \(endpoint): \(error.message)"
+                        + (endpoint.port != 0 ? " — is another rendezvous running? pick another port with --listen" : ""))
+            return ExitCode.failure.rawValue
+        }
+        let bound = HostPort(host: endpoint.host, port: port)
+        Console.out("conf rendezvous listening on \(tls == nil ? "" : "https://")\(bound)")
+        var stopping = false
+        for signal in [SIGINT, SIGTERM] {
+            loop.onSignal(signal) {
+                if stopping { exit(ExitCode.failure.rawValue) }
+                stopping = true
+                server.shutdown(reason: "server-shutdown") { loop.quit() }
+            }
+        }
+        loop.run()
+        return ExitCode.ok.rawValue
+    }
+
+    static func config(_ context: CommandContext) throws(CommandFailure) -> RendezvousConfig {
+        var config = RendezvousConfig()
+        config.roomIdleTimeout = .seconds(try context.positiveInteger("room-idle", default: 600))
+        config.roomsPerMinutePerAddress = try context.positiveInteger("rooms-per-minute", default: 30)
+        config.maxRooms = try context.positiveInteger("max-rooms", default: 20_000)
+        for stun in context.invocation.values("stun") {
+            guard case .success(let endpoint) = HostPort.parse(stun, defaultHost: "") else {
+                throw context.usage("--stun '\(stun)': give HOST:PORT, like stun.example.org:3478")
+            }
+            config.iceServers.append(IceServer(urls: ["stun:\(endpoint)"]))
+        }
+        for turn in context.invocation.values("turn") {
+            guard let at = turn.lastIndex(of: "@"), let colon = turn[..<at].firstIndex(of: ":"),
+                  case .success(let endpoint) = HostPort.parse(String(turn[turn.index(after: at)...]), defaultHost: "") else {
+                throw context.usage("--turn '\(turn)': give USER:PASS@HOST:PORT")
+            }
+            config.iceServers.append(IceServer(urls: ["turn:\(endpoint)"], username: String(turn[..<colon]),
+                                               credential: String(turn[turn.index(after: colon)..<at])))
+        }
+        return config
+    }
+
+    static func tls(_ context: CommandContext) throws(CommandFailure) -> (certificate: String, key: String)? {
+        let cert = context.setting("tls-cert"), key = context.setting("tls-key")
+        switch (cert, key) {
+        case (nil, nil): return nil
+        case (let cert?, let key?):
+            for (path, what) in [(cert, "--tls-cert"), (key, "--tls-key")] where access(path, R_OK) != 0 {
+                throw CommandFailure(.failure, code: "tls", "\(what) \(path): cannot read the file")
+            }
+            return (cert, key)
+        default:
+            throw context.usage("--tls-cert and --tls-key go together: give both")
+        }
+    }
+}

@@ -1,0 +1,25 @@
+/// "did you mean …?": the candidate closest to `word` by edit distance, if close enough to be a
+/// plausible typo, or one that `word` is a prefix of.
+func closest(to word: String, in candidates: [String]) -> String? {
+    if let prefixed = candidates.first(where: { $0.hasPrefix(word) && !word.isEmpty }) { return prefixed }
+    let scored = candidates.map { ($0, editDistance(word, $0)) }
+    guard let best = scored.min(by: { $0.1 < $1.1 }) else { return nil }
+    return best.1 <= max(2, word.count / 3) ? best.0 : nil
+}
+
+/// Levenshtein distance.
+func editDistance(_ a: String, _ b: String) -> Int {
+    let a = Array(a), b = Array(b)
+    if a.isEmpty { return b.count }
+    if b.isEmpty { return a.count }
+    var previous = Array(0...b.count)
+    var current = [Int](repeating: 0, count: b.count + 1)
+    for i in 1...a.count {
+        current[0] = i
+        for j in 1...b.count {
+            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+        }
+        swap(&previous, &current)
+    }
+    return previous[b.count]
+}

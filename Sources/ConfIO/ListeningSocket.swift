@@ -1,0 +1,41 @@
+internal import CGLibSoup
+
+/// A listening TCP socket built by hand rather than with `soup_server_listen_local`, whose backlog
+/// of 10 makes thousands of connecting clients wait (C-INTEROP.md, "Scale traps").
+final class ListeningSocket {
+    let socket: UnsafeMutablePointer<GSocket>
+    let port: UInt16
+
+    init(host: String, port: UInt16, backlog: Int32 = 4096) throws(GLibError) {
+        let literal = host == "localhost" ? "127.0.0.1" : host
+        guard let address: UnsafeMutablePointer<GSocketAddress> = g_inet_socket_address_new_from_string(literal, UInt32(port)) else {
+            throw GLibError(domain: "conf", code: 0,
+                            message: "'\(host)' is not an IP address of this machine: use an address like 0.0.0.0 or 127.0.0.1")
+        }
+        defer { g_object_unref(address) }
+        let family = g_socket_address_get_family(address)
+        let socket = try withGError { g_socket_new(family, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, $0) }!
+        do {
+            _ = try withGError { g_socket_bind(socket, address, 1, $0) }
+            g_socket_set_listen_backlog(socket, backlog)
+            _ = try withGError { g_socket_listen(socket, $0) }
+            let local = try withGError { g_socket_get_local_address(socket, $0) }!
+            self.port = g_inet_socket_address_get_port(UnsafeMutablePointer(OpaquePointer(local)))
+            g_object_unref(local)
+        } catch {
+            g_object_unref(socket)
+            throw error
+        }
+        self.socket = socket
+    }
+
+    deinit { g_object_unref(socket) }
+}
+
+extension GLibError {
+    init(domain: String, code: Int32, message: String) {
+        self.domain = domain
+        self.code = code
+        self.message = message
+    }
+}

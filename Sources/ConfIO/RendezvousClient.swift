@@ -1,0 +1,153 @@
+internal import CGLibSoup
+internal import CConfShims
+import ConfCore
+import ConfWire
+
+/// Why talking to the rendezvous failed, in terms a user can act on.
+public enum RendezvousClientError: Error, Sendable {
+    /// Could not connect at all (refused, no route, name not found, timed out).
+    case unreachable(String)
+    /// The server answered with a protocol error.
+    case refused(ErrorCode, String)
+    /// The server answered something that is not the protocol (wrong port? not a rendezvous?).
+    case badAnswer(String)
+}
+
+/// A participant's connection to the rendezvous on libsoup 3: room creation over HTTP, then one
+/// WebSocket carrying the protocol's JSON messages.
+///
+/// Threading: made, used and called back on its `EventLoop` thread.
+public final class RendezvousClient {
+    public let address: RendezvousAddress
+    private let session: UnsafeMutablePointer<SoupSession>
+    private var connection: OpaquePointer?
+    private var onMessage: ((String) -> Void)?
+    private var onClosed: ((UInt16, String) -> Void)?
+
+    public init(address: RendezvousAddress, timeout: Duration = .seconds(10)) {
+        self.address = address
+        session = UnsafeMutablePointer(OpaquePointer(conf_soup_session_new(UInt32(max(1, timeout.nanosecondsClamped / 1_000_000_000)))))
+    }
+
+    deinit {
+        if let connection {
+            // Handlers hold boxes pointing at us: disconnect them before we go.
+            g_signal_handlers_disconnect_matched(UnsafeMutableRawPointer(connection), G_SIGNAL_MATCH_DATA, 0, 0, nil, nil, nil)
+            g_object_unref(UnsafeMutableRawPointer(connection))
+        }
+        soup_session_abort(session)
+        g_object_unref(session)
+    }
+
+    /// `POST /v1/rooms`.
+    public func createRoom(_ request: CreateRoomRequest, completion: @escaping (Result<RoomCreated, RendezvousClientError>) -> Void) {
+        let message = soup_message_new("POST", address.createRoomURL)!
+        let body = request.json.serialized
+        let bytes = body.withCString { g_bytes_new($0, UInt(strlen($0))) }
+        soup_message_set_request_body_from_bytes(message, "application/json", bytes)
+        g_bytes_unref(bytes)
+        let box = AsyncBox { [address] source, result in
+            var error: UnsafeMutablePointer<GError>?
+            let answer = soup_session_send_and_read_finish(UnsafeMutablePointer(source), result, &error)
+            defer { g_object_unref(UnsafeMutableRawPointer(message)); if let answer { g_bytes_unref(answer) } }
+            if let error { return completion(.failure(.unreachable(GLibError(taking: error).message))) }
+            let status = soup_message_get_status(message).rawValue
+            let text = string(fromBytes: answer) ?? ""
+            if status == 201 {
+                do {
+                    completion(.success(try RoomCreated(text: text)))
+                } catch {
+                    completion(.failure(.badAnswer("\(address) answered with an unexpected room: \(error)")))
+                }
+            } else if case .error(let code, let message)? = try? ServerMessage(text: text) {
+                completion(.failure(.refused(code, message)))
+            } else {
+                completion(.failure(.badAnswer("\(address) answered HTTP \(status) and no protocol error: is it a conf rendezvous?")))
+            }
+        }
+        soup_session_send_and_read_async(session, message, G_PRIORITY_DEFAULT, nil, onAsyncReady, Unmanaged.passRetained(box).toOpaque())
+    }
+
+    /// Opens the WebSocket. `opened` is called with nil once it is open, or with the failure.
+    /// Afterwards every text message goes to `message`, and the end of the connection (with its
+    /// close code and reason; 1006 when it broke without a close frame) to `closed`, once.
+    public func connect(opened: @escaping (RendezvousClientError?) -> Void,
+                        message: @escaping (String) -> Void,
+                        closed: @escaping (UInt16, String) -> Void) {
+        onMessage = message
+        onClosed = closed
+        let request = soup_message_new("GET", address.webSocketURL)!
+        let box = AsyncBox { [weak self, address] source, result in
+            defer { g_object_unref(UnsafeMutableRawPointer(request)) }
+            var error: UnsafeMutablePointer<GError>?
+            let connection = soup_session_websocket_connect_finish(UnsafeMutablePointer(source), result, &error)
+            if let error {
+                let failure = GLibError(taking: error)
+                let status = soup_message_get_status(request).rawValue
+                if status != 0 && status != 101 {
+                    return opened(.badAnswer("\(address) refused the WebSocket upgrade (HTTP \(status)): is it a conf rendezvous?"))
+                }
+                return opened(.unreachable(failure.message))
+            }
+            guard let self, let connection else { return }
+            self.connection = connection
+            soup_websocket_connection_set_max_incoming_payload_size(connection, UInt(ProtocolLimits.maxMessageBytes))
+            let events = ClientBox(client: self)
+            connectSignal(UnsafeMutableRawPointer(connection), "message", onClientMessage, box: events)
+            connectSignal(UnsafeMutableRawPointer(connection), "closed", onClientClosed, box: events)
+            opened(nil)
+        }
+        soup_session_websocket_connect_async(session, request, nil, nil, G_PRIORITY_DEFAULT, nil, onAsyncReady,
+                                             Unmanaged.passRetained(box).toOpaque())
+    }
+
+    public func send(_ message: ClientMessage) {
+        guard let connection, soup_websocket_connection_get_state(connection) == SOUP_WEBSOCKET_STATE_OPEN else { return }
+        soup_websocket_connection_send_text(connection, message.json.serialized)
+    }
+
+    /// Starts the closing handshake; `closed` follows.
+    public func close(code: UInt16 = 1000, reason: String = "") {
+        guard let connection, soup_websocket_connection_get_state(connection) == SOUP_WEBSOCKET_STATE_OPEN else { return }
+        soup_websocket_connection_close(connection, code, reason)
+    }
+
+    fileprivate func received(type: Int32, bytes: OpaquePointer?) {
+        guard type == Int32(SOUP_WEBSOCKET_DATA_TEXT.rawValue), let text = string(fromBytes: bytes) else { return }
+        onMessage?(text)
+    }
+
+    fileprivate func ended() {
+        guard let connection else { return }
+        let code = soup_websocket_connection_get_close_code(connection)
+        let reason = soup_websocket_connection_get_close_data(connection).map { String(cString: $0) } ?? ""
+        let closed = onClosed
+        onClosed = nil
+        onMessage = nil
+        closed?(code == 0 ? 1006 : code, reason)
+    }
+}
+
+private final class AsyncBox {
+    let body: (OpaquePointer?, OpaquePointer?) -> Void
+    init(_ body: @escaping (OpaquePointer?, OpaquePointer?) -> Void) { self.body = body }
+}
+
+private final class ClientBox {
+    weak var client: RendezvousClient?
+    init(client: RendezvousClient) { self.client = client }
+}
+
+// GAsyncReadyCallback: (GObject *source, GAsyncResult *result, gpointer data). Runs the box once.
+private let onAsyncReady: GAsyncReadyCallback = { source, result, data in
+    let box = Unmanaged<AsyncBox>.fromOpaque(data!).takeRetainedValue()
+    box.body(OpaquePointer(source), result)
+}
+
+private let onClientMessage: @convention(c) (OpaquePointer?, Int32, OpaquePointer?, UnsafeMutableRawPointer?) -> Void = { _, type, bytes, data in
+    Unmanaged<ClientBox>.fromOpaque(data!).takeUnretainedValue().client?.received(type: type, bytes: bytes)
+}
+
+private let onClientClosed: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Void = { _, data in
+    Unmanaged<ClientBox>.fromOpaque(data!).takeUnretainedValue().client?.ended()
+}

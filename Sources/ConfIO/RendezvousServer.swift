@@ -1,0 +1,225 @@
+internal import CGLibSoup
+internal import CConfShims
+import ConfCore
+import ConfWire
+import ConfRendezvous
+
+/// The rendezvous on libsoup 3: `POST /v1/rooms`, `GET /v1/health` and the WebSocket at `/v1/ws`
+/// (docs/PROTOCOL.md). All decisions are `RendezvousCore`'s; this class moves bytes and events.
+///
+/// Threading: everything here runs on the `EventLoop` thread it was made on.
+public final class RendezvousServer {
+    public let core: RendezvousCore
+    private let loop: EventLoop
+    private let clock: any MonotonicClock
+    private let log: (String) -> Void
+    private let server: UnsafeMutablePointer<SoupServer>
+    private var listeners: [ListeningSocket] = []
+    private var connections: [ConnectionID: OpaquePointer] = [:]
+    private var nextConnection: UInt64 = 1
+    private var ticker: Timer?
+    private var onAllClosed: (() -> Void)?
+
+    public init(loop: EventLoop, core: RendezvousCore, clock: any MonotonicClock = SystemClock(), log: @escaping (String) -> Void) {
+        self.loop = loop
+        self.core = core
+        self.clock = clock
+        self.log = log
+        server = UnsafeMutablePointer(OpaquePointer(conf_soup_server_new()))
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        soup_server_add_early_handler(server, "/v1/rooms", onEarlyRequest, me, nil)
+        soup_server_add_handler(server, "/v1/rooms", onRoomsRequest, me, nil)
+        soup_server_add_handler(server, "/v1/health", onHealthRequest, me, nil)
+        soup_server_add_handler(server, nil, onOtherRequest, me, nil)
+        soup_server_add_websocket_handler(server, "/v1/ws", nil, nil, onWebSocket, me, nil)
+        ticker = loop.schedule(every: .seconds(1)) { [unowned self] in
+            self.core.handle(.tick, now: self.clock.now())
+            self.flush()
+            return true
+        }
+    }
+
+    deinit {
+        ticker?.cancel()
+        for connection in connections.values { g_object_unref(UnsafeMutableRawPointer(connection)) }
+        soup_server_disconnect(server)
+        g_object_unref(server)
+    }
+
+    /// Starts listening; returns the port (useful when `port` is 0). With `tls`, serves HTTPS/WSS.
+    public func listen(on endpoint: HostPort, tls: (certificate: String, key: String)? = nil) throws(GLibError) -> UInt16 {
+        var options = SoupServerListenOptions(rawValue: 0)
+        if let tls {
+            let certificate = try withGError { g_tls_certificate_new_from_files(tls.certificate, tls.key, $0) }
+            soup_server_set_tls_certificate(server, certificate)
+            g_object_unref(certificate)
+            options = SOUP_SERVER_LISTEN_HTTPS
+        }
+        let socket = try ListeningSocket(host: endpoint.host, port: endpoint.port)
+        _ = try withGError { soup_server_listen_socket(server, socket.socket, options, $0) }
+        listeners.append(socket)
+        return socket.port
+    }
+
+    /// Ends every room (`room-closed`), closes every connection, and calls `done` once they are
+    /// closed or after `grace`, whichever is first.
+    public func shutdown(reason: String, grace: Duration = .milliseconds(500), done: @escaping () -> Void) {
+        core.shutdown(reason: reason)
+        flush()
+        guard !connections.isEmpty else { return done() }
+        var called = false
+        let finish = { if !called { called = true; done() } }
+        onAllClosed = finish
+        loop.schedule(after: grace, finish)
+    }
+
+    // MARK: libsoup events
+
+    fileprivate func webSocketOpened(_ connection: OpaquePointer, from address: String) {
+        let id = ConnectionID(nextConnection)
+        nextConnection += 1
+        g_object_ref(UnsafeMutableRawPointer(connection))
+        connections[id] = connection
+        soup_websocket_connection_set_max_incoming_payload_size(connection, UInt(ProtocolLimits.maxMessageBytes))
+        let box = ConnectionBox(server: self, id: id)
+        connectSignal(UnsafeMutableRawPointer(connection), "message", onWebSocketMessage, box: box)
+        connectSignal(UnsafeMutableRawPointer(connection), "closed", onWebSocketClosed, box: box)
+        core.handle(.opened(id, address: address), now: clock.now())
+        flush()
+    }
+
+    fileprivate func webSocketMessage(_ id: ConnectionID, type: Int32, bytes: OpaquePointer?) {
+        let input: RendezvousInput
+        if type == Int32(SOUP_WEBSOCKET_DATA_TEXT.rawValue), let text = string(fromBytes: bytes) {
+            input = .text(id, text)
+        } else {
+            input = .binary(id)
+        }
+        core.handle(input, now: clock.now())
+        flush()
+    }
+
+    fileprivate func webSocketClosed(_ id: ConnectionID) {
+        guard let connection = connections.removeValue(forKey: id) else { return }
+        core.handle(.closed(id), now: clock.now())
+        flush()
+        // Not from inside the signal emission that is using it.
+        loop.schedule(after: .zero) { g_object_unref(UnsafeMutableRawPointer(connection)) }
+        if connections.isEmpty, let onAllClosed {
+            self.onAllClosed = nil
+            onAllClosed()
+        }
+    }
+
+    fileprivate func createRoom(_ message: OpaquePointer) {
+        guard String(cString: soup_server_message_get_method(message)) == "POST" else {
+            return respond(message, status: 405, .object(["type": "error", "code": "bad-request", "message": "use POST to create a room"]))
+        }
+        let body = soup_message_body_flatten(soup_server_message_get_request_body(message))
+        defer { g_bytes_unref(body) }
+        let address = remoteHost(message)
+        let request: CreateRoomRequest
+        do {
+            request = try CreateRoomRequest(text: string(fromBytes: body) ?? "")
+        } catch {
+            return respond(message, status: 400, ServerMessage.error(code: .badRequest, message: "\(error)").json)
+        }
+        switch Result(catching: { () throws(RendezvousCore.CreateRoomFailure) in try core.createRoom(request, from: address, now: clock.now()) }) {
+        case .success(let created):
+            respond(message, status: 201, created.json)
+        case .failure(.rateLimited):
+            respond(message, status: 429, ServerMessage.error(code: .rateLimited, message: "too many rooms created from your address: wait a minute").json)
+        case .failure(.serverFull):
+            respond(message, status: 503, ServerMessage.error(code: .serverFull, message: "this rendezvous holds as many rooms as it may: try later").json)
+        }
+        flush()
+    }
+
+    fileprivate func health(_ message: OpaquePointer) {
+        respond(message, status: 200, .object(["status": "ok", "rooms": .number(Double(core.roomCount)),
+                                               "participants": .number(Double(core.participantCount))]))
+    }
+
+    fileprivate func respond(_ message: OpaquePointer, status: UInt32, _ body: JSONValue) {
+        let text = body.serialized
+        soup_server_message_set_status(message, status, nil)
+        text.withCString { soup_server_message_set_response(message, "application/json", SOUP_MEMORY_COPY, $0, UInt(strlen($0))) }
+    }
+
+    // MARK: Core outputs
+
+    private func flush() {
+        while let output = core.pollOutput() {
+            switch output {
+            case .send(let id, let text):
+                guard let connection = connections[id], soup_websocket_connection_get_state(connection) == SOUP_WEBSOCKET_STATE_OPEN else { continue }
+                soup_websocket_connection_send_text(connection, text)
+            case .close(let id, let code, let reason):
+                guard let connection = connections[id], soup_websocket_connection_get_state(connection) == SOUP_WEBSOCKET_STATE_OPEN else { continue }
+                soup_websocket_connection_close(connection, UInt16(code), reason)
+            case .log(let line):
+                log(line)
+            }
+        }
+    }
+}
+
+func remoteHost(_ message: OpaquePointer) -> String {
+    soup_server_message_get_remote_host(message).map { String(cString: $0) } ?? "unknown"
+}
+
+private final class ConnectionBox {
+    unowned let server: RendezvousServer
+    let id: ConnectionID
+    init(server: RendezvousServer, id: ConnectionID) {
+        self.server = server
+        self.id = id
+    }
+}
+
+private func server(_ data: UnsafeMutableRawPointer?) -> RendezvousServer {
+    Unmanaged<RendezvousServer>.fromOpaque(data!).takeUnretainedValue()
+}
+
+// Signatures copied from soup-server.h and soup-websocket-connection.h.
+
+private let onEarlyRequest: SoupServerCallback = { _, message, _, _, data in
+    guard let message else { return }
+    let length = soup_message_headers_get_content_length(soup_server_message_get_request_headers(message))
+    if length > Int64(ProtocolLimits.maxCreateBodyBytes) {
+        server(data).respond(message, status: 413, ServerMessage.error(
+            code: .tooLarge, message: "the request body is larger than \(ProtocolLimits.maxCreateBodyBytes) bytes").json)
+    }
+}
+
+private let onRoomsRequest: SoupServerCallback = { _, message, _, _, data in
+    guard let message else { return }
+    server(data).createRoom(message)
+}
+
+private let onHealthRequest: SoupServerCallback = { _, message, _, _, data in
+    guard let message else { return }
+    server(data).health(message)
+}
+
+private let onOtherRequest: SoupServerCallback = { _, message, path, _, data in
+    guard let message else { return }
+    let path = path.map { String(cString: $0) } ?? "/"
+    server(data).respond(message, status: 404, ServerMessage.error(
+        code: .notFound, message: "no such resource \(path): the rendezvous serves POST /v1/rooms and the WebSocket /v1/ws").json)
+}
+
+private let onWebSocket: SoupServerWebsocketCallback = { _, message, _, connection, data in
+    guard let message, let connection else { return }
+    server(data).webSocketOpened(connection, from: remoteHost(message))
+}
+
+private let onWebSocketMessage: @convention(c) (OpaquePointer?, Int32, OpaquePointer?, UnsafeMutableRawPointer?) -> Void = { _, type, bytes, data in
+    let box = Unmanaged<ConnectionBox>.fromOpaque(data!).takeUnretainedValue()
+    box.server.webSocketMessage(box.id, type: type, bytes: bytes)
+}
+
+private let onWebSocketClosed: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Void = { _, data in
+    let box = Unmanaged<ConnectionBox>.fromOpaque(data!).takeUnretainedValue()
+    box.server.webSocketClosed(box.id)
+}

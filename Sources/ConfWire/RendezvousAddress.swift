@@ -1,0 +1,85 @@
+/// A host and port as users type them: "192.0.2.5:7373", "[2001:db8::1]:7373", "example.org",
+/// ":7373" (every interface).
+public struct HostPort: Hashable, Sendable, CustomStringConvertible {
+    public static let defaultPort: UInt16 = 7373
+
+    public var host: String
+    public var port: UInt16
+
+    public init(host: String, port: UInt16) {
+        self.host = host
+        self.port = port
+    }
+
+    /// Nil with a reason when `text` is not a host, a host:port or a [v6]:port.
+    public static func parse(_ text: String, defaultHost: String = "0.0.0.0") -> Result<HostPort, AddressProblem> {
+        var host: Substring
+        var portText: Substring?
+        if text.hasPrefix("[") {
+            guard let close = text.firstIndex(of: "]") else { return .failure(.init("'\(text)': missing ']' after the IPv6 address")) }
+            host = text[text.index(after: text.startIndex)..<close]
+            let rest = text[text.index(after: close)...]
+            if !rest.isEmpty {
+                guard rest.first == ":" else { return .failure(.init("'\(text)': expected ':PORT' after ']'")) }
+                portText = rest.dropFirst()
+            }
+        } else if text.filter({ $0 == ":" }).count > 1 {
+            return .failure(.init("'\(text)': write an IPv6 address in brackets, like [2001:db8::1]:7373"))
+        } else if let colon = text.firstIndex(of: ":") {
+            host = text[..<colon]
+            portText = text[text.index(after: colon)...]
+        } else {
+            host = Substring(text)
+        }
+        if host.isEmpty { host = Substring(defaultHost) }
+        guard host.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "-" || $0 == ":" || $0 == "_") }) else {
+            return .failure(.init("'\(text)': '\(host)' is not a host name or address"))
+        }
+        var port = defaultPort
+        if let portText {
+            guard let p = UInt16(portText) else { return .failure(.init("'\(text)': the port must be a number from 0 to 65535")) }
+            port = p
+        }
+        return .success(HostPort(host: String(host), port: port))
+    }
+
+    /// "host:port", with brackets around an IPv6 address.
+    public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+}
+
+public struct AddressProblem: Error, Equatable, Sendable, CustomStringConvertible {
+    public var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Where a client finds a rendezvous: `--server` as "host:port", or a ws://, wss://, http:// or
+/// https:// URL (the secure ones use TLS).
+public struct RendezvousAddress: Hashable, Sendable, CustomStringConvertible {
+    public var endpoint: HostPort
+    public var secure: Bool
+
+    public init(endpoint: HostPort, secure: Bool) {
+        self.endpoint = endpoint
+        self.secure = secure
+    }
+
+    public static func parse(_ text: String) -> Result<RendezvousAddress, AddressProblem> {
+        var rest = Substring(text)
+        var secure = false
+        for (scheme, isSecure) in [("wss://", true), ("https://", true), ("ws://", false), ("http://", false)] where rest.hasPrefix(scheme) {
+            rest = rest.dropFirst(scheme.count)
+            secure = isSecure
+        }
+        if rest.hasSuffix("/") { rest = rest.dropLast() }
+        guard !rest.isEmpty else { return .failure(.init("'\(text)': give a host, like 192.0.2.5:7373")) }
+        guard !rest.contains("/") else { return .failure(.init("'\(text)': give only a host and port, without a path")) }
+        return HostPort.parse(String(rest), defaultHost: "").map { RendezvousAddress(endpoint: $0, secure: secure) }
+    }
+
+    public var httpBase: String { (secure ? "https://" : "http://") + endpoint.description }
+    public var webSocketURL: String { (secure ? "wss://" : "ws://") + endpoint.description + "/v1/ws" }
+    public var createRoomURL: String { httpBase + "/v1/rooms" }
+
+    /// As users should type it in `--server`: "host:port", or the wss:// URL when secure.
+    public var description: String { secure ? "wss://\(endpoint)" : endpoint.description }
+}
