@@ -1,0 +1,67 @@
+import ConfCore
+import ConfWire
+import Testing
+
+@Suite struct MessageTests {
+    @Test func clientMessagesRoundTrip() throws {
+        let messages: [ClientMessage] = [
+            .join(room: RoomID("1234-5678")!, pin: Pin("000001")!, name: "Zoë"),
+            .signal(to: ParticipantID("p2"), payload: .object(["sdp": "v=0\r\n", "n": [1, 2]])),
+            .leave, .ping,
+        ]
+        for message in messages { #expect(try ClientMessage(text: message.json.serialized) == message) }
+    }
+
+    @Test func serverMessagesRoundTrip() throws {
+        let joined = ServerMessage.Joined(
+            you: ParticipantID("p3"), role: .listener, room: RoomID("1234-5678")!, roomName: "standup", resolution: .p720,
+            peers: [Participant(id: ParticipantID("p1"), name: "ann", role: .publisher)],
+            iceServers: [IceServer(urls: ["stun:192.0.2.1:3478"]), IceServer(urls: ["turn:192.0.2.1:3478"], username: "u", credential: "p")])
+        let messages: [ServerMessage] = [
+            .joined(joined), .peerJoined(joined.peers[0]), .peerLeft(ParticipantID("p1")),
+            .signal(from: ParticipantID("p1"), payload: ["x"]), .error(code: .roomFull, message: "full"), .pong,
+            .roomClosed(reason: "host-left"),
+        ]
+        for message in messages { #expect(try ServerMessage(text: message.json.serialized) == message) }
+    }
+
+    @Test(arguments: [
+        (#"not json"#, "invalid JSON"),
+        (#"[1,2]"#, "JSON object"),
+        (#"{"no":"type"}"#, #"missing field "type""#),
+        (#"{"type":7}"#, #"field "type" must be a string, not a number"#),
+        (#"{"type":"dance"}"#, #"unknown message type "dance""#),
+        (#"{"type":"join","room":"1234-5678","pin":123456,"name":"a"}"#, #"field "pin" must be a string"#),
+        (#"{"type":"join","room":"12345678","pin":"12345","name":"a"}"#, "six digits"),
+        (#"{"type":"join","room":"nope","pin":"123456","name":"a"}"#, "eight digits"),
+        (#"{"type":"join","room":"1234-5678","pin":"123456","name":""}"#, "too short"),
+        (#"{"type":"join","room":"1234-5678","pin":"123456"}"#, #"missing field "name""#),
+        (#"{"type":"signal","to":"p2"}"#, #"missing field "payload""#),
+        (#"{"type":"signal","to":["p2"],"payload":1}"#, #"field "to" must be a string"#),
+    ])
+    func hostileClientMessagesAreRefusedWithReasons(_ text: String, _ reason: String) {
+        do {
+            _ = try ClientMessage(text: text)
+            Issue.record("accepted \(text)")
+        } catch {
+            #expect(error.description.contains(reason), "\(error)")
+        }
+    }
+
+    @Test func oversizedInputIsRefusedBeforeParsing() {
+        let huge = #"{"type":"ping","x":""# + String(repeating: "a", count: ProtocolLimits.maxMessageBytes) + #""}"#
+        #expect(throws: ProtocolError.tooLarge(what: "the message", limit: ProtocolLimits.maxMessageBytes)) { try ClientMessage(text: huge) }
+        let bigPayload = #"{"type":"signal","to":"p2","payload":""# + String(repeating: "a", count: ProtocolLimits.maxSignalPayloadBytes) + #""}"#
+        #expect(throws: ProtocolError.tooLarge(what: "the signal payload", limit: ProtocolLimits.maxSignalPayloadBytes)) {
+            try ClientMessage(text: bigPayload)
+        }
+    }
+
+    @Test func createRoomRequestValidatesNameAndResolution() throws {
+        #expect(try CreateRoomRequest(text: #"{"name":"standup"}"#).resolution == .p480)
+        #expect(try CreateRoomRequest(text: #"{"name":"standup","resolution":"240p"}"#).resolution == .p240)
+        #expect(throws: ProtocolError.self) { try CreateRoomRequest(text: #"{"name":"ab"}"#) }
+        #expect(throws: ProtocolError.self) { try CreateRoomRequest(text: #"{"name":"standup","resolution":"4k"}"#) }
+        #expect(throws: ProtocolError.self) { try CreateRoomRequest(text: #"{"name":5}"#) }
+    }
+}
