@@ -10,6 +10,12 @@ public struct ConfigFile: Equatable, Sendable {
         public var line: Int
         public var message: String
         public var description: String { "\(path):\(line): \(message)" }
+
+        public init(path: String, line: Int, message: String) {
+            self.path = path
+            self.line = line
+            self.message = message
+        }
     }
 
     /// Parses `text`, accepting only `allowedKeys`.

@@ -1,0 +1,40 @@
+import ConfApp
+import ConfCLI
+import Foundation
+import Testing
+
+/// The committed completions and man page must be what the command tree generates. To re-record
+/// after changing the tree: `CONF_UPDATE_GENERATED=1 swift test --filter GeneratedFilesTests`.
+@Suite struct GeneratedFilesTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let files: [(String, String)] = [
+        ("completions/conf.bash", BashCompletionGenerator.script(for: ConfProgram.program)),
+        ("completions/_conf", ZshCompletionGenerator.script(for: ConfProgram.program)),
+        ("completions/conf.fish", FishCompletionGenerator.script(for: ConfProgram.program)),
+        ("man/conf.1", ManPageGenerator.page(for: ConfProgram.program)),
+    ]
+
+    @Test(arguments: files.map(\.0))
+    func committedFileMatchesTheTree(_ path: String) throws {
+        let generated = Self.files.first { $0.0 == path }!.1
+        let url = Self.root.appendingPathComponent(path)
+        if ProcessInfo.processInfo.environment["CONF_UPDATE_GENERATED"] == "1" {
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try generated.write(to: url, atomically: true, encoding: .utf8)
+        }
+        let committed = try String(contentsOf: url, encoding: .utf8)
+        #expect(committed == generated, "\(path) is stale: run CONF_UPDATE_GENERATED=1 swift test --filter GeneratedFilesTests")
+    }
+
+    @Test func manPageDocumentsEveryOptionExitCodeAndEvent() {
+        let page = ManPageGenerator.page(for: ConfProgram.program)
+        for command in ConfProgram.program.root.subcommands {
+            for option in command.options { #expect(page.contains("\\-\\-" + option.long.replacingOccurrences(of: "-", with: "\\-"))) }
+        }
+        for code in ExitCode.allCases { #expect(page.contains(".B \(code.rawValue)\n")) }
+        for event in ["room", "joined", "peer\\-joined", "peer\\-left", "left", "error"] { #expect(page.contains(".B \(event)\n")) }
+        for section in ["EXIT STATUS", "JSON EVENTS", "ENVIRONMENT", "FILES", "EXAMPLES", "CONF_SERVER", "CONF_NAME", "NO_COLOR"] {
+            #expect(page.contains(section))
+        }
+    }
+}

@@ -1,0 +1,74 @@
+# bash completion for conf. Generated from conf's command tree: do not edit;
+# regenerate with 'conf completions bash'.
+_conf() {
+    local cur="${COMP_WORDS[COMP_CWORD]}" prev="${COMP_WORDS[COMP_CWORD-1]}"
+    local command="conf" i word
+    for ((i = 1; i < COMP_CWORD; i++)); do
+        word="${COMP_WORDS[i]}"
+        case "$command $word" in
+            "conf host"|"conf join"|"conf rendezvous"|"conf completions"|"conf help") command="$command $word" ;;
+        esac
+    done
+    case "$command" in
+    "conf")
+        if [[ "$cur" == -* ]]; then
+            COMPREPLY=($(compgen -W "--help --version" -- "$cur"))
+        else
+            COMPREPLY=($(compgen -W "host join rendezvous completions help" -- "$cur"))
+        fi
+        ;;
+    "conf host")
+        case "$prev" in
+        --name|-n) COMPREPLY=(); return ;;
+        --resolution|-r) COMPREPLY=($(compgen -W "240p 360p 480p 720p" -- "$cur")); return ;;
+        --server|-s) COMPREPLY=(); return ;;
+        --listen|-l) COMPREPLY=(); return ;;
+        --as|-a) COMPREPLY=(); return ;;
+        --duration|-d) COMPREPLY=(); return ;;
+        esac
+        if [[ "$cur" == -* ]]; then
+            COMPREPLY=($(compgen -W "--name --resolution --server --listen --as --duration --json --help" -- "$cur"))
+        fi
+        ;;
+    "conf join")
+        case "$prev" in
+        --server|-s) COMPREPLY=(); return ;;
+        --as|-a) COMPREPLY=(); return ;;
+        --duration|-d) COMPREPLY=(); return ;;
+        esac
+        if [[ "$cur" == -* ]]; then
+            COMPREPLY=($(compgen -W "--server --as --duration --json --help" -- "$cur"))
+        fi
+        ;;
+    "conf rendezvous")
+        case "$prev" in
+        --listen|-l) COMPREPLY=(); return ;;
+        --tls-cert) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --tls-key) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --stun) COMPREPLY=(); return ;;
+        --turn) COMPREPLY=(); return ;;
+        --room-idle) COMPREPLY=(); return ;;
+        --rooms-per-minute) COMPREPLY=(); return ;;
+        --max-rooms) COMPREPLY=(); return ;;
+        esac
+        if [[ "$cur" == -* ]]; then
+            COMPREPLY=($(compgen -W "--listen --tls-cert --tls-key --stun --turn --room-idle --rooms-per-minute --max-rooms --quiet --help" -- "$cur"))
+        fi
+        ;;
+    "conf completions")
+        if [[ "$cur" == -* ]]; then
+            COMPREPLY=($(compgen -W "--help" -- "$cur"))
+        else
+            COMPREPLY=($(compgen -W "bash zsh fish" -- "$cur"))
+        fi
+        ;;
+    "conf help")
+        if [[ "$cur" == -* ]]; then
+            COMPREPLY=($(compgen -W "--help" -- "$cur"))
+        else
+            COMPREPLY=($(compgen -W "host join rendezvous completions help" -- "$cur"))
+        fi
+        ;;
+    esac
+}
+complete -F _conf conf
