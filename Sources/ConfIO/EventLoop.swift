@@ -1,6 +1,9 @@
 internal import CGLibSoup
 internal import CConfShims
 import ConfCore
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A GLib main context and loop: the one thread that owns all call state (DESIGN.md, "Inside the
 /// program"). libsoup, and later libnice, call back on the thread running it.
@@ -50,9 +53,16 @@ public final class EventLoop: @unchecked Sendable {
 
     /// Calls `body` on the loop thread each time the process receives `signal` (SIGINT, SIGTERM,
     /// SIGHUP); GLib turns the signal into an event, so `body` may do anything.
+    ///
+    /// The signal is unblocked on the calling thread first: a parent (a test runner, a supervisor)
+    /// may have started us with it blocked, and then it would never arrive.
     @discardableResult
     public func onSignal(_ signal: Int32, _ body: @escaping () -> Void) -> Timer {
-        attach(g_unix_signal_source_new(signal), { body(); return true })
+        var set = sigset_t()
+        sigemptyset(&set)
+        sigaddset(&set, signal)
+        pthread_sigmask(SIG_UNBLOCK, &set, nil)
+        return attach(g_unix_signal_source_new(signal), { body(); return true })
     }
 
     private func attach(_ source: UnsafeMutablePointer<GSource>!, _ body: @escaping () -> Bool) -> Timer {

@@ -1,0 +1,71 @@
+import Foundation
+import Testing
+
+/// The `conf` binary's handling of bad command lines, environment and config files.
+@Suite struct CommandLineTests {
+    @Test func unknownOptionExits2WithASuggestion() throws {
+        let p = try ConfProcess(["join", "--sever", "x", "1234-5678", "123456"])
+        #expect(p.waitForExit() == 2)
+        #expect(p.stderr.contains("unknown option '--sever' (did you mean '--server'?)"))
+        #expect(p.stderr.contains("Usage: conf join [OPTIONS] ROOM PIN"))
+    }
+
+    @Test func badValuesExit2NamingTheProblem() throws {
+        for (arguments, message) in [
+            (["join", "12-34", "123456", "--server", "h:1"], "is not a room id"),
+            (["join", "1234-5678", "12345", "--server", "h:1"], "six digits"),
+            (["join", "1234-5678", "123456"], "no rendezvous given"),
+            (["join", "1234-5678", "123456", "--server", "h:1", "--duration", "-3"], "--duration '-3'"),
+            (["host", "--name", "ab"], "too short"),
+            (["join", "1234-5678", "123456", "--server", "h:99999"], "port"),
+        ] {
+            let p = try ConfProcess(arguments)
+            #expect(p.waitForExit() == 2, "\(arguments)")
+            #expect(p.stderr.contains(message), "\(arguments): \(p.stderr)")
+        }
+    }
+
+    @Test func environmentAndConfigFileSupplySettings() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("conf-cfg-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir.appendingPathComponent("conf"), withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let config = dir.appendingPathComponent("conf/config")
+        try "# test\nserver = 127.0.0.1:1\n".write(to: config, atomically: true, encoding: .utf8)
+        // From the config file: an unreachable server, named in the error.
+        let fromFile = try ConfProcess(["join", "1234-5678", "123456"], environment: ["XDG_CONFIG_HOME": dir.path])
+        #expect(fromFile.waitForExit() == 6)
+        #expect(fromFile.stderr.contains("127.0.0.1:1"))
+        // The environment beats the file.
+        let fromEnv = try ConfProcess(["join", "1234-5678", "123456"], environment: ["XDG_CONFIG_HOME": dir.path, "CONF_SERVER": "127.0.0.1:2"])
+        #expect(fromEnv.waitForExit() == 6)
+        #expect(fromEnv.stderr.contains("127.0.0.1:2"))
+        // A broken file is a usage error naming file and line.
+        try "server = a\nnonsense\n".write(to: config, atomically: true, encoding: .utf8)
+        let broken = try ConfProcess(["join", "1234-5678", "123456"], environment: ["XDG_CONFIG_HOME": dir.path])
+        #expect(broken.waitForExit() == 2)
+        #expect(broken.stderr.contains("config:2"))
+    }
+
+    @Test func helpVersionAndCompletions() throws {
+        let version = try ConfProcess(["--version"])
+        #expect(version.waitForExit() == 0)
+        #expect(version.stdout.hasPrefix("conf "))
+        let help = try ConfProcess(["help", "host"])
+        #expect(help.waitForExit() == 0)
+        #expect(help.stdout.contains("--resolution RES"))
+        let completions = try ConfProcess(["completions", "fish"])
+        #expect(completions.waitForExit() == 0)
+        #expect(completions.stdout.contains("complete -c conf"))
+        let bad = try ConfProcess(["completions", "tcsh"])
+        #expect(bad.waitForExit() == 2)
+    }
+
+    @Test func aBusyListenPortIsAClearError() throws {
+        let server = try RendezvousProcess()
+        let p = try ConfProcess(["host", "--listen", server.address])
+        #expect(p.waitForExit() == 1)
+        #expect(p.stderr.contains("cannot run the rendezvous on \(server.address)"))
+        #expect(p.stderr.contains("--listen"))
+    }
+}
+

@@ -1,0 +1,152 @@
+import Foundation
+
+/// A real `conf` process under test: its stdout is collected line by line (JSON events), its
+/// stderr as text; waits poll with deadlines, never sleep blindly.
+final class ConfProcess: @unchecked Sendable {
+    static let executable: URL = {
+        if let path = ProcessInfo.processInfo.environment["CONF_BIN"] { return URL(fileURLWithPath: path) }
+        // The test bundle sits in the build products directory, beside the `conf` executable.
+        var dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        while !FileManager.default.isExecutableFile(atPath: dir.appendingPathComponent("conf").path), dir.path != "/" {
+            dir = dir.deletingLastPathComponent()
+        }
+        return dir.appendingPathComponent("conf")
+    }()
+
+    let arguments: [String]
+    private let process = Process()
+    private let output = LockedOutput()
+
+    /// Starts `conf` with `arguments`, an empty HOME and config directory (so no user settings
+    /// leak in), and `environment` on top.
+    init(_ arguments: [String], environment: [String: String] = [:]) throws {
+        self.arguments = arguments
+        process.executableURL = Self.executable
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        env["HOME"] = FileManager.default.temporaryDirectory.path
+        env["XDG_CONFIG_HOME"] = FileManager.default.temporaryDirectory.appendingPathComponent("conf-tests-no-config").path
+        env["CONF_SERVER"] = nil
+        env["CONF_NAME"] = nil
+        env["NO_COLOR"] = "1"
+        for (key, value) in environment { env[key] = value }
+        process.environment = env
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        let output = self.output
+        out.fileHandleForReading.readabilityHandler = { handle in
+            let text = String(decoding: handle.availableData, as: UTF8.self)
+            output.withLock { $0.stdout += text }
+        }
+        err.fileHandleForReading.readabilityHandler = { handle in
+            let text = String(decoding: handle.availableData, as: UTF8.self)
+            output.withLock { $0.stderr += text }
+        }
+        try process.run()
+    }
+
+    deinit {
+        if process.isRunning { process.terminate() }
+    }
+
+    var stdout: String { output.withLock { $0.stdout } }
+    var stderr: String { output.withLock { $0.stderr } }
+    var pid: Int32 { process.processIdentifier }
+
+    /// Complete stdout lines parsed as JSON objects (non-JSON lines are skipped).
+    var events: [[String: Any]] {
+        stdout.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+    }
+
+    func events(ofType type: String) -> [[String: Any]] { events.filter { $0["type"] as? String == type } }
+
+    /// Polls until `condition` holds or `timeout` passes; returns whether it held.
+    @discardableResult
+    static func waitUntil(timeout: Duration = .seconds(10), _ condition: () -> Bool) -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if condition() { return true }
+            usleep(10_000)
+        }
+        return condition()
+    }
+
+    /// The first event of `type` satisfying `where`, waiting for it up to `timeout`.
+    func waitForEvent(_ type: String, timeout: Duration = .seconds(10), where match: ([String: Any]) -> Bool = { _ in true })
+        -> [String: Any]?
+    {
+        var found: [String: Any]?
+        Self.waitUntil(timeout: timeout) {
+            found = events(ofType: type).first(where: match)
+            return found != nil
+        }
+        return found
+    }
+
+    /// Waits for the first stdout line containing `text`.
+    func waitForOutput(containing text: String, timeout: Duration = .seconds(10)) -> String? {
+        var line: String?
+        Self.waitUntil(timeout: timeout) {
+            line = stdout.split(separator: "\n").first { $0.contains(text) }.map(String.init)
+            return line != nil
+        }
+        return line
+    }
+
+    /// The exit status once the process has ended, or nil if it is still running after `timeout`.
+    func waitForExit(timeout: Duration = .seconds(10)) -> Int32? {
+        guard Self.waitUntil(timeout: timeout, { !process.isRunning }) else { return nil }
+        process.waitUntilExit()
+        // Let the pipe handlers take the last bytes.
+        Self.waitUntil(timeout: .milliseconds(500)) { false }
+        return process.terminationStatus
+    }
+
+    func signal(_ signal: Int32) { kill(process.processIdentifier, signal) }
+}
+
+/// A real `conf rendezvous` on 127.0.0.1 with a free port.
+final class RendezvousProcess {
+    let process: ConfProcess
+    let address: String
+
+    init(_ extra: [String] = []) throws {
+        process = try ConfProcess(["rendezvous", "--listen", "127.0.0.1:0"] + extra)
+        guard let line = process.waitForOutput(containing: "listening on") else {
+            throw TestFailure("conf rendezvous did not start: \(process.stderr)")
+        }
+        address = String(line.split(separator: " ").last!)
+    }
+
+    var port: UInt16 { UInt16(address.split(separator: ":").last!)! }
+
+    /// Creates a room over HTTP, as `conf host` would.
+    func createRoom(name: String = "standup") throws -> (room: String, pin: String, listenPin: String) {
+        let (status, body) = try HTTP.request(port: port, method: "POST", path: "/v1/rooms", body: #"{"name":"\#(name)"}"#)
+        guard status == 201, let json = try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any],
+              let room = json["room"] as? String, let pin = json["pin"] as? String, let listen = json["listen_pin"] as? String
+        else { throw TestFailure("room creation failed: \(status) \(body)") }
+        return (room, pin, listen)
+    }
+}
+
+struct TestFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// stdout and stderr text, appended from pipe handler threads.
+final class LockedOutput: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: (stdout: String, stderr: String) = ("", "")
+
+    func withLock<T>(_ body: (inout (stdout: String, stderr: String)) -> T) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(&value)
+    }
+}

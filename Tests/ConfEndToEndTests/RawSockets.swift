@@ -1,0 +1,158 @@
+import Foundation
+
+/// A blocking TCP connection to 127.0.0.1 with receive timeouts, for speaking HTTP and WebSocket by
+/// hand: hostile-input tests need to send what no well-behaved client library would.
+final class TCPConnection {
+    let fd: Int32
+
+    init(port: UInt16) throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard result == 0 else { close(fd); throw TestFailure("connect to 127.0.0.1:\(port) failed: errno \(errno)") }
+        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    deinit { close(fd) }
+
+    func write(_ bytes: [UInt8]) {
+        var sent = 0
+        while sent < bytes.count {
+            let n = bytes[sent...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if n <= 0 { return }
+            sent += n
+        }
+    }
+
+    /// Up to `count` bytes; empty at end of stream or timeout.
+    func read(upTo count: Int = 65_536) -> [UInt8] {
+        var buffer = [UInt8](repeating: 0, count: count)
+        let n = recv(fd, &buffer, count, 0)
+        return n > 0 ? Array(buffer[..<n]) : []
+    }
+
+    func readExactly(_ count: Int) -> [UInt8]? {
+        var out: [UInt8] = []
+        while out.count < count {
+            let chunk = read(upTo: count - out.count)
+            if chunk.isEmpty { return nil }
+            out += chunk
+        }
+        return out
+    }
+}
+
+enum HTTP {
+    /// One HTTP/1.1 request with `Connection: close`; returns the status and the body.
+    static func request(port: UInt16, method: String, path: String, body: String = "", headers: [String] = []) throws -> (Int, String) {
+        let connection = try TCPConnection(port: port)
+        var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+        head += "Content-Type: application/json\r\n"
+        if !headers.contains(where: { $0.lowercased().hasPrefix("content-length") }) { head += "Content-Length: \(body.utf8.count)\r\n" }
+        for header in headers { head += header + "\r\n" }
+        connection.write(Array((head + "\r\n" + body).utf8))
+        var response: [UInt8] = []
+        while true {
+            let chunk = connection.read()
+            if chunk.isEmpty { break }
+            response += chunk
+        }
+        let text = String(decoding: response, as: UTF8.self)
+        guard let statusText = text.split(separator: " ").dropFirst().first, let status = Int(statusText) else {
+            throw TestFailure("no HTTP response: \(text)")
+        }
+        let bodyStart = text.range(of: "\r\n\r\n").map { String(text[$0.upperBound...]) } ?? ""
+        return (status, bodyStart)
+    }
+}
+
+/// A hand-made WebSocket client (RFC 6455), able to send malformed and oversized frames.
+final class RawWebSocket {
+    let connection: TCPConnection
+
+    enum Frame: Equatable {
+        case text(String)
+        case close(UInt16)
+        case other(UInt8)
+    }
+
+    init(port: UInt16, path: String = "/v1/ws") throws {
+        connection = try TCPConnection(port: port)
+        let request = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+        connection.write(Array(request.utf8))
+        var head: [UInt8] = []
+        while !head.ends(with: Array("\r\n\r\n".utf8)) {
+            guard let byte = connection.readExactly(1) else { throw TestFailure("no WebSocket handshake answer") }
+            head += byte
+        }
+        guard String(decoding: head, as: UTF8.self).hasPrefix("HTTP/1.1 101") else {
+            throw TestFailure("WebSocket upgrade refused: \(String(decoding: head, as: UTF8.self))")
+        }
+    }
+
+    func sendText(_ text: String) { sendFrame(opcode: 0x1, payload: Array(text.utf8)) }
+
+    /// A client frame: always masked (RFC 6455 section 5.3).
+    func sendFrame(opcode: UInt8, payload: [UInt8], fin: Bool = true) {
+        var frame: [UInt8] = [(fin ? 0x80 : 0) | opcode]
+        let mask: [UInt8] = [0x12, 0x34, 0x56, 0x78]
+        switch payload.count {
+        case ..<126: frame.append(0x80 | UInt8(payload.count))
+        case ..<65_536: frame += [0x80 | 126, UInt8(payload.count >> 8), UInt8(payload.count & 0xFF)]
+        default:
+            frame.append(0x80 | 127)
+            for shift in stride(from: 56, through: 0, by: -8) { frame.append(UInt8((payload.count >> shift) & 0xFF)) }
+        }
+        frame += mask
+        frame += payload.enumerated().map { $0.element ^ mask[$0.offset % 4] }
+        connection.write(frame)
+    }
+
+    /// The next frame from the server, or nil when the connection ended or nothing came in 5 s.
+    func receive() -> Frame? {
+        guard let head = connection.readExactly(2) else { return nil }
+        var length = Int(head[1] & 0x7F)
+        if length == 126 {
+            guard let ext = connection.readExactly(2) else { return nil }
+            length = Int(ext[0]) << 8 | Int(ext[1])
+        } else if length == 127 {
+            guard let ext = connection.readExactly(8) else { return nil }
+            length = ext.reduce(0) { $0 << 8 | Int($1) }
+        }
+        guard let payload = length == 0 ? [] : connection.readExactly(length) else { return nil }
+        switch head[0] & 0x0F {
+        case 0x1: return .text(String(decoding: payload, as: UTF8.self))
+        case 0x8: return .close(payload.count >= 2 ? UInt16(payload[0]) << 8 | UInt16(payload[1]) : 1005)
+        case let op: return .other(op)
+        }
+    }
+
+    /// The next text message parsed as a JSON object, skipping pings.
+    func receiveJSON() -> [String: Any]? {
+        while let frame = receive() {
+            switch frame {
+            case .text(let text): return try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]
+            case .close: return nil
+            case .other: continue
+            }
+        }
+        return nil
+    }
+
+    /// Reads until the server's close frame; returns its code, or nil if none came.
+    func receiveClose() -> UInt16? {
+        while let frame = receive() { if case .close(let code) = frame { return code } }
+        return nil
+    }
+}
+
+extension Array where Element == UInt8 {
+    func ends(with suffix: [UInt8]) -> Bool { count >= suffix.count && Array(self[(count - suffix.count)...]) == suffix }
+}
