@@ -185,11 +185,25 @@ private func server(_ data: UnsafeMutableRawPointer?) -> RendezvousServer {
 
 private let onEarlyRequest: SoupServerCallback = { _, message, _, _, data in
     guard let message else { return }
-    let length = soup_message_headers_get_content_length(soup_server_message_get_request_headers(message))
-    if length > Int64(ProtocolLimits.maxCreateBodyBytes) {
-        server(data).respond(message, status: 413, ServerMessage.error(
-            code: .tooLarge, message: "the request body is larger than \(ProtocolLimits.maxCreateBodyBytes) bytes").json)
+    let headers = soup_server_message_get_request_headers(message)
+    if soup_message_headers_get_encoding(headers) == SOUP_ENCODING_CHUNKED {
+        refuseBeforeBody(message, status: "411 Length Required", "send the request body with a Content-Length")
+    } else if soup_message_headers_get_content_length(headers) > Int64(ProtocolLimits.maxCreateBodyBytes) {
+        refuseBeforeBody(message, status: "413 Payload Too Large", "the request body is larger than \(ProtocolLimits.maxCreateBodyBytes) bytes")
     }
+}
+
+/// Setting a status in an early handler does not stop libsoup 3.2 from reading the whole body
+/// first: take the connection, answer on it ourselves and close it, so the body is never read.
+private func refuseBeforeBody(_ message: OpaquePointer, status: String, _ text: String) {
+    let body = ServerMessage.error(code: .tooLarge, message: text).json.serialized
+    let response = "HTTP/1.1 \(status)\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n"
+        + "Connection: close\r\n\r\n" + body
+    guard let stream = soup_server_message_steal_connection(message) else { return }
+    var written: gsize = 0
+    _ = response.withCString { g_output_stream_write_all(g_io_stream_get_output_stream(stream), $0, UInt(strlen($0)), &written, nil, nil) }
+    g_io_stream_close(stream, nil, nil)
+    g_object_unref(stream)
 }
 
 private let onRoomsRequest: SoupServerCallback = { _, message, _, _, data in

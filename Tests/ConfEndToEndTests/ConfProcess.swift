@@ -37,12 +37,20 @@ final class ConfProcess: @unchecked Sendable {
         process.standardInput = FileHandle.nullDevice
         let output = self.output
         out.fileHandleForReading.readabilityHandler = { handle in
-            let text = String(decoding: handle.availableData, as: UTF8.self)
-            output.withLock { $0.stdout += text }
+            let data = handle.availableData
+            if data.isEmpty { handle.readabilityHandler = nil }
+            output.withLock {
+                $0.stdout += String(decoding: data, as: UTF8.self)
+                if data.isEmpty { $0.openPipes -= 1 }
+            }
         }
         err.fileHandleForReading.readabilityHandler = { handle in
-            let text = String(decoding: handle.availableData, as: UTF8.self)
-            output.withLock { $0.stderr += text }
+            let data = handle.availableData
+            if data.isEmpty { handle.readabilityHandler = nil }
+            output.withLock {
+                $0.stderr += String(decoding: data, as: UTF8.self)
+                if data.isEmpty { $0.openPipes -= 1 }
+            }
         }
         try process.run()
     }
@@ -101,8 +109,8 @@ final class ConfProcess: @unchecked Sendable {
     func waitForExit(timeout: Duration = .seconds(10)) -> Int32? {
         guard Self.waitUntil(timeout: timeout, { !process.isRunning }) else { return nil }
         process.waitUntilExit()
-        // Let the pipe handlers take the last bytes.
-        Self.waitUntil(timeout: .milliseconds(500)) { false }
+        // The pipes reach end of file once the last byte the process wrote has been taken.
+        Self.waitUntil(timeout: .seconds(2)) { output.withLock { $0.openPipes == 0 } }
         return process.terminationStatus
     }
 
@@ -142,9 +150,9 @@ struct TestFailure: Error, CustomStringConvertible {
 /// stdout and stderr text, appended from pipe handler threads.
 final class LockedOutput: @unchecked Sendable {
     private let lock = NSLock()
-    private var value: (stdout: String, stderr: String) = ("", "")
+    private var value: (stdout: String, stderr: String, openPipes: Int) = ("", "", 2)
 
-    func withLock<T>(_ body: (inout (stdout: String, stderr: String)) -> T) -> T {
+    func withLock<T>(_ body: (inout (stdout: String, stderr: String, openPipes: Int)) -> T) -> T {
         lock.lock()
         defer { lock.unlock() }
         return body(&value)

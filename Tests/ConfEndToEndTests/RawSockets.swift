@@ -30,10 +30,14 @@ final class TCPConnection {
         }
     }
 
-    /// Up to `count` bytes; empty at end of stream or timeout.
+    /// Set once a read found the end of the stream or a reset (not a timeout).
+    private(set) var peerEnded = false
+
+    /// Up to `count` bytes; empty at end of stream, reset or timeout.
     func read(upTo count: Int = 65_536) -> [UInt8] {
         var buffer = [UInt8](repeating: 0, count: count)
         let n = recv(fd, &buffer, count, 0)
+        if n == 0 || (n < 0 && errno == ECONNRESET) { peerEnded = true }
         return n > 0 ? Array(buffer[..<n]) : []
     }
 
@@ -144,6 +148,13 @@ final class RawWebSocket {
             }
         }
         return nil
+    }
+
+    /// Whether the server ended the connection: a close frame with `code`, or a reset (libsoup
+    /// resets when it closes with unread data still coming, as after an oversized frame).
+    func closedByServer(code: UInt16) -> Bool {
+        while let frame = receive() { if case .close(let got) = frame { return got == code } }
+        return connection.peerEnded
     }
 
     /// Reads until the server's close frame; returns its code, or nil if none came.
