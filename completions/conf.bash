@@ -23,21 +23,23 @@ _conf() {
         --resolution|-r) COMPREPLY=($(compgen -W "240p 360p 480p 720p" -- "$cur")); return ;;
         --server|-s) COMPREPLY=(); return ;;
         --listen|-l) COMPREPLY=(); return ;;
+        --ca) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --as|-a) COMPREPLY=(); return ;;
         --duration|-d) COMPREPLY=(); return ;;
         esac
         if [[ "$cur" == -* ]]; then
-            COMPREPLY=($(compgen -W "--name --resolution --server --listen --as --duration --json --help" -- "$cur"))
+            COMPREPLY=($(compgen -W "--name --resolution --server --listen --ca --as --duration --json --help" -- "$cur"))
         fi
         ;;
     "conf join")
         case "$prev" in
         --server|-s) COMPREPLY=(); return ;;
+        --ca) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --as|-a) COMPREPLY=(); return ;;
         --duration|-d) COMPREPLY=(); return ;;
         esac
         if [[ "$cur" == -* ]]; then
-            COMPREPLY=($(compgen -W "--server --as --duration --json --help" -- "$cur"))
+            COMPREPLY=($(compgen -W "--server --ca --as --duration --json --help" -- "$cur"))
         fi
         ;;
     "conf rendezvous")

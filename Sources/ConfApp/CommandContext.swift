@@ -1,5 +1,6 @@
 import ConfCLI
 import ConfCore
+import ConfIO
 import ConfWire
 #if canImport(Glibc)
 import Glibc
@@ -56,6 +57,16 @@ struct CommandContext {
         switch RendezvousAddress.parse(text) {
         case .success(let address): return address
         case .failure(let problem): throw usage("\(origin("server")) \(problem)")
+        }
+    }
+
+    /// A client for the rendezvous at `address`, trusting `--ca` when given.
+    func rendezvousClient(_ address: RendezvousAddress) throws(CommandFailure) -> RendezvousClient {
+        let ca = setting("ca")
+        do {
+            return try RendezvousClient(address: address, trusting: ca)
+        } catch {
+            throw CommandFailure(.failure, code: "ca", "\(origin("ca")) \(ca ?? ""): \(error.message)")
         }
     }
 

@@ -14,6 +14,9 @@ public enum ConfProgram {
     static let me = OptionSpec(
         "as", short: "a", value: "NAME", help: "your name as others see it (1 to 64 characters)",
         environment: "CONF_NAME", configurable: true, default: "$USER")
+    static let ca = OptionSpec(
+        "ca", value: "FILE", help: "trust the certificates in this PEM file (a private CA or a self-signed certificate) for a wss:// rendezvous",
+        completion: .file, environment: "CONF_CA", configurable: true)
     static let duration = OptionSpec(
         "duration", short: "d", value: "SECONDS", help: "leave the call after this many seconds")
     static let json = OptionSpec(
@@ -33,7 +36,7 @@ public enum ConfProgram {
             OptionSpec("listen", short: "l", value: "ADDR",
                        help: "where the embedded rendezvous listens, HOST:PORT (port 0 picks a free one)",
                        configurable: true, default: "0.0.0.0:7373"),
-            me, duration, json,
+            ca, me, duration, json,
         ],
         examples: [
             Example("conf host --name standup", "Open a room on a rendezvous inside this process and join it."),
@@ -47,7 +50,7 @@ public enum ConfProgram {
             ArgumentSpec("ROOM", help: "the room id, like 4821-7734"),
             ArgumentSpec("PIN", help: "the room's pin or listen-only pin: six digits"),
         ],
-        options: [server, me, duration, json],
+        options: [server, ca, me, duration, json],
         examples: [
             Example("conf join 4821-7734 381204 --server 192.0.2.5:7373", "Join the room that conf host printed."),
             Example("conf join 4821-7734 381204 --duration 30 --json", "Join for 30 seconds, printing events as JSON (a script)."),
@@ -100,11 +103,12 @@ public enum ConfProgram {
             environment: [
                 ("CONF_SERVER", "the rendezvous to use, as --server; the command line wins over it"),
                 ("CONF_NAME", "your name in calls, as --as"),
+                ("CONF_CA", "a PEM file of certificates to trust for a wss:// rendezvous, as --ca"),
                 ("XDG_CONFIG_HOME", "where the config file is looked for (default ~/.config)"),
                 ("NO_COLOR", "when set and not empty, no colour in output"),
             ],
             files: [
-                ("$XDG_CONFIG_HOME/conf/config", "optional settings, one 'key = value' a line, '#' starts a comment; keys are long option names: server, as, resolution, listen. Command-line options beat environment variables, which beat this file."),
+                ("$XDG_CONFIG_HOME/conf/config", "optional settings, one 'key = value' a line, '#' starts a comment; keys are long option names: server, ca, as, resolution, listen. Command-line options beat environment variables, which beat this file."),
             ],
             events: [
                 ("room", "room, pin, listen_pin, name, resolution, join_command", "conf host created the room"),

@@ -56,7 +56,13 @@ struct HostCommand {
             advertised = (reachable.isEmpty ? [local] : reachable).map { HostPort(host: $0, port: port).description }
         }
 
-        let client = RendezvousClient(address: address)
+        let client: RendezvousClient
+        do throws(CommandFailure) {
+            client = try context.rendezvousClient(address)
+        } catch {
+            reporter.failure(error)
+            return error.exitCode.rawValue
+        }
         var session: ParticipantSession?
         let finish = { (result: Result<String, CommandFailure>) in
             exitCode = ParticipantRun.finish(result, reporter: reporter)

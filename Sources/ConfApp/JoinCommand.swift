@@ -10,7 +10,7 @@ struct JoinCommand {
 
     func run() -> Int32 {
         let reporter = EventReporter(json: context.json, environment: context.environment)
-        let room: RoomID, pin: Pin, name: String, duration: Duration?, address: RendezvousAddress
+        let room: RoomID, pin: Pin, name: String, duration: Duration?, client: RendezvousClient
         do throws(CommandFailure) {
             let roomText = context.invocation.argument("ROOM") ?? ""
             let pinText = context.invocation.argument("PIN") ?? ""
@@ -19,7 +19,8 @@ struct JoinCommand {
             guard let a = try context.rendezvousAddress() else {
                 throw context.usage("no rendezvous given: pass --server with the address that conf host printed, or set CONF_SERVER")
             }
-            (room, pin, address) = (r, p, a)
+            (room, pin) = (r, p)
+            client = try context.rendezvousClient(a)
             name = try context.participantName()
             duration = try context.duration()
         } catch {
@@ -29,7 +30,6 @@ struct JoinCommand {
 
         let loop = EventLoop()
         var exitCode = ExitCode.ok
-        let client = RendezvousClient(address: address)
         let session = ParticipantSession(loop: loop, client: client, reporter: reporter, room: room, pin: pin, name: name,
                                          duration: duration) { result in
             exitCode = ParticipantRun.finish(result, reporter: reporter)

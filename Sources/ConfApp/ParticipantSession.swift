@@ -192,6 +192,9 @@ final class ParticipantSession {
             CommandFailure(ExitCode(code), code: code.rawValue, "the rendezvous at \(address) refused: \(text)")
         case .badAnswer(let text):
             CommandFailure(.rendezvousUnreachable, code: "rendezvous-unreachable", text)
+        case .untrustedCertificate(let why):
+            CommandFailure(.rendezvousUnreachable, code: "untrusted-certificate",
+                           "the rendezvous at \(address) is not trusted: \(why) — if it uses a private CA or a self-signed certificate, pass --ca FILE with it")
         }
     }
 

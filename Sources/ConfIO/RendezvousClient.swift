@@ -11,6 +11,12 @@ public enum RendezvousClientError: Error, Sendable {
     case refused(ErrorCode, String)
     /// The server answered something that is not the protocol (wrong port? not a rendezvous?).
     case badAnswer(String)
+    /// The TLS certificate of a wss:// rendezvous was not trusted.
+    case untrustedCertificate(String)
+
+    init(connecting error: GLibError) {
+        self = error.domain == "g-tls-error-quark" ? .untrustedCertificate(error.message) : .unreachable(error.message)
+    }
 }
 
 /// A participant's connection to the rendezvous on libsoup 3: room creation over HTTP, then one
@@ -24,9 +30,21 @@ public final class RendezvousClient {
     private var onMessage: ((String) -> Void)?
     private var onClosed: ((UInt16, String) -> Void)?
 
-    public init(address: RendezvousAddress, timeout: Duration = .seconds(10)) {
+    /// With `trusting`, a wss:// rendezvous is verified against the certificates in that PEM file
+    /// (a private CA, or the server's self-signed certificate) instead of the system's.
+    public init(address: RendezvousAddress, trusting caFile: String? = nil, timeout: Duration = .seconds(10)) throws(GLibError) {
         self.address = address
         session = UnsafeMutablePointer(OpaquePointer(conf_soup_session_new(UInt32(max(1, timeout.nanosecondsClamped / 1_000_000_000)))))
+        if let caFile {
+            do {
+                let database = try withGError { g_tls_file_database_new(caFile, $0) }
+                soup_session_set_tls_database(session, database)
+                g_object_unref(database)
+            } catch {
+                g_object_unref(session)
+                throw error
+            }
+        }
     }
 
     deinit {
@@ -50,7 +68,7 @@ public final class RendezvousClient {
             var error: UnsafeMutablePointer<GError>?
             let answer = soup_session_send_and_read_finish(UnsafeMutablePointer(source), result, &error)
             defer { g_object_unref(UnsafeMutableRawPointer(message)); if let answer { g_bytes_unref(answer) } }
-            if let error { return completion(.failure(.unreachable(GLibError(taking: error).message))) }
+            if let error { return completion(.failure(RendezvousClientError(connecting: GLibError(taking: error)))) }
             let status = soup_message_get_status(message).rawValue
             let text = string(fromBytes: answer) ?? ""
             if status == 201 {
@@ -87,7 +105,7 @@ public final class RendezvousClient {
                 if status != 0 && status != 101 {
                     return opened(.badAnswer("\(address) refused the WebSocket upgrade (HTTP \(status)): is it a conf rendezvous?"))
                 }
-                return opened(.unreachable(failure.message))
+                return opened(RendezvousClientError(connecting: failure))
             }
             guard let self, let connection else { return }
             self.connection = connection

@@ -1,0 +1,41 @@
+import Foundation
+import Testing
+
+/// `conf rendezvous --tls-cert/--tls-key` and clients on wss:// with a self-signed certificate.
+@Suite struct TLSTests {
+    /// A self-signed P-256 certificate for 127.0.0.1, made with the openssl command.
+    static func makeCertificate(in dir: URL) throws -> (cert: String, key: String) {
+        let cert = dir.appendingPathComponent("cert.pem").path, key = dir.appendingPathComponent("key.pem").path
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+        p.arguments = ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", key,
+                       "-out", cert, "-days", "2", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"]
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        p.waitUntilExit()
+        guard p.terminationStatus == 0 else { throw TestFailure("openssl failed") }
+        return (cert, key)
+    }
+
+    @Test func secureRendezvousWithATrustedCertificate() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("conf-tls-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let (cert, key) = try Self.makeCertificate(in: dir)
+        let server = try ConfProcess(["rendezvous", "--listen", "127.0.0.1:0", "--tls-cert", cert, "--tls-key", key])
+        let line = try #require(server.waitForOutput(containing: "listening on https://"))
+        let address = "wss://" + line.split(separator: "/").last!
+
+        let trusted = try ConfProcess(["host", "--server", address, "--ca", cert, "--json", "--duration", "0.5"])
+        #expect(trusted.waitForExit() == 0, "\(trusted.stderr)")
+        #expect(trusted.events(ofType: "joined").count == 1)
+        #expect((trusted.events(ofType: "room").first?["join_command"] as? String)?.hasSuffix("--server \(address)") == true)
+
+        let untrusted = try ConfProcess(["host", "--server", address, "--duration", "0.5"])
+        #expect(untrusted.waitForExit() == 6)
+        #expect(untrusted.stderr.contains("--ca"))
+
+        let missingKey = try ConfProcess(["rendezvous", "--tls-cert", cert])
+        #expect(missingKey.waitForExit() == 2)
+    }
+}
