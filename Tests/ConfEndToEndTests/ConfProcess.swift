@@ -56,7 +56,8 @@ final class ConfProcess: @unchecked Sendable {
     }
 
     deinit {
-        if process.isRunning { process.terminate() }
+        // Whatever the test did, leave no process behind.
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
     }
 
     var stdout: String { output.withLock { $0.stdout } }
