@@ -55,7 +55,8 @@ public enum ConfMain {
             return ExitCode.ok.rawValue
         }
         guard let command = program.root.subcommand(named: name) else {
-            let error = UsageError("unknown command '\(name)'", commandPath: "conf help",
+            let hint = closest(to: name, in: program.root.subcommands.map(\.name)).map { " (did you mean '\($0)'?)" } ?? ""
+            let error = UsageError("unknown command '\(name)'\(hint)", commandPath: "conf help",
                                    usage: HelpFormatter.usageLine(for: ConfProgram.help, path: ["conf", "help"]))
             Console.err(error.description)
             return ExitCode.usage.rawValue

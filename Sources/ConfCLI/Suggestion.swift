@@ -1,6 +1,6 @@
 /// "did you mean …?": the candidate closest to `word` by edit distance, if close enough to be a
 /// plausible typo, or one that `word` is a prefix of.
-func closest(to word: String, in candidates: [String]) -> String? {
+public func closest(to word: String, in candidates: [String]) -> String? {
     if let prefixed = candidates.first(where: { $0.hasPrefix(word) && !word.isEmpty }) { return prefixed }
     let scored = candidates.map { ($0, editDistance(word, $0)) }
     guard let best = scored.min(by: { $0.1 < $1.1 }) else { return nil }

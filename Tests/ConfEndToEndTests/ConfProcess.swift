@@ -35,24 +35,23 @@ final class ConfProcess: @unchecked Sendable {
         process.standardOutput = out
         process.standardError = err
         process.standardInput = FileHandle.nullDevice
-        let output = self.output
-        out.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            if data.isEmpty { handle.readabilityHandler = nil }
-            output.withLock {
-                $0.stdout += String(decoding: data, as: UTF8.self)
-                if data.isEmpty { $0.openPipes -= 1 }
-            }
-        }
-        err.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            if data.isEmpty { handle.readabilityHandler = nil }
-            output.withLock {
-                $0.stderr += String(decoding: data, as: UTF8.self)
-                if data.isEmpty { $0.openPipes -= 1 }
-            }
-        }
+        collect(out, isStdout: true)
+        collect(err, isStdout: false)
         try process.run()
+    }
+
+    /// Appends what arrives on `pipe` to one of the captured texts; counts the pipe closed at EOF.
+    private func collect(_ pipe: Pipe, isStdout: Bool) {
+        let output = self.output
+        pipe.fileHandleForReading.readabilityHandler = { handle in
+            let data = handle.availableData
+            if data.isEmpty { handle.readabilityHandler = nil }
+            output.withLock {
+                let text = String(decoding: data, as: UTF8.self)
+                if isStdout { $0.stdout += text } else { $0.stderr += text }
+                if data.isEmpty { $0.openPipes -= 1 }
+            }
+        }
     }
 
     deinit {
