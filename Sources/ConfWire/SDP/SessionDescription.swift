@@ -1,0 +1,170 @@
+/// An SDP session description (RFC 8866) as WebRTC uses it (RFC 8829, JSEP): one BUNDLE group,
+/// rtcp-mux, ICE credentials, a DTLS fingerprint, and one media section per m-line.
+public struct SessionDescription: Equatable, Sendable {
+    public var sessionID: UInt64
+    public var sessionVersion: UInt64
+    /// `a=group:BUNDLE` mids, in order.
+    public var bundle: [String]
+    public var media: [MediaDescription]
+
+    public init(sessionID: UInt64, sessionVersion: UInt64 = 2, bundle: [String], media: [MediaDescription]) {
+        self.sessionID = sessionID
+        self.sessionVersion = sessionVersion
+        self.bundle = bundle
+        self.media = media
+    }
+
+    /// The transport parameters of the bundle: those of its first media section (RFC 8843 section
+    /// 7.1: the "offerer-tagged" section carries the transport).
+    public var bundleTransport: MediaDescription? {
+        if let first = bundle.first, let tagged = media.first(where: { $0.mid == first }) { return tagged }
+        return media.first
+    }
+}
+
+public enum MediaKind: Equatable, Sendable {
+    case audio, video, application
+    case other(String)
+
+    init(_ text: String) {
+        switch text {
+        case "audio": self = .audio
+        case "video": self = .video
+        case "application": self = .application
+        default: self = .other(text)
+        }
+    }
+
+    public var name: String {
+        switch self {
+        case .audio: "audio"
+        case .video: "video"
+        case .application: "application"
+        case .other(let name): name
+        }
+    }
+}
+
+/// `a=sendrecv` and friends (RFC 8866 section 6.7), from the describing side's point of view.
+public enum Direction: String, Sendable, CaseIterable {
+    case sendrecv, sendonly, recvonly, inactive
+
+    /// What the answerer says to an offer of `self` when it wants `local` (RFC 3264 section 6.1).
+    public func answer(wanting local: Direction) -> Direction {
+        let mayAnswerSend = self == .sendrecv || self == .recvonly
+        let mayAnswerReceive = self == .sendrecv || self == .sendonly
+        let send = mayAnswerSend && (local == .sendrecv || local == .sendonly)
+        let receive = mayAnswerReceive && (local == .sendrecv || local == .recvonly)
+        switch (send, receive) {
+        case (true, true): return .sendrecv
+        case (true, false): return .sendonly
+        case (false, true): return .recvonly
+        case (false, false): return .inactive
+        }
+    }
+}
+
+/// `a=setup` (RFC 4145, RFC 5763 section 5): who opens the DTLS association.
+public enum SetupRole: String, Sendable {
+    case actpass, active, passive
+}
+
+/// `a=fingerprint:sha-256 AB:CD:...` (RFC 8122): the hash of the certificate DTLS will present.
+public struct Fingerprint: Hashable, Sendable, CustomStringConvertible {
+    public var algorithm: String
+    public var bytes: [UInt8]
+
+    public init(algorithm: String = "sha-256", bytes: [UInt8]) {
+        self.algorithm = algorithm
+        self.bytes = bytes
+    }
+
+    /// "AB:CD:...", upper-case hex pairs.
+    public var hex: String {
+        bytes.map { byte in
+            let digits = Array("0123456789ABCDEF")
+            return String([digits[Int(byte >> 4)], digits[Int(byte & 0xF)]])
+        }.joined(separator: ":")
+    }
+
+    public var description: String { "\(algorithm) \(hex)" }
+}
+
+public struct RTPMap: Equatable, Sendable {
+    public var payloadType: UInt8
+    public var encoding: String
+    public var clockRate: UInt32
+    public var channels: UInt8?
+
+    public init(payloadType: UInt8, encoding: String, clockRate: UInt32, channels: UInt8? = nil) {
+        self.payloadType = payloadType
+        self.encoding = encoding
+        self.clockRate = clockRate
+        self.channels = channels
+    }
+}
+
+public struct MediaDescription: Equatable, Sendable {
+    public var kind: MediaKind
+    /// 9 when ICE is used (RFC 8839); 0 rejects the section (RFC 3264 section 6).
+    public var port: UInt16
+    public var proto: String
+    /// Payload types for RTP sections, `webrtc-datachannel` for the data channel.
+    public var formats: [String]
+    public var mid: String?
+    public var direction: Direction
+    public var iceUfrag: String?
+    public var icePwd: String?
+    public var iceOptions: [String]
+    public var fingerprint: Fingerprint?
+    public var setup: SetupRole?
+    public var rtcpMux: Bool
+    public var rtcpReducedSize: Bool
+    public var bundleOnly: Bool
+    public var rtpMaps: [RTPMap]
+    /// `a=fmtp:PT params`, by payload type.
+    public var formatParameters: [UInt8: String]
+    /// `a=rtcp-fb:PT value`.
+    public var rtcpFeedback: [(payloadType: String, value: String)]
+    /// `a=extmap:ID URI`.
+    public var extensions: [(id: UInt8, uri: String)]
+    public var ssrcs: [UInt32]
+    public var sctpPort: UInt16?
+    public var maxMessageSize: UInt32?
+    public var candidates: [IceCandidate]
+    public var endOfCandidates: Bool
+
+    public init(kind: MediaKind, port: UInt16 = 9, proto: String, formats: [String], mid: String?, direction: Direction = .sendrecv) {
+        self.kind = kind
+        self.port = port
+        self.proto = proto
+        self.formats = formats
+        self.mid = mid
+        self.direction = direction
+        iceOptions = []
+        rtcpMux = false
+        rtcpReducedSize = false
+        bundleOnly = false
+        rtpMaps = []
+        formatParameters = [:]
+        rtcpFeedback = []
+        extensions = []
+        ssrcs = []
+        candidates = []
+        endOfCandidates = false
+    }
+
+    public static func == (a: MediaDescription, b: MediaDescription) -> Bool {
+        a.kind == b.kind && a.port == b.port && a.proto == b.proto && a.formats == b.formats && a.mid == b.mid
+            && a.direction == b.direction && a.iceUfrag == b.iceUfrag && a.icePwd == b.icePwd && a.iceOptions == b.iceOptions
+            && a.fingerprint == b.fingerprint && a.setup == b.setup && a.rtcpMux == b.rtcpMux
+            && a.rtcpReducedSize == b.rtcpReducedSize && a.bundleOnly == b.bundleOnly && a.rtpMaps == b.rtpMaps
+            && a.formatParameters == b.formatParameters
+            && a.rtcpFeedback.map { "\($0.payloadType) \($0.value)" } == b.rtcpFeedback.map { "\($0.payloadType) \($0.value)" }
+            && a.extensions.map { "\($0.id) \($0.uri)" } == b.extensions.map { "\($0.id) \($0.uri)" }
+            && a.ssrcs == b.ssrcs && a.sctpPort == b.sctpPort && a.maxMessageSize == b.maxMessageSize
+            && a.candidates == b.candidates && a.endOfCandidates == b.endOfCandidates
+    }
+
+    public var isRejected: Bool { port == 0 && !bundleOnly }
+}
