@@ -5,8 +5,9 @@
 //   ConfApp         the commands' behaviour: host, join, rendezvous, completions
 //   ConfCLI         the declarative command tree -> parser, --help, completions, man page
 //   ConfIO          thin adapters: GLib main loop, libsoup rendezvous server and client, getrandom
+//   ConfSession     pure: offer/answer, per-peer negotiation, the mesh (sans-IO)
 //   ConfRendezvous  pure: rooms, pins, rate limits, relaying (sans-IO server core)
-//   ConfWire        pure: the rendezvous protocol's messages and their validation
+//   ConfWire        pure: SDP, ICE candidates, the rendezvous protocol's messages and peer signals
 //   ConfCore        pure: time, randomness seam, JSON values, errors
 //   CGLibSoup       system library (GLib, libsoup 3) + CConfShims for varargs and macros
 import PackageDescription
@@ -28,6 +29,7 @@ let package = Package(
         .target(name: "ConfCore"),
         .target(name: "ConfWire", dependencies: ["ConfCore"]),
         .target(name: "ConfRendezvous", dependencies: ["ConfCore", "ConfWire"]),
+        .target(name: "ConfSession", dependencies: ["ConfCore", "ConfWire"]),
         .target(name: "ConfIO", dependencies: ["ConfCore", "ConfWire", "ConfRendezvous", "CGLibSoup", "CConfShims"]),
         .target(name: "ConfCLI", dependencies: ["ConfCore"]),
         .target(name: "ConfApp", dependencies: ["ConfCore", "ConfWire", "ConfRendezvous", "ConfIO", "ConfCLI"]),
@@ -36,6 +38,7 @@ let package = Package(
         .testTarget(name: "ConfCoreTests", dependencies: ["ConfCore"]),
         .testTarget(name: "ConfWireTests", dependencies: ["ConfWire"]),
         .testTarget(name: "ConfRendezvousTests", dependencies: ["ConfRendezvous"]),
+        .testTarget(name: "ConfSessionTests", dependencies: ["ConfSession"]),
         .testTarget(name: "ConfCLITests", dependencies: ["ConfCLI", "ConfApp"]),
         .testTarget(name: "ConfEndToEndTests", dependencies: ["ConfCore"]),
     ]

@@ -1,0 +1,60 @@
+import ConfWire
+
+/// What this participant brings to every peer connection: its ICE credentials for that link, its
+/// DTLS certificate's fingerprint, and what it will send.
+public struct LocalEndpoint: Sendable {
+    public var iceUfrag: String
+    public var icePwd: String
+    public var fingerprint: Fingerprint
+    /// Publishers send and receive; listeners only receive.
+    public var role: Role
+    public var audioSSRC: UInt32
+    public var videoSSRC: UInt32
+
+    public init(iceUfrag: String, icePwd: String, fingerprint: Fingerprint, role: Role, audioSSRC: UInt32, videoSSRC: UInt32) {
+        self.iceUfrag = iceUfrag
+        self.icePwd = icePwd
+        self.fingerprint = fingerprint
+        self.role = role
+        self.audioSSRC = audioSSRC
+        self.videoSSRC = videoSSRC
+    }
+
+    var mediaDirection: Direction { role == .publisher ? .sendrecv : .recvonly }
+}
+
+/// Which end of the DTLS handshake this side plays (RFC 5763 section 5).
+public enum DTLSRole: Sendable, Equatable {
+    case client, server
+}
+
+/// The outcome of offer/answer for one peer connection: everything the transport and DTLS need.
+public struct NegotiatedLink: Sendable, Equatable {
+    public var remoteUfrag: String
+    public var remotePwd: String
+    public var remoteFingerprint: Fingerprint
+    public var dtlsRole: DTLSRole
+    /// The offerer controls ICE (RFC 8445 section 6.1.1).
+    public var iceControlling: Bool
+    /// The mid that carries the bundle's transport (candidates are signalled for it).
+    public var transportMid: String
+    public var audio: NegotiatedMedia?
+    public var video: NegotiatedMedia?
+    /// The SCTP port of the data channel, when both sides want one.
+    public var sctpPort: UInt16?
+    public var remoteCandidates: [IceCandidate]
+}
+
+public struct NegotiatedMedia: Sendable, Equatable {
+    public var mid: String
+    public var payloadType: UInt8
+    /// From this side's point of view.
+    public var direction: Direction
+    public var remoteSSRCs: [UInt32]
+}
+
+/// Why negotiation with a peer failed: the link is refused with this reason.
+public struct NegotiationError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,90 @@
+import ConfWire
+
+/// Who negotiates with whom in a room (DESIGN.md): the newcomer offers to everyone already there,
+/// nobody else offers, so offers never cross (no glare). One `PeerNegotiator` per other
+/// participant; events from the rendezvous go in, signals and link set-ups come out, tagged with
+/// the peer. Pure: no I/O, no clock.
+public final class Mesh {
+    public enum Output: Equatable, Sendable {
+        /// Start a transport (ICE agent, DTLS) for this peer; we control ICE when we offer.
+        case open(ParticipantID, controlling: Bool)
+        case signal(ParticipantID, PeerSignal)
+        case negotiated(ParticipantID, NegotiatedLink)
+        case remoteCandidate(ParticipantID, IceCandidate)
+        case remoteCandidatesDone(ParticipantID)
+        case failed(ParticipantID, NegotiationError)
+        /// Tear down everything for this peer.
+        case close(ParticipantID)
+    }
+
+    private let makeEndpoint: (ParticipantID) -> LocalEndpoint
+    private let sessionID: UInt64
+    private var negotiators: [ParticipantID: PeerNegotiator] = [:]
+    private var outputs: [Output] = []
+
+    /// `makeEndpoint` gives the local parameters for the link to a peer (fresh ICE credentials each).
+    public init(sessionID: UInt64, makeEndpoint: @escaping (ParticipantID) -> LocalEndpoint) {
+        self.sessionID = sessionID
+        self.makeEndpoint = makeEndpoint
+    }
+
+    public var peers: [ParticipantID] { Array(negotiators.keys) }
+
+    /// We joined and found `peers` already there: we offer to each.
+    public func joined(peers: [Participant]) {
+        for peer in peers { add(peer.id, offering: true) }
+    }
+
+    /// Someone joined after us: they will offer.
+    public func peerJoined(_ peer: Participant) {
+        add(peer.id, offering: false)
+    }
+
+    public func peerLeft(_ id: ParticipantID) {
+        guard negotiators.removeValue(forKey: id) != nil else { return }
+        outputs.append(.close(id))
+    }
+
+    public func received(_ signal: PeerSignal, from id: ParticipantID) {
+        guard let negotiator = negotiators[id] else { return }  // a peer we no longer know: late, harmless
+        negotiator.handle(signal)
+        drain(id, negotiator)
+    }
+
+    public func localCandidate(_ candidate: IceCandidate, for id: ParticipantID) {
+        guard let negotiator = negotiators[id] else { return }
+        negotiator.localCandidate(candidate)
+        drain(id, negotiator)
+    }
+
+    public func localGatheringDone(for id: ParticipantID) {
+        guard let negotiator = negotiators[id] else { return }
+        negotiator.localGatheringDone()
+        drain(id, negotiator)
+    }
+
+    public func pollOutput() -> Output? {
+        outputs.isEmpty ? nil : outputs.removeFirst()
+    }
+
+    private func add(_ id: ParticipantID, offering: Bool) {
+        guard negotiators[id] == nil else { return }
+        let negotiator = PeerNegotiator(local: makeEndpoint(id), isOfferer: offering, sessionID: sessionID)
+        negotiators[id] = negotiator
+        outputs.append(.open(id, controlling: offering))
+        negotiator.start()
+        drain(id, negotiator)
+    }
+
+    private func drain(_ id: ParticipantID, _ negotiator: PeerNegotiator) {
+        while let output = negotiator.pollOutput() {
+            switch output {
+            case .send(let signal): outputs.append(.signal(id, signal))
+            case .negotiated(let link): outputs.append(.negotiated(id, link))
+            case .remoteCandidate(let candidate): outputs.append(.remoteCandidate(id, candidate))
+            case .remoteCandidatesDone: outputs.append(.remoteCandidatesDone(id))
+            case .failed(let error): outputs.append(.failed(id, error))
+            }
+        }
+    }
+}
