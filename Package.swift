@@ -1,15 +1,17 @@
 // swift-tools-version:6.0
-// The layers, bottom to top. Dependencies only point down; only ConfIO imports C modules.
+// The layers, top to bottom. Dependencies only point down; only ConfIO and ConfCrypto import C modules.
 //
 //   conf            executable: wiring only
 //   ConfApp         the commands' behaviour: host, join, rendezvous, completions
 //   ConfCLI         the declarative command tree -> parser, --help, completions, man page
-//   ConfIO          thin adapters: GLib main loop, libsoup rendezvous server and client, getrandom
+//   ConfIO          thin adapters: GLib main loop, libsoup rendezvous server and client, libnice, getrandom
+//   ConfCrypto      DTLS (OpenSSL over memory BIOs), SRTP (libsrtp2), SAS words; no sockets
 //   ConfSession     pure: offer/answer, per-peer negotiation, the mesh (sans-IO)
 //   ConfRendezvous  pure: rooms, pins, rate limits, relaying (sans-IO server core)
 //   ConfWire        pure: SDP, ICE candidates, the rendezvous protocol's messages and peer signals
 //   ConfCore        pure: time, randomness seam, JSON values, errors
-//   CGLibSoup       system library (GLib, libsoup 3) + CConfShims for varargs and macros
+//   C*              system libraries (GLib+libsoup 3, libnice, OpenSSL, libsrtp2) + shim targets for
+//                   varargs and macros (CConfShims, CCryptoShims)
 import PackageDescription
 
 let package = Package(
@@ -25,20 +27,26 @@ let package = Package(
             providers: [.apt(["libsoup-3.0-dev", "libglib2.0-dev"])]
         ),
         .target(name: "CConfShims", dependencies: ["CGLibSoup"]),
+        .systemLibrary(name: "CNice", pkgConfig: "nice", providers: [.apt(["libnice-dev"])]),
+        .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CSRTP", pkgConfig: "libsrtp2", providers: [.apt(["libsrtp2-dev"])]),
+        .target(name: "CCryptoShims", dependencies: ["COpenSSL"]),
 
         .target(name: "ConfCore"),
         .target(name: "ConfWire", dependencies: ["ConfCore"]),
         .target(name: "ConfRendezvous", dependencies: ["ConfCore", "ConfWire"]),
         .target(name: "ConfSession", dependencies: ["ConfCore", "ConfWire"]),
-        .target(name: "ConfIO", dependencies: ["ConfCore", "ConfWire", "ConfRendezvous", "CGLibSoup", "CConfShims"]),
+        .target(name: "ConfCrypto", dependencies: ["ConfCore", "ConfWire", "COpenSSL", "CSRTP", "CCryptoShims"]),
+        .target(name: "ConfIO", dependencies: ["ConfCore", "ConfWire", "ConfRendezvous", "CGLibSoup", "CConfShims", "CNice"]),
         .target(name: "ConfCLI", dependencies: ["ConfCore"]),
-        .target(name: "ConfApp", dependencies: ["ConfCore", "ConfWire", "ConfRendezvous", "ConfIO", "ConfCLI"]),
+        .target(name: "ConfApp", dependencies: ["ConfCore", "ConfWire", "ConfRendezvous", "ConfSession", "ConfCrypto", "ConfIO", "ConfCLI"]),
         .executableTarget(name: "conf", dependencies: ["ConfApp"]),
 
         .testTarget(name: "ConfCoreTests", dependencies: ["ConfCore"]),
         .testTarget(name: "ConfWireTests", dependencies: ["ConfWire"]),
         .testTarget(name: "ConfRendezvousTests", dependencies: ["ConfRendezvous"]),
         .testTarget(name: "ConfSessionTests", dependencies: ["ConfSession"]),
+        .testTarget(name: "ConfCryptoTests", dependencies: ["ConfCrypto"]),
         .testTarget(name: "ConfCLITests", dependencies: ["ConfCLI", "ConfApp"]),
         .testTarget(name: "ConfEndToEndTests", dependencies: ["ConfCore"]),
     ]

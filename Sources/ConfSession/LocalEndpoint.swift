@@ -23,11 +23,6 @@ public struct LocalEndpoint: Sendable {
     var mediaDirection: Direction { role == .publisher ? .sendrecv : .recvonly }
 }
 
-/// Which end of the DTLS handshake this side plays (RFC 5763 section 5).
-public enum DTLSRole: Sendable, Equatable {
-    case client, server
-}
-
 /// The outcome of offer/answer for one peer connection: everything the transport and DTLS need.
 public struct NegotiatedLink: Sendable, Equatable {
     public var remoteUfrag: String

@@ -69,6 +69,12 @@ public enum SetupRole: String, Sendable {
     case actpass, active, passive
 }
 
+/// Which end of the DTLS handshake a side plays, as `a=setup` decides it (RFC 5763 section 5):
+/// `active` is the client.
+public enum DTLSRole: Sendable, Equatable {
+    case client, server
+}
+
 /// `a=fingerprint:sha-256 AB:CD:...` (RFC 8122): the hash of the certificate DTLS will present.
 public struct Fingerprint: Hashable, Sendable, CustomStringConvertible {
     public var algorithm: String

@@ -1,0 +1,99 @@
+internal import CSRTP
+import Synchronization
+
+/// libsrtp2 sessions for one link: one to protect what we send, one to check and decrypt what we
+/// receive (RFC 3711), profile SRTP_AES128_CM_SHA1_80 (RFC 5764). Not thread-safe: one owner.
+public final class SRTPSession {
+    /// Bytes SRTP adds to an RTP packet (the HMAC-SHA1-80 tag), and to an RTCP packet (index + tag).
+    public static let rtpOverhead = 10
+    public static let rtcpOverhead = 14
+
+    private var outbound: srtp_t?
+    private var inbound: srtp_t?
+    /// Received packets that failed authentication or replay checks: dropped, counted.
+    public private(set) var rejected = 0
+
+    public init(keys: SRTPKeys) throws(CryptoError) {
+        SRTPLibrary.initialize()
+        outbound = try Self.session(key: keys.local, direction: ssrc_any_outbound)
+        inbound = try Self.session(key: keys.remote, direction: ssrc_any_inbound)
+    }
+
+    // Also runs when init throws (every stored property has a value by then).
+    deinit {
+        if let outbound { srtp_dealloc(outbound) }
+        if let inbound { srtp_dealloc(inbound) }
+    }
+
+    private static func session(key: [UInt8], direction: srtp_ssrc_type_t) throws(CryptoError) -> srtp_t? {
+        guard key.count == 30 else { throw CryptoError("an SRTP master key and salt are 30 bytes, not \(key.count)") }
+        var policy = srtp_policy_t()
+        srtp_crypto_policy_set_rtp_default(&policy.rtp)
+        srtp_crypto_policy_set_rtcp_default(&policy.rtcp)
+        policy.ssrc.type = direction
+        policy.window_size = 1024
+        policy.allow_repeat_tx = 1
+        var session: srtp_t?
+        var material = key
+        let status = material.withUnsafeMutableBufferPointer { buffer in
+            policy.key = buffer.baseAddress
+            return srtp_create(&session, &policy)
+        }
+        guard status == srtp_err_status_ok else { throw CryptoError("libsrtp2 refused the keys (error \(status.rawValue))") }
+        return session
+    }
+
+    /// The SRTP packet for an RTP packet.
+    public func protectRTP(_ packet: [UInt8]) -> [UInt8]? {
+        protect(packet, overhead: Self.rtpOverhead) { srtp_protect(outbound, $0, $1) }
+    }
+
+    public func protectRTCP(_ packet: [UInt8]) -> [UInt8]? {
+        protect(packet, overhead: Self.rtcpOverhead) { srtp_protect_rtcp(outbound, $0, $1) }
+    }
+
+    /// The RTP packet inside, or nil when it fails authentication or is a replay (counted).
+    public func unprotectRTP(_ packet: [UInt8]) -> [UInt8]? {
+        unprotect(packet) { srtp_unprotect(inbound, $0, $1) }
+    }
+
+    public func unprotectRTCP(_ packet: [UInt8]) -> [UInt8]? {
+        unprotect(packet) { srtp_unprotect_rtcp(inbound, $0, $1) }
+    }
+
+    private func protect(_ packet: [UInt8], overhead: Int,
+                         _ call: (UnsafeMutableRawPointer, UnsafeMutablePointer<Int32>) -> srtp_err_status_t) -> [UInt8]? {
+        var buffer = packet + [UInt8](repeating: 0, count: overhead)
+        var length = Int32(packet.count)
+        let status = buffer.withUnsafeMutableBytes { call($0.baseAddress!, &length) }
+        guard status == srtp_err_status_ok else { return nil }
+        return Array(buffer[..<Int(length)])
+    }
+
+    private func unprotect(_ packet: [UInt8], _ call: (UnsafeMutableRawPointer, UnsafeMutablePointer<Int32>) -> srtp_err_status_t) -> [UInt8]? {
+        guard packet.count >= 12 else {
+            rejected += 1
+            return nil
+        }
+        var buffer = packet
+        var length = Int32(packet.count)
+        let status = buffer.withUnsafeMutableBytes { call($0.baseAddress!, &length) }
+        guard status == srtp_err_status_ok else {
+            rejected += 1
+            return nil
+        }
+        return Array(buffer[..<Int(length)])
+    }
+}
+
+/// srtp_init once per process.
+enum SRTPLibrary {
+    private static let initialized = Mutex(false)
+
+    static func initialize() {
+        initialized.withLock { done in
+            if !done { srtp_init() }
+            done = true
+        }
+    }
+}

@@ -1,0 +1,123 @@
+import ConfCore
+import Foundation
+import ConfCrypto
+import ConfWire
+import Testing
+
+/// Two DTLS endpoints handshaking in memory, datagrams moved by hand.
+@Suite struct DTLSTests {
+    static let alice = try! DTLSCertificate()
+    static let bob = try! DTLSCertificate()
+
+    /// Moves datagrams both ways until neither side has anything to say; returns what else came out.
+    @discardableResult
+    static func pump(_ a: DTLSEndpoint, _ b: DTLSEndpoint, now: Instant = .zero, drop: (Int) -> Bool = { _ in false })
+        -> (a: [DTLSEndpoint.Output], b: [DTLSEndpoint.Output])
+    {
+        var seen: (a: [DTLSEndpoint.Output], b: [DTLSEndpoint.Output]) = ([], [])
+        var count = 0
+        var moved = true
+        while moved {
+            moved = false
+            while let out = a.pollOutput() {
+                moved = true
+                if case .send(let datagram) = out {
+                    count += 1
+                    if !drop(count) { b.handle(datagram: datagram, now: now) }
+                } else { seen.a.append(out) }
+            }
+            while let out = b.pollOutput() {
+                moved = true
+                if case .send(let datagram) = out {
+                    count += 1
+                    if !drop(count) { a.handle(datagram: datagram, now: now) }
+                } else { seen.b.append(out) }
+            }
+        }
+        return seen
+    }
+
+    @Test func handshakeExportsMatchingSRTPKeys() throws {
+        let client = try DTLSEndpoint(certificate: Self.alice, role: .client, remoteFingerprint: Self.bob.fingerprint)
+        let server = try DTLSEndpoint(certificate: Self.bob, role: .server, remoteFingerprint: Self.alice.fingerprint)
+        client.start(now: .zero)
+        let seen = Self.pump(client, server)
+        guard case .connected(let clientKeys)? = seen.a.first, case .connected(let serverKeys)? = seen.b.first else {
+            Issue.record("not connected: \(seen)")
+            return
+        }
+        #expect(clientKeys.local == serverKeys.remote && clientKeys.remote == serverKeys.local)
+        #expect(clientKeys.local.count == 30 && clientKeys.local != clientKeys.remote)
+        #expect(client.isConnected && server.isConnected)
+
+        client.send(Array("over DTLS".utf8))
+        let data = Self.pump(client, server)
+        #expect(data.b == [.applicationData(Array("over DTLS".utf8))])
+    }
+
+    @Test func datagramsStayUnderTheMTU() throws {
+        let client = try DTLSEndpoint(certificate: Self.alice, role: .client, remoteFingerprint: Self.bob.fingerprint)
+        let server = try DTLSEndpoint(certificate: Self.bob, role: .server, remoteFingerprint: Self.alice.fingerprint)
+        client.start(now: .zero)
+        var sizes: [Int] = []
+        var moved = true
+        while moved {
+            moved = false
+            while case .send(let d)? = client.pollOutput() { moved = true; sizes.append(d.count); server.handle(datagram: d, now: .zero) }
+            while case .send(let d)? = server.pollOutput() { moved = true; sizes.append(d.count); client.handle(datagram: d, now: .zero) }
+        }
+        #expect(!sizes.isEmpty && sizes.allSatisfy { $0 <= DTLSEndpoint.mtu })
+    }
+
+    @Test func aCertificateThatDoesNotMatchTheSDPIsRefused() throws {
+        let mallory = try DTLSCertificate()
+        let client = try DTLSEndpoint(certificate: Self.alice, role: .client, remoteFingerprint: Self.bob.fingerprint)
+        let server = try DTLSEndpoint(certificate: mallory, role: .server, remoteFingerprint: Self.alice.fingerprint)
+        client.start(now: .zero)
+        let seen = Self.pump(client, server)
+        guard case .failed(let reason)? = seen.a.first else { Issue.record("accepted: \(seen.a)"); return }
+        #expect(reason.contains("does not match the fingerprint"))
+        #expect(!client.isConnected)
+    }
+
+    @Test func lostFlightsAreRetransmittedOnTimeout() throws {
+        let client = try DTLSEndpoint(certificate: Self.alice, role: .client, remoteFingerprint: Self.bob.fingerprint)
+        let server = try DTLSEndpoint(certificate: Self.bob, role: .server, remoteFingerprint: Self.alice.fingerprint)
+        client.start(now: .zero)
+        Self.pump(client, server, drop: { $0 == 1 })  // the ClientHello is lost
+        #expect(!client.isConnected)
+        let deadline = try #require(client.timeout)
+        #expect(deadline > .zero && deadline <= .zero + .seconds(2))
+        // OpenSSL's own timer runs in real time: poll until it has expired there too (about 1 s).
+        var retransmitted: [UInt8]?
+        let start = ContinuousClock.now
+        while retransmitted == nil, ContinuousClock.now - start < .seconds(3) {
+            client.handleTimeout(now: .zero + (ContinuousClock.now - start))
+            if case .send(let datagram)? = client.pollOutput() { retransmitted = datagram } else { usleep(10_000) }
+        }
+        server.handle(datagram: try #require(retransmitted), now: deadline)
+        Self.pump(client, server)
+        #expect(client.isConnected && server.isConnected)
+    }
+
+    @Test func garbageIsDroppedWithoutHarm() throws {
+        let client = try DTLSEndpoint(certificate: Self.alice, role: .client, remoteFingerprint: Self.bob.fingerprint)
+        let server = try DTLSEndpoint(certificate: Self.bob, role: .server, remoteFingerprint: Self.alice.fingerprint)
+        var random = SeededRandom(seed: 3)
+        for length in [1, 13, 25, 200, 1500] {
+            var junk = (0..<length).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+            junk[0] = 22  // looks like a handshake record
+            server.handle(datagram: junk, now: .zero)
+        }
+        _ = server.pollOutput()
+        client.start(now: .zero)
+        Self.pump(client, server)
+        #expect(client.isConnected && server.isConnected)
+        client.send([1, 2, 3])
+        for length in [1, 13, 40, 500] { server.handle(datagram: [23] + (1..<length).map { _ in UInt8(truncatingIfNeeded: random.next()) }, now: .zero) }
+        let after = Self.pump(client, server)
+        #expect(after.b.contains(.applicationData([1, 2, 3])))
+        #expect(!after.b.contains { if case .failed = $0 { true } else { false } })
+    }
+}
+
