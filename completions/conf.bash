@@ -26,9 +26,12 @@ _conf() {
         --ca) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --as|-a) COMPREPLY=(); return ;;
         --duration|-d) COMPREPLY=(); return ;;
+        --stun) COMPREPLY=(); return ;;
+        --turn) COMPREPLY=(); return ;;
+        --connect-timeout) COMPREPLY=(); return ;;
         esac
         if [[ "$cur" == -* ]]; then
-            COMPREPLY=($(compgen -W "--name --resolution --server --listen --ca --as --duration --json --help" -- "$cur"))
+            COMPREPLY=($(compgen -W "--name --resolution --server --listen --ca --as --duration --stun --turn --connect-timeout --no-audio --no-video --json --help" -- "$cur"))
         fi
         ;;
     "conf join")
@@ -37,9 +40,12 @@ _conf() {
         --ca) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --as|-a) COMPREPLY=(); return ;;
         --duration|-d) COMPREPLY=(); return ;;
+        --stun) COMPREPLY=(); return ;;
+        --turn) COMPREPLY=(); return ;;
+        --connect-timeout) COMPREPLY=(); return ;;
         esac
         if [[ "$cur" == -* ]]; then
-            COMPREPLY=($(compgen -W "--server --ca --as --duration --json --help" -- "$cur"))
+            COMPREPLY=($(compgen -W "--server --ca --as --duration --stun --turn --connect-timeout --no-audio --no-video --json --help" -- "$cur"))
         fi
         ;;
     "conf rendezvous")

@@ -23,3 +23,15 @@ guint64 conf_monotonic_ns(void) {
 gssize conf_getrandom(void *buffer, gsize length) {
     return getrandom(buffer, length, 0);
 }
+
+void conf_object_set_boolean(gpointer object, const char *property, gboolean value) {
+    g_object_set(object, property, value, NULL);
+}
+
+void conf_object_set_uint(gpointer object, const char *property, guint value) {
+    g_object_set(object, property, value, NULL);
+}
+
+void conf_object_set_string(gpointer object, const char *property, const char *value) {
+    g_object_set(object, property, value, NULL);
+}

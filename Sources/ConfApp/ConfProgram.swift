@@ -19,6 +19,16 @@ public enum ConfProgram {
         completion: .file, environment: "CONF_CA", configurable: true)
     static let duration = OptionSpec(
         "duration", short: "d", value: "SECONDS", help: "leave the call after this many seconds")
+    static let stun = OptionSpec(
+        "stun", value: "HOST:PORT", help: "a STUN server, to find your address as seen from outside a NAT", repeatable: true)
+    static let turn = OptionSpec(
+        "turn", value: "USER:PASS@HOST:PORT", help: "a TURN server to relay through when no direct path works", repeatable: true)
+    static let connectTimeout = OptionSpec(
+        "connect-timeout", value: "SECONDS", help: "exit with status 8 when others are in the room but none connects within this time",
+        default: "15")
+    static let noAudio = OptionSpec("no-audio", help: "send and receive no audio")
+    static let noVideo = OptionSpec("no-video", help: "send and receive no video")
+    static let callOptions = [stun, turn, connectTimeout, noAudio, noVideo]
     static let json = OptionSpec(
         "json", short: "j", help: "print events as JSON on stdout, one object a line; human-readable text goes to stderr")
 
@@ -36,7 +46,7 @@ public enum ConfProgram {
             OptionSpec("listen", short: "l", value: "ADDR",
                        help: "where the embedded rendezvous listens, HOST:PORT (port 0 picks a free one)",
                        configurable: true, default: "0.0.0.0:7373"),
-            ca, me, duration, json,
+            ca, me, duration] + callOptions + [json,
         ],
         examples: [
             Example("conf host --name standup", "Open a room on a rendezvous inside this process and join it."),
@@ -50,7 +60,7 @@ public enum ConfProgram {
             ArgumentSpec("ROOM", help: "the room id, like 4821-7734"),
             ArgumentSpec("PIN", help: "the room's pin or listen-only pin: six digits"),
         ],
-        options: [server, ca, me, duration, json],
+        options: [server, ca, me, duration] + callOptions + [json],
         examples: [
             Example("conf join 4821-7734 381204 --server 192.0.2.5:7373", "Join the room that conf host printed."),
             Example("conf join 4821-7734 381204 --duration 30 --json", "Join for 30 seconds, printing events as JSON (a script)."),
@@ -116,6 +126,9 @@ public enum ConfProgram {
                 ("peer-joined", "peer, name, role", "someone joined"),
                 ("peer-left", "peer", "someone left or their connection dropped"),
                 ("left", "reason", "you left: duration, signal, host-left, server-shutdown or rendezvous-lost"),
+                ("peer-connected", "peer, name, path, local, remote, rtt_ms, sas",
+                 "a direct encrypted link to a peer is up; path is host, srflx, prflx or relay; sas is four words to compare with the peer aloud"),
+                ("peer-disconnected", "peer, reason", "the link to a peer ended (it left, vanished, or could not be made)"),
                 ("error", "code, message", "something failed; code is stable (wrong-pin, room-full, no-such-room, rate-limited, rendezvous-unreachable, ...)"),
             ]))
 }

@@ -10,6 +10,7 @@ public enum ExitCode: Int32, Sendable, CaseIterable {
     case noSuchRoom = 5
     case rendezvousUnreachable = 6
     case rateLimited = 7
+    case noPeerConnected = 8
 
     public var meaning: String {
         switch self {
@@ -21,6 +22,7 @@ public enum ExitCode: Int32, Sendable, CaseIterable {
         case .noSuchRoom: "no room with that id on the rendezvous (mistyped, or it expired)"
         case .rendezvousUnreachable: "the rendezvous could not be reached, or the connection to it was lost"
         case .rateLimited: "too many wrong pins recently, for this room or from this address: wait a minute"
+        case .noPeerConnected: "others were in the room but no peer connection could be made within --connect-timeout"
         }
     }
 

@@ -13,6 +13,7 @@ struct HostCommand {
     func run() -> Int32 {
         let reporter = EventReporter(json: context.json, environment: context.environment)
         let request: CreateRoomRequest, name: String, duration: Duration?, standing: RendezvousAddress?, listen: HostPort
+        let callOptions: CallSetup.Options
         do throws(CommandFailure) {
             let roomName = context.invocation.value("name") ?? "conf"
             if let problem = Names.problem(withRoomName: roomName) { throw context.usage("--name: \(problem)") }
@@ -25,6 +26,7 @@ struct HostCommand {
             duration = try context.duration()
             standing = try context.rendezvousAddress()
             listen = try context.endpoint("listen", default: "0.0.0.0:7373")
+            callOptions = try CallSetup.options(context)
         } catch {
             reporter.failure(error)
             return error.exitCode.rawValue
@@ -64,6 +66,7 @@ struct HostCommand {
             return error.exitCode.rawValue
         }
         var session: ParticipantSession?
+        var call: CallController?
         let finish = { (result: Result<String, CommandFailure>) in
             exitCode = ParticipantRun.finish(result, reporter: reporter)
             if let embedded { embedded.shutdown(reason: "host-left") { loop.quit() } } else { loop.quit() }
@@ -80,10 +83,16 @@ struct HostCommand {
                 let s = ParticipantSession(loop: loop, client: client, reporter: reporter, room: room.room, pin: room.pin,
                                            name: name, duration: duration, onEnd: finish)
                 session = s
+                do throws(CommandFailure) {
+                    call = try CallSetup.attach(to: s, loop: loop, reporter: reporter, options: callOptions)
+                } catch {
+                    return finish(.failure(error))
+                }
                 s.start()
             }
         }
         loop.run()
+        withExtendedLifetime(call) {}
         return exitCode.rawValue
     }
 

@@ -10,7 +10,7 @@ struct JoinCommand {
 
     func run() -> Int32 {
         let reporter = EventReporter(json: context.json, environment: context.environment)
-        let room: RoomID, pin: Pin, name: String, duration: Duration?, client: RendezvousClient
+        let room: RoomID, pin: Pin, name: String, duration: Duration?, client: RendezvousClient, callOptions: CallSetup.Options
         do throws(CommandFailure) {
             let roomText = context.invocation.argument("ROOM") ?? ""
             let pinText = context.invocation.argument("PIN") ?? ""
@@ -23,6 +23,7 @@ struct JoinCommand {
             client = try context.rendezvousClient(a)
             name = try context.participantName()
             duration = try context.duration()
+            callOptions = try CallSetup.options(context)
         } catch {
             reporter.failure(error)
             return error.exitCode.rawValue
@@ -35,9 +36,17 @@ struct JoinCommand {
             exitCode = ParticipantRun.finish(result, reporter: reporter)
             loop.quit()
         }
+        let call: CallController
+        do throws(CommandFailure) {
+            call = try CallSetup.attach(to: session, loop: loop, reporter: reporter, options: callOptions)
+        } catch {
+            reporter.failure(error)
+            return error.exitCode.rawValue
+        }
         ParticipantRun.leaveOnSignals(loop) { session.leave(reason: "signal") }
         session.start()
         loop.run()
+        withExtendedLifetime(call) {}
         return exitCode.rawValue
     }
 }

@@ -32,6 +32,14 @@ final class ParticipantSession {
     /// Set when the server said why the room ended, before closing.
     private var roomClosedReason: String?
 
+    /// The room as it happens, for the peer connections.
+    var onJoined: ((ServerMessage.Joined) -> Void)?
+    var onPeerJoined: ((Participant) -> Void)?
+    var onPeerLeft: ((ParticipantID) -> Void)?
+    var onSignal: ((ParticipantID, JSONValue) -> Void)?
+    /// Called once, just before the session reports its end.
+    var onEnding: (() -> Void)?
+
     /// The client pings this often; the server drops clients silent for 45 s.
     static let pingInterval: Duration = .seconds(15)
     /// No message (pongs included) from the server for this long: the connection is dead.
@@ -75,6 +83,18 @@ final class ParticipantSession {
         }
     }
 
+    /// Leaves the room because the call failed; the session ends with `failure`.
+    func leave(failing failure: CommandFailure) {
+        guard phase != .ended else { return }
+        if phase == .inRoom { client.send(.leave) }
+        end(.failure(failure))
+    }
+
+    func sendSignal(to peer: ParticipantID, _ payload: JSONValue) {
+        guard phase == .inRoom else { return }
+        client.send(.signal(to: peer, payload: payload))
+    }
+
     private func opened(_ failure: RendezvousClientError?) {
         guard phase == .connecting else { return }
         if let failure { return end(.failure(Self.describe(failure, address: client.address))) }
@@ -100,17 +120,21 @@ final class ParticipantSession {
             for peer in joined.peers { peers[peer.id] = peer }
             reportJoined(joined)
             startTimers()
+            onJoined?(joined)
         case .peerJoined(let peer):
             peers[peer.id] = peer
             reporter.emit(.object(["type": "peer-joined", "peer": .string(peer.id.rawValue), "name": .string(peer.name),
                                    "role": .string(peer.role.rawValue)]),
                           human: reporter.style.green("+") + " \(peer.name) joined (\(peer.id), \(peer.role.rawValue))")
+            onPeerJoined?(peer)
         case .peerLeft(let id):
             let peer = peers.removeValue(forKey: id)
             reporter.emit(.object(["type": "peer-left", "peer": .string(id.rawValue)]),
                           human: reporter.style.red("-") + " \(peer?.name ?? id.rawValue) left (\(id))")
-        case .signal:
-            break  // negotiation arrives with the peer connections (a later issue)
+            onPeerLeft?(id)
+        case .signal(let from, let payload):
+            guard phase == .inRoom else { return }
+            onSignal?(from, payload)
         case .error(let code, let text):
             if phase == .joining {
                 end(.failure(CommandFailure(ExitCode(code), code: code.rawValue, Self.explain(code, text, room: room))))
@@ -165,6 +189,9 @@ final class ParticipantSession {
     private func end(_ result: Result<String, CommandFailure>) {
         guard phase != .ended else { return }
         phase = .ended
+        let ending = onEnding
+        onEnding = nil
+        ending?()
         for timer in timers { timer.cancel() }
         timers.removeAll()
         client.close()

@@ -17,13 +17,14 @@ public final class Mesh {
         case close(ParticipantID)
     }
 
-    private let makeEndpoint: (ParticipantID) -> LocalEndpoint
+    private let makeEndpoint: (ParticipantID, _ controlling: Bool) -> LocalEndpoint
     private let sessionID: UInt64
     private var negotiators: [ParticipantID: PeerNegotiator] = [:]
     private var outputs: [Output] = []
 
-    /// `makeEndpoint` gives the local parameters for the link to a peer (fresh ICE credentials each).
-    public init(sessionID: UInt64, makeEndpoint: @escaping (ParticipantID) -> LocalEndpoint) {
+    /// `makeEndpoint` gives the local parameters for the link to a peer (fresh ICE credentials
+    /// each); it is where the owner creates that link's ICE agent, controlling when we offer.
+    public init(sessionID: UInt64, makeEndpoint: @escaping (ParticipantID, _ controlling: Bool) -> LocalEndpoint) {
         self.sessionID = sessionID
         self.makeEndpoint = makeEndpoint
     }
@@ -69,7 +70,7 @@ public final class Mesh {
 
     private func add(_ id: ParticipantID, offering: Bool) {
         guard negotiators[id] == nil else { return }
-        let negotiator = PeerNegotiator(local: makeEndpoint(id), isOfferer: offering, sessionID: sessionID)
+        let negotiator = PeerNegotiator(local: makeEndpoint(id, offering), isOfferer: offering, sessionID: sessionID)
         negotiators[id] = negotiator
         outputs.append(.open(id, controlling: offering))
         negotiator.start()

@@ -47,7 +47,8 @@ import Testing
 
     @Test func bashCompletesCommandsOptionsAndValues() throws {
         #expect(try Self.bashComplete("conf j") == ["join"])
-        #expect(try Self.bashComplete("conf join --s") == ["--server"])
+        #expect(try Self.bashComplete("conf join --se") == ["--server"])
+        #expect(try Self.bashComplete("conf join --s") == ["--server", "--stun"])
         #expect(Set(try Self.bashComplete("conf ")) == ["host", "join", "rendezvous", "completions", "help"])
         #expect(try Self.bashComplete("conf host --resolution 7") == ["720p"])
         #expect(try Self.bashComplete("conf completions z") == ["zsh"])
@@ -89,7 +90,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: dir) }
         try ZshCompletionGenerator.script(for: ConfProgram.program).write(to: dir.appendingPathComponent("_conf"), atomically: true, encoding: .utf8)
         #expect(try Self.zshComplete("conf j", zsh: zsh, dir: dir) == ["join"])
-        #expect(try Self.zshComplete("conf join --s", zsh: zsh, dir: dir) == ["--server"])
+        #expect(try Self.zshComplete("conf join --se", zsh: zsh, dir: dir) == ["--server"])
         #expect(try Self.zshComplete("conf host --resolution ", zsh: zsh, dir: dir) == ["240p", "360p", "480p", "720p"])
         #expect(try Self.zshComplete("conf completions ", zsh: zsh, dir: dir) == ["bash", "fish", "zsh"])
     }
@@ -101,7 +102,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: dir) }
         let path = dir.appendingPathComponent("conf.fish")
         try FishCompletionGenerator.script(for: ConfProgram.program).write(to: path, atomically: true, encoding: .utf8)
-        let result = try Self.run(fish, ["--no-config", "-c", "source '\(path.path)'; complete -C 'conf j'; echo ---; complete -C 'conf join --s'; echo ---; complete -C 'conf host --resolution '"])
+        let result = try Self.run(fish, ["--no-config", "-c", "source '\(path.path)'; complete -C 'conf j'; echo ---; complete -C 'conf join --se'; echo ---; complete -C 'conf host --resolution '"])
         let parts = result.output.components(separatedBy: "---\n")
         #expect(parts.count == 3, "\(result.output)")
         guard parts.count == 3 else { return }

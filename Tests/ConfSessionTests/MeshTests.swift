@@ -27,7 +27,7 @@ final class SimulatedRoom {
         let fingerprint = Fingerprint(bytes: (0..<32).map { UInt8(truncatingIfNeeded: next * 31 + $0) })
         let number = next
         next += 1
-        let mesh = Mesh(sessionID: UInt64(number)) { peer in
+        let mesh = Mesh(sessionID: UInt64(number)) { peer, _ in
             LocalEndpoint(iceUfrag: "u\(number)\(peer.rawValue)", icePwd: String(repeating: "\(number)", count: 24), fingerprint: fingerprint,
                           role: role, audioSSRC: UInt32(number * 10), videoSSRC: UInt32(number * 10 + 1))
         }

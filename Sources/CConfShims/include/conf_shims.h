@@ -15,6 +15,11 @@ SoupSession *conf_soup_session_new(guint timeout_seconds);
 /// Sets the "keepalive-interval" property of a WebSocket connection (seconds, 0 = off).
 void conf_websocket_set_keepalive(SoupWebsocketConnection *connection, guint seconds);
 
+/// g_object_set for one property of each common type (g_object_set is variadic).
+void conf_object_set_boolean(gpointer object, const char *property, gboolean value);
+void conf_object_set_uint(gpointer object, const char *property, guint value);
+void conf_object_set_string(gpointer object, const char *property, const char *value);
+
 /// The monotonic clock in nanoseconds (CLOCK_MONOTONIC).
 guint64 conf_monotonic_ns(void);
 

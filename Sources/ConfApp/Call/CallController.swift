@@ -1,0 +1,300 @@
+import ConfCore
+import ConfCrypto
+import ConfIO
+import ConfSession
+import ConfWire
+
+/// The peer connections of one participant: takes the room's events from the rendezvous, runs the
+/// mesh's negotiation, and owns one `PeerLink` (ICE, DTLS, SRTP) per other participant. Reports
+/// `peer-connected` and `peer-disconnected`.
+///
+/// Threading: the event loop thread only.
+final class CallController {
+    struct Settings {
+        var iceServers: [IceServerAddress]
+        var connectTimeout: Duration
+    }
+
+    /// A vanished peer is declared gone after this long without an authenticated packet.
+    static let silenceLimit: Duration = .milliseconds(2500)
+    static let reportInterval: Duration = .milliseconds(500)
+
+    private let loop: EventLoop
+    private let reporter: EventReporter
+    private let certificate: DTLSCertificate
+    private let clock = SystemClock()
+    private var settings: Settings
+    private let sendSignal: (ParticipantID, JSONValue) -> Void
+    private let onNoPeerConnected: () -> Void
+    private var random = KernelRandom()
+    private var mesh: Mesh!
+    private var role = Role.publisher
+    private var roster: [ParticipantID: Participant] = [:]
+    private var links: [ParticipantID: PeerLink] = [:]
+    private var everConnected = false
+    private var ticker: Timer?
+    private var connectDeadline: Timer?
+    private let addresses: [String]
+
+    init(loop: EventLoop, reporter: EventReporter, certificate: DTLSCertificate, settings: Settings,
+         sendSignal: @escaping (ParticipantID, JSONValue) -> Void, onNoPeerConnected: @escaping () -> Void) {
+        self.loop = loop
+        self.reporter = reporter
+        self.certificate = certificate
+        self.settings = settings
+        self.sendSignal = sendSignal
+        self.onNoPeerConnected = onNoPeerConnected
+        addresses = NetworkInterfaces.reachableIPv4Addresses() + ["127.0.0.1"]
+    }
+
+    /// ICE servers the rendezvous handed out, added to those from the command line.
+    func addIceServers(_ servers: [IceServerAddress]) {
+        settings.iceServers += servers
+    }
+
+    // MARK: Room events
+
+    func joined(_ joined: ServerMessage.Joined) {
+        role = joined.role
+        mesh = Mesh(sessionID: random.next() >> 1) { [unowned self] peer, controlling in self.openLink(to: peer, controlling: controlling) }
+        ticker = loop.schedule(every: .milliseconds(100)) { [weak self] in self?.tick() ?? false }
+        for peer in joined.peers { roster[peer.id] = peer }
+        mesh.joined(peers: joined.peers)
+        drainMesh()
+        armConnectTimeout()
+    }
+
+    func peerJoined(_ peer: Participant) {
+        roster[peer.id] = peer
+        mesh.peerJoined(peer)
+        drainMesh()
+        armConnectTimeout()
+    }
+
+    func peerLeft(_ id: ParticipantID) {
+        mesh.peerLeft(id)
+        drainMesh()
+        roster[id] = nil
+    }
+
+    func signal(from id: ParticipantID, _ payload: JSONValue) {
+        do {
+            mesh.received(try PeerSignal(json: payload), from: id)
+        } catch {
+            reporter.note("conf: ignored a bad signal from \(id): \(error)")
+            return
+        }
+        drainMesh()
+    }
+
+    /// Closes every link (we are leaving).
+    func close() {
+        ticker?.cancel()
+        connectDeadline?.cancel()
+        for link in links.values { teardown(link) }
+        links.removeAll()
+    }
+
+    // MARK: Mesh
+
+    private func openLink(to id: ParticipantID, controlling: Bool) -> LocalEndpoint {
+        let peer = roster[id] ?? Participant(id: id, name: id.rawValue, role: .publisher)
+        let audioSSRC = UInt32(truncatingIfNeeded: random.next()), videoSSRC = UInt32(truncatingIfNeeded: random.next())
+        do {
+            let transport = try IceTransport(loop: loop, controlling: controlling, addresses: addresses, servers: settings.iceServers)
+            let link = PeerLink(peer: peer, transport: transport, localSSRC: audioSSRC, now: clock.now())
+            links[id] = link
+            transport.onCandidate = { [weak self] candidate in self?.mesh.localCandidate(candidate, for: id); self?.drainMesh() }
+            transport.onGatheringDone = { [weak self] in self?.mesh.localGatheringDone(for: id); self?.drainMesh() }
+            transport.onState = { [weak self] state in self?.iceState(state, link: link) }
+            transport.onSelectedPair = { pair in link.selectedPair = pair }
+            transport.onDatagram = { [weak self] datagram in self?.received(datagram, link: link) }
+            return LocalEndpoint(iceUfrag: transport.localUfrag, icePwd: transport.localPwd, fingerprint: certificate.fingerprint,
+                                 role: role, audioSSRC: audioSSRC, videoSSRC: videoSSRC)
+        } catch {
+            reporter.note("conf: cannot start ICE for \(peer.name): \(error)")
+            return LocalEndpoint(iceUfrag: "none", icePwd: String(repeating: "x", count: 22), fingerprint: certificate.fingerprint,
+                                 role: role, audioSSRC: audioSSRC, videoSSRC: videoSSRC)
+        }
+    }
+
+    private func drainMesh() {
+        while let output = mesh.pollOutput() {
+            switch output {
+            case .open(let id, _):
+                // Made in openLink; gathering waits until the mesh knows the peer, since libnice
+                // may report host candidates at once.
+                links[id]?.transport.gather()
+            case .signal(let id, let signal):
+                sendSignal(id, signal.json)
+            case .negotiated(let id, let negotiated):
+                guard let link = links[id] else { continue }
+                link.transport.setRemoteCredentials(ufrag: negotiated.remoteUfrag, pwd: negotiated.remotePwd)
+                for candidate in negotiated.remoteCandidates { link.transport.addRemote(candidate) }
+                link.remoteFingerprint = negotiated.remoteFingerprint
+                do {
+                    link.dtls = try DTLSEndpoint(certificate: certificate, role: negotiated.dtlsRole, remoteFingerprint: negotiated.remoteFingerprint)
+                } catch {
+                    disconnect(link, reason: "cannot set up DTLS: \(error)")
+                    continue
+                }
+                startDTLSIfReady(link)
+            case .remoteCandidate(let id, let candidate):
+                links[id]?.transport.addRemote(candidate)
+            case .remoteCandidatesDone(let id):
+                links[id]?.transport.remoteGatheringDone()
+            case .failed(let id, let error):
+                if let link = links[id] { disconnect(link, reason: error.description) }
+            case .close(let id):
+                if let link = links.removeValue(forKey: id) {
+                    if link.phase == .connected { report(disconnected: link, reason: "left") }
+                    link.phase = .disconnected
+                    teardown(link)
+                }
+            }
+        }
+    }
+
+    // MARK: Transport and DTLS
+
+    private func iceState(_ state: IceTransport.State, link: PeerLink) {
+        switch state {
+        case .checking: break
+        case .connected:
+            link.iceConnected = true
+            startDTLSIfReady(link)
+        case .failed:
+            disconnect(link, reason: link.phase == .connected ? "the network path failed (ICE)" : "no network path to the peer (ICE failed)")
+        }
+    }
+
+    private func startDTLSIfReady(_ link: PeerLink) {
+        guard link.iceConnected, let dtls = link.dtls, dtls.role == .client, link.dtlsStartedAt == nil else { return }
+        let now = clock.now()
+        link.dtlsStartedAt = now
+        dtls.start(now: now)
+        drainDTLS(link)
+    }
+
+    private func received(_ datagram: [UInt8], link: PeerLink) {
+        guard link.phase != .disconnected else { return }
+        let now = clock.now()
+        switch PacketKind(classifying: datagram) {
+        case .dtls:
+            guard let dtls = link.dtls else { return }
+            if link.dtlsStartedAt == nil { link.dtlsStartedAt = now }
+            dtls.handle(datagram: datagram, now: now)
+            if dtls.isConnected { link.lastHeard = now }
+            drainDTLS(link)
+        case .rtcp:
+            if link.srtp?.unprotectRTCP(datagram) != nil { link.lastHeard = now }
+        case .rtp:
+            if link.srtp?.unprotectRTP(datagram) != nil { link.lastHeard = now }
+        case .stun, .turnChannel, .unknown:
+            break
+        }
+    }
+
+    private func drainDTLS(_ link: PeerLink) {
+        guard let dtls = link.dtls else { return }
+        while let output = dtls.pollOutput() {
+            switch output {
+            case .send(let datagram):
+                link.transport.send(datagram)
+            case .connected(let keys):
+                do {
+                    link.srtp = try SRTPSession(keys: keys)
+                } catch {
+                    disconnect(link, reason: "cannot set up SRTP: \(error)")
+                    return
+                }
+                connected(link)
+            case .applicationData:
+                break  // SCTP for the data channel comes with chat
+            case .failed(let reason):
+                disconnect(link, reason: reason)
+            case .closed:
+                disconnect(link, reason: "left")
+            }
+        }
+    }
+
+    private func connected(_ link: PeerLink) {
+        let now = clock.now()
+        link.phase = .connected
+        link.lastHeard = now
+        everConnected = true
+        let rtt = link.handshakeRTT(connectedAt: now) ?? 0
+        let sas = link.remoteFingerprint.map { ShortAuthenticationString.words(certificate.fingerprint, $0).joined(separator: " ") } ?? ""
+        let local = link.selectedPair.map { "\($0.local.address):\($0.local.port)" } ?? ""
+        let remote = link.selectedPair.map { "\($0.remote.address):\($0.remote.port)" } ?? ""
+        let rounded = (rtt * 10).rounded() / 10
+        reporter.emit(
+            .object(["type": "peer-connected", "peer": .string(link.peer.id.rawValue), "name": .string(link.peer.name),
+                     "path": .string(link.path), "local": .string(local), "remote": .string(remote),
+                     "rtt_ms": .number(rounded), "sas": .string(sas)]),
+            human: reporter.style.green("=") + " connected to \(link.peer.name) (\(link.peer.id)): \(link.path) \(local) ↔ \(remote), "
+                + "rtt \(rounded) ms; check words with them: \(reporter.style.bold(sas))")
+        sendReport(link, now: now)
+    }
+
+    private func disconnect(_ link: PeerLink, reason: String) {
+        guard link.phase != .disconnected else { return }
+        report(disconnected: link, reason: reason)
+        link.phase = .disconnected
+        link.dtls?.close()
+        drainDTLSQuietly(link)
+    }
+
+    private func report(disconnected link: PeerLink, reason: String) {
+        reporter.emit(.object(["type": "peer-disconnected", "peer": .string(link.peer.id.rawValue), "reason": .string(reason)]),
+                      human: reporter.style.red("×") + " lost \(link.peer.name) (\(link.peer.id)): \(reason)")
+    }
+
+    private func drainDTLSQuietly(_ link: PeerLink) {
+        while let output = link.dtls?.pollOutput() { if case .send(let datagram) = output { link.transport.send(datagram) } }
+    }
+
+    private func teardown(_ link: PeerLink) {
+        link.dtls?.close()
+        drainDTLSQuietly(link)
+        link.transport.close()
+    }
+
+    // MARK: Time
+
+    /// Every 100 ms: DTLS retransmissions, keep-alive reports, silence detection.
+    private func tick() -> Bool {
+        let now = clock.now()
+        for link in links.values {
+            if let dtls = link.dtls, let timeout = dtls.timeout, now >= timeout {
+                dtls.handleTimeout(now: now)
+                drainDTLS(link)
+            }
+            guard link.phase == .connected else { continue }
+            if now.since(link.lastHeard) >= Self.silenceLimit {
+                disconnect(link, reason: "nothing heard for \(Self.silenceLimit.milliseconds / 1000) s: the peer vanished or the network broke")
+                continue
+            }
+            if now.since(link.lastReportSent) >= Self.reportInterval { sendReport(link, now: now) }
+        }
+        return true
+    }
+
+    private func sendReport(_ link: PeerLink, now: Instant) {
+        link.lastReportSent = now
+        if let packet = link.srtp?.protectRTCP(link.emptyReceiverReport) { link.transport.send(packet) }
+    }
+
+    /// Once someone else is in the room: if no link at all connects in time, the call has failed.
+    private func armConnectTimeout() {
+        guard connectDeadline == nil, !everConnected, !links.isEmpty else { return }
+        connectDeadline = loop.schedule(after: settings.connectTimeout) { [weak self] in
+            guard let self, !self.everConnected, !self.links.isEmpty else { return }
+            for link in self.links.values where link.phase == .negotiating {
+                self.disconnect(link, reason: "could not connect within \(Int(self.settings.connectTimeout.milliseconds / 1000)) s")
+            }
+            self.onNoPeerConnected()
+        }
+    }
+}

@@ -1,0 +1,96 @@
+import ConfCore
+import ConfCrypto
+import ConfIO
+import ConfWire
+
+/// Builds the peer connections for a participant session from the command line: ICE servers,
+/// the DTLS certificate, the connect timeout; wires the room's events into a `CallController`.
+enum CallSetup {
+    struct Options {
+        var iceServers: [IceServerAddress]
+        var connectTimeout: Duration
+    }
+
+    static func options(_ context: CommandContext) throws(CommandFailure) -> Options {
+        var servers: [IceServerAddress] = []
+        for text in context.invocation.values("stun") {
+            guard case .success(let endpoint) = HostPort.parse(text, defaultHost: ""), endpoint.port != 0 else {
+                throw context.usage("--stun '\(text)': give HOST:PORT, like 192.0.2.1:3478")
+            }
+            servers.append(try resolve(endpoint, credentials: nil, option: "--stun"))
+        }
+        for text in context.invocation.values("turn") {
+            guard let at = text.lastIndex(of: "@"), let colon = text[..<at].firstIndex(of: ":"),
+                  case .success(let endpoint) = HostPort.parse(String(text[text.index(after: at)...]), defaultHost: ""), endpoint.port != 0
+            else { throw context.usage("--turn '\(text)': give USER:PASS@HOST:PORT") }
+            servers.append(try resolve(endpoint, credentials: (String(text[..<colon]), String(text[text.index(after: colon)..<at])), option: "--turn"))
+        }
+        var timeout = Duration.seconds(15)
+        if let text = context.setting("connect-timeout") {
+            guard let seconds = Double(text), seconds > 0, seconds < 86_400 else {
+                throw context.usage("--connect-timeout '\(text)': give a positive number of seconds")
+            }
+            timeout = .nanoseconds(Int64(seconds * 1e9))
+        }
+        return Options(iceServers: servers, connectTimeout: timeout)
+    }
+
+    static func resolve(_ endpoint: HostPort, credentials: (String, String)?, option: String) throws(CommandFailure) -> IceServerAddress {
+        guard let ip = HostResolver.ipv4(endpoint.host) else {
+            throw CommandFailure(.usage, code: "usage", "\(option) \(endpoint): cannot resolve '\(endpoint.host)' to an IPv4 address")
+        }
+        return IceServerAddress(host: ip, port: endpoint.port, credentials: credentials)
+    }
+
+    /// The rendezvous's `ice_servers` ("stun:host:port", "turn:host:port?transport=udp"), resolved;
+    /// unusable entries are skipped.
+    static func servers(from iceServers: [IceServer]) -> [IceServerAddress] {
+        iceServers.flatMap { server in
+            server.urls.compactMap { url -> IceServerAddress? in
+                let isTURN = url.hasPrefix("turn:")
+                guard isTURN || url.hasPrefix("stun:") else { return nil }
+                let rest = url.dropFirst(5).prefix { $0 != "?" }
+                guard case .success(let endpoint) = HostPort.parse(String(rest), defaultHost: ""),
+                      let ip = HostResolver.ipv4(endpoint.host) else { return nil }
+                let port = endpoint.port == HostPort.defaultPort && !rest.contains(":") ? 3478 : endpoint.port
+                if isTURN {
+                    guard let user = server.username, let pass = server.credential else { return nil }
+                    return IceServerAddress(host: ip, port: port, credentials: (user, pass))
+                }
+                return IceServerAddress(host: ip, port: port)
+            }
+        }
+    }
+
+    /// Attaches peer connections to `session`.
+    static func attach(to session: ParticipantSession, loop: EventLoop, reporter: EventReporter, options: Options)
+        throws(CommandFailure) -> CallController
+    {
+        let certificate: DTLSCertificate
+        do {
+            certificate = try DTLSCertificate()
+        } catch {
+            throw CommandFailure(.failure, code: "crypto", "cannot make the DTLS certificate: \(error)")
+        }
+        let timeout = options.connectTimeout
+        var controller: CallController!
+        controller = CallController(
+            loop: loop, reporter: reporter, certificate: certificate,
+            settings: .init(iceServers: options.iceServers, connectTimeout: timeout),
+            sendSignal: { [weak session] peer, payload in session?.sendSignal(to: peer, payload) },
+            onNoPeerConnected: { [weak session] in
+                session?.leave(failing: CommandFailure(
+                    .noPeerConnected, code: "no-peer-connected",
+                    "could not connect to any peer within \(Int(timeout.milliseconds / 1000)) s — behind a strict NAT or firewall? try --stun or --turn"))
+            })
+        session.onJoined = { [options] joined in
+            controller.addIceServers(servers(from: joined.iceServers).filter { !options.iceServers.contains($0) })
+            controller.joined(joined)
+        }
+        session.onPeerJoined = { controller.peerJoined($0) }
+        session.onPeerLeft = { controller.peerLeft($0) }
+        session.onSignal = { controller.signal(from: $0, $1) }
+        session.onEnding = { controller.close() }
+        return controller
+    }
+}

@@ -1,0 +1,64 @@
+import ConfCore
+import ConfCrypto
+import ConfIO
+import ConfSession
+import ConfWire
+
+/// Everything for the connection to one peer: its ICE agent, then DTLS over it, then SRTP.
+///
+///     negotiating ──ICE ready + DTLS done + fingerprint ok──▶ connected ──silence / ICE failed──▶ disconnected
+///          └─────────── DTLS failure / ICE failed / connect timeout ───────────────────────────▶ disconnected
+///
+/// Threading: the event loop thread only.
+final class PeerLink {
+    enum Phase: Equatable { case negotiating, connected, disconnected }
+
+    let peer: Participant
+    let transport: IceTransport
+    let localSSRC: UInt32
+    let openedAt: Instant
+    var phase = Phase.negotiating
+    var dtls: DTLSEndpoint?
+    var srtp: SRTPSession?
+    var remoteFingerprint: Fingerprint?
+    var selectedPair: IceTransport.SelectedPair?
+    var iceConnected = false
+    /// When the first DTLS flight went out (client) or came in (server): the start of the RTT estimate.
+    var dtlsStartedAt: Instant?
+    var lastHeard: Instant
+    var lastReportSent: Instant = .zero
+
+    init(peer: Participant, transport: IceTransport, localSSRC: UInt32, now: Instant) {
+        self.peer = peer
+        self.transport = transport
+        self.localSSRC = localSSRC
+        openedAt = now
+        lastHeard = now
+    }
+
+    /// "host", "srflx", "prflx" or "relay": the least direct kind on the selected pair.
+    var path: String {
+        guard let pair = selectedPair else { return "unknown" }
+        let kinds = [pair.local.kind, pair.remote.kind]
+        if kinds.contains(.relay) { return "relay" }
+        if kinds.contains(.srflx) { return "srflx" }
+        if kinds.contains(.prflx) { return "prflx" }
+        return "host"
+    }
+
+    /// A round trip estimated from the DTLS handshake: the server waits one round trip between its
+    /// flight and the client's Finished; the client waits two between its ClientHello and the
+    /// server's Finished. Includes the handshake's own processing (a few ms of ECDSA).
+    func handshakeRTT(connectedAt now: Instant) -> Double? {
+        guard let start = dtlsStartedAt, let dtls else { return nil }
+        let elapsed = now.since(start).milliseconds
+        return dtls.role == .server ? elapsed : elapsed / 2
+    }
+
+    /// An empty RTCP receiver report (RFC 3550 section 6.4.2) from `localSSRC`: sent twice a
+    /// second so that the peer hears from us even before media flows, which is how it notices
+    /// that we are gone.
+    var emptyReceiverReport: [UInt8] {
+        [0x80, 201, 0, 1, UInt8(localSSRC >> 24), UInt8(localSSRC >> 16 & 0xFF), UInt8(localSSRC >> 8 & 0xFF), UInt8(localSSRC & 0xFF)]
+    }
+}

@@ -1,0 +1,207 @@
+internal import CNice
+internal import CGLibSoup
+internal import CConfShims
+import ConfCore
+import ConfWire
+
+/// A STUN or TURN server for ICE, by IP address (libnice does not resolve names).
+public struct IceServerAddress: Sendable, Equatable {
+    public var host: String
+    public var port: UInt16
+    /// Present for TURN.
+    public var credentials: (username: String, password: String)?
+
+    public init(host: String, port: UInt16, credentials: (username: String, password: String)? = nil) {
+        self.host = host
+        self.port = port
+        self.credentials = credentials
+    }
+
+    public static func == (a: Self, b: Self) -> Bool {
+        a.host == b.host && a.port == b.port && a.credentials?.username == b.credentials?.username
+            && a.credentials?.password == b.credentials?.password
+    }
+}
+
+/// One ICE transport (RFC 8445, full ICE, trickle) with libnice: one stream, one component
+/// (BUNDLE and rtcp-mux), UDP. It gathers, checks and then moves datagrams; STUN never reaches
+/// the owner, only DTLS and SRTP.
+///
+/// Threading: made and used on the `EventLoop` thread; every callback comes on it.
+public final class IceTransport {
+    public enum State: Sendable, Equatable {
+        case checking, connected, failed
+    }
+
+    public struct SelectedPair: Sendable, Equatable {
+        public var local: IceCandidate
+        public var remote: IceCandidate
+    }
+
+    public var onCandidate: ((IceCandidate) -> Void)?
+    public var onGatheringDone: (() -> Void)?
+    public var onState: ((State) -> Void)?
+    public var onSelectedPair: ((SelectedPair) -> Void)?
+    public var onDatagram: (([UInt8]) -> Void)?
+
+    private let agent: OpaquePointer
+    private let stream: UInt32
+    private var box: Unmanaged<IceBox>?
+    public let localUfrag: String
+    public let localPwd: String
+
+    /// `addresses`: the local IP addresses to gather host candidates on (libnice skips loopback
+    /// unless told; conf passes the machine's IPv4 addresses and 127.0.0.1).
+    public init(loop: EventLoop, controlling: Bool, addresses: [String], servers: [IceServerAddress]) throws(GLibError) {
+        agent = nice_agent_new_full(loop.context, NICE_COMPATIBILITY_RFC5245, NICE_AGENT_OPTION_ICE_TRICKLE)
+        let object = UnsafeMutableRawPointer(agent)
+        conf_object_set_boolean(object, "controlling-mode", controlling ? 1 : 0)
+        conf_object_set_boolean(object, "ice-tcp", 0)
+        conf_object_set_boolean(object, "upnp", 0)
+        for address in addresses {
+            var nice = NiceAddress()
+            nice_address_init(&nice)
+            if nice_address_set_from_string(&nice, address) != 0 { nice_agent_add_local_address(agent, &nice) }
+        }
+        if let stun = servers.first(where: { $0.credentials == nil }) {
+            conf_object_set_string(object, "stun-server", stun.host)
+            conf_object_set_uint(object, "stun-server-port", UInt32(stun.port))
+        }
+        stream = nice_agent_add_stream(agent, 1)
+        for turn in servers {
+            guard let credentials = turn.credentials else { continue }
+            nice_agent_set_relay_info(agent, stream, 1, turn.host, UInt32(turn.port), credentials.username,
+                                      credentials.password, NICE_RELAY_TYPE_TURN_UDP)
+        }
+        var ufrag: UnsafeMutablePointer<gchar>?, pwd: UnsafeMutablePointer<gchar>?
+        nice_agent_get_local_credentials(agent, stream, &ufrag, &pwd)
+        localUfrag = ufrag.map { String(cString: $0) } ?? ""
+        localPwd = pwd.map { String(cString: $0) } ?? ""
+        g_free(ufrag)
+        g_free(pwd)
+
+        let box = Unmanaged.passRetained(IceBox(self))
+        self.box = box
+        let data = box.toOpaque()
+        for (signal, handler) in [
+            ("new-candidate-full", unsafeBitCast(onNewCandidate, to: GCallback.self)),
+            ("candidate-gathering-done", unsafeBitCast(onGatheringDoneSignal, to: GCallback.self)),
+            ("component-state-changed", unsafeBitCast(onComponentState, to: GCallback.self)),
+            ("new-selected-pair-full", unsafeBitCast(onNewSelectedPair, to: GCallback.self)),
+        ] {
+            g_signal_connect_data(object, signal, handler, data, nil, GConnectFlags(rawValue: 0))
+        }
+        nice_agent_attach_recv(agent, stream, 1, loop.context, onReceive, data)
+    }
+
+    deinit { close() }
+
+    /// Starts gathering; candidates arrive through `onCandidate`, then `onGatheringDone`.
+    public func gather() {
+        nice_agent_gather_candidates(agent, stream)
+    }
+
+    public func setRemoteCredentials(ufrag: String, pwd: String) {
+        nice_agent_set_remote_credentials(agent, stream, ufrag, pwd)
+    }
+
+    /// A trickled candidate of the peer's. Component-2 candidates (no rtcp-mux) are ignored.
+    public func addRemote(_ candidate: IceCandidate) {
+        guard candidate.component == 1, candidate.transport == "udp" else { return }
+        guard let parsed = nice_agent_parse_remote_candidate_sdp(agent, stream, "a=" + candidate.description) else { return }
+        let list = g_slist_append(nil, parsed)
+        nice_agent_set_remote_candidates(agent, stream, 1, list)
+        g_slist_free(list)
+        nice_candidate_free(parsed)
+    }
+
+    public func remoteGatheringDone() {
+        nice_agent_peer_candidate_gathering_done(agent, stream)
+    }
+
+    /// Sends one datagram on the selected pair; dropped if none is selected yet.
+    public func send(_ datagram: [UInt8]) {
+        _ = datagram.withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: gchar.self) { nice_agent_send(agent, stream, 1, UInt32(buffer.count), $0.baseAddress) }
+        }
+    }
+
+    /// Stops everything; no callback follows.
+    public func close() {
+        guard let box else { return }
+        self.box = nil
+        nice_agent_attach_recv(agent, stream, 1, nil, nil, nil)
+        g_signal_handlers_disconnect_matched(UnsafeMutableRawPointer(agent), G_SIGNAL_MATCH_DATA, 0, 0, nil, nil, box.toOpaque())
+        nice_agent_remove_stream(agent, stream)
+        g_object_unref(UnsafeMutableRawPointer(agent))
+        box.release()
+    }
+
+    // MARK: libnice events
+
+    fileprivate func candidate(_ nice: UnsafeMutablePointer<NiceCandidate>) {
+        guard let candidate = convert(nice) else { return }
+        onCandidate?(candidate)
+    }
+
+    fileprivate func gatheringDone() { onGatheringDone?() }
+
+    fileprivate func componentState(_ state: UInt32) {
+        switch state {
+        case NICE_COMPONENT_STATE_CONNECTING.rawValue: onState?(.checking)
+        case NICE_COMPONENT_STATE_READY.rawValue: onState?(.connected)
+        case NICE_COMPONENT_STATE_FAILED.rawValue: onState?(.failed)
+        default: break
+        }
+    }
+
+    fileprivate func selectedPair(_ local: UnsafeMutablePointer<NiceCandidate>?, _ remote: UnsafeMutablePointer<NiceCandidate>?) {
+        guard let local, let remote, let l = convert(local), let r = convert(remote) else { return }
+        onSelectedPair?(SelectedPair(local: l, remote: r))
+    }
+
+    fileprivate func received(_ bytes: UnsafeMutablePointer<gchar>?, _ count: UInt32) {
+        guard let bytes, count > 0 else { return }
+        onDatagram?(Array(UnsafeRawBufferPointer(start: bytes, count: Int(count)).bindMemory(to: UInt8.self)))
+    }
+
+    private func convert(_ nice: UnsafeMutablePointer<NiceCandidate>) -> IceCandidate? {
+        guard let sdp = nice_agent_generate_local_candidate_sdp(agent, nice) else { return nil }
+        defer { g_free(sdp) }
+        return try? IceCandidate.parse(String(cString: sdp)).get()
+    }
+}
+
+private final class IceBox {
+    unowned let transport: IceTransport
+    init(_ transport: IceTransport) { self.transport = transport }
+}
+
+private func transport(_ data: UnsafeMutableRawPointer?) -> IceTransport {
+    Unmanaged<IceBox>.fromOpaque(data!).takeUnretainedValue().transport
+}
+
+// Signatures from agent.h.
+private let onNewCandidate: @convention(c) (OpaquePointer?, UnsafeMutablePointer<NiceCandidate>?, UnsafeMutableRawPointer?) -> Void = {
+    _, candidate, data in
+    if let candidate { transport(data).candidate(candidate) }
+}
+
+private let onGatheringDoneSignal: @convention(c) (OpaquePointer?, UInt32, UnsafeMutableRawPointer?) -> Void = { _, _, data in
+    transport(data).gatheringDone()
+}
+
+private let onComponentState: @convention(c) (OpaquePointer?, UInt32, UInt32, UInt32, UnsafeMutableRawPointer?) -> Void = {
+    _, _, _, state, data in
+    transport(data).componentState(state)
+}
+
+private let onNewSelectedPair: @convention(c) (OpaquePointer?, UInt32, UInt32, UnsafeMutablePointer<NiceCandidate>?,
+                                               UnsafeMutablePointer<NiceCandidate>?, UnsafeMutableRawPointer?) -> Void = {
+    _, _, _, local, remote, data in
+    transport(data).selectedPair(local, remote)
+}
+
+private let onReceive: NiceAgentRecvFunc = { _, _, _, count, bytes, data in
+    transport(data).received(bytes, count)
+}

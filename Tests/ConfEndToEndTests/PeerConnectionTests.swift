@@ -1,0 +1,73 @@
+import Foundation
+import Testing
+
+/// Real `conf` processes forming peer connections (libnice on this machine's addresses, DTLS,
+/// SRTP) through a real rendezvous.
+@Suite struct PeerConnectionTests {
+    @Test func fourParticipantsFormAllSixLinksWithMatchingWords() throws {
+        let server = try RendezvousProcess()
+        let room = try server.createRoom()
+        var everyone: [ConfProcess] = []
+        for name in ["ann", "bob", "cid", "dee"] {
+            everyone.append(try ConfProcess(["join", room.room, room.pin, "--server", server.address, "--as", name, "--json"]))
+        }
+        for p in everyone {
+            #expect(ConfProcess.waitUntil(timeout: .seconds(20)) { p.events(ofType: "peer-connected").count == 3 },
+                    "\(p.arguments): \(p.events(ofType: "peer-connected").count) links; \(p.stderr)")
+        }
+        // Every pair: both ends connected, and both derived the same four words.
+        var ids: [ConfProcess: String] = [:]
+        for p in everyone { ids[p] = p.events(ofType: "joined").first?["you"] as? String }
+        for a in everyone {
+            for b in everyone where a !== b {
+                let aSide = a.events(ofType: "peer-connected").first { $0["peer"] as? String == ids[b] }
+                let bSide = b.events(ofType: "peer-connected").first { $0["peer"] as? String == ids[a] }
+                let words = (aSide?["sas"] as? String)?.split(separator: " ")
+                #expect(words?.count == 4)
+                #expect(aSide?["sas"] as? String == bSide?["sas"] as? String)
+                #expect(["host", "prflx"].contains(aSide?["path"] as? String ?? ""))
+                #expect((aSide?["rtt_ms"] as? Double).map { $0 >= 0 } == true)
+            }
+        }
+        for p in everyone { p.signal(SIGTERM) }
+        for p in everyone { #expect(p.waitForExit() == 0) }
+    }
+
+    @Test func aKilledPeerIsReportedDisconnectedWithinThreeSeconds() throws {
+        let server = try RendezvousProcess()
+        let room = try server.createRoom()
+        let a = try ConfProcess(["join", room.room, room.pin, "--server", server.address, "--as", "ann", "--json"])
+        let b = try ConfProcess(["join", room.room, room.pin, "--server", server.address, "--as", "bob", "--json"])
+        #expect(a.waitForEvent("peer-connected", timeout: .seconds(15)) != nil)
+        #expect(b.waitForEvent("peer-connected", timeout: .seconds(15)) != nil)
+        // Stop b without letting it say goodbye: SIGSTOP keeps its sockets open (no TCP close to
+        // the rendezvous), so only the silence on the link can tell a.
+        b.signal(SIGSTOP)
+        let stopped = ContinuousClock.now
+        let gone = a.waitForEvent("peer-disconnected", timeout: .seconds(6))
+        let elapsed = ContinuousClock.now - stopped
+        #expect(gone != nil)
+        #expect(elapsed < .seconds(3), "noticed after \(elapsed)")
+        b.signal(SIGKILL)
+        a.signal(SIGTERM)
+        #expect(a.waitForExit() == 0)
+    }
+
+    @Test func noPeerReachableExits8() throws {
+        let server = try RendezvousProcess()
+        let room = try server.createRoom()
+        let a = try ConfProcess(["join", room.room, room.pin, "--server", server.address, "--as", "ann", "--json"])
+        #expect(a.waitForEvent("joined") != nil)
+        a.signal(SIGSTOP)  // present in the room, but never answers
+        let b = try ConfProcess(["join", room.room, room.pin, "--server", server.address, "--as", "bob", "--json", "--connect-timeout", "1.5"])
+        #expect(b.waitForExit(timeout: .seconds(10)) == 8)
+        #expect(b.events(ofType: "error").first?["code"] as? String == "no-peer-connected")
+        #expect(b.stderr.contains("--turn"))
+        a.signal(SIGKILL)
+    }
+}
+
+extension ConfProcess: Hashable {
+    static func == (a: ConfProcess, b: ConfProcess) -> Bool { a === b }
+    func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+}
