@@ -4,14 +4,15 @@
 //   conf            executable: wiring only
 //   ConfApp         the commands' behaviour: host, join, rendezvous, completions
 //   ConfCLI         the declarative command tree -> parser, --help, completions, man page
-//   ConfIO          thin adapters: GLib main loop, libsoup rendezvous server and client, libnice, getrandom
+//   ConfIO          thin adapters: GLib main loop, libsoup rendezvous server and client, libnice,
+//                   usrsctp data channels, getrandom
 //   ConfCrypto      DTLS (OpenSSL over memory BIOs), SRTP (libsrtp2), SAS words; no sockets
 //   ConfSession     pure: offer/answer, per-peer negotiation, the mesh (sans-IO)
 //   ConfRendezvous  pure: rooms, pins, rate limits, relaying (sans-IO server core)
 //   ConfWire        pure: SDP, ICE candidates, the rendezvous protocol's messages and peer signals
 //   ConfCore        pure: time, randomness seam, JSON values, errors
-//   C*              system libraries (GLib+libsoup 3, libnice, OpenSSL, libsrtp2) + shim targets for
-//                   varargs and macros (CConfShims, CCryptoShims)
+//   C*              system libraries (GLib+libsoup 3, libnice, OpenSSL, libsrtp2, usrsctp) + shim
+//                   targets for varargs, macros and by-value callbacks (CConfShims, CCryptoShims, CSCTPShims)
 import PackageDescription
 
 let package = Package(
@@ -31,13 +32,15 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CSRTP", pkgConfig: "libsrtp2", providers: [.apt(["libsrtp2-dev"])]),
         .target(name: "CCryptoShims", dependencies: ["COpenSSL"]),
+        .systemLibrary(name: "CUsrsctp", pkgConfig: "usrsctp", providers: [.apt(["libusrsctp-dev"])]),
+        .target(name: "CSCTPShims", dependencies: ["CUsrsctp"]),
 
         .target(name: "ConfCore"),
         .target(name: "ConfWire", dependencies: ["ConfCore"]),
         .target(name: "ConfRendezvous", dependencies: ["ConfCore", "ConfWire"]),
         .target(name: "ConfSession", dependencies: ["ConfCore", "ConfWire"]),
         .target(name: "ConfCrypto", dependencies: ["ConfCore", "ConfWire", "COpenSSL", "CSRTP", "CCryptoShims"]),
-        .target(name: "ConfIO", dependencies: ["ConfCore", "ConfWire", "ConfRendezvous", "CGLibSoup", "CConfShims", "CNice"]),
+        .target(name: "ConfIO", dependencies: ["ConfCore", "ConfWire", "ConfRendezvous", "CGLibSoup", "CConfShims", "CNice", "CSCTPShims"]),
         .target(name: "ConfCLI", dependencies: ["ConfCore"]),
         .target(name: "ConfApp", dependencies: ["ConfCore", "ConfWire", "ConfRendezvous", "ConfSession", "ConfCrypto", "ConfIO", "ConfCLI"]),
         .executableTarget(name: "conf", dependencies: ["ConfApp"]),

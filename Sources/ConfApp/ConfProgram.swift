@@ -28,7 +28,9 @@ public enum ConfProgram {
         default: "15")
     static let noAudio = OptionSpec("no-audio", help: "send and receive no audio")
     static let noVideo = OptionSpec("no-video", help: "send and receive no video")
-    static let callOptions = [stun, turn, connectTimeout, noAudio, noVideo]
+    static let say = OptionSpec(
+        "say", value: "TEXT", help: "send this chat message to each peer once connected to it (peer to peer, encrypted)", repeatable: true)
+    static let callOptions = [say, stun, turn, connectTimeout, noAudio, noVideo]
     static let json = OptionSpec(
         "json", short: "j", help: "print events as JSON on stdout, one object a line; human-readable text goes to stderr")
 
@@ -129,6 +131,8 @@ public enum ConfProgram {
                 ("peer-connected", "peer, name, path, local, remote, rtt_ms, sas",
                  "a direct encrypted link to a peer is up; path is host, srflx, prflx or relay; sas is four words to compare with the peer aloud"),
                 ("peer-disconnected", "peer, reason", "the link to a peer ended (it left, vanished, or could not be made)"),
+                ("chat", "from, name, text", "a chat message from a peer, over the encrypted data channel"),
+                ("sent", "to, text", "your chat message went to that peer"),
                 ("error", "code, message", "something failed; code is stable (wrong-pin, room-full, no-such-room, rate-limited, rendezvous-unreachable, ...)"),
             ]))
 }

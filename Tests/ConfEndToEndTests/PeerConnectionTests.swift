@@ -9,7 +9,8 @@ import Testing
         let room = try server.createRoom()
         var everyone: [ConfProcess] = []
         for name in ["ann", "bob", "cid", "dee"] {
-            everyone.append(try ConfProcess(["join", room.room, room.pin, "--server", server.address, "--as", name, "--json"]))
+            everyone.append(try ConfProcess(["join", room.room, room.pin, "--server", server.address, "--as", name, "--json",
+                                             "--say", "hello from \(name)"]))
         }
         for p in everyone {
             #expect(ConfProcess.waitUntil(timeout: .seconds(20)) { p.events(ofType: "peer-connected").count == 3 },
@@ -28,6 +29,14 @@ import Testing
                 #expect(["host", "prflx"].contains(aSide?["path"] as? String ?? ""))
                 #expect((aSide?["rtt_ms"] as? Double).map { $0 >= 0 } == true)
             }
+        }
+        // Every participant received every other participant's --say, over the data channels.
+        for p in everyone {
+            let others = ["ann", "bob", "cid", "dee"].filter { $0 != p.arguments[6] }
+            #expect(ConfProcess.waitUntil(timeout: .seconds(10)) {
+                Set(p.events(ofType: "chat").compactMap { $0["text"] as? String }) == Set(others.map { "hello from \($0)" })
+            }, "\(p.arguments[6]) got \(p.events(ofType: "chat").compactMap { $0["text"] as? String })")
+            #expect(p.events(ofType: "sent").count == 3)
         }
         for p in everyone { p.signal(SIGTERM) }
         for p in everyone { #expect(p.waitForExit() == 0) }

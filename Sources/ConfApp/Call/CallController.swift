@@ -13,7 +13,11 @@ final class CallController {
     struct Settings {
         var iceServers: [IceServerAddress]
         var connectTimeout: Duration
+        /// Chat messages to send to each peer as soon as its chat channel opens (`--say`).
+        var say: [String]
     }
+
+    static let chatLabel = "chat"
 
     /// A vanished peer is declared gone after this long without an authenticated packet.
     static let silenceLimit: Duration = .milliseconds(2500)
@@ -132,6 +136,8 @@ final class CallController {
                 link.transport.setRemoteCredentials(ufrag: negotiated.remoteUfrag, pwd: negotiated.remotePwd)
                 for candidate in negotiated.remoteCandidates { link.transport.addRemote(candidate) }
                 link.remoteFingerprint = negotiated.remoteFingerprint
+                link.sctpPort = negotiated.sctpPort
+                link.isOfferer = negotiated.iceControlling
                 do {
                     link.dtls = try DTLSEndpoint(certificate: certificate, role: negotiated.dtlsRole, remoteFingerprint: negotiated.remoteFingerprint)
                 } catch {
@@ -209,8 +215,9 @@ final class CallController {
                     return
                 }
                 connected(link)
-            case .applicationData:
-                break  // SCTP for the data channel comes with chat
+                startDataChannels(link)
+            case .applicationData(let packet):
+                link.dataChannels?.receive(packet)
             case .failed(let reason):
                 disconnect(link, reason: reason)
             case .closed:
@@ -238,10 +245,51 @@ final class CallController {
         sendReport(link, now: now)
     }
 
+    // MARK: Chat
+
+    /// SCTP over the DTLS association; the offerer opens the "chat" channel (RFC 8832).
+    private func startDataChannels(_ link: PeerLink) {
+        guard let port = link.sctpPort, let dtls = link.dtls else { return }
+        let channels = DataChannelTransport(loop: loop, isDTLSClient: dtls.role == .client) { [weak self] packet in
+            dtls.send(packet)
+            self?.drainDTLS(link)
+        }
+        link.dataChannels = channels
+        channels.onOpen = { [weak self] label in
+            guard let self, label == Self.chatLabel, !link.chatOpen else { return }
+            link.chatOpen = true
+            for text in self.settings.say { self.say(text, to: link) }
+        }
+        channels.onMessage = { [weak self] label, text in
+            guard let self, label == Self.chatLabel else { return }
+            self.reporter.emit(.object(["type": "chat", "from": .string(link.peer.id.rawValue), "name": .string(link.peer.name),
+                                        "text": .string(text)]),
+                               human: "\(self.reporter.style.bold(link.peer.name)): \(text)")
+        }
+        channels.connect(remotePort: port)
+        if link.isOfferer { channels.open(label: Self.chatLabel) }
+    }
+
+    /// Sends a chat message to every peer whose chat channel is open; returns how many.
+    @discardableResult
+    func say(_ text: String) -> Int {
+        links.values.filter(\.chatOpen).reduce(0) { count, link in count + (say(text, to: link) ? 1 : 0) }
+    }
+
+    @discardableResult
+    private func say(_ text: String, to link: PeerLink) -> Bool {
+        guard link.phase == .connected, link.dataChannels?.send(text: text, label: Self.chatLabel) == true else { return false }
+        reporter.emit(.object(["type": "sent", "to": .string(link.peer.id.rawValue), "text": .string(text)]),
+                      human: reporter.style.dim("you → \(link.peer.name): \(text)"))
+        return true
+    }
+
     private func disconnect(_ link: PeerLink, reason: String) {
         guard link.phase != .disconnected else { return }
         report(disconnected: link, reason: reason)
         link.phase = .disconnected
+        link.dataChannels?.close()
+        link.dataChannels = nil
         link.dtls?.close()
         drainDTLSQuietly(link)
     }
@@ -256,6 +304,7 @@ final class CallController {
     }
 
     private func teardown(_ link: PeerLink) {
+        link.dataChannels?.close()
         link.dtls?.close()
         drainDTLSQuietly(link)
         link.transport.close()

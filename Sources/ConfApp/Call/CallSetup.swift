@@ -9,6 +9,7 @@ enum CallSetup {
     struct Options {
         var iceServers: [IceServerAddress]
         var connectTimeout: Duration
+        var say: [String]
     }
 
     static func options(_ context: CommandContext) throws(CommandFailure) -> Options {
@@ -32,7 +33,11 @@ enum CallSetup {
             }
             timeout = .nanoseconds(Int64(seconds * 1e9))
         }
-        return Options(iceServers: servers, connectTimeout: timeout)
+        let say = context.invocation.values("say")
+        for text in say where text.utf8.count > 16_384 {
+            throw context.usage("--say: a chat message is at most 16384 bytes, this one has \(text.utf8.count)")
+        }
+        return Options(iceServers: servers, connectTimeout: timeout, say: say)
     }
 
     static func resolve(_ endpoint: HostPort, credentials: (String, String)?, option: String) throws(CommandFailure) -> IceServerAddress {
@@ -76,7 +81,7 @@ enum CallSetup {
         var controller: CallController!
         controller = CallController(
             loop: loop, reporter: reporter, certificate: certificate,
-            settings: .init(iceServers: options.iceServers, connectTimeout: timeout),
+            settings: .init(iceServers: options.iceServers, connectTimeout: timeout, say: options.say),
             sendSignal: { [weak session] peer, payload in session?.sendSignal(to: peer, payload) },
             onNoPeerConnected: { [weak session] in
                 session?.leave(failing: CommandFailure(

@@ -20,6 +20,11 @@ final class PeerLink {
     var phase = Phase.negotiating
     var dtls: DTLSEndpoint?
     var srtp: SRTPSession?
+    var dataChannels: DataChannelTransport?
+    /// The negotiated SCTP port of the peer's data channel section; nil when it has none.
+    var sctpPort: UInt16?
+    var isOfferer = false
+    var chatOpen = false
     var remoteFingerprint: Fingerprint?
     var selectedPair: IceTransport.SelectedPair?
     var iceConnected = false
