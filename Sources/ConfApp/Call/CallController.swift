@@ -193,7 +193,11 @@ final class CallController {
             if dtls.isConnected { link.lastHeard = now }
             drainDTLS(link)
         case .rtcp:
-            if link.srtp?.unprotectRTCP(datagram) != nil { link.lastHeard = now }
+            guard let plain = link.srtp?.unprotectRTCP(datagram) else { return }
+            link.lastHeard = now
+            guard let packets = RTCPPacket.parseCompound(plain) else { return }
+            if let answer = link.meter.received(packets, now: now) { send(answer, on: link) }
+            if !link.announced, link.meter.latest != nil { announce(link) }
         case .rtp:
             if link.srtp?.unprotectRTP(datagram) != nil { link.lastHeard = now }
         case .stun, .turnChannel, .unknown:
@@ -226,12 +230,25 @@ final class CallController {
         }
     }
 
+    /// DTLS is up: measure a round trip with RTCP before announcing the link (it takes one), with
+    /// the handshake's estimate as a fallback if the peer does not answer sender reports.
     private func connected(_ link: PeerLink) {
         let now = clock.now()
         link.phase = .connected
         link.lastHeard = now
+        link.lastReportSent = now
         everConnected = true
-        let rtt = link.handshakeRTT(connectedAt: now) ?? 0
+        let fallback = link.handshakeRTT(connectedAt: now)
+        send(link.meter.senderReport(now: now), on: link)
+        loop.schedule(after: .milliseconds(500)) { [weak self] in
+            guard let self, !link.announced, link.phase == .connected else { return }
+            self.announce(link, fallbackRTT: fallback)
+        }
+    }
+
+    private func announce(_ link: PeerLink, fallbackRTT: Double? = nil) {
+        link.announced = true
+        let rtt = link.meter.latest?.milliseconds ?? fallbackRTT ?? 0
         let sas = link.remoteFingerprint.map { ShortAuthenticationString.words(certificate.fingerprint, $0).joined(separator: " ") } ?? ""
         let local = link.selectedPair.map { "\($0.local.address):\($0.local.port)" } ?? ""
         let remote = link.selectedPair.map { "\($0.remote.address):\($0.remote.port)" } ?? ""
@@ -242,7 +259,6 @@ final class CallController {
                      "rtt_ms": .number(rounded), "sas": .string(sas)]),
             human: reporter.style.green("=") + " connected to \(link.peer.name) (\(link.peer.id)): \(link.path) \(local) ↔ \(remote), "
                 + "rtt \(rounded) ms; check words with them: \(reporter.style.bold(sas))")
-        sendReport(link, now: now)
     }
 
     // MARK: Chat
@@ -295,6 +311,7 @@ final class CallController {
     }
 
     private func report(disconnected link: PeerLink, reason: String) {
+        if link.phase == .connected && !link.announced { announce(link) }
         reporter.emit(.object(["type": "peer-disconnected", "peer": .string(link.peer.id.rawValue), "reason": .string(reason)]),
                       human: reporter.style.red("×") + " lost \(link.peer.name) (\(link.peer.id)): \(reason)")
     }
@@ -325,14 +342,26 @@ final class CallController {
                 disconnect(link, reason: "nothing heard for \(Self.silenceLimit.milliseconds / 1000) s: the peer vanished or the network broke")
                 continue
             }
-            if now.since(link.lastReportSent) >= Self.reportInterval { sendReport(link, now: now) }
+            if !link.announced {
+                // The peer may not have had its keys when our first SR came: ask again until answered.
+                link.lastReportSent = now
+                send(link.meter.senderReport(now: now), on: link)
+            } else if now.since(link.lastReportSent) >= Self.reportInterval {
+                sendReport(link, now: now)
+            }
         }
         return true
     }
 
+    /// A receiver report twice a second: the peer hears from us even before media flows, which is
+    /// how it notices when we are gone.
     private func sendReport(_ link: PeerLink, now: Instant) {
         link.lastReportSent = now
-        if let packet = link.srtp?.protectRTCP(link.emptyReceiverReport) { link.transport.send(packet) }
+        send(link.meter.receiverReport(now: now), on: link)
+    }
+
+    private func send(_ report: RTCPPacket, on link: PeerLink) {
+        if let packet = link.srtp?.protectRTCP(report.bytes) { link.transport.send(packet) }
     }
 
     /// Once someone else is in the room: if no link at all connects in time, the call has failed.

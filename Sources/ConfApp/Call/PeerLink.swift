@@ -32,6 +32,9 @@ final class PeerLink {
     var dtlsStartedAt: Instant?
     var lastHeard: Instant
     var lastReportSent: Instant = .zero
+    var meter: RoundTripMeter
+    /// DTLS is up; `peer-connected` waits for the first RTCP round trip (or a short deadline).
+    var announced = false
 
     init(peer: Participant, transport: IceTransport, localSSRC: UInt32, now: Instant) {
         self.peer = peer
@@ -39,6 +42,7 @@ final class PeerLink {
         self.localSSRC = localSSRC
         openedAt = now
         lastHeard = now
+        meter = RoundTripMeter(localSSRC: localSSRC)
     }
 
     /// "host", "srflx", "prflx" or "relay": the least direct kind on the selected pair.
@@ -60,10 +64,4 @@ final class PeerLink {
         return dtls.role == .server ? elapsed : elapsed / 2
     }
 
-    /// An empty RTCP receiver report (RFC 3550 section 6.4.2) from `localSSRC`: sent twice a
-    /// second so that the peer hears from us even before media flows, which is how it notices
-    /// that we are gone.
-    var emptyReceiverReport: [UInt8] {
-        [0x80, 201, 0, 1, UInt8(localSSRC >> 24), UInt8(localSSRC >> 16 & 0xFF), UInt8(localSSRC >> 8 & 0xFF), UInt8(localSSRC & 0xFF)]
-    }
 }
