@@ -1,0 +1,190 @@
+#!/usr/bin/python3
+"""An independent WebRTC peer for interoperability tests: GStreamer's webrtcbin, joined to a conf
+room through the rendezvous protocol (docs/PROTOCOL.md) with a minimal WebSocket client.
+
+It joins after the conf participant, so it is the newcomer and offers (as conf's rule says). It
+offers a data channel named "chat", sends one message when it opens, and prints what it receives:
+
+    webrtcbin_peer.py HOST:PORT ROOM PIN TEXT [SECONDS]
+
+Output lines: "JOINED <id>", "OFFERED", "ANSWERED", "CHANNEL-OPEN", "RECEIVED <text>", "SENT <text>",
+"ICE <state>", "DONE" or "FAILED <why>". Exit status 0 once a message went each way.
+"""
+import base64, json, os, socket, struct, sys, threading
+
+import gi
+gi.require_version("Gst", "1.0")
+gi.require_version("GstWebRTC", "1.0")
+gi.require_version("GstSdp", "1.0")
+from gi.repository import GLib, Gst, GstSdp, GstWebRTC  # noqa: E402
+
+
+def say(*words):
+    print(*words, flush=True)
+
+
+class WebSocket:
+    """A blocking RFC 6455 client: enough for the rendezvous."""
+
+    def __init__(self, host, port, path="/v1/ws"):
+        self.sock = socket.create_connection((host, port), timeout=30)
+        key = base64.b64encode(os.urandom(16)).decode()
+        self.sock.sendall((f"GET {path} HTTP/1.1\r\nHost: {host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                           f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n").encode())
+        head = b""
+        while b"\r\n\r\n" not in head:
+            chunk = self.sock.recv(1)
+            if not chunk:
+                raise ConnectionError("no handshake")
+            head += chunk
+        if not head.startswith(b"HTTP/1.1 101"):
+            raise ConnectionError(head.decode(errors="replace"))
+        self.lock = threading.Lock()
+
+    def send(self, obj):
+        payload = json.dumps(obj).encode()
+        mask = os.urandom(4)
+        n = len(payload)
+        header = bytes([0x81]) + (bytes([0x80 | n]) if n < 126 else bytes([0x80 | 126]) + struct.pack(">H", n) if n < 65536
+                                  else bytes([0x80 | 127]) + struct.pack(">Q", n))
+        with self.lock:
+            self.sock.sendall(header + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload)))
+
+    def _exactly(self, n):
+        data = b""
+        while len(data) < n:
+            chunk = self.sock.recv(n - len(data))
+            if not chunk:
+                raise ConnectionError("closed")
+            data += chunk
+        return data
+
+    def receive(self):
+        while True:
+            b0, b1 = self._exactly(2)
+            n = b1 & 0x7F
+            if n == 126:
+                n = struct.unpack(">H", self._exactly(2))[0]
+            elif n == 127:
+                n = struct.unpack(">Q", self._exactly(8))[0]
+            data = self._exactly(n)
+            if b0 & 0x0F == 1:
+                return json.loads(data)
+            if b0 & 0x0F == 8:
+                raise ConnectionError("closed by the rendezvous")
+
+
+def main():
+    address, room, pin, text = sys.argv[1:5]
+    seconds = float(sys.argv[5]) if len(sys.argv) > 5 else 20
+    host, port = address.rsplit(":", 1)
+    Gst.init(None)
+    loop = GLib.MainLoop()
+    state = {"peer": None, "sent": False, "received": False, "result": 1}
+    ws = WebSocket(host, int(port))
+    ws.send({"type": "join", "room": room, "pin": pin, "name": "webrtcbin"})
+    joined = ws.receive()
+    if joined.get("type") != "joined" or not joined["peers"]:
+        say("FAILED", json.dumps(joined))
+        return 1
+    say("JOINED", joined["you"])
+    state["peer"] = joined["peers"][0]["id"]
+
+    pipe = Gst.Pipeline.new("interop")
+    webrtc = Gst.ElementFactory.make("webrtcbin", "webrtc")
+    if webrtc is None:
+        say("FAILED no webrtcbin element (install gstreamer1.0-plugins-bad and gstreamer1.0-nice)")
+        return 1
+    webrtc.set_property("bundle-policy", GstWebRTC.WebRTCBundlePolicy.MAX_BUNDLE)
+    pipe.add(webrtc)
+    agent = webrtc.get_property("ice-agent")
+    agent.emit("add-local-ip-address", "127.0.0.1")
+    state["agent"] = agent  # keep it referenced (C-INTEROP.md)
+
+    def finish(code, why=None):
+        if why:
+            say(why)
+        state["result"] = code
+        loop.quit()
+
+    def check_done():
+        if state["sent"] and state["received"]:
+            GLib.timeout_add(300, lambda: finish(0, "DONE"))
+
+    def signal(payload):
+        ws.send({"type": "signal", "to": state["peer"], "payload": payload})
+
+    def on_open(channel):
+        say("CHANNEL-OPEN")
+        channel.emit("send-string", text)
+        say("SENT", text)
+        state["sent"] = True
+        check_done()
+
+    def on_message(channel, message):
+        say("RECEIVED", message)
+        state["received"] = True
+        check_done()
+
+
+    def on_offer(promise, _):
+        promise.wait()
+        reply = promise.get_reply()
+        offer = reply.get_value("offer")
+        state["offer"] = offer
+        webrtc.emit("set-local-description", offer, Gst.Promise.new())
+        signal({"type": "offer", "sdp": offer.sdp.as_text()})
+        say("OFFERED")
+
+    def on_negotiation_needed(element):
+        # Fires when the pipeline starts (nothing to offer yet) and again once the channel exists.
+        if "channel" in state and "offered" not in state:
+            state["offered"] = True
+            element.emit("create-offer", None, Gst.Promise.new_with_change_func(on_offer, None))
+
+    def on_candidate(element, mline, candidate):
+        signal({"type": "candidate", "mid": str(mline), "candidate": candidate})
+
+    def on_ice_state(element, _):
+        say("ICE", element.get_property("ice-connection-state").value_nick)
+
+    webrtc.connect("on-negotiation-needed", on_negotiation_needed)
+    webrtc.connect("on-ice-candidate", on_candidate)
+    webrtc.connect("notify::ice-connection-state", on_ice_state)
+    pipe.set_state(Gst.State.PLAYING)  # data channels can only be made once it runs
+    channel = webrtc.emit("create-data-channel", "chat", None)
+    channel.connect("on-open", on_open)
+    channel.connect("on-message-string", on_message)
+    state["channel"] = channel
+    on_negotiation_needed(webrtc)
+
+    def handle(message):
+        if message.get("type") != "signal":
+            return False
+        payload = message["payload"]
+        if payload["type"] == "answer":
+            ok, sdp = GstSdp.SDPMessage.new_from_text(payload["sdp"])
+            answer = GstWebRTC.WebRTCSessionDescription.new(GstWebRTC.WebRTCSDPType.ANSWER, sdp)
+            webrtc.emit("set-remote-description", answer, Gst.Promise.new())
+            say("ANSWERED")
+        elif payload["type"] == "candidate" and payload.get("candidate"):
+            webrtc.emit("add-ice-candidate", 0, payload["candidate"])
+        return False
+
+    def reader():
+        try:
+            while True:
+                message = ws.receive()
+                GLib.idle_add(handle, message)
+        except (ConnectionError, OSError) as error:
+            GLib.idle_add(lambda: finish(1, f"FAILED rendezvous: {error}"))
+
+    threading.Thread(target=reader, daemon=True).start()
+    GLib.timeout_add(int(seconds * 1000), lambda: finish(1, "FAILED timeout"))
+    loop.run()
+    pipe.set_state(Gst.State.NULL)
+    return state["result"]
+
+
+if __name__ == "__main__":
+    sys.exit(main())
