@@ -20,6 +20,8 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "conf", targets: ["conf"]),
+        // For the fuzz targets in fuzz/.
+        .library(name: "ConfWire", targets: ["ConfWire"]),
     ],
     targets: [
         .systemLibrary(

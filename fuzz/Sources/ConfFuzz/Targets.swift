@@ -1,0 +1,40 @@
+import ConfCore
+import ConfWire
+
+/// SDP and ICE candidate lines from a peer: whatever parses must serialize and parse again.
+func fuzzSDP(_ bytes: UnsafeBufferPointer<UInt8>) {
+    let text = String(decoding: bytes, as: UTF8.self)
+    if let sdp = try? SessionDescription.parse(text) {
+        guard (try? SessionDescription.parse(sdp.serialized)) != nil else { fatalError("serialized SDP does not parse") }
+    }
+    if case .success(let candidate) = IceCandidate.parse(text) {
+        guard case .success(let again) = IceCandidate.parse(candidate.description), again == candidate else {
+            fatalError("candidate does not round-trip")
+        }
+    }
+}
+
+/// Datagrams: the first-byte demultiplexer (RFC 7983), RTCP compound packets, DCEP messages.
+func fuzzPackets(_ buffer: UnsafeBufferPointer<UInt8>) {
+    let bytes = Array(buffer)
+    _ = PacketKind(classifying: bytes)
+    if let packets = RTCPPacket.parseCompound(bytes) {
+        for packet in packets where !packet.bytes.isEmpty {
+            guard RTCPPacket.parseCompound(packet.bytes) == [packet] else { fatalError("RTCP does not round-trip") }
+        }
+    }
+    if let message = DCEPMessage(bytes: bytes), DCEPMessage(bytes: message.bytes) != message {
+        fatalError("DCEP does not round-trip")
+    }
+}
+
+/// Text from a rendezvous WebSocket: JSON, client and server messages, peer signals.
+func fuzzSignaling(_ bytes: UnsafeBufferPointer<UInt8>) {
+    let text = String(decoding: bytes, as: UTF8.self)
+    if let json = try? JSONValue.parse(text) {
+        guard (try? JSONValue.parse(json.serialized)) == json else { fatalError("JSON does not round-trip") }
+        _ = try? PeerSignal(json: json)
+    }
+    _ = try? ClientMessage(text: text)
+    _ = try? ServerMessage(text: text)
+}
