@@ -11,7 +11,7 @@
 //   ConfRendezvous  pure: rooms, pins, rate limits, relaying (sans-IO server core)
 //   ConfWire        pure: SDP, ICE candidates, the rendezvous protocol's messages and peer signals
 //   ConfCore        pure: time, randomness seam, JSON values, errors
-//   C*              system libraries (GLib+libsoup 3, libnice, OpenSSL, libsrtp2, usrsctp) + shim
+//   C*              system libraries (GLib with libsoup 3 and libnice, OpenSSL, libsrtp2, usrsctp) + shim
 //                   targets for varargs, macros and by-value callbacks (CConfShims, CCryptoShims, CSCTPShims)
 import PackageDescription
 
@@ -25,12 +25,11 @@ let package = Package(
     ],
     targets: [
         .systemLibrary(
-            name: "CGLibSoup",
+            name: "CGLib",
             pkgConfig: "libsoup-3.0",
-            providers: [.apt(["libsoup-3.0-dev", "libglib2.0-dev"])]
+            providers: [.apt(["libsoup-3.0-dev", "libglib2.0-dev", "libnice-dev"])]
         ),
-        .target(name: "CConfShims", dependencies: ["CGLibSoup"]),
-        .systemLibrary(name: "CNice", pkgConfig: "nice", providers: [.apt(["libnice-dev"])]),
+        .target(name: "CConfShims", dependencies: ["CGLib"]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CSRTP", pkgConfig: "libsrtp2", providers: [.apt(["libsrtp2-dev"])]),
         .target(name: "CCryptoShims", dependencies: ["COpenSSL"]),
@@ -42,7 +41,7 @@ let package = Package(
         .target(name: "ConfRendezvous", dependencies: ["ConfCore", "ConfWire"]),
         .target(name: "ConfSession", dependencies: ["ConfCore", "ConfWire"]),
         .target(name: "ConfCrypto", dependencies: ["ConfCore", "ConfWire", "COpenSSL", "CSRTP", "CCryptoShims"]),
-        .target(name: "ConfIO", dependencies: ["ConfCore", "ConfWire", "ConfRendezvous", "CGLibSoup", "CConfShims", "CNice", "CSCTPShims"]),
+        .target(name: "ConfIO", dependencies: ["ConfCore", "ConfWire", "ConfRendezvous", "CGLib", "CConfShims", "CSCTPShims"]),
         .target(name: "ConfCLI", dependencies: ["ConfCore"]),
         .target(name: "ConfApp", dependencies: ["ConfCore", "ConfWire", "ConfRendezvous", "ConfSession", "ConfCrypto", "ConfIO", "ConfCLI"]),
         .executableTarget(name: "conf", dependencies: ["ConfApp"]),

@@ -1,4 +1,4 @@
-internal import CGLibSoup
+internal import CGLib
 
 /// A failure reported by GLib, GIO or libsoup, with the library's own message.
 public struct GLibError: Error, Sendable, CustomStringConvertible {

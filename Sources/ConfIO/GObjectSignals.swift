@@ -1,4 +1,4 @@
-internal import CGLibSoup
+internal import CGLib
 
 /// Connects `handler` (a `@convention(c)` function whose signature matches the signal's, copied
 /// from the header: the cast is unchecked) to `signal` on `instance`, with `box` as user data.

@@ -1,5 +1,4 @@
-internal import CNice
-internal import CGLibSoup
+internal import CGLib
 internal import CConfShims
 import ConfCore
 import ConfWire

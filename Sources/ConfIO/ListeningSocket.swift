@@ -1,4 +1,4 @@
-internal import CGLibSoup
+internal import CGLib
 
 /// A listening TCP socket built by hand rather than with `soup_server_listen_local`, whose backlog
 /// of 10 makes thousands of connecting clients wait (C-INTEROP.md, "Scale traps").

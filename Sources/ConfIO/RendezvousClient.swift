@@ -1,4 +1,4 @@
-internal import CGLibSoup
+internal import CGLib
 internal import CConfShims
 import ConfCore
 import ConfWire

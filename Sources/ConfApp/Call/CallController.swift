@@ -168,6 +168,7 @@ final class CallController {
         case .checking: break
         case .connected:
             link.iceConnected = true
+            if link.iceConnectedAt == nil { link.iceConnectedAt = clock.now() }
             startDTLSIfReady(link)
         case .failed:
             disconnect(link, reason: link.phase == .connected ? "the network path failed (ICE)" : "no network path to the peer (ICE failed)")
@@ -237,6 +238,7 @@ final class CallController {
         link.phase = .connected
         link.lastHeard = now
         link.lastReportSent = now
+        link.dtlsConnectedAt = now
         everConnected = true
         let fallback = link.handshakeRTT(connectedAt: now)
         send(link.meter.senderReport(now: now), on: link)
@@ -253,10 +255,15 @@ final class CallController {
         let local = link.selectedPair.map { "\($0.local.address):\($0.local.port)" } ?? ""
         let remote = link.selectedPair.map { "\($0.remote.address):\($0.remote.port)" } ?? ""
         let rounded = (rtt * 10).rounded() / 10
+        func since(_ instant: Instant?) -> JSONValue? {
+            instant.map { .number(($0.since(link.openedAt).milliseconds * 10).rounded() / 10) }
+        }
+        // Milliseconds from the link's creation (offer made or expected) to each step.
+        let setup = JSONValue.object(["ice": since(link.iceConnectedAt), "dtls": since(link.dtlsConnectedAt), "connected": since(clock.now())])
         reporter.emit(
             .object(["type": "peer-connected", "peer": .string(link.peer.id.rawValue), "name": .string(link.peer.name),
                      "path": .string(link.path), "local": .string(local), "remote": .string(remote),
-                     "rtt_ms": .number(rounded), "sas": .string(sas)]),
+                     "rtt_ms": .number(rounded), "sas": .string(sas), "setup_ms": setup]),
             human: reporter.style.green("=") + " connected to \(link.peer.name) (\(link.peer.id)): \(link.path) \(local) ↔ \(remote), "
                 + "rtt \(rounded) ms; check words with them: \(reporter.style.bold(sas))")
     }

@@ -28,6 +28,9 @@ final class PeerLink {
     var remoteFingerprint: Fingerprint?
     var selectedPair: IceTransport.SelectedPair?
     var iceConnected = false
+    /// When ICE found a working pair and DTLS finished, for the set-up breakdown.
+    var iceConnectedAt: Instant?
+    var dtlsConnectedAt: Instant?
     /// When the first DTLS flight went out (client) or came in (server): the start of the RTT estimate.
     var dtlsStartedAt: Instant?
     var lastHeard: Instant
