@@ -148,7 +148,9 @@ public final class IceTransport {
     fileprivate func componentState(_ state: UInt32) {
         switch state {
         case NICE_COMPONENT_STATE_CONNECTING.rawValue: onState?(.checking)
-        case NICE_COMPONENT_STATE_READY.rawValue: onState?(.connected)
+        // CONNECTED: a pair works and can carry data; READY: nomination is done too. DTLS may
+        // start on the first, which saves a round of checks.
+        case NICE_COMPONENT_STATE_CONNECTED.rawValue, NICE_COMPONENT_STATE_READY.rawValue: onState?(.connected)
         case NICE_COMPONENT_STATE_FAILED.rawValue: onState?(.failed)
         default: break
         }

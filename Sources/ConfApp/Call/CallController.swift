@@ -198,7 +198,14 @@ final class CallController {
             link.lastHeard = now
             guard let packets = RTCPPacket.parseCompound(plain) else { return }
             if let answer = link.meter.received(packets, now: now) { send(answer, on: link) }
-            if !link.announced, link.meter.latest != nil { announce(link) }
+            if !link.announced {
+                if link.meter.latest != nil {
+                    announce(link)
+                } else {
+                    // The peer has its keys now (it sent this): our earlier SR may have come too soon.
+                    send(link.meter.senderReport(now: now), on: link)
+                }
+            }
         case .rtp:
             if link.srtp?.unprotectRTP(datagram) != nil { link.lastHeard = now }
         case .stun, .turnChannel, .unknown:
