@@ -80,3 +80,45 @@ extension ConfProcess: Hashable {
     static func == (a: ConfProcess, b: ConfProcess) -> Bool { a === b }
     func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 }
+
+/// A participant that speaks the rendezvous protocol by hand and sends conf hostile signals.
+@Suite struct HostileSignalTests {
+    @Test func badSignalsFailOnlyThatLinkWithAReason() throws {
+        let server = try RendezvousProcess()
+        let room = try server.createRoom()
+        let conf = try ConfProcess(["join", room.room, room.pin, "--server", server.address, "--as", "conf", "--json"])
+        #expect(conf.waitForEvent("joined") != nil)
+        let socket = try RawWebSocket(port: server.port)
+        socket.sendText(#"{"type":"join","room":"\#(room.room)","pin":"\#(room.pin)","name":"mallory"}"#)
+        let joined = try #require(socket.receiveJSON())
+        let conf_id = try #require((joined["peers"] as? [[String: Any]])?.first?["id"] as? String)
+        func signal(_ payload: String) { socket.sendText(#"{"type":"signal","to":"\#(conf_id)","payload":\#(payload)}"#) }
+        // Junk that is not a peer signal at all: ignored, the link lives on.
+        for junk in [#"42"#, #"{"type":"teleport"}"#, #"{"type":"candidate","candidate":"candidate:1 1 udp 1 <x> 5 typ host"}"#] {
+            signal(junk)
+        }
+        // An offer whose SDP is garbage: this link fails, with the reason.
+        signal(#"{"type":"offer","sdp":"v=0\r\nthis is not sdp"}"#)
+        let failed = conf.waitForEvent("peer-disconnected")
+        #expect((failed?["reason"] as? String)?.contains("SDP") == true, "\(conf.stdout)")
+        // conf is still there and serves the room.
+        let other = try ConfProcess(["join", room.room, room.pin, "--server", server.address, "--as", "bob", "--json"])
+        #expect(other.waitForEvent("peer-connected", timeout: .seconds(15)) { $0["name"] as? String == "conf" } != nil)
+        conf.signal(SIGTERM)
+        #expect(conf.waitForExit() == 0)
+    }
+
+    @Test func aListenerConnectsAndChats() throws {
+        let server = try RendezvousProcess()
+        let room = try server.createRoom()
+        let publisher = try ConfProcess(["join", room.room, room.pin, "--server", server.address, "--as", "pub", "--json", "--say", "to the listener"])
+        #expect(publisher.waitForEvent("joined") != nil)
+        let listener = try ConfProcess(["join", room.room, room.listenPin, "--server", server.address, "--as", "lis", "--json"])
+        #expect(listener.waitForEvent("joined")?["role"] as? String == "listener")
+        #expect(listener.waitForEvent("peer-connected", timeout: .seconds(15)) != nil)
+        #expect(listener.waitForEvent("chat", timeout: .seconds(5))?["text"] as? String == "to the listener")
+        publisher.signal(SIGTERM)
+        listener.signal(SIGTERM)
+        #expect(publisher.waitForExit() == 0 && listener.waitForExit() == 0)
+    }
+}
