@@ -51,6 +51,7 @@ let package = Package(
         .testTarget(name: "ConfRendezvousTests", dependencies: ["ConfRendezvous"]),
         .testTarget(name: "ConfSessionTests", dependencies: ["ConfSession"]),
         .testTarget(name: "ConfCryptoTests", dependencies: ["ConfCrypto"]),
+        .testTarget(name: "ConfIOTests", dependencies: ["ConfIO"]),
         .testTarget(name: "ConfCLITests", dependencies: ["ConfCLI", "ConfApp"]),
         .testTarget(name: "ConfEndToEndTests", dependencies: ["ConfCore"]),
     ]
