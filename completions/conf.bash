@@ -32,7 +32,7 @@ _conf() {
         --connect-timeout) COMPREPLY=(); return ;;
         esac
         if [[ "$cur" == -* ]]; then
-            COMPREPLY=($(compgen -W "--name --resolution --server --listen --ca --as --duration --say --stun --turn --connect-timeout --no-audio --no-video --json --help" -- "$cur"))
+            COMPREPLY=($(compgen -W "--name --resolution --server --listen --ca --as --duration --say --stun --turn --relay-only --connect-timeout --no-audio --no-video --json --help" -- "$cur"))
         fi
         ;;
     "conf join")
@@ -47,7 +47,7 @@ _conf() {
         --connect-timeout) COMPREPLY=(); return ;;
         esac
         if [[ "$cur" == -* ]]; then
-            COMPREPLY=($(compgen -W "--server --ca --as --duration --say --stun --turn --connect-timeout --no-audio --no-video --json --help" -- "$cur"))
+            COMPREPLY=($(compgen -W "--server --ca --as --duration --say --stun --turn --relay-only --connect-timeout --no-audio --no-video --json --help" -- "$cur"))
         fi
         ;;
     "conf rendezvous")

@@ -23,6 +23,8 @@ public enum ConfProgram {
         "stun", value: "HOST:PORT", help: "a STUN server, to find your address as seen from outside a NAT", repeatable: true)
     static let turn = OptionSpec(
         "turn", value: "USER:PASS@HOST:PORT", help: "a TURN server to relay through when no direct path works", repeatable: true)
+    static let relayOnly = OptionSpec(
+        "relay-only", help: "connect only through the --turn server, so that peers never learn your addresses")
     static let connectTimeout = OptionSpec(
         "connect-timeout", value: "SECONDS", help: "exit with status 8 when others are in the room but none connects within this time",
         default: "15")
@@ -30,7 +32,7 @@ public enum ConfProgram {
     static let noVideo = OptionSpec("no-video", help: "send and receive no video")
     static let say = OptionSpec(
         "say", value: "TEXT", help: "send this chat message to each peer once connected to it (peer to peer, encrypted)", repeatable: true)
-    static let callOptions = [say, stun, turn, connectTimeout, noAudio, noVideo]
+    static let callOptions = [say, stun, turn, relayOnly, connectTimeout, noAudio, noVideo]
     static let json = OptionSpec(
         "json", short: "j", help: "print events as JSON on stdout, one object a line; human-readable text goes to stderr")
 

@@ -69,7 +69,8 @@ struct HostCommand {
         var call: CallController?
         let finish = { (result: Result<String, CommandFailure>) in
             exitCode = ParticipantRun.finish(result, reporter: reporter)
-            if let embedded { embedded.shutdown(reason: "host-left") { loop.quit() } } else { loop.quit() }
+            let stopServer = { if let embedded { embedded.shutdown(reason: "host-left") { loop.quit() } } else { loop.quit() } }
+            if let call { call.close(then: stopServer) } else { stopServer() }
         }
         ParticipantRun.leaveOnSignals(loop) {
             if let session { session.leave(reason: "signal") } else { finish(.success("signal")) }

@@ -31,12 +31,12 @@ struct JoinCommand {
 
         let loop = EventLoop()
         var exitCode = ExitCode.ok
+        var call: CallController?
         let session = ParticipantSession(loop: loop, client: client, reporter: reporter, room: room, pin: pin, name: name,
                                          duration: duration) { result in
             exitCode = ParticipantRun.finish(result, reporter: reporter)
-            loop.quit()
+            if let call { call.close { loop.quit() } } else { loop.quit() }
         }
-        let call: CallController
         do throws(CommandFailure) {
             call = try CallSetup.attach(to: session, loop: loop, reporter: reporter, options: callOptions)
         } catch {

@@ -51,12 +51,15 @@ public final class IceTransport {
 
     /// `addresses`: the local IP addresses to gather host candidates on (libnice skips loopback
     /// unless told; conf passes the machine's IPv4 addresses and 127.0.0.1).
-    public init(loop: EventLoop, controlling: Bool, addresses: [String], servers: [IceServerAddress]) throws(GLibError) {
+    /// With `relayOnly`, only TURN relay candidates are gathered and used (WebRTC's "relay" ICE
+    /// transport policy): peers never learn this machine's addresses.
+    public init(loop: EventLoop, controlling: Bool, addresses: [String], servers: [IceServerAddress], relayOnly: Bool = false) throws(GLibError) {
         agent = nice_agent_new_full(loop.context, NICE_COMPATIBILITY_RFC5245, NICE_AGENT_OPTION_ICE_TRICKLE)
         let object = UnsafeMutableRawPointer(agent)
         conf_object_set_boolean(object, "controlling-mode", controlling ? 1 : 0)
         conf_object_set_boolean(object, "ice-tcp", 0)
         conf_object_set_boolean(object, "upnp", 0)
+        if relayOnly { conf_object_set_boolean(object, "force-relay", 1) }
         for address in addresses {
             var nice = NiceAddress()
             nice_address_init(&nice)
@@ -93,7 +96,7 @@ public final class IceTransport {
         nice_agent_attach_recv(agent, stream, 1, loop.context, onReceive, data)
     }
 
-    deinit { close() }
+    deinit { close(then: nil) }
 
     /// Starts gathering; candidates arrive through `onCandidate`, then `onGatheringDone`.
     public func gather() {
@@ -125,15 +128,21 @@ public final class IceTransport {
         }
     }
 
-    /// Stops everything; no callback follows.
-    public func close() {
-        guard let box else { return }
+    /// Stops everything; no callback follows. TURN allocations are released in the background
+    /// (`done` is called once the server has been told, or at once without TURN).
+    public func close(then done: (() -> Void)? = nil) {
+        guard let box else {
+            done?()
+            return
+        }
         self.box = nil
         nice_agent_attach_recv(agent, stream, 1, nil, nil, nil)
         g_signal_handlers_disconnect_matched(UnsafeMutableRawPointer(agent), G_SIGNAL_MATCH_DATA, 0, 0, nil, nil, box.toOpaque())
-        nice_agent_remove_stream(agent, stream)
-        g_object_unref(UnsafeMutableRawPointer(agent))
         box.release()
+        // The async close keeps its own reference to the agent until the TURN refreshes are pruned.
+        let closing = Unmanaged.passRetained(CallbackBox { done?(); return false }).toOpaque()
+        nice_agent_close_async(agent, onClosed, closing)
+        g_object_unref(UnsafeMutableRawPointer(agent))
     }
 
     // MARK: libnice events
@@ -201,6 +210,10 @@ private let onNewSelectedPair: @convention(c) (OpaquePointer?, UInt32, UInt32, U
                                                UnsafeMutablePointer<NiceCandidate>?, UnsafeMutableRawPointer?) -> Void = {
     _, _, _, local, remote, data in
     transport(data).selectedPair(local, remote)
+}
+
+private let onClosed: GAsyncReadyCallback = { _, _, data in
+    _ = Unmanaged<CallbackBox>.fromOpaque(data!).takeRetainedValue().body()
 }
 
 private let onReceive: NiceAgentRecvFunc = { _, _, _, count, bytes, data in

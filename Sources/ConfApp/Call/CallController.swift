@@ -15,6 +15,7 @@ final class CallController {
         var connectTimeout: Duration
         /// Chat messages to send to each peer as soon as its chat channel opens (`--say`).
         var say: [String]
+        var relayOnly: Bool
     }
 
     static let chatLabel = "chat"
@@ -91,12 +92,27 @@ final class CallController {
         drainMesh()
     }
 
-    /// Closes every link (we are leaving).
-    func close() {
+    /// Closes every link (we are leaving); `done` once TURN allocations are released, or after
+    /// half a second at most.
+    func close(then done: @escaping () -> Void) {
         ticker?.cancel()
         connectDeadline?.cancel()
-        for link in links.values { teardown(link) }
+        var waiting = links.count
+        var finished = false
+        let finish = {
+            if !finished {
+                finished = true
+                done()
+            }
+        }
+        for link in links.values {
+            teardown(link) {
+                waiting -= 1
+                if waiting == 0 { finish() }
+            }
+        }
         links.removeAll()
+        if waiting == 0 { finish() } else { loop.schedule(after: .milliseconds(500), finish) }
     }
 
     // MARK: Mesh
@@ -105,7 +121,8 @@ final class CallController {
         let peer = roster[id] ?? Participant(id: id, name: id.rawValue, role: .publisher)
         let audioSSRC = UInt32(truncatingIfNeeded: random.next()), videoSSRC = UInt32(truncatingIfNeeded: random.next())
         do {
-            let transport = try IceTransport(loop: loop, controlling: controlling, addresses: addresses, servers: settings.iceServers)
+            let transport = try IceTransport(loop: loop, controlling: controlling, addresses: addresses, servers: settings.iceServers,
+                                             relayOnly: settings.relayOnly)
             let link = PeerLink(peer: peer, transport: transport, localSSRC: audioSSRC, now: clock.now())
             links[id] = link
             transport.onCandidate = { [weak self] candidate in self?.mesh.localCandidate(candidate, for: id); self?.drainMesh() }
@@ -334,11 +351,11 @@ final class CallController {
         while let output = link.dtls?.pollOutput() { if case .send(let datagram) = output { link.transport.send(datagram) } }
     }
 
-    private func teardown(_ link: PeerLink) {
+    private func teardown(_ link: PeerLink, then done: (() -> Void)? = nil) {
         link.dataChannels?.close()
         link.dtls?.close()
         drainDTLSQuietly(link)
-        link.transport.close()
+        link.transport.close(then: done)
     }
 
     // MARK: Time

@@ -10,6 +10,7 @@ enum CallSetup {
         var iceServers: [IceServerAddress]
         var connectTimeout: Duration
         var say: [String]
+        var relayOnly: Bool
     }
 
     static func options(_ context: CommandContext) throws(CommandFailure) -> Options {
@@ -37,7 +38,8 @@ enum CallSetup {
         for text in say where text.utf8.count > 16_384 {
             throw context.usage("--say: a chat message is at most 16384 bytes, this one has \(text.utf8.count)")
         }
-        return Options(iceServers: servers, connectTimeout: timeout, say: say)
+        let relayOnly = context.invocation.flag("relay-only")
+        return Options(iceServers: servers, connectTimeout: timeout, say: say, relayOnly: relayOnly)
     }
 
     static func resolve(_ endpoint: HostPort, credentials: (String, String)?, option: String) throws(CommandFailure) -> IceServerAddress {
@@ -81,21 +83,26 @@ enum CallSetup {
         var controller: CallController!
         controller = CallController(
             loop: loop, reporter: reporter, certificate: certificate,
-            settings: .init(iceServers: options.iceServers, connectTimeout: timeout, say: options.say),
+            settings: .init(iceServers: options.iceServers, connectTimeout: timeout, say: options.say, relayOnly: options.relayOnly),
             sendSignal: { [weak session] peer, payload in session?.sendSignal(to: peer, payload) },
             onNoPeerConnected: { [weak session] in
                 session?.leave(failing: CommandFailure(
                     .noPeerConnected, code: "no-peer-connected",
                     "could not connect to any peer within \(Int(timeout.milliseconds / 1000)) s — behind a strict NAT or firewall? try --stun or --turn"))
             })
-        session.onJoined = { [options] joined in
-            controller.addIceServers(servers(from: joined.iceServers).filter { !options.iceServers.contains($0) })
+        session.onJoined = { [weak session, options] joined in
+            let offered = servers(from: joined.iceServers).filter { !options.iceServers.contains($0) }
+            if options.relayOnly && !(options.iceServers + offered).contains(where: { $0.credentials != nil }) {
+                session?.leave(failing: CommandFailure(.usage, code: "usage",
+                    "--relay-only needs a TURN server, and neither --turn nor the rendezvous gave one: add --turn USER:PASS@HOST:PORT"))
+                return
+            }
+            controller.addIceServers(offered)
             controller.joined(joined)
         }
         session.onPeerJoined = { controller.peerJoined($0) }
         session.onPeerLeft = { controller.peerLeft($0) }
         session.onSignal = { controller.signal(from: $0, $1) }
-        session.onEnding = { controller.close() }
         return controller
     }
 }
