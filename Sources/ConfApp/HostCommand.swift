@@ -12,8 +12,7 @@ struct HostCommand {
 
     func run() -> Int32 {
         let reporter = EventReporter(json: context.json, environment: context.environment)
-        let request: CreateRoomRequest, name: String, duration: Duration?, standing: RendezvousAddress?, listen: HostPort
-        let callOptions: CallSetup.Options
+        let request: CreateRoomRequest, standing: RendezvousAddress?, listen: HostPort, settings: ParticipantRun.Settings
         do throws(CommandFailure) {
             let roomName = context.invocation.value("name") ?? "conf"
             if let problem = Names.problem(withRoomName: roomName) { throw context.usage("--name: \(problem)") }
@@ -22,11 +21,9 @@ struct HostCommand {
                 throw context.usage("\(context.origin("resolution")) '\(resolutionText)': use one of \(ConfProgram.resolutions.joined(separator: ", "))")
             }
             request = CreateRoomRequest(name: roomName, resolution: resolution)
-            name = try context.participantName()
-            duration = try context.duration()
+            settings = try ParticipantRun.Settings(context)
             standing = try context.rendezvousAddress()
             listen = try context.endpoint("listen", default: "0.0.0.0:7373")
-            callOptions = try CallSetup.options(context)
         } catch {
             reporter.failure(error)
             return error.exitCode.rawValue
@@ -82,10 +79,10 @@ struct HostCommand {
             case .success(let room):
                 Self.report(room, advertised: advertised, reporter: reporter)
                 let s = ParticipantSession(loop: loop, client: client, reporter: reporter, room: room.room, pin: room.pin,
-                                           name: name, duration: duration, onEnd: finish)
+                                           name: settings.name, duration: settings.duration, onEnd: finish)
                 session = s
                 do throws(CommandFailure) {
-                    call = try CallSetup.attach(to: s, loop: loop, reporter: reporter, options: callOptions)
+                    call = try CallSetup.attach(to: s, loop: loop, reporter: reporter, options: settings.call)
                 } catch {
                     return finish(.failure(error))
                 }

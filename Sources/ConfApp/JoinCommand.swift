@@ -10,7 +10,7 @@ struct JoinCommand {
 
     func run() -> Int32 {
         let reporter = EventReporter(json: context.json, environment: context.environment)
-        let room: RoomID, pin: Pin, name: String, duration: Duration?, client: RendezvousClient, callOptions: CallSetup.Options
+        let room: RoomID, pin: Pin, client: RendezvousClient, settings: ParticipantRun.Settings
         do throws(CommandFailure) {
             let roomText = context.invocation.argument("ROOM") ?? ""
             let pinText = context.invocation.argument("PIN") ?? ""
@@ -21,9 +21,7 @@ struct JoinCommand {
             }
             (room, pin) = (r, p)
             client = try context.rendezvousClient(a)
-            name = try context.participantName()
-            duration = try context.duration()
-            callOptions = try CallSetup.options(context)
+            settings = try ParticipantRun.Settings(context)
         } catch {
             reporter.failure(error)
             return error.exitCode.rawValue
@@ -32,13 +30,13 @@ struct JoinCommand {
         let loop = EventLoop()
         var exitCode = ExitCode.ok
         var call: CallController?
-        let session = ParticipantSession(loop: loop, client: client, reporter: reporter, room: room, pin: pin, name: name,
-                                         duration: duration) { result in
+        let session = ParticipantSession(loop: loop, client: client, reporter: reporter, room: room, pin: pin, name: settings.name,
+                                         duration: settings.duration) { result in
             exitCode = ParticipantRun.finish(result, reporter: reporter)
             if let call { call.close { loop.quit() } } else { loop.quit() }
         }
         do throws(CommandFailure) {
-            call = try CallSetup.attach(to: session, loop: loop, reporter: reporter, options: callOptions)
+            call = try CallSetup.attach(to: session, loop: loop, reporter: reporter, options: settings.call)
         } catch {
             reporter.failure(error)
             return error.exitCode.rawValue

@@ -7,6 +7,19 @@ import Glibc
 /// What `conf host` and `conf join` share: reporting how the session ended, and leaving cleanly on
 /// SIGINT or SIGTERM (a second signal exits at once).
 enum ParticipantRun {
+    /// What every participant command reads from its command line.
+    struct Settings {
+        var name: String
+        var duration: Duration?
+        var call: CallSetup.Options
+
+        init(_ context: CommandContext) throws(CommandFailure) {
+            name = try context.participantName()
+            duration = try context.duration()
+            call = try CallSetup.options(context)
+        }
+    }
+
     /// Reports the end of a session (`error` if it failed, then `left`) and returns the exit status.
     static func finish(_ result: Result<String, CommandFailure>, reporter: EventReporter) -> ExitCode {
         switch result {
