@@ -18,11 +18,16 @@ final class ConfProcess: @unchecked Sendable {
     private let output = LockedOutput()
 
     /// Starts `conf` with `arguments`, an empty HOME and config directory (so no user settings
-    /// leak in), and `environment` on top.
-    init(_ arguments: [String], environment: [String: String] = [:]) throws {
+    /// leak in), and `environment` on top; inside network namespace `namespace` when given.
+    init(_ arguments: [String], environment: [String: String] = [:], namespace: String? = nil) throws {
         self.arguments = arguments
-        process.executableURL = Self.executable
-        process.arguments = arguments
+        if let namespace {
+            process.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
+            process.arguments = ["netns", "exec", namespace, Self.executable.path] + arguments
+        } else {
+            process.executableURL = Self.executable
+            process.arguments = arguments
+        }
         var env = ProcessInfo.processInfo.environment
         env["HOME"] = FileManager.default.temporaryDirectory.path
         env["XDG_CONFIG_HOME"] = FileManager.default.temporaryDirectory.appendingPathComponent("conf-tests-no-config").path
