@@ -1,18 +1,19 @@
 // swift-tools-version:6.0
-// The layers, top to bottom. Dependencies only point down; only ConfIO and ConfCrypto import C modules.
+// The layers, top to bottom. Dependencies only point down; only ConfIO, ConfMedia and ConfCrypto import C modules.
 //
 //   conf            executable: wiring only
 //   ConfApp         the commands' behaviour: host, join, rendezvous, completions
 //   ConfCLI         the declarative command tree -> parser, --help, completions, man page
 //   ConfIO          thin adapters: GLib main loop, libsoup rendezvous server and client, libnice,
 //                   usrsctp data channels, getrandom
+//   ConfMedia       Opus encoder/decoder, audio sources, sinks, signal analysis; no devices
 //   ConfCrypto      DTLS (OpenSSL over memory BIOs), SRTP (libsrtp2), SAS words; no sockets
 //   ConfSession     pure: offer/answer, per-peer negotiation, the mesh (sans-IO)
 //   ConfRendezvous  pure: rooms, pins, rate limits, relaying (sans-IO server core)
 //   ConfWire        pure: SDP, ICE candidates, the rendezvous protocol's messages and peer signals
 //   ConfCore        pure: time, randomness seam, JSON values, errors
-//   C*              system libraries (GLib with libsoup 3 and libnice, OpenSSL, libsrtp2, usrsctp) + shim
-//                   targets for varargs, macros and by-value callbacks (CConfShims, CCryptoShims, CSCTPShims)
+//   C*              system libraries (GLib with libsoup 3 and libnice, OpenSSL, libsrtp2, usrsctp, libopus) + shim
+//                   targets for varargs, macros and by-value callbacks (CConfShims, CCryptoShims, CSCTPShims, CMediaShims)
 import PackageDescription
 
 let package = Package(
@@ -35,15 +36,18 @@ let package = Package(
         .target(name: "CCryptoShims", dependencies: ["COpenSSL"]),
         .systemLibrary(name: "CUsrsctp", pkgConfig: "usrsctp", providers: [.apt(["libusrsctp-dev"])]),
         .target(name: "CSCTPShims", dependencies: ["CUsrsctp"]),
+        .systemLibrary(name: "COpus", pkgConfig: "opus", providers: [.apt(["libopus-dev"])]),
+        .target(name: "CMediaShims", dependencies: ["COpus"]),
 
         .target(name: "ConfCore"),
         .target(name: "ConfWire", dependencies: ["ConfCore"]),
         .target(name: "ConfRendezvous", dependencies: ["ConfCore", "ConfWire"]),
         .target(name: "ConfSession", dependencies: ["ConfCore", "ConfWire"]),
         .target(name: "ConfCrypto", dependencies: ["ConfCore", "ConfWire", "COpenSSL", "CSRTP", "CCryptoShims"]),
+        .target(name: "ConfMedia", dependencies: ["ConfCore", "COpus", "CMediaShims"]),
         .target(name: "ConfIO", dependencies: ["ConfCore", "ConfWire", "ConfRendezvous", "CGLib", "CConfShims", "CSCTPShims"]),
         .target(name: "ConfCLI", dependencies: ["ConfCore"]),
-        .target(name: "ConfApp", dependencies: ["ConfCore", "ConfWire", "ConfRendezvous", "ConfSession", "ConfCrypto", "ConfIO", "ConfCLI"]),
+        .target(name: "ConfApp", dependencies: ["ConfCore", "ConfWire", "ConfRendezvous", "ConfSession", "ConfCrypto", "ConfMedia", "ConfIO", "ConfCLI"]),
         .executableTarget(name: "conf", dependencies: ["ConfApp"]),
 
         .testTarget(name: "ConfCoreTests", dependencies: ["ConfCore"]),
@@ -52,6 +56,7 @@ let package = Package(
         .testTarget(name: "ConfSessionTests", dependencies: ["ConfSession"]),
         .testTarget(name: "ConfCryptoTests", dependencies: ["ConfCrypto"]),
         .testTarget(name: "ConfIOTests", dependencies: ["ConfIO"]),
+        .testTarget(name: "ConfMediaTests", dependencies: ["ConfMedia"]),
         .testTarget(name: "ConfCLITests", dependencies: ["ConfCLI", "ConfApp"]),
         .testTarget(name: "ConfEndToEndTests", dependencies: ["ConfCore"]),
     ]

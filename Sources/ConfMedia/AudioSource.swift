@@ -1,0 +1,75 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Where the audio a participant sends comes from, one 20 ms frame (960 samples, 48 kHz mono) at a
+/// time. Backends: a generated tone, silence, a WAV file; PulseAudio capture lives in ConfIO.
+public protocol AudioSource: AnyObject {
+    /// The next frame. Sources that run dry return silence.
+    func nextFrame() -> [Int16]
+}
+
+/// A sine tone at a fixed frequency, at -12 dBFS.
+public final class ToneSource: AudioSource {
+    public let frequency: Double
+    private var phase = 0.0
+
+    public init(frequency: Double) { self.frequency = frequency }
+
+    public func nextFrame() -> [Int16] {
+        let step = 2 * Double.pi * frequency / Double(AudioFormat.sampleRate)
+        var frame = [Int16](repeating: 0, count: AudioFormat.frameSamples)
+        for i in frame.indices {
+            frame[i] = Int16(8192 * sin(phase))
+            phase += step
+            if phase > 2 * Double.pi { phase -= 2 * Double.pi }
+        }
+        return frame
+    }
+}
+
+public final class SilenceSource: AudioSource {
+    public init() {}
+    public func nextFrame() -> [Int16] { [Int16](repeating: 0, count: AudioFormat.frameSamples) }
+}
+
+/// Samples decoded ahead of time (a WAV file), played once, then silence.
+public final class BufferSource: AudioSource {
+    private let samples: [Int16]
+    private var position = 0
+
+    public init(samples: [Int16]) { self.samples = samples }
+
+    public var isFinished: Bool { position >= samples.count }
+
+    public func nextFrame() -> [Int16] {
+        var frame = [Int16](repeating: 0, count: AudioFormat.frameSamples)
+        let count = min(frame.count, samples.count - position)
+        if count > 0 {
+            frame.replaceSubrange(0..<count, with: samples[position..<(position + count)])
+            position += count
+        }
+        return frame
+    }
+}
+
+/// Mixes a one-shot sound (`--play`) into another source's frames.
+public final class MixingSource: AudioSource {
+    private let base: AudioSource
+    private var overlays: [BufferSource] = []
+
+    public init(_ base: AudioSource) { self.base = base }
+
+    public func play(_ sound: [Int16]) { overlays.append(BufferSource(samples: sound)) }
+
+    public func nextFrame() -> [Int16] {
+        var frame = base.nextFrame()
+        guard !overlays.isEmpty else { return frame }
+        for overlay in overlays {
+            let extra = overlay.nextFrame()
+            for i in frame.indices { frame[i] = Int16(clamping: Int32(frame[i]) + Int32(extra[i])) }
+        }
+        overlays.removeAll { $0.isFinished }
+        return frame
+    }
+}

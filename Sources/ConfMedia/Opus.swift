@@ -1,0 +1,83 @@
+internal import COpus
+internal import CMediaShims
+
+/// Why an Opus call failed, with libopus's own words.
+public struct OpusError: Error, Sendable, CustomStringConvertible {
+    public var description: String
+    init(_ context: String, code: Int32) { description = "\(context): \(String(cString: opus_strerror(code)))" }
+}
+
+/// Audio as conf handles it end to end: 48 kHz, mono, 16-bit, 20 ms frames (960 samples).
+public enum AudioFormat {
+    public static let sampleRate = 48_000
+    public static let frameSamples = 960
+    public static let frameDuration: Duration = .milliseconds(20)
+}
+
+/// One Opus encoder (RFC 6716) for the participant's voice: VOIP application, in-band FEC on.
+/// Encode once, send to every peer. Not thread-safe: one owner.
+public final class OpusEncoder {
+    private let encoder: OpaquePointer
+
+    public init(bitrate: Int = 32_000) throws(OpusError) {
+        var error: Int32 = 0
+        guard let encoder = opus_encoder_create(Int32(AudioFormat.sampleRate), 1, OPUS_APPLICATION_VOIP, &error), error == OPUS_OK else {
+            throw OpusError("cannot create the Opus encoder", code: error)
+        }
+        self.encoder = encoder
+        conf_opus_set_bitrate(encoder, Int32(bitrate))
+        conf_opus_set_inband_fec(encoder, 1)
+        conf_opus_set_packet_loss_perc(encoder, 10)  // what FEC protects against; RTCP will tune it
+        conf_opus_set_signal_voice(encoder)
+    }
+
+    deinit { opus_encoder_destroy(encoder) }
+
+    /// One 20 ms frame of 960 samples in, one Opus packet out.
+    public func encode(_ samples: [Int16]) throws(OpusError) -> [UInt8] {
+        precondition(samples.count == AudioFormat.frameSamples, "Opus frames are 960 samples")
+        var packet = [UInt8](repeating: 0, count: 1275)
+        let length = opus_encode(encoder, samples, Int32(samples.count), &packet, Int32(packet.count))
+        guard length > 0 else { throw OpusError("Opus encoding failed", code: length) }
+        return Array(packet[..<Int(length)])
+    }
+}
+
+/// One Opus decoder per remote participant, with loss concealment and FEC recovery.
+public final class OpusDecoder {
+    private let decoder: OpaquePointer
+
+    public init() throws(OpusError) {
+        var error: Int32 = 0
+        guard let decoder = opus_decoder_create(Int32(AudioFormat.sampleRate), 1, &error), error == OPUS_OK else {
+            throw OpusError("cannot create the Opus decoder", code: error)
+        }
+        self.decoder = decoder
+    }
+
+    deinit { opus_decoder_destroy(decoder) }
+
+    /// A packet's 20 ms of audio; nil for a packet libopus rejects (it is then concealed).
+    public func decode(_ packet: [UInt8]) -> [Int16]? {
+        run(packet, fec: false)
+    }
+
+    /// 20 ms for a lost packet: recovered from the FEC in the *next* packet when given, else
+    /// concealed (PLC).
+    public func conceal(usingNext next: [UInt8]?) -> [Int16] {
+        if let next, let recovered = run(next, fec: true) { return recovered }
+        return run(nil, fec: false) ?? [Int16](repeating: 0, count: AudioFormat.frameSamples)
+    }
+
+    private func run(_ packet: [UInt8]?, fec: Bool) -> [Int16]? {
+        var pcm = [Int16](repeating: 0, count: AudioFormat.frameSamples)
+        let samples: Int32
+        if let packet {
+            samples = opus_decode(decoder, packet, Int32(packet.count), &pcm, Int32(AudioFormat.frameSamples), fec ? 1 : 0)
+        } else {
+            samples = opus_decode(decoder, nil, 0, &pcm, Int32(AudioFormat.frameSamples), 0)
+        }
+        guard samples == Int32(AudioFormat.frameSamples) else { return nil }
+        return pcm
+    }
+}

@@ -1,0 +1,192 @@
+import ConfCore
+
+/// An adaptive jitter buffer for one remote participant's audio (20 ms Opus frames), without I/O
+/// or a clock of its own: packets go in with their arrival time; the playout clock takes one frame
+/// every 20 ms with `pop(now:)`.
+///
+/// - Reorders by sequence number; drops duplicates and packets whose turn has passed (counted).
+/// - Target delay follows the measured jitter: the spread (95th percentile minus minimum) of the
+///   packets' transit times over the last few seconds, plus one frame; between `minimumDelay`
+///   and `maximumDelay`. On a clean link that is one or two frames.
+/// - A missing frame whose successors have arrived is lost: `pop` says so, handing over the next
+///   packet so its in-band FEC can recover it (Opus), else the decoder conceals.
+/// - When nothing newer has arrived (the network stalled, or the sender's clock is slower than
+///   ours) `pop` conceals without moving on, which adds delay; when the buffer holds more than the
+///   target for a while (a burst passed, or the sender's clock is faster) one frame is skipped.
+///   So clock drift of a long call never grows the delay, and never starves the sound card.
+public struct AudioJitterBuffer: Sendable {
+    public enum Playout: Equatable, Sendable {
+        /// Nothing to play yet (before the first packet, or while filling up to the target).
+        case waiting
+        case frame([UInt8])
+        /// This frame is missing: conceal it, recovering from `next` (the following packet) when given.
+        case lost(next: [UInt8]?)
+    }
+
+    public enum Insert: Equatable, Sendable { case accepted, duplicate, late }
+
+    public struct Statistics: Equatable, Sendable {
+        public var received = 0
+        public var duplicates = 0
+        public var late = 0
+        /// Frames played from a packet.
+        public var played = 0
+        /// Frames concealed (lost, or stretched while waiting).
+        public var concealed = 0
+        /// Frames concealed because a packet never came (its successors did).
+        public var lost = 0
+        /// Frames dropped to bring the delay back to the target.
+        public var skipped = 0
+
+        public init() {}
+    }
+
+    public let frameDuration: Duration
+    public let samplesPerFrame: UInt32
+    public let minimumDelay: Duration
+    public let maximumDelay: Duration
+    public private(set) var statistics = Statistics()
+
+    private var unwrapper = SequenceUnwrapper()
+    private var packets: [UInt64: [UInt8]] = [:]
+    private var next: UInt64?
+    private var highest: UInt64?
+    private var started = false
+    private var firstArrival: Instant?
+    /// Recent (arrival - media time) in ms, for the jitter estimate.
+    private var transits: [Double] = []
+    private var transitOrigin: (arrival: Instant, timestamp: UInt64)?
+    private var timestampUnwrap: (last: UInt32, high: UInt64)?
+    private var overTargetSince: Instant?
+    private var stretches = 0
+
+    public init(frameDuration: Duration = .milliseconds(20), samplesPerFrame: UInt32 = 960,
+                minimumDelay: Duration = .milliseconds(20), maximumDelay: Duration = .milliseconds(400)) {
+        self.frameDuration = frameDuration
+        self.samplesPerFrame = samplesPerFrame
+        self.minimumDelay = minimumDelay
+        self.maximumDelay = maximumDelay
+        targetDelay = max(minimumDelay, frameDuration * 2)
+    }
+
+    /// Frames between what plays next and the newest packet: how far ahead the buffer is.
+    public var bufferedFrames: Int {
+        guard let next, let highest, highest >= next else { return 0 }
+        return Int(highest - next) + 1
+    }
+
+    /// The delay this buffer aims for, from the jitter it has seen (recomputed every 10 packets).
+    public private(set) var targetDelay: Duration = .milliseconds(40)
+
+    private func computeTargetDelay() -> Duration {
+        let frame = frameDuration.milliseconds
+        guard transits.count >= 10 else { return max(minimumDelay, frameDuration * 2) }
+        let sorted = transits.sorted()
+        let spread = sorted[Int(Double(sorted.count - 1) * 0.95)] - sorted[0]
+        let frames = (spread / frame).rounded(.up) + 1
+        return min(maximumDelay, max(minimumDelay, .milliseconds(Int64(frames * frame))))
+    }
+
+    var targetFrames: Int { max(1, Int((targetDelay.milliseconds / frameDuration.milliseconds).rounded())) }
+
+    @discardableResult
+    public mutating func insert(sequence: UInt16, timestamp: UInt32, payload: [UInt8], arrival: Instant) -> Insert {
+        let extended = unwrapper.unwrap(sequence)
+        if started, let next, extended < next {
+            statistics.late += 1
+            return .late
+        }
+        guard packets[extended] == nil else {
+            statistics.duplicates += 1
+            return .duplicate
+        }
+        // A jump far ahead (the sender restarted, or garbage that authenticated): start over.
+        if let next, extended > next + 500 {
+            packets.removeAll()
+            self.next = nil
+            highest = nil
+            started = false
+            firstArrival = nil
+        }
+        statistics.received += 1
+        packets[extended] = payload
+        if highest.map({ extended > $0 }) ?? true { highest = extended }
+        if next == nil { next = extended }
+        if !started, let next, extended < next { self.next = extended }
+        if firstArrival == nil { firstArrival = arrival }
+        recordTransit(timestamp: timestamp, arrival: arrival)
+        return .accepted
+    }
+
+    public mutating func pop(now: Instant) -> Playout {
+        guard let current = next else { return .waiting }
+        if !started {
+            // Fill up to the target before the first frame plays.
+            guard let first = firstArrival, now.since(first) >= targetDelay - frameDuration || bufferedFrames >= targetFrames else {
+                return .waiting
+            }
+            started = true
+        }
+        if let payload = packets.removeValue(forKey: current) {
+            next = current + 1
+            stretches = 0
+            statistics.played += 1
+            adaptDown(now: now)
+            return .frame(payload)
+        }
+        statistics.concealed += 1
+        if let highest, highest > current {
+            // Its successors came and it did not: lost. Move on, offering the next for FEC.
+            next = current + 1
+            stretches = 0
+            statistics.lost += 1
+            return .lost(next: packets[current + 1])
+        }
+        // Nothing newer yet: wait (stretch) rather than move past packets that are only late,
+        // but not forever.
+        stretches += 1
+        if stretches > Int(maximumDelay.milliseconds / frameDuration.milliseconds) {
+            next = current + 1
+            stretches = 0
+        }
+        return .lost(next: nil)
+    }
+
+    /// Drops one frame when the buffer has held more than the target (plus slack) for a second.
+    private mutating func adaptDown(now: Instant) {
+        guard bufferedFrames > targetFrames + 1 else {
+            overTargetSince = nil
+            return
+        }
+        if let since = overTargetSince {
+            if now.since(since) >= .seconds(1), let current = next {
+                packets.removeValue(forKey: current)
+                next = current + 1
+                statistics.skipped += 1
+                overTargetSince = now
+            }
+        } else {
+            overTargetSince = now
+        }
+    }
+
+    private mutating func recordTransit(timestamp: UInt32, arrival: Instant) {
+        // Unwrap the 32-bit RTP timestamp.
+        let extended: UInt64
+        if let (last, high) = timestampUnwrap {
+            let delta = Int64(Int32(bitPattern: timestamp &- last))
+            extended = UInt64(max(0, Int64(high) + delta))
+            timestampUnwrap = (timestamp, max(high, extended))
+        } else {
+            extended = 1 << 32
+            timestampUnwrap = (timestamp, extended)
+        }
+        if transitOrigin == nil { transitOrigin = (arrival, extended) }
+        guard let origin = transitOrigin else { return }
+        let mediaMs = (Double(extended) - Double(origin.timestamp)) * frameDuration.milliseconds / Double(samplesPerFrame)
+        let arrivalMs = arrival.since(origin.arrival).milliseconds
+        transits.append(arrivalMs - mediaMs)
+        if transits.count > 150 { transits.removeFirst(transits.count - 150) }  // about 3 s
+        if transits.count % 10 == 0 || transits.count < 10 { targetDelay = computeTargetDelay() }
+    }
+}

@@ -1,0 +1,148 @@
+/// An RTP packet (RFC 3550 section 5.1) with RFC 8285 one-byte header extensions.
+///
+///      0                   1                   2                   3
+///     |V=2|P|X|  CC   |M|     PT      |       sequence number         |
+///     |                           timestamp                           |
+///     |                             SSRC                              |
+///     |                      CSRC list (CC x 32 bits)                 |
+///     |      0xBEDE (one-byte ext)    |        length in words        |   (when X)
+///     |  ID | L |  data ...  (ID 1..14, L = data length - 1), padding  |
+public struct RTPPacket: Equatable, Sendable {
+    public var marker: Bool
+    public var payloadType: UInt8
+    public var sequenceNumber: UInt16
+    public var timestamp: UInt32
+    public var ssrc: UInt32
+    public var csrcs: [UInt32]
+    /// One-byte extension elements by id (1...14).
+    public var extensions: [UInt8: [UInt8]]
+    public var payload: [UInt8]
+
+    public init(marker: Bool = false, payloadType: UInt8, sequenceNumber: UInt16, timestamp: UInt32, ssrc: UInt32,
+                csrcs: [UInt32] = [], extensions: [UInt8: [UInt8]] = [:], payload: [UInt8]) {
+        self.marker = marker
+        self.payloadType = payloadType
+        self.sequenceNumber = sequenceNumber
+        self.timestamp = timestamp
+        self.ssrc = ssrc
+        self.csrcs = csrcs
+        self.extensions = extensions
+        self.payload = payload
+    }
+
+    /// Nil when the bytes are not a well-formed RTP packet.
+    public init?(bytes: [UInt8]) {
+        guard bytes.count >= 12, bytes[0] >> 6 == 2 else { return nil }
+        let hasPadding = bytes[0] & 0x20 != 0
+        let hasExtension = bytes[0] & 0x10 != 0
+        let csrcCount = Int(bytes[0] & 0x0F)
+        marker = bytes[1] & 0x80 != 0
+        payloadType = bytes[1] & 0x7F
+        sequenceNumber = UInt16(bytes[2]) << 8 | UInt16(bytes[3])
+        timestamp = Self.u32(bytes, 4)
+        ssrc = Self.u32(bytes, 8)
+        var offset = 12
+        guard bytes.count >= offset + csrcCount * 4 else { return nil }
+        csrcs = (0..<csrcCount).map { Self.u32(bytes, 12 + $0 * 4) }
+        offset += csrcCount * 4
+        extensions = [:]
+        if hasExtension {
+            guard bytes.count >= offset + 4 else { return nil }
+            let profile = UInt16(bytes[offset]) << 8 | UInt16(bytes[offset + 1])
+            let length = (Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3])) * 4
+            offset += 4
+            guard bytes.count >= offset + length else { return nil }
+            if profile == 0xBEDE {
+                var i = offset
+                while i < offset + length {
+                    let id = bytes[i] >> 4
+                    if id == 0 { i += 1; continue }  // padding
+                    if id == 15 { break }  // reserved: stop (RFC 8285 section 4.2)
+                    let size = Int(bytes[i] & 0x0F) + 1
+                    guard i + 1 + size <= offset + length else { return nil }
+                    extensions[id] = Array(bytes[(i + 1)..<(i + 1 + size)])
+                    i += 1 + size
+                }
+            }
+            offset += length
+        }
+        var end = bytes.count
+        if hasPadding {
+            let padding = Int(bytes[end - 1])
+            guard padding > 0, end - padding >= offset else { return nil }
+            end -= padding
+        }
+        payload = Array(bytes[offset..<end])
+    }
+
+    public var bytes: [UInt8] {
+        let ids = extensions.keys.filter { (1...14).contains($0) }.sorted()
+        var out: [UInt8] = [0x80 | (ids.isEmpty ? 0 : 0x10) | UInt8(min(csrcs.count, 15)), (marker ? 0x80 : 0) | (payloadType & 0x7F),
+                            UInt8(sequenceNumber >> 8), UInt8(sequenceNumber & 0xFF)]
+        Self.append(timestamp, &out)
+        Self.append(ssrc, &out)
+        for csrc in csrcs.prefix(15) { Self.append(csrc, &out) }
+        if !ids.isEmpty {
+            var elements: [UInt8] = []
+            for id in ids {
+                let data = extensions[id]!.prefix(16)
+                guard !data.isEmpty else { continue }
+                elements.append(id << 4 | UInt8(data.count - 1))
+                elements += data
+            }
+            while elements.count % 4 != 0 { elements.append(0) }
+            out += [0xBE, 0xDE, UInt8((elements.count / 4) >> 8), UInt8((elements.count / 4) & 0xFF)] + elements
+        }
+        return out + payload
+    }
+
+    private static func u32(_ b: [UInt8], _ i: Int) -> UInt32 {
+        UInt32(b[i]) << 24 | UInt32(b[i + 1]) << 16 | UInt32(b[i + 2]) << 8 | UInt32(b[i + 3])
+    }
+
+    private static func append(_ word: UInt32, _ out: inout [UInt8]) {
+        out += [UInt8(word >> 24), UInt8(word >> 16 & 0xFF), UInt8(word >> 8 & 0xFF), UInt8(word & 0xFF)]
+    }
+}
+
+/// The client-to-mixer audio level (RFC 6464): one byte, V (voice activity) and the level in
+/// -dBov, 0 (loudest) to 127 (silence).
+public struct AudioLevel: Equatable, Sendable {
+    public var voiceActivity: Bool
+    public var level: UInt8
+
+    public init(voiceActivity: Bool, level: UInt8) {
+        self.voiceActivity = voiceActivity
+        self.level = min(level, 127)
+    }
+
+    public init?(_ bytes: [UInt8]) {
+        guard let byte = bytes.first else { return nil }
+        voiceActivity = byte & 0x80 != 0
+        level = byte & 0x7F
+    }
+
+    public var bytes: [UInt8] { [(voiceActivity ? 0x80 : 0) | level] }
+}
+
+/// RTP sequence numbers wrap at 65536; this orders and unwraps them (RFC 3550 appendix A.1).
+public struct SequenceUnwrapper: Sendable {
+    private var last: UInt64?
+
+    public init() {}
+
+    /// The extended (64-bit, never wrapping) number of `sequence`, assuming it is within half the
+    /// space of the last one seen.
+    public mutating func unwrap(_ sequence: UInt16) -> UInt64 {
+        guard let last else {
+            let first = UInt64(sequence) + 65_536  // room for reordered packets just before the first
+            self.last = first
+            return first
+        }
+        let lastLow = UInt16(truncatingIfNeeded: last)
+        let delta = Int64(Int16(bitPattern: sequence &- lastLow))
+        let value = UInt64(max(0, Int64(last) + delta))
+        if value > last { self.last = value }
+        return value
+    }
+}
