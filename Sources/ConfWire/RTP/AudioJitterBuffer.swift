@@ -55,6 +55,7 @@ public struct AudioJitterBuffer: Sendable {
     private var firstArrival: Instant?
     /// Recent (arrival - media time) in ms, for the jitter estimate.
     private var transits: [Double] = []
+    private var transitsSinceTarget = 0
     private var transitOrigin: (arrival: Instant, timestamp: UInt64)?
     private var timestampUnwrap: (last: UInt32, high: UInt64)?
     private var overTargetSince: Instant?
@@ -187,6 +188,10 @@ public struct AudioJitterBuffer: Sendable {
         let arrivalMs = arrival.since(origin.arrival).milliseconds
         transits.append(arrivalMs - mediaMs)
         if transits.count > 150 { transits.removeFirst(transits.count - 150) }  // about 3 s
-        if transits.count % 10 == 0 || transits.count < 10 { targetDelay = computeTargetDelay() }
+        transitsSinceTarget += 1
+        if transitsSinceTarget >= 10 || transits.count < 10 {
+            transitsSinceTarget = 0
+            targetDelay = computeTargetDelay()
+        }
     }
 }
