@@ -81,7 +81,7 @@ public enum WAVFile {
             let i = Int(position)
             let fraction = position - Double(i)
             let a = mono[min(i, frames - 1)], b = mono[min(i + 1, frames - 1)]
-            return Int16(clamping: Int((a + (b - a) * fraction) * 32767))
+            return Int16(clamping: Int(((a + (b - a) * fraction) * 32768).rounded()))
         }
     }
 }
