@@ -27,12 +27,16 @@ _conf() {
         --as|-a) COMPREPLY=(); return ;;
         --duration|-d) COMPREPLY=(); return ;;
         --say) COMPREPLY=(); return ;;
+        --audio-source) COMPREPLY=(); return ;;
+        --audio-sink) COMPREPLY=($(compgen -W "none" -- "$cur")); return ;;
+        --record) COMPREPLY=($(compgen -d -- "$cur")); return ;;
+        --audio-bitrate) COMPREPLY=(); return ;;
         --stun) COMPREPLY=(); return ;;
         --turn) COMPREPLY=(); return ;;
         --connect-timeout) COMPREPLY=(); return ;;
         esac
         if [[ "$cur" == -* ]]; then
-            COMPREPLY=($(compgen -W "--name --resolution --server --listen --ca --as --duration --say --stun --turn --relay-only --connect-timeout --no-audio --no-video --json --help" -- "$cur"))
+            COMPREPLY=($(compgen -W "--name --resolution --server --listen --ca --as --duration --say --audio-source --audio-sink --record --audio-bitrate --stun --turn --relay-only --connect-timeout --no-audio --no-video --json --help" -- "$cur"))
         fi
         ;;
     "conf join")
@@ -42,12 +46,16 @@ _conf() {
         --as|-a) COMPREPLY=(); return ;;
         --duration|-d) COMPREPLY=(); return ;;
         --say) COMPREPLY=(); return ;;
+        --audio-source) COMPREPLY=(); return ;;
+        --audio-sink) COMPREPLY=($(compgen -W "none" -- "$cur")); return ;;
+        --record) COMPREPLY=($(compgen -d -- "$cur")); return ;;
+        --audio-bitrate) COMPREPLY=(); return ;;
         --stun) COMPREPLY=(); return ;;
         --turn) COMPREPLY=(); return ;;
         --connect-timeout) COMPREPLY=(); return ;;
         esac
         if [[ "$cur" == -* ]]; then
-            COMPREPLY=($(compgen -W "--server --ca --as --duration --say --stun --turn --relay-only --connect-timeout --no-audio --no-video --json --help" -- "$cur"))
+            COMPREPLY=($(compgen -W "--server --ca --as --duration --say --audio-source --audio-sink --record --audio-bitrate --stun --turn --relay-only --connect-timeout --no-audio --no-video --json --help" -- "$cur"))
         fi
         ;;
     "conf rendezvous")

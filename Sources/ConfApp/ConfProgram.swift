@@ -32,7 +32,15 @@ public enum ConfProgram {
     static let noVideo = OptionSpec("no-video", help: "send and receive no video")
     static let say = OptionSpec(
         "say", value: "TEXT", help: "send this chat message to each peer once connected to it (peer to peer, encrypted)", repeatable: true)
-    static let callOptions = [say, stun, turn, relayOnly, connectTimeout, noAudio, noVideo]
+    static let audioSource = OptionSpec(
+        "audio-source", value: "SOURCE", help: "what you send: tone:HZ, silence or file:PATH.wav (PulseAudio devices are coming)",
+        configurable: true, default: "silence")
+    static let audioSink = OptionSpec("audio-sink", value: "SINK", help: "where others' audio plays: none", completion: .choices(["none"]),
+                                      configurable: true, default: "none")
+    static let record = OptionSpec("record", value: "DIR", help: "record what you hear from each peer to DIR/NAME.wav (48 kHz mono)",
+                                   completion: .directory)
+    static let audioBitrate = OptionSpec("audio-bitrate", value: "BPS", help: "Opus bitrate in bits per second", default: "32000")
+    static let callOptions = [say, audioSource, audioSink, record, audioBitrate, stun, turn, relayOnly, connectTimeout, noAudio, noVideo]
     static let json = OptionSpec(
         "json", short: "j", help: "print events as JSON on stdout, one object a line; human-readable text goes to stderr")
 
@@ -122,7 +130,7 @@ public enum ConfProgram {
                 ("NO_COLOR", "when set and not empty, no colour in output"),
             ],
             files: [
-                ("$XDG_CONFIG_HOME/conf/config", "optional settings, one 'key = value' a line, '#' starts a comment; keys are long option names: server, ca, as, resolution, listen. Command-line options beat environment variables, which beat this file."),
+                ("$XDG_CONFIG_HOME/conf/config", "optional settings, one 'key = value' a line, '#' starts a comment; keys are long option names: server, ca, as, resolution, listen, audio-source, audio-sink. Command-line options beat environment variables, which beat this file."),
             ],
             events: [
                 ("room", "room, pin, listen_pin, name, resolution, join_command", "conf host created the room"),

@@ -46,6 +46,12 @@ public struct NegotiatedMedia: Sendable, Equatable {
     /// From this side's point of view.
     public var direction: Direction
     public var remoteSSRCs: [UInt32]
+    /// The id of the audio-level header extension (RFC 6464) when both sides use it.
+    public var audioLevelExtension: UInt8? = nil
+
+    /// Whether this side may send on it.
+    public var sends: Bool { direction == .sendrecv || direction == .sendonly }
+    public var receives: Bool { direction == .sendrecv || direction == .recvonly }
 }
 
 /// Why negotiation with a peer failed: the link is refused with this reason.

@@ -59,10 +59,13 @@ public enum SDPNegotiation {
                 answer.formats = [String(map.payloadType)]
                 answer.rtpMaps = [RTPMap(payloadType: map.payloadType, encoding: map.encoding, clockRate: map.clockRate, channels: map.channels)]
                 answer.direction = remote.direction.answer(wanting: local.mediaDirection)
-                let negotiated = NegotiatedMedia(mid: mid, payloadType: map.payloadType, direction: answer.direction, remoteSSRCs: remote.ssrcs)
+                var negotiated = NegotiatedMedia(mid: mid, payloadType: map.payloadType, direction: answer.direction, remoteSSRCs: remote.ssrcs)
                 if remote.kind == .audio {
                     answer.formatParameters = [map.payloadType: "minptime=10;useinbandfec=1"]
-                    if let level = remote.extensions.first(where: { $0.uri == audioLevelURI }) { answer.extensions = [level] }
+                    if let level = remote.extensions.first(where: { $0.uri == audioLevelURI }) {
+                        answer.extensions = [level]
+                        negotiated.audioLevelExtension = level.id
+                    }
                     if answer.direction == .sendrecv || answer.direction == .sendonly { answer.ssrcs = [local.audioSSRC] }
                     link.audio = negotiated
                 } else {
@@ -107,8 +110,9 @@ public enum SDPNegotiation {
                 guard let pt = theirs.formats.first.flatMap({ UInt8($0) }), ours.rtpMaps.contains(where: { $0.payloadType == pt }) else {
                     throw NegotiationError("the answer picked a payload type the offer did not offer")
                 }
-                let negotiated = NegotiatedMedia(mid: theirs.mid!, payloadType: pt, direction: ours.direction.answerSide(theirs.direction),
+                var negotiated = NegotiatedMedia(mid: theirs.mid!, payloadType: pt, direction: ours.direction.answerSide(theirs.direction),
                                                  remoteSSRCs: theirs.ssrcs)
+                negotiated.audioLevelExtension = theirs.extensions.first { $0.uri == audioLevelURI }?.id
                 if theirs.kind == .audio { link.audio = negotiated } else { link.video = negotiated }
             case .application:
                 link.sctpPort = theirs.sctpPort ?? sctpPort

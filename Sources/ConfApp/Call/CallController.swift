@@ -40,6 +40,9 @@ final class CallController {
     private var ticker: Timer?
     private var connectDeadline: Timer?
     private let addresses: [String]
+    /// Set by the owner once the role is known (a listener sends nothing).
+    var audio: AudioPipeline?
+    private var mediaTicker: Timer?
 
     init(loop: EventLoop, reporter: EventReporter, certificate: DTLSCertificate, settings: Settings,
          sendSignal: @escaping (ParticipantID, JSONValue) -> Void, onNoPeerConnected: @escaping () -> Void) {
@@ -63,6 +66,11 @@ final class CallController {
         role = joined.role
         mesh = Mesh(sessionID: random.next() >> 1) { [unowned self] peer, controlling in self.openLink(to: peer, controlling: controlling) }
         ticker = loop.schedule(every: .milliseconds(100)) { [weak self] in self?.tick() ?? false }
+        mediaTicker = loop.schedule(every: .milliseconds(5)) { [weak self] in
+            guard let self else { return false }
+            self.audio?.tick(now: self.clock.now(), links: Array(self.links.values))
+            return true
+        }
         for peer in joined.peers { roster[peer.id] = peer }
         mesh.joined(peers: joined.peers)
         drainMesh()
@@ -96,6 +104,8 @@ final class CallController {
     /// half a second at most.
     func close(then done: @escaping () -> Void) {
         ticker?.cancel()
+        mediaTicker?.cancel()
+        audio?.close(links: Array(links.values))
         connectDeadline?.cancel()
         var waiting = links.count
         var finished = false
@@ -154,6 +164,7 @@ final class CallController {
                 for candidate in negotiated.remoteCandidates { link.transport.addRemote(candidate) }
                 link.remoteFingerprint = negotiated.remoteFingerprint
                 link.sctpPort = negotiated.sctpPort
+                link.audio = negotiated.audio
                 link.isOfferer = negotiated.iceControlling
                 do {
                     link.dtls = try DTLSEndpoint(certificate: certificate, role: negotiated.dtlsRole, remoteFingerprint: negotiated.remoteFingerprint)
@@ -170,6 +181,7 @@ final class CallController {
                 if let link = links[id] { disconnect(link, reason: error.description) }
             case .close(let id):
                 if let link = links.removeValue(forKey: id) {
+                    link.audioIn?.recorder?.close()
                     if link.phase == .connected { report(disconnected: link, reason: "left") }
                     link.phase = .disconnected
                     teardown(link)
@@ -224,7 +236,9 @@ final class CallController {
                 }
             }
         case .rtp:
-            if link.srtp?.unprotectRTP(datagram) != nil { link.lastHeard = now }
+            guard let plain = link.srtp?.unprotectRTP(datagram) else { return }
+            link.lastHeard = now
+            if let packet = RTPPacket(bytes: plain) { audio?.received(packet, on: link, now: now) }
         case .stun, .turnChannel, .unknown:
             break
         }

@@ -11,6 +11,7 @@ enum CallSetup {
         var connectTimeout: Duration
         var say: [String]
         var relayOnly: Bool
+        var audio: AudioSettings
     }
 
     static func options(_ context: CommandContext) throws(CommandFailure) -> Options {
@@ -39,7 +40,7 @@ enum CallSetup {
             throw context.usage("--say: a chat message is at most 16384 bytes, this one has \(text.utf8.count)")
         }
         let relayOnly = context.invocation.flag("relay-only")
-        return Options(iceServers: servers, connectTimeout: timeout, say: say, relayOnly: relayOnly)
+        return Options(iceServers: servers, connectTimeout: timeout, say: say, relayOnly: relayOnly, audio: try AudioSettings.parse(context))
     }
 
     static func resolve(_ endpoint: HostPort, credentials: (String, String)?, option: String) throws(CommandFailure) -> IceServerAddress {
@@ -98,6 +99,12 @@ enum CallSetup {
                 return
             }
             controller.addIceServers(offered)
+            do throws(CommandFailure) {
+                controller.audio = try AudioPipeline(settings: options.audio, sends: joined.role == .publisher, reporter: reporter)
+            } catch {
+                session?.leave(failing: error)
+                return
+            }
             controller.joined(joined)
         }
         session.onPeerJoined = { controller.peerJoined($0) }

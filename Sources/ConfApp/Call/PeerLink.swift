@@ -36,6 +36,10 @@ final class PeerLink {
     var lastHeard: Instant
     var lastReportSent: Instant = .zero
     var meter: RoundTripMeter
+    /// What was agreed for audio on this link, once negotiated.
+    var audio: NegotiatedMedia?
+    var audioOut: RTPSenderState
+    var audioIn: AudioReceiver?
     /// DTLS is up; `peer-connected` waits for the first RTCP round trip (or a short deadline).
     var announced = false
 
@@ -46,6 +50,8 @@ final class PeerLink {
         openedAt = now
         lastHeard = now
         meter = RoundTripMeter(localSSRC: localSSRC)
+        var random = KernelRandom()
+        audioOut = RTPSenderState(random: &random)
     }
 
     /// "host", "srflx", "prflx" or "relay": the least direct kind on the selected pair.
