@@ -5,14 +5,14 @@
 //   ConfApp         the commands' behaviour: host, join, rendezvous, completions
 //   ConfCLI         the declarative command tree -> parser, --help, completions, man page
 //   ConfIO          thin adapters: GLib main loop, libsoup rendezvous server and client, libnice,
-//                   usrsctp data channels, getrandom
+//                   usrsctp data channels, PulseAudio, getrandom
 //   ConfMedia       Opus encoder/decoder, audio sources, sinks, signal analysis; no devices
 //   ConfCrypto      DTLS (OpenSSL over memory BIOs), SRTP (libsrtp2), SAS words; no sockets
 //   ConfSession     pure: offer/answer, per-peer negotiation, the mesh (sans-IO)
 //   ConfRendezvous  pure: rooms, pins, rate limits, relaying (sans-IO server core)
 //   ConfWire        pure: SDP, ICE candidates, the rendezvous protocol's messages and peer signals
 //   ConfCore        pure: time, randomness seam, JSON values, errors
-//   C*              system libraries (GLib with libsoup 3 and libnice, OpenSSL, libsrtp2, usrsctp, libopus) + shim
+//   C*              system libraries (GLib with libsoup 3 and libnice, OpenSSL, libsrtp2, usrsctp, libopus, libpulse) + shim
 //                   targets for varargs, macros and by-value callbacks (CConfShims, CCryptoShims, CSCTPShims, CMediaShims)
 import PackageDescription
 
@@ -37,6 +37,7 @@ let package = Package(
         .systemLibrary(name: "CUsrsctp", pkgConfig: "usrsctp", providers: [.apt(["libusrsctp-dev"])]),
         .target(name: "CSCTPShims", dependencies: ["CUsrsctp"]),
         .systemLibrary(name: "COpus", pkgConfig: "opus", providers: [.apt(["libopus-dev"])]),
+        .systemLibrary(name: "CPulse", pkgConfig: "libpulse", providers: [.apt(["libpulse-dev"])]),
         .target(name: "CMediaShims", dependencies: ["COpus"]),
 
         .target(name: "ConfCore"),
@@ -45,7 +46,7 @@ let package = Package(
         .target(name: "ConfSession", dependencies: ["ConfCore", "ConfWire"]),
         .target(name: "ConfCrypto", dependencies: ["ConfCore", "ConfWire", "COpenSSL", "CSRTP", "CCryptoShims"]),
         .target(name: "ConfMedia", dependencies: ["ConfCore", "COpus", "CMediaShims"]),
-        .target(name: "ConfIO", dependencies: ["ConfCore", "ConfWire", "ConfRendezvous", "CGLib", "CConfShims", "CSCTPShims"]),
+        .target(name: "ConfIO", dependencies: ["ConfCore", "ConfWire", "ConfRendezvous", "CGLib", "CConfShims", "CSCTPShims", "CPulse"]),
         .target(name: "ConfCLI", dependencies: ["ConfCore"]),
         .target(name: "ConfApp", dependencies: ["ConfCore", "ConfWire", "ConfRendezvous", "ConfSession", "ConfCrypto", "ConfMedia", "ConfIO", "ConfCLI"]),
         .executableTarget(name: "conf", dependencies: ["ConfApp"]),

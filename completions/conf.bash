@@ -6,7 +6,7 @@ _conf() {
     for ((i = 1; i < COMP_CWORD; i++)); do
         word="${COMP_WORDS[i]}"
         case "$command $word" in
-            "conf host"|"conf join"|"conf rendezvous"|"conf completions"|"conf help") command="$command $word" ;;
+            "conf host"|"conf join"|"conf rendezvous"|"conf devices"|"conf completions"|"conf help") command="$command $word" ;;
         esac
     done
     case "$command" in
@@ -14,7 +14,7 @@ _conf() {
         if [[ "$cur" == -* ]]; then
             COMPREPLY=($(compgen -W "--help --version" -- "$cur"))
         else
-            COMPREPLY=($(compgen -W "host join rendezvous completions help" -- "$cur"))
+            COMPREPLY=($(compgen -W "host join rendezvous devices completions help" -- "$cur"))
         fi
         ;;
     "conf host")
@@ -28,7 +28,9 @@ _conf() {
         --duration|-d) COMPREPLY=(); return ;;
         --say) COMPREPLY=(); return ;;
         --audio-source) COMPREPLY=(); return ;;
-        --audio-sink) COMPREPLY=($(compgen -W "none" -- "$cur")); return ;;
+        --audio-sink) COMPREPLY=(); return ;;
+        --mic) COMPREPLY=(); return ;;
+        --speaker) COMPREPLY=(); return ;;
         --record) COMPREPLY=($(compgen -d -- "$cur")); return ;;
         --audio-bitrate) COMPREPLY=(); return ;;
         --stun) COMPREPLY=(); return ;;
@@ -36,7 +38,7 @@ _conf() {
         --connect-timeout) COMPREPLY=(); return ;;
         esac
         if [[ "$cur" == -* ]]; then
-            COMPREPLY=($(compgen -W "--name --resolution --server --listen --ca --as --duration --say --audio-source --audio-sink --record --audio-bitrate --stun --turn --relay-only --connect-timeout --no-audio --no-video --json --help" -- "$cur"))
+            COMPREPLY=($(compgen -W "--name --resolution --server --listen --ca --as --duration --say --audio-source --audio-sink --mic --speaker --record --audio-bitrate --stun --turn --relay-only --connect-timeout --no-audio --no-video --json --help" -- "$cur"))
         fi
         ;;
     "conf join")
@@ -47,7 +49,9 @@ _conf() {
         --duration|-d) COMPREPLY=(); return ;;
         --say) COMPREPLY=(); return ;;
         --audio-source) COMPREPLY=(); return ;;
-        --audio-sink) COMPREPLY=($(compgen -W "none" -- "$cur")); return ;;
+        --audio-sink) COMPREPLY=(); return ;;
+        --mic) COMPREPLY=(); return ;;
+        --speaker) COMPREPLY=(); return ;;
         --record) COMPREPLY=($(compgen -d -- "$cur")); return ;;
         --audio-bitrate) COMPREPLY=(); return ;;
         --stun) COMPREPLY=(); return ;;
@@ -55,7 +59,7 @@ _conf() {
         --connect-timeout) COMPREPLY=(); return ;;
         esac
         if [[ "$cur" == -* ]]; then
-            COMPREPLY=($(compgen -W "--server --ca --as --duration --say --audio-source --audio-sink --record --audio-bitrate --stun --turn --relay-only --connect-timeout --no-audio --no-video --json --help" -- "$cur"))
+            COMPREPLY=($(compgen -W "--server --ca --as --duration --say --audio-source --audio-sink --mic --speaker --record --audio-bitrate --stun --turn --relay-only --connect-timeout --no-audio --no-video --json --help" -- "$cur"))
         fi
         ;;
     "conf rendezvous")
@@ -73,6 +77,11 @@ _conf() {
             COMPREPLY=($(compgen -W "--listen --tls-cert --tls-key --stun --turn --room-idle --rooms-per-minute --max-rooms --quiet --help" -- "$cur"))
         fi
         ;;
+    "conf devices")
+        if [[ "$cur" == -* ]]; then
+            COMPREPLY=($(compgen -W "--json --help" -- "$cur"))
+        fi
+        ;;
     "conf completions")
         if [[ "$cur" == -* ]]; then
             COMPREPLY=($(compgen -W "--help" -- "$cur"))
@@ -84,7 +93,7 @@ _conf() {
         if [[ "$cur" == -* ]]; then
             COMPREPLY=($(compgen -W "--help" -- "$cur"))
         else
-            COMPREPLY=($(compgen -W "host join rendezvous completions help" -- "$cur"))
+            COMPREPLY=($(compgen -W "host join rendezvous devices completions help" -- "$cur"))
         fi
         ;;
     esac

@@ -43,6 +43,8 @@ public enum ConfMain {
             return HostCommand(context).run()
         case "join":
             return JoinCommand(context).run()
+        case "devices":
+            return DevicesCommand(context).run()
         default:
             Console.err("conf: \(invocation.commandPath) is not implemented")
             return ExitCode.failure.rawValue

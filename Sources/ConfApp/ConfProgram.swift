@@ -33,14 +33,19 @@ public enum ConfProgram {
     static let say = OptionSpec(
         "say", value: "TEXT", help: "send this chat message to each peer once connected to it (peer to peer, encrypted)", repeatable: true)
     static let audioSource = OptionSpec(
-        "audio-source", value: "SOURCE", help: "what you send: tone:HZ, silence or file:PATH.wav (PulseAudio devices are coming)",
-        configurable: true, default: "silence")
-    static let audioSink = OptionSpec("audio-sink", value: "SINK", help: "where others' audio plays: none", completion: .choices(["none"]),
-                                      configurable: true, default: "none")
+        "audio-source", value: "SOURCE", help: "what you send: pulse[:NAME] (a PulseAudio source), tone:HZ, silence or file:PATH.wav",
+        environment: "CONF_AUDIO_SOURCE", configurable: true, default: "pulse")
+    static let audioSink = OptionSpec(
+        "audio-sink", value: "SINK", help: "where others' audio plays: pulse[:NAME] (one stream per participant, named after them) or none",
+        environment: "CONF_AUDIO_SINK", configurable: true, default: "pulse")
+    static let mic = OptionSpec("mic", value: "SOURCE", help: "the PulseAudio source to capture (see conf devices); same as --audio-source pulse:SOURCE",
+                                configurable: true)
+    static let speaker = OptionSpec("speaker", value: "SINK", help: "the PulseAudio sink to play to (see conf devices); same as --audio-sink pulse:SINK",
+                                    configurable: true)
     static let record = OptionSpec("record", value: "DIR", help: "record what you hear from each peer to DIR/NAME.wav (48 kHz mono)",
                                    completion: .directory)
     static let audioBitrate = OptionSpec("audio-bitrate", value: "BPS", help: "Opus bitrate in bits per second", default: "32000")
-    static let callOptions = [say, audioSource, audioSink, record, audioBitrate, stun, turn, relayOnly, connectTimeout, noAudio, noVideo]
+    static let callOptions = [say, audioSource, audioSink, mic, speaker, record, audioBitrate, stun, turn, relayOnly, connectTimeout, noAudio, noVideo]
     static let json = OptionSpec(
         "json", short: "j", help: "print events as JSON on stdout, one object a line; human-readable text goes to stderr")
 
@@ -106,6 +111,11 @@ public enum ConfProgram {
             Example("conf completions fish > ~/.config/fish/completions/conf.fish", "Install fish completion."),
         ])
 
+    static let devices = CommandSpec(
+        "devices", abstract: "list the PulseAudio sources and sinks usable with --mic and --speaker",
+        options: [json],
+        examples: [Example("conf devices --json", "Sources and sinks as JSON.")])
+
     static let help = CommandSpec(
         "help", abstract: "show help for a command",
         arguments: [ArgumentSpec("COMMAND", help: "the command to explain", completion: .subcommands, isOptional: true)])
@@ -113,7 +123,7 @@ public enum ConfProgram {
     public static let program = Program(
         root: CommandSpec(
             "conf", abstract: "private audio/video calls for up to four people, peer to peer",
-            subcommands: [host, join, rendezvous, completions, help]),
+            subcommands: [host, join, rendezvous, devices, completions, help]),
         info: ProgramInfo(
             version: version,
             summary: "private audio/video calls for up to four people, peer to peer, from a terminal",
@@ -126,11 +136,13 @@ public enum ConfProgram {
                 ("CONF_SERVER", "the rendezvous to use, as --server; the command line wins over it"),
                 ("CONF_NAME", "your name in calls, as --as"),
                 ("CONF_CA", "a PEM file of certificates to trust for a wss:// rendezvous, as --ca"),
+                ("CONF_AUDIO_SOURCE, CONF_AUDIO_SINK", "defaults for --audio-source and --audio-sink"),
+                ("PULSE_SERVER", "the PulseAudio server to use (read by libpulse)"),
                 ("XDG_CONFIG_HOME", "where the config file is looked for (default ~/.config)"),
                 ("NO_COLOR", "when set and not empty, no colour in output"),
             ],
             files: [
-                ("$XDG_CONFIG_HOME/conf/config", "optional settings, one 'key = value' a line, '#' starts a comment; keys are long option names: server, ca, as, resolution, listen, audio-source, audio-sink. Command-line options beat environment variables, which beat this file."),
+                ("$XDG_CONFIG_HOME/conf/config", "optional settings, one 'key = value' a line, '#' starts a comment; keys are long option names: server, ca, as, resolution, listen, audio-source, audio-sink, mic, speaker. Command-line options beat environment variables, which beat this file."),
             ],
             events: [
                 ("room", "room, pin, listen_pin, name, resolution, join_command", "conf host created the room"),

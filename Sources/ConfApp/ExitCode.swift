@@ -11,6 +11,7 @@ public enum ExitCode: Int32, Sendable, CaseIterable {
     case rendezvousUnreachable = 6
     case rateLimited = 7
     case noPeerConnected = 8
+    case noAudioDevice = 9
 
     public var meaning: String {
         switch self {
@@ -23,6 +24,7 @@ public enum ExitCode: Int32, Sendable, CaseIterable {
         case .rendezvousUnreachable: "the rendezvous could not be reached, or the connection to it was lost"
         case .rateLimited: "too many wrong pins recently, for this room or from this address: wait a minute"
         case .noPeerConnected: "others were in the room but no peer connection could be made within --connect-timeout"
+        case .noAudioDevice: "no PulseAudio server, or no such device, when one was needed"
         }
     }
 

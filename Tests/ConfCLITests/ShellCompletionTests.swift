@@ -48,8 +48,8 @@ import Testing
     @Test func bashCompletesCommandsOptionsAndValues() throws {
         #expect(try Self.bashComplete("conf j") == ["join"])
         #expect(try Self.bashComplete("conf join --se") == ["--server"])
-        #expect(try Self.bashComplete("conf join --s") == ["--server", "--say", "--stun"])
-        #expect(Set(try Self.bashComplete("conf ")) == ["host", "join", "rendezvous", "completions", "help"])
+        #expect(try Self.bashComplete("conf join --s") == ["--server", "--say", "--speaker", "--stun"])
+        #expect(Set(try Self.bashComplete("conf ")) == ["host", "join", "rendezvous", "devices", "completions", "help"])
         #expect(try Self.bashComplete("conf host --resolution 7") == ["720p"])
         #expect(try Self.bashComplete("conf completions z") == ["zsh"])
         #expect(try Self.bashComplete("conf help ren") == ["rendezvous"])

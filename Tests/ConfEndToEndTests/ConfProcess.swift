@@ -34,6 +34,9 @@ final class ConfProcess: @unchecked Sendable {
         env["CONF_SERVER"] = nil
         env["CONF_NAME"] = nil
         env["NO_COLOR"] = "1"
+        // No sound devices unless a test asks for them (PulseAudio tests start their own daemon).
+        env["CONF_AUDIO_SOURCE"] = "silence"
+        env["CONF_AUDIO_SINK"] = "none"
         for (key, value) in environment { env[key] = value }
         process.environment = env
         let out = Pipe(), err = Pipe()

@@ -1,4 +1,5 @@
 import ConfCore
+import ConfIO
 import ConfMedia
 import ConfSession
 import ConfWire
@@ -12,7 +13,10 @@ import ConfWire
 final class AudioPipeline {
     private let settings: AudioSettings
     private let reporter: EventReporter
-    private let source: AudioSource
+    /// A generated or file source, paced by our clock; or the microphone, paced by its own.
+    private var source: AudioSource
+    private var capture: PulseStream?
+    private var lastDeviceCheck: Instant = .zero
     private let encoder: OpusEncoder?
     private var nextFrameAt: Instant?
     private var usedRecordingNames: Set<String> = []
@@ -20,7 +24,14 @@ final class AudioPipeline {
     init(settings: AudioSettings, sends: Bool, reporter: EventReporter) throws(CommandFailure) {
         self.settings = settings
         self.reporter = reporter
-        source = settings.makeSource()
+        source = settings.makeSource() ?? SilenceSource()
+        if sends && settings.enabled, case .pulse(let device) = settings.source, let pulse = settings.pulse {
+            do {
+                capture = try PulseStream(pulse, direction: .capture, name: "conf microphone", device: device)
+            } catch {
+                throw CommandFailure(.noAudioDevice, code: "no-audio-device", "\(error)")
+            }
+        }
         if sends && settings.enabled {
             do {
                 encoder = try OpusEncoder(bitrate: settings.bitrate)
@@ -43,17 +54,40 @@ final class AudioPipeline {
 
     private func send(now: Instant, links: [PeerLink]) {
         guard let encoder else { return }
+        if let capture {
+            if now.since(lastDeviceCheck) >= .seconds(1) {
+                lastDeviceCheck = now
+                if capture.hasFailed {
+                    reporter.emit(.object(["type": "device-lost", "device": "microphone"]),
+                                  human: "conf: the microphone went away; sending silence from now on")
+                    self.capture = nil
+                    return
+                }
+            }
+            // The microphone's clock paces sending: every complete 20 ms frame goes out.
+            var frame = [Int16](repeating: 0, count: AudioFormat.frameSamples)
+            while capture.ring.available >= AudioFormat.frameSamples {
+                frame.withUnsafeMutableBufferPointer { _ = capture.ring.read(into: $0) }
+                encodeAndSend(frame, encoder: encoder, links: links)
+            }
+            return
+        }
         var due = nextFrameAt ?? now
         if now.since(due) > .milliseconds(200) { due = now }  // we were suspended: do not burst
         while now >= due {
-            let frame = source.nextFrame()
-            let level = AudioLevel(voiceActivity: SignalAnalysis.level(frame) < 50, level: SignalAnalysis.level(frame))
-            if let packet = try? encoder.encode(frame) {
-                for link in links where link.phase == .connected { send(packet, level: level, to: link) }
-            }
+            encodeAndSend(source.nextFrame(), encoder: encoder, links: links)
             due = due + AudioFormat.frameDuration
         }
         nextFrameAt = due
+    }
+
+    /// Encode once, then packetise and protect for each peer.
+    private func encodeAndSend(_ frame: [Int16], encoder: OpusEncoder, links: [PeerLink]) {
+        let level = SignalAnalysis.level(frame)
+        guard let packet = try? encoder.encode(frame) else { return }
+        for link in links where link.phase == .connected {
+            send(packet, level: AudioLevel(voiceActivity: level < 50, level: level), to: link)
+        }
     }
 
     private func send(_ opus: [UInt8], level: AudioLevel, to link: PeerLink) {
@@ -81,6 +115,13 @@ final class AudioPipeline {
     private func makeReceiver(for link: PeerLink) -> AudioReceiver {
         let receiver = AudioReceiver()
         receiver.decoder = try? OpusDecoder()
+        if case .pulse(let device) = settings.sink, let pulse = settings.pulse {
+            do {
+                receiver.playback = try PulseStream(pulse, direction: .playback, name: link.peer.name, device: device)
+            } catch {
+                reporter.note("conf: cannot play \(link.peer.name): \(error)")
+            }
+        }
         if let directory = settings.recordDirectory {
             var name = recordingName(for: link.peer)
             if usedRecordingNames.contains(name) { name += "-\(link.peer.id)" }
@@ -114,7 +155,10 @@ final class AudioPipeline {
             case .frame(let payload): pcm = receiver.decoder?.decode(payload) ?? receiver.decoder?.conceal(usingNext: nil)
             case .lost(let next): pcm = receiver.decoder?.conceal(usingNext: next)
             }
-            if let pcm { receiver.recorder?.append(pcm) }
+            if let pcm {
+                receiver.recorder?.append(pcm)
+                receiver.playback?.play(pcm)
+            }
             due = due + AudioFormat.frameDuration
         }
         receiver.nextPlayoutAt = due
@@ -122,7 +166,11 @@ final class AudioPipeline {
 
     /// Finishes recordings.
     func close(links: [PeerLink]) {
-        for link in links { link.audioIn?.recorder?.close() }
+        capture?.close()
+        for link in links {
+            link.audioIn?.recorder?.close()
+            link.audioIn?.playback?.close()
+        }
     }
 }
 
@@ -131,6 +179,7 @@ final class AudioReceiver {
     var buffer = AudioJitterBuffer()
     var decoder: OpusDecoder?
     var recorder: WAVWriter?
+    var playback: PulseStream?
     var nextPlayoutAt: Instant?
 }
 

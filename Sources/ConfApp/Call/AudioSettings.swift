@@ -1,3 +1,4 @@
+import ConfIO
 import ConfMedia
 
 /// What `--audio-source`, `--audio-sink`, `--record` and `--audio-bitrate` ask for, checked before
@@ -7,14 +8,24 @@ struct AudioSettings {
         case tone(Double)
         case silence
         case file(String)
+        /// A PulseAudio source by name, or the default one.
+        case pulse(String?)
+    }
+
+    enum Sink: Equatable {
+        case none
+        case pulse(String?)
     }
 
     var enabled = true
-    var source = Source.silence
+    var source = Source.pulse(nil)
+    var sink = Sink.pulse(nil)
     var recordDirectory: String?
     var bitrate = 32_000
     /// The decoded file of `.file`, read once up front.
     var fileSamples: [Int16] = []
+    /// The PulseAudio server, connected up front when a source or sink needs it.
+    var pulse: PulseConnection?
 
     static func parse(_ context: CommandContext) throws(CommandFailure) -> AudioSettings {
         var settings = AudioSettings()
@@ -33,21 +44,37 @@ struct AudioSettings {
                 }
                 settings.source = .file(path)
             } else if text == "pulse" || text.hasPrefix("pulse:") {
-                throw CommandFailure(.failure, code: "no-pulseaudio",
-                    "--audio-source \(text): PulseAudio capture is not available in this build yet; use tone:HZ, file:PATH.wav or silence")
+                settings.source = .pulse(text.count > 6 ? String(text.dropFirst(6)) : nil)
             } else {
-                throw context.usage("--audio-source '\(text)': use tone:HZ (20 to 20000), silence, or file:PATH.wav")
+                throw context.usage("--audio-source '\(text)': use pulse[:NAME], tone:HZ (20 to 20000), silence, or file:PATH.wav")
             }
         }
-        if let sink = context.setting("audio-sink"), sink != "none" {
-            throw context.usage("--audio-sink '\(sink)': this build plays to 'none' only (record with --record DIR); PulseAudio playback is coming")
+        if let mic = context.setting("mic") { settings.source = .pulse(mic) }
+        if let text = context.setting("audio-sink") {
+            if text == "none" {
+                settings.sink = .none
+            } else if text == "pulse" || text.hasPrefix("pulse:") {
+                settings.sink = .pulse(text.count > 6 ? String(text.dropFirst(6)) : nil)
+            } else {
+                throw context.usage("--audio-sink '\(text)': use pulse[:NAME] or none")
+            }
         }
+        if let speaker = context.setting("speaker") { settings.sink = .pulse(speaker) }
         if let directory = context.setting("record") {
             var info = stat()
             guard stat(directory, &info) == 0, info.st_mode & S_IFMT == S_IFDIR, access(directory, W_OK) == 0 else {
                 throw context.usage("--record \(directory): not a directory you can write to (create it first)")
             }
             settings.recordDirectory = directory
+        }
+        if settings.needsPulse {
+            do {
+                settings.pulse = try PulseConnection()
+            } catch {
+                throw CommandFailure(.noAudioDevice, code: "no-pulseaudio",
+                    "\(error) — start PulseAudio (`pulseaudio --start`, or log in to a desktop session), or run without devices: "
+                    + "--audio-source tone:440 (or file:PATH.wav, silence) --audio-sink none")
+            }
         }
         if let text = context.setting("audio-bitrate") {
             guard let bitrate = Int(text), (6_000...510_000).contains(bitrate) else {
@@ -58,11 +85,21 @@ struct AudioSettings {
         return settings
     }
 
-    func makeSource() -> AudioSource {
+    /// Whether anything here needs a PulseAudio server.
+    var needsPulse: Bool {
+        guard enabled else { return false }
+        if case .pulse = source { return true }
+        if case .pulse = sink { return true }
+        return false
+    }
+
+    /// A generated or file source; nil for PulseAudio (opened by the pipeline).
+    func makeSource() -> AudioSource? {
         switch source {
         case .tone(let hz): ToneSource(frequency: hz)
         case .silence: SilenceSource()
         case .file: BufferSource(samples: fileSamples)
+        case .pulse: nil
         }
     }
 }

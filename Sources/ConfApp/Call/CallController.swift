@@ -182,6 +182,7 @@ final class CallController {
             case .close(let id):
                 if let link = links.removeValue(forKey: id) {
                     link.audioIn?.recorder?.close()
+                    link.audioIn?.playback?.close()
                     if link.phase == .connected { report(disconnected: link, reason: "left") }
                     link.phase = .disconnected
                     teardown(link)

@@ -1,0 +1,146 @@
+import Foundation
+import Testing
+
+/// A real PulseAudio daemon for one test, on null sinks, with its own PULSE_RUNTIME_PATH.
+final class PulseDaemon {
+    let runtime: URL
+    var environment: [String: String] { ["PULSE_RUNTIME_PATH": runtime.path, "PULSE_SERVER": "unix:\(runtime.path)/native"] }
+
+    init(sinks: [String]) throws {
+        runtime = FileManager.default.temporaryDirectory.appendingPathComponent("conf-pulse-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true)
+        let daemon = Process()
+        daemon.executableURL = URL(fileURLWithPath: "/usr/bin/pulseaudio")
+        daemon.arguments = ["-D", "--exit-idle-time=-1", "-n", "--use-pid-file=yes", "--load=module-native-protocol-unix"]
+            + sinks.map { "--load=module-null-sink sink_name=\($0)" }
+        daemon.environment = ProcessInfo.processInfo.environment.merging(["PULSE_RUNTIME_PATH": runtime.path]) { $1 }
+        daemon.standardOutput = FileHandle.nullDevice
+        daemon.standardError = FileHandle.nullDevice
+        try daemon.run()
+        daemon.waitUntilExit()
+        guard ConfProcess.waitUntil(timeout: .seconds(10), { self.run("/usr/bin/pactl", ["info"]) == 0 }) else {
+            throw TestFailure("PulseAudio did not start (is the pulseaudio package installed?)")
+        }
+    }
+
+    deinit {
+        if let pid = try? String(contentsOf: runtime.appendingPathComponent("pid"), encoding: .utf8),
+           let number = Int32(pid.trimmingCharacters(in: .whitespacesAndNewlines)) {
+            kill(number, SIGKILL)
+        }
+        try? FileManager.default.removeItem(at: runtime)
+    }
+
+    @discardableResult
+    func run(_ tool: String, _ arguments: [String]) -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: tool)
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return -1 }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    /// Starts a PulseAudio tool in the background (paplay, parec).
+    func start(_ tool: String, _ arguments: [String], output: URL? = nil) throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: tool)
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        if let output {
+            FileManager.default.createFile(atPath: output.path, contents: nil)
+            process.standardOutput = try FileHandle(forWritingTo: output)
+        } else {
+            process.standardOutput = FileHandle.nullDevice
+        }
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        return process
+    }
+}
+
+@Suite(.serialized) struct PulseAudioTests {
+    /// A WAV of `seconds` of a tone, 48 kHz mono.
+    static func toneFile(_ hz: Double, seconds: Double, at url: URL) throws {
+        let count = Int(48_000 * seconds)
+        var data = Data()
+        func le32(_ v: Int) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v >> 16 & 0xFF), UInt8(v >> 24 & 0xFF)] }
+        data += Array("RIFF".utf8) + le32(36 + count * 2) + Array("WAVEfmt ".utf8) + le32(16) + [1, 0, 1, 0] + le32(48_000) + le32(96_000)
+        data += [2, 0, 16, 0] + Array("data".utf8) + le32(count * 2)
+        for n in 0..<count {
+            let v = UInt16(bitPattern: Int16(8000 * sin(2 * Double.pi * hz * Double(n) / 48_000)))
+            data += [UInt8(v & 0xFF), UInt8(v >> 8)]
+        }
+        try data.write(to: url)
+    }
+
+    @Test func aToneIntoAsMicComesOutOfBsSpeaker() throws {
+        let pulse = try PulseDaemon(sinks: ["micA", "spkB"])
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("conf-pa-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let tone = dir.appendingPathComponent("tone.wav")
+        try Self.toneFile(523, seconds: 20, at: tone)
+
+        let server = try RendezvousProcess()
+        let room = try server.createRoom()
+        var env = pulse.environment
+        env["CONF_AUDIO_SOURCE"] = nil
+        env["CONF_AUDIO_SINK"] = nil
+        let a = try ConfProcess(["join", room.room, room.pin, "--server", server.address, "--as", "ann", "--json",
+                                 "--mic", "micA.monitor", "--audio-sink", "none"], environment: env)
+        let b = try ConfProcess(["join", room.room, room.pin, "--server", server.address, "--as", "bob", "--json",
+                                 "--audio-source", "silence", "--speaker", "spkB"], environment: env)
+        #expect(a.waitForEvent("peer-connected", timeout: .seconds(15)) != nil, "\(a.stderr)")
+        #expect(b.waitForEvent("peer-connected", timeout: .seconds(15)) != nil, "\(b.stderr)")
+        let player = try pulse.start("/usr/bin/paplay", ["--device=micA", tone.path])
+        let captured = dir.appendingPathComponent("spkB.raw")
+        let recorder = try pulse.start("/usr/bin/parec", ["--device=spkB.monitor", "--rate=48000", "--channels=1", "--format=s16le", "--raw"],
+                                       output: captured)
+        // Two seconds of B's speaker.
+        #expect(ConfProcess.waitUntil(timeout: .seconds(15)) {
+            ((try? FileManager.default.attributesOfItem(atPath: captured.path)[.size] as? Int) ?? 0) >= 192_000
+        })
+        kill(recorder.processIdentifier, SIGKILL)
+        kill(player.processIdentifier, SIGKILL)
+        let samples = try Data(contentsOf: captured).withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
+        let tail = samples.suffix(48_000)
+        #expect(AudioTests.tonePower(tail, 523) > 0.02, "B's speaker does not carry A's tone")
+        #expect(AudioTests.tonePower(tail, 1000) < 0.002)
+        a.signal(SIGTERM)
+        b.signal(SIGTERM)
+        #expect(a.waitForExit() == 0 && b.waitForExit() == 0)
+    }
+
+    @Test func devicesListsSourcesAndSinks() throws {
+        let pulse = try PulseDaemon(sinks: ["speakers"])
+        let p = try ConfProcess(["devices", "--json"], environment: pulse.environment)
+        #expect(p.waitForExit() == 0)
+        let listing = try #require(p.events(ofType: "devices").first)
+        #expect((listing["sinks"] as? [[String: Any]])?.contains { $0["name"] as? String == "speakers" } == true)
+        #expect((listing["sources"] as? [[String: Any]])?.contains { $0["name"] as? String == "speakers.monitor" } == true)
+    }
+
+    @Test func noPulseAudioIsExit9WithAWayOut() throws {
+        let env = ["PULSE_SERVER": "unix:/nonexistent/native", "CONF_AUDIO_SOURCE": "pulse"]
+        let p = try ConfProcess(["join", "1234-5678", "123456", "--server", "127.0.0.1:1"], environment: env)
+        #expect(p.waitForExit() == 9)
+        #expect(p.stderr.contains("PulseAudio") && p.stderr.contains("--audio-source tone:440"))
+        let devices = try ConfProcess(["devices"], environment: ["PULSE_SERVER": "unix:/nonexistent/native"])
+        #expect(devices.waitForExit() == 9)
+    }
+
+    @Test func aMissingDeviceIsNamed() throws {
+        let pulse = try PulseDaemon(sinks: ["speakers"])
+        let server = try RendezvousProcess()
+        let room = try server.createRoom()
+        var env = pulse.environment
+        env["CONF_AUDIO_SINK"] = "none"
+        let p = try ConfProcess(["join", room.room, room.pin, "--server", server.address, "--mic", "no-such-mic"], environment: env)
+        #expect(p.waitForExit() == 9)
+        #expect(p.stderr.contains("no-such-mic") && p.stderr.contains("conf devices"))
+    }
+}
