@@ -44,8 +44,10 @@ public enum ConfProgram {
                                     configurable: true)
     static let record = OptionSpec("record", value: "DIR", help: "record what you hear from each peer to DIR/NAME.wav (48 kHz mono)",
                                    completion: .directory)
+    static let muted = OptionSpec("muted", help: "start with the microphone muted (the `unmute` command turns it on)")
+    static let play = OptionSpec("play", value: "FILE", help: "mix this WAV file into what you send, once, at the start", completion: .file)
     static let audioBitrate = OptionSpec("audio-bitrate", value: "BPS", help: "Opus bitrate in bits per second", default: "32000")
-    static let callOptions = [say, audioSource, audioSink, mic, speaker, record, audioBitrate, stun, turn, relayOnly, connectTimeout, noAudio, noVideo]
+    static let callOptions = [say, audioSource, audioSink, mic, speaker, muted, play, record, audioBitrate, stun, turn, relayOnly, connectTimeout, noAudio, noVideo]
     static let json = OptionSpec(
         "json", short: "j", help: "print events as JSON on stdout, one object a line; human-readable text goes to stderr")
 
@@ -149,6 +151,11 @@ public enum ConfProgram {
                 ("joined", "you, role, room, name, resolution, peers", "you are in the room; peers lists {id, name, role} of everyone already there"),
                 ("peer-joined", "peer, name, role", "someone joined"),
                 ("peer-left", "peer", "someone left or their connection dropped"),
+                ("muted", "audio, video", "your own mute state changed (--muted, the mute and unmute commands)"),
+                ("peer-muted", "peer, audio, video", "a peer muted or unmuted itself"),
+                ("peer-muted-locally", "peer, muted", "you stopped or resumed playing a peer (mute-peer, unmute-peer)"),
+                ("talking", "peer, talking", "someone (you included, by your own id) started or stopped talking"),
+                ("device-lost", "device", "a sound device went away; the call goes on without it"),
                 ("left", "reason", "you left: duration, signal, host-left, server-shutdown or rendezvous-lost"),
                 ("peer-connected", "peer, name, path, local, remote, rtt_ms, sas",
                  "a direct encrypted link to a peer is up; path is host, srflx, prflx or relay; sas is four words to compare with the peer aloud"),

@@ -52,24 +52,3 @@ public final class BufferSource: AudioSource {
         return frame
     }
 }
-
-/// Mixes a one-shot sound (`--play`) into another source's frames.
-public final class MixingSource: AudioSource {
-    private let base: AudioSource
-    private var overlays: [BufferSource] = []
-
-    public init(_ base: AudioSource) { self.base = base }
-
-    public func play(_ sound: [Int16]) { overlays.append(BufferSource(samples: sound)) }
-
-    public func nextFrame() -> [Int16] {
-        var frame = base.nextFrame()
-        guard !overlays.isEmpty else { return frame }
-        for overlay in overlays {
-            let extra = overlay.nextFrame()
-            for i in frame.indices { frame[i] = Int16(clamping: Int32(frame[i]) + Int32(extra[i])) }
-        }
-        overlays.removeAll { $0.isFinished }
-        return frame
-    }
-}

@@ -20,6 +20,16 @@ final class AudioPipeline {
     private let encoder: OpusEncoder?
     private var nextFrameAt: Instant?
     private var usedRecordingNames: Set<String> = []
+    /// While muted nothing is sent (the encoder still runs on silence-free input: no).
+    var muted = false
+    /// Talking changes: (participant id or nil for ourselves, talking).
+    var onTalking: ((ParticipantID?, Bool) -> Void)?
+    private var selfTalking = TalkingDetector()
+    /// Sounds to mix into what we send, once each (`--play`, the `play` command).
+    private let mixer = SoundMixer()
+
+    /// Mixes a WAV file into what is sent, once.
+    func play(_ samples: [Int16]) { mixer.add(samples) }
 
     init(settings: AudioSettings, sends: Bool, reporter: EventReporter) throws(CommandFailure) {
         self.settings = settings
@@ -68,23 +78,24 @@ final class AudioPipeline {
             var frame = [Int16](repeating: 0, count: AudioFormat.frameSamples)
             while capture.ring.available >= AudioFormat.frameSamples {
                 frame.withUnsafeMutableBufferPointer { _ = capture.ring.read(into: $0) }
-                encodeAndSend(frame, encoder: encoder, links: links)
+                encodeAndSend(mixer.mix(frame), encoder: encoder, links: links, now: now)
             }
             return
         }
         var due = nextFrameAt ?? now
         if now.since(due) > .milliseconds(200) { due = now }  // we were suspended: do not burst
         while now >= due {
-            encodeAndSend(source.nextFrame(), encoder: encoder, links: links)
+            encodeAndSend(mixer.mix(source.nextFrame()), encoder: encoder, links: links, now: due)
             due = due + AudioFormat.frameDuration
         }
         nextFrameAt = due
     }
 
-    /// Encode once, then packetise and protect for each peer.
-    private func encodeAndSend(_ frame: [Int16], encoder: OpusEncoder, links: [PeerLink]) {
-        let level = SignalAnalysis.level(frame)
-        guard let packet = try? encoder.encode(frame) else { return }
+    /// Encode once, then packetise and protect for each peer. Nothing goes out while muted.
+    private func encodeAndSend(_ frame: [Int16], encoder: OpusEncoder, links: [PeerLink], now: Instant) {
+        let level = muted ? 127 : SignalAnalysis.level(frame)
+        if let change = selfTalking.update(level: level, now: now) { onTalking?(nil, change) }
+        guard !muted, let packet = try? encoder.encode(frame) else { return }
         for link in links where link.phase == .connected {
             send(packet, level: AudioLevel(voiceActivity: level < 50, level: level), to: link)
         }
@@ -155,7 +166,9 @@ final class AudioPipeline {
             case .frame(let payload): pcm = receiver.decoder?.decode(payload) ?? receiver.decoder?.conceal(usingNext: nil)
             case .lost(let next): pcm = receiver.decoder?.conceal(usingNext: next)
             }
-            if let pcm {
+            if var pcm {
+                if link.locallyMuted { pcm = [Int16](repeating: 0, count: pcm.count) }
+                if let change = link.talking.update(level: SignalAnalysis.level(pcm), now: due) { onTalking?(link.peer.id, change) }
                 receiver.recorder?.append(pcm)
                 receiver.playback?.play(pcm)
             }
@@ -193,5 +206,23 @@ struct RTPSenderState {
         firstSequence = UInt16.random(in: 0...UInt16.max, using: &random)
         sequence = firstSequence
         timestamp = UInt32.random(in: 0...UInt32.max, using: &random)
+    }
+}
+
+/// One-shot sounds mixed into outgoing frames.
+final class SoundMixer {
+    private var sounds: [BufferSource] = []
+
+    func add(_ samples: [Int16]) { sounds.append(BufferSource(samples: samples)) }
+
+    func mix(_ frame: [Int16]) -> [Int16] {
+        guard !sounds.isEmpty else { return frame }
+        var out = frame
+        for sound in sounds {
+            let extra = sound.nextFrame()
+            for i in out.indices { out[i] = Int16(clamping: Int32(out[i]) + Int32(extra[i])) }
+        }
+        sounds.removeAll { $0.isFinished }
+        return out
     }
 }

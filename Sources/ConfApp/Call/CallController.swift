@@ -19,6 +19,12 @@ final class CallController {
     }
 
     static let chatLabel = "chat"
+    /// conf's own state messages between participants (mute), JSON text.
+    static let controlLabel = "conf-control"
+
+    /// This participant's mute state, told to every peer.
+    private(set) var audioMuted = false
+    private(set) var videoMuted = false
 
     /// A vanished peer is declared gone after this long without an authenticated packet.
     static let silenceLimit: Duration = .milliseconds(2500)
@@ -42,6 +48,8 @@ final class CallController {
     private let addresses: [String]
     /// Set by the owner once the role is known (a listener sends nothing).
     var audio: AudioPipeline?
+    /// Kept alive with the call: the stdin command reader.
+    var commands: LineReader?
     private var mediaTicker: Timer?
 
     init(loop: EventLoop, reporter: EventReporter, certificate: DTLSCertificate, settings: Settings,
@@ -105,6 +113,7 @@ final class CallController {
     func close(then done: @escaping () -> Void) {
         ticker?.cancel()
         mediaTicker?.cancel()
+        commands?.stop()
         audio?.close(links: Array(links.values))
         connectDeadline?.cancel()
         var waiting = links.count
@@ -318,18 +327,64 @@ final class CallController {
         }
         link.dataChannels = channels
         channels.onOpen = { [weak self] label in
-            guard let self, label == Self.chatLabel, !link.chatOpen else { return }
+            guard let self else { return }
+            if label == Self.controlLabel, !link.controlOpen {
+                link.controlOpen = true
+                self.sendState(to: link)
+            }
+            guard label == Self.chatLabel, !link.chatOpen else { return }
             link.chatOpen = true
             for text in self.settings.say { self.say(text, to: link) }
         }
         channels.onMessage = { [weak self] label, text in
-            guard let self, label == Self.chatLabel else { return }
+            guard let self else { return }
+            if label == Self.controlLabel { return self.control(text, from: link) }
+            guard label == Self.chatLabel else { return }
             self.reporter.emit(.object(["type": "chat", "from": .string(link.peer.id.rawValue), "name": .string(link.peer.name),
                                         "text": .string(text)]),
                                human: "\(self.reporter.style.bold(link.peer.name)): \(text)")
         }
         channels.connect(remotePort: port)
-        if link.isOfferer { channels.open(label: Self.chatLabel) }
+        if link.isOfferer {
+            channels.open(label: Self.chatLabel)
+            channels.open(label: Self.controlLabel)
+        }
+    }
+
+    // MARK: Mute
+
+    func setAudioMuted(_ muted: Bool) {
+        guard muted != audioMuted else { return }
+        audioMuted = muted
+        audio?.muted = muted
+        reporter.emit(.object(["type": "muted", "audio": .bool(audioMuted), "video": .bool(videoMuted)]),
+                      human: muted ? "Microphone muted: nothing is sent." : "Microphone on.")
+        for link in links.values where link.controlOpen { sendState(to: link) }
+    }
+
+    /// Stops (or resumes) playing one participant here; they are not told.
+    func setLocallyMuted(_ id: String, _ muted: Bool) -> Bool {
+        guard let link = links[ParticipantID(id)] else { return false }
+        link.locallyMuted = muted
+        reporter.emit(.object(["type": "peer-muted-locally", "peer": .string(id), "muted": .bool(muted)]),
+                      human: muted ? "\(link.peer.name) is muted here." : "\(link.peer.name) plays again.")
+        return true
+    }
+
+    private func sendState(to link: PeerLink) {
+        let state = JSONValue.object(["type": "state", "audio_muted": .bool(audioMuted), "video_muted": .bool(videoMuted)])
+        link.dataChannels?.send(text: state.serialized, label: Self.controlLabel)
+    }
+
+    /// A control message from a peer: malformed ones are ignored.
+    private func control(_ text: String, from link: PeerLink) {
+        guard let message = try? JSONValue.parse(text, maxDepth: 4), message["type"] == "state" else { return }
+        let audio = message["audio_muted"]?.boolValue ?? false, video = message["video_muted"]?.boolValue ?? false
+        guard audio != link.remoteAudioMuted || video != link.remoteVideoMuted else { return }
+        link.remoteAudioMuted = audio
+        link.remoteVideoMuted = video
+        reporter.emit(.object(["type": "peer-muted", "peer": .string(link.peer.id.rawValue), "audio": .bool(audio), "video": .bool(video)]),
+                      human: "\(link.peer.name) \(audio ? "muted" : "unmuted") their microphone")
     }
 
     /// Sends a chat message to every peer whose chat channel is open; returns how many.

@@ -1,6 +1,7 @@
 import ConfCore
 import ConfCrypto
 import ConfIO
+import ConfMedia
 import ConfWire
 
 /// Builds the peer connections for a participant session from the command line: ICE servers,
@@ -12,6 +13,8 @@ enum CallSetup {
         var say: [String]
         var relayOnly: Bool
         var audio: AudioSettings
+        var startMuted: Bool
+        var playAtStart: [Int16]?
     }
 
     static func options(_ context: CommandContext) throws(CommandFailure) -> Options {
@@ -40,7 +43,16 @@ enum CallSetup {
             throw context.usage("--say: a chat message is at most 16384 bytes, this one has \(text.utf8.count)")
         }
         let relayOnly = context.invocation.flag("relay-only")
-        return Options(iceServers: servers, connectTimeout: timeout, say: say, relayOnly: relayOnly, audio: try AudioSettings.parse(context))
+        var play: [Int16]?
+        if let path = context.setting("play") {
+            do {
+                play = try WAVFile.read(path: path)
+            } catch {
+                throw CommandFailure(.usage, code: "bad-audio-file", "--play: \(error)")
+            }
+        }
+        return Options(iceServers: servers, connectTimeout: timeout, say: say, relayOnly: relayOnly, audio: try AudioSettings.parse(context),
+                       startMuted: context.invocation.flag("muted"), playAtStart: play)
     }
 
     static func resolve(_ endpoint: HostPort, credentials: (String, String)?, option: String) throws(CommandFailure) -> IceServerAddress {
@@ -100,13 +112,49 @@ enum CallSetup {
             }
             controller.addIceServers(offered)
             do throws(CommandFailure) {
-                controller.audio = try AudioPipeline(settings: options.audio, sends: joined.role == .publisher, reporter: reporter)
+                let audio = try AudioPipeline(settings: options.audio, sends: joined.role == .publisher, reporter: reporter)
+                audio.onTalking = { id, talking in
+                    let who = id ?? joined.you
+                    reporter.emit(.object(["type": "talking", "peer": .string(who.rawValue), "talking": .bool(talking)]),
+                                  human: reporter.style.dim("\(id == nil ? "you" : who.rawValue) \(talking ? "started" : "stopped") talking"))
+                }
+                if let sound = options.playAtStart { audio.play(sound) }
+                controller.audio = audio
             } catch {
                 session?.leave(failing: error)
                 return
             }
             controller.joined(joined)
+            if options.startMuted { controller.setAudioMuted(true) }
         }
+        // Commands on stdin, one a line; a bad one is reported and the call goes on.
+        let commands = LineReader(loop: loop)
+        commands.onLine = { [weak session] line in
+            do throws(CommandLineProblem) {
+                switch try CallCommand.parse(line) {
+                case nil: break
+                case .mute?: controller.setAudioMuted(true)
+                case .unmute?: controller.setAudioMuted(false)
+                case .mutePeer(let id)?:
+                    if !controller.setLocallyMuted(id, true) { throw CommandLineProblem(message: "no participant \(id) is connected") }
+                case .unmutePeer(let id)?:
+                    if !controller.setLocallyMuted(id, false) { throw CommandLineProblem(message: "no participant \(id) is connected") }
+                case .say(let text)?:
+                    if controller.say(text) == 0 { throw CommandLineProblem(message: "nobody to say it to yet") }
+                case .play(let path)?:
+                    do {
+                        controller.audio?.play(try WAVFile.read(path: path))
+                    } catch {
+                        throw CommandLineProblem(message: "play: \(error)")
+                    }
+                case .leave?: session?.leave(reason: "command")
+                }
+            } catch {
+                reporter.emit(.object(["type": "error", "code": "bad-command", "message": .string(error.message)]),
+                              human: "conf: \(error.message)")
+            }
+        }
+        controller.commands = commands
         session.onPeerJoined = { controller.peerJoined($0) }
         session.onPeerLeft = { controller.peerLeft($0) }
         session.onSignal = { controller.signal(from: $0, $1) }

@@ -25,6 +25,13 @@ final class PeerLink {
     var sctpPort: UInt16?
     var isOfferer = false
     var chatOpen = false
+    var controlOpen = false
+    /// What the peer last said of itself over the control channel.
+    var remoteAudioMuted = false
+    var remoteVideoMuted = false
+    /// Muted here only (mute-peer): not played, recorded as silence.
+    var locallyMuted = false
+    var talking = TalkingDetector()
     var remoteFingerprint: Fingerprint?
     var selectedPair: IceTransport.SelectedPair?
     var iceConnected = false

@@ -1,0 +1,36 @@
+/// A command typed on stdin during a call, one a line (README, "Commands").
+enum CallCommand: Equatable {
+    case mute, unmute
+    case mutePeer(String), unmutePeer(String)
+    case say(String)
+    case play(String)
+    case leave
+
+    static let help = "mute, unmute, mute-peer ID, unmute-peer ID, say TEXT, play FILE.wav, leave"
+
+    /// Nil for an empty line; throws a message naming the problem for anything unknown.
+    static func parse(_ line: String) throws(CommandLineProblem) -> CallCommand? {
+        let trimmed = line.drop { $0 == " " || $0 == "\t" }
+        guard !trimmed.isEmpty, !trimmed.hasPrefix("#") else { return nil }
+        let word = String(trimmed.prefix { $0 != " " })
+        let rest = String(trimmed.dropFirst(word.count).drop { $0 == " " })
+        func argument(_ what: String) throws(CommandLineProblem) -> String {
+            guard !rest.isEmpty else { throw CommandLineProblem(message: "\(word) needs \(what)") }
+            return rest
+        }
+        switch word {
+        case "mute": return .mute
+        case "unmute": return .unmute
+        case "mute-peer": return .mutePeer(try argument("a participant id, like p2"))
+        case "unmute-peer": return .unmutePeer(try argument("a participant id, like p2"))
+        case "say": return .say(try argument("the text to send"))
+        case "play": return .play(try argument("a WAV file"))
+        case "leave", "quit": return .leave
+        default: throw CommandLineProblem(message: "unknown command '\(word)': use \(help)")
+        }
+    }
+}
+
+struct CommandLineProblem: Error, Equatable {
+    var message: String
+}
