@@ -31,6 +31,7 @@ _conf() {
         --audio-sink) COMPREPLY=(); return ;;
         --mic) COMPREPLY=(); return ;;
         --speaker) COMPREPLY=(); return ;;
+        --play) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --record) COMPREPLY=($(compgen -d -- "$cur")); return ;;
         --audio-bitrate) COMPREPLY=(); return ;;
         --stun) COMPREPLY=(); return ;;
@@ -38,7 +39,7 @@ _conf() {
         --connect-timeout) COMPREPLY=(); return ;;
         esac
         if [[ "$cur" == -* ]]; then
-            COMPREPLY=($(compgen -W "--name --resolution --server --listen --ca --as --duration --say --audio-source --audio-sink --mic --speaker --record --audio-bitrate --stun --turn --relay-only --connect-timeout --no-audio --no-video --json --help" -- "$cur"))
+            COMPREPLY=($(compgen -W "--name --resolution --server --listen --ca --as --duration --say --audio-source --audio-sink --mic --speaker --muted --play --record --audio-bitrate --stun --turn --relay-only --connect-timeout --no-audio --no-video --json --help" -- "$cur"))
         fi
         ;;
     "conf join")
@@ -52,6 +53,7 @@ _conf() {
         --audio-sink) COMPREPLY=(); return ;;
         --mic) COMPREPLY=(); return ;;
         --speaker) COMPREPLY=(); return ;;
+        --play) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --record) COMPREPLY=($(compgen -d -- "$cur")); return ;;
         --audio-bitrate) COMPREPLY=(); return ;;
         --stun) COMPREPLY=(); return ;;
@@ -59,7 +61,7 @@ _conf() {
         --connect-timeout) COMPREPLY=(); return ;;
         esac
         if [[ "$cur" == -* ]]; then
-            COMPREPLY=($(compgen -W "--server --ca --as --duration --say --audio-source --audio-sink --mic --speaker --record --audio-bitrate --stun --turn --relay-only --connect-timeout --no-audio --no-video --json --help" -- "$cur"))
+            COMPREPLY=($(compgen -W "--server --ca --as --duration --say --audio-source --audio-sink --mic --speaker --muted --play --record --audio-bitrate --stun --turn --relay-only --connect-timeout --no-audio --no-video --json --help" -- "$cur"))
         fi
         ;;
     "conf rendezvous")

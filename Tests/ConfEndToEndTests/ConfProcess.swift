@@ -19,7 +19,10 @@ final class ConfProcess: @unchecked Sendable {
 
     /// Starts `conf` with `arguments`, an empty HOME and config directory (so no user settings
     /// leak in), and `environment` on top; inside network namespace `namespace` when given.
-    init(_ arguments: [String], environment: [String: String] = [:], namespace: String? = nil) throws {
+    /// With `interactive`, stdin is a pipe the test writes commands to with `send(_:)`.
+    private var input: FileHandle?
+
+    init(_ arguments: [String], environment: [String: String] = [:], namespace: String? = nil, interactive: Bool = false) throws {
         self.arguments = arguments
         if let namespace {
             process.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
@@ -42,7 +45,13 @@ final class ConfProcess: @unchecked Sendable {
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
-        process.standardInput = FileHandle.nullDevice
+        if interactive {
+            let pipe = Pipe()
+            process.standardInput = pipe
+            input = pipe.fileHandleForWriting
+        } else {
+            process.standardInput = FileHandle.nullDevice
+        }
         collect(out, isStdout: true)
         collect(err, isStdout: false)
         try process.run()
@@ -66,6 +75,9 @@ final class ConfProcess: @unchecked Sendable {
         // Whatever the test did, leave no process behind.
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
     }
+
+    /// Writes one command line to the process's stdin (interactive processes only).
+    func send(_ line: String) { input?.write(Data((line + "\n").utf8)) }
 
     var stdout: String { output.withLock { $0.stdout } }
     var stderr: String { output.withLock { $0.stderr } }
