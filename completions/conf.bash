@@ -39,7 +39,7 @@ _conf() {
         --connect-timeout) COMPREPLY=(); return ;;
         esac
         if [[ "$cur" == -* ]]; then
-            COMPREPLY=($(compgen -W "--name --resolution --server --listen --ca --as --duration --say --audio-source --audio-sink --mic --speaker --muted --play --record --audio-bitrate --stun --turn --relay-only --connect-timeout --no-audio --no-video --json --help" -- "$cur"))
+            COMPREPLY=($(compgen -W "--name --resolution --server --listen --ca --as --duration --say --audio-source --audio-sink --mic --speaker --muted --play --record --audio-bitrate --stats --stun --turn --relay-only --connect-timeout --no-audio --no-video --json --help" -- "$cur"))
         fi
         ;;
     "conf join")
@@ -61,7 +61,7 @@ _conf() {
         --connect-timeout) COMPREPLY=(); return ;;
         esac
         if [[ "$cur" == -* ]]; then
-            COMPREPLY=($(compgen -W "--server --ca --as --duration --say --audio-source --audio-sink --mic --speaker --muted --play --record --audio-bitrate --stun --turn --relay-only --connect-timeout --no-audio --no-video --json --help" -- "$cur"))
+            COMPREPLY=($(compgen -W "--server --ca --as --duration --say --audio-source --audio-sink --mic --speaker --muted --play --record --audio-bitrate --stats --stun --turn --relay-only --connect-timeout --no-audio --no-video --json --help" -- "$cur"))
         fi
         ;;
     "conf rendezvous")

@@ -44,10 +44,11 @@ public enum ConfProgram {
                                     configurable: true)
     static let record = OptionSpec("record", value: "DIR", help: "record what you hear from each peer to DIR/NAME.wav (48 kHz mono)",
                                    completion: .directory)
+    static let stats = OptionSpec("stats", help: "report audio-stats every 2 seconds: per peer bitrate, loss, jitter, buffer delay, concealment")
     static let muted = OptionSpec("muted", help: "start with the microphone muted (the `unmute` command turns it on)")
     static let play = OptionSpec("play", value: "FILE", help: "mix this WAV file into what you send, once, at the start", completion: .file)
     static let audioBitrate = OptionSpec("audio-bitrate", value: "BPS", help: "Opus bitrate in bits per second", default: "32000")
-    static let callOptions = [say, audioSource, audioSink, mic, speaker, muted, play, record, audioBitrate, stun, turn, relayOnly, connectTimeout, noAudio, noVideo]
+    static let callOptions = [say, audioSource, audioSink, mic, speaker, muted, play, record, audioBitrate, stats, stun, turn, relayOnly, connectTimeout, noAudio, noVideo]
     static let json = OptionSpec(
         "json", short: "j", help: "print events as JSON on stdout, one object a line; human-readable text goes to stderr")
 
@@ -155,6 +156,7 @@ public enum ConfProgram {
                 ("peer-muted", "peer, audio, video", "a peer muted or unmuted itself"),
                 ("peer-muted-locally", "peer, muted", "you stopped or resumed playing a peer (mute-peer, unmute-peer)"),
                 ("talking", "peer, talking", "someone (you included, by your own id) started or stopped talking"),
+                ("audio-stats", "peers", "with --stats, every 2 s: per peer {peer, kbps, loss_percent, jitter_ms, buffer_ms, target_ms, concealed_ms}"),
                 ("device-lost", "device", "a sound device went away; the call goes on without it"),
                 ("left", "reason", "you left: duration, signal, host-left, server-shutdown or rendezvous-lost"),
                 ("peer-connected", "peer, name, path, local, remote, rtt_ms, sas",

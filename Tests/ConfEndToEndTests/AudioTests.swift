@@ -90,6 +90,23 @@ import Testing
         for p in [recorder, talker, listener] { #expect(p.waitForExit() == 0) }
     }
 
+    @Test func statsReportWhatArrives() throws {
+        let server = try RendezvousProcess()
+        let room = try server.createRoom()
+        let a = try ConfProcess(["join", room.room, room.pin, "--server", server.address, "--as", "ann", "--audio-source", "tone:440"])
+        let b = try ConfProcess(["join", room.room, room.pin, "--server", server.address, "--as", "bob", "--json", "--stats"])
+        let report = b.waitForEvent("audio-stats", timeout: .seconds(15)) { event in
+            ((event["peers"] as? [[String: Any]])?.first?["kbps"] as? Double ?? 0) > 10
+        }
+        let peer = try #require((report?["peers"] as? [[String: Any]])?.first)
+        #expect((peer["kbps"] as? Double ?? 0) < 80)
+        #expect(peer["loss_percent"] as? Double == 0)
+        #expect((peer["buffer_ms"] as? Double).map { $0 <= 100 } == true)
+        a.signal(SIGTERM)
+        b.signal(SIGTERM)
+        #expect(a.waitForExit() == 0 && b.waitForExit() == 0)
+    }
+
     @Test func anUnreadableAudioFileIsAnErrorBeforeTheCall() throws {
         let p = try ConfProcess(["join", "1234-5678", "123456", "--server", "127.0.0.1:1", "--audio-source", "file:/nonexistent.wav"])
         #expect(p.waitForExit() == 2)

@@ -119,7 +119,10 @@ final class AudioPipeline {
     func received(_ packet: RTPPacket, on link: PeerLink, now: Instant) {
         guard settings.enabled, let audio = link.audio, audio.receives, packet.payloadType == audio.payloadType else { return }
         let receiver = link.audioIn ?? makeReceiver(for: link)
+        if receiver.lastReport == nil { receiver.lastReport = (now, receiver.buffer.statistics) }
         receiver.buffer.insert(sequence: packet.sequenceNumber, timestamp: packet.timestamp, payload: packet.payload, arrival: now)
+        receiver.bytesSinceReport += packet.payload.count
+        receiver.jitter.record(timestamp: packet.timestamp, arrival: now)
         if receiver.nextPlayoutAt == nil { receiver.nextPlayoutAt = now }
     }
 
@@ -177,6 +180,31 @@ final class AudioPipeline {
         receiver.nextPlayoutAt = due
     }
 
+    /// Per-peer receive figures since the last call: what `audio-stats` reports.
+    func statistics(links: [PeerLink], now: Instant) -> [JSONValue] {
+        links.compactMap { link -> JSONValue? in
+            guard let receiver = link.audioIn else { return nil }
+            let current = receiver.buffer.statistics
+            let previous = receiver.lastReport
+            let seconds = previous.map { now.since($0.at).milliseconds / 1000 } ?? 0
+            let played = current.played - (previous?.statistics.played ?? 0)
+            let lost = current.lost - (previous?.statistics.lost ?? 0)
+            let concealed = current.concealed - (previous?.statistics.concealed ?? 0)
+            let kbps = seconds > 0 ? Double(receiver.bytesSinceReport) * 8 / seconds / 1000 : 0
+            receiver.bytesSinceReport = 0
+            receiver.lastReport = (now, current)
+            func round1(_ v: Double) -> JSONValue { .number((v * 10).rounded() / 10) }
+            return .object([
+                "peer": .string(link.peer.id.rawValue), "kbps": round1(kbps),
+                "loss_percent": round1(played + lost > 0 ? Double(lost) * 100 / Double(played + lost) : 0),
+                "jitter_ms": round1(receiver.jitter.milliseconds),
+                "buffer_ms": .number(Double(receiver.buffer.bufferedFrames * 20)),
+                "target_ms": round1(receiver.buffer.targetDelay.milliseconds),
+                "concealed_ms": .number(Double(concealed * 20)),
+            ])
+        }
+    }
+
     /// Finishes recordings.
     func close(links: [PeerLink]) {
         capture?.close()
@@ -190,6 +218,9 @@ final class AudioPipeline {
 /// Per-peer receiving state.
 final class AudioReceiver {
     var buffer = AudioJitterBuffer()
+    var jitter = InterarrivalJitter()
+    var bytesSinceReport = 0
+    var lastReport: (at: Instant, statistics: AudioJitterBuffer.Statistics)?
     var decoder: OpusDecoder?
     var recorder: WAVWriter?
     var playback: PulseStream?
@@ -224,5 +255,21 @@ final class SoundMixer {
         }
         sounds.removeAll { $0.isFinished }
         return out
+    }
+}
+
+/// RFC 3550 section 6.4.1 interarrival jitter, in milliseconds (48 kHz media clock).
+struct InterarrivalJitter {
+    private var last: (timestamp: UInt32, arrival: Instant)?
+    private var value = 0.0
+
+    var milliseconds: Double { value }
+
+    mutating func record(timestamp: UInt32, arrival: Instant) {
+        defer { last = (timestamp, arrival) }
+        guard let last else { return }
+        let media = Double(Int32(bitPattern: timestamp &- last.timestamp)) / 48.0
+        let wall = arrival > last.arrival ? arrival.since(last.arrival).milliseconds : -last.arrival.since(arrival).milliseconds
+        value += (abs(wall - media) - value) / 16
     }
 }

@@ -15,6 +15,7 @@ enum CallSetup {
         var audio: AudioSettings
         var startMuted: Bool
         var playAtStart: [Int16]?
+        var stats: Bool
     }
 
     static func options(_ context: CommandContext) throws(CommandFailure) -> Options {
@@ -52,7 +53,7 @@ enum CallSetup {
             }
         }
         return Options(iceServers: servers, connectTimeout: timeout, say: say, relayOnly: relayOnly, audio: try AudioSettings.parse(context),
-                       startMuted: context.invocation.flag("muted"), playAtStart: play)
+                       startMuted: context.invocation.flag("muted"), playAtStart: play, stats: context.invocation.flag("stats"))
     }
 
     static func resolve(_ endpoint: HostPort, credentials: (String, String)?, option: String) throws(CommandFailure) -> IceServerAddress {
@@ -126,6 +127,7 @@ enum CallSetup {
             }
             controller.joined(joined)
             if options.startMuted { controller.setAudioMuted(true) }
+            if options.stats { controller.reportStatistics(every: .seconds(2)) }
         }
         // Commands on stdin, one a line; a bad one is reported and the call goes on.
         let commands = LineReader(loop: loop)
