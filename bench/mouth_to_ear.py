@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+"""Mouth-to-ear delay through PulseAudio on loopback.
+
+A private PulseAudio daemon holds one stereo null sink, "both". Its left channel is A's
+microphone (a remapped source "leftmic") and also where a click train is played; its right
+channel is B's speaker (a remapped sink "right"). One recording of both.monitor therefore holds
+each click (left) and, later, B's playback of it (right), on one clock. The delay is the distance
+between matching onsets: capture, Opus, SRTP, network, jitter buffer, decoding and playback.
+
+    bench/mouth_to_ear.py CONF_BINARY [SECONDS]
+"""
+import json, os, signal, struct, subprocess, sys, tempfile, time, urllib.request, wave
+
+conf = sys.argv[1]
+seconds = float(sys.argv[2]) if len(sys.argv) > 2 else 20
+work = tempfile.mkdtemp(prefix="conf-m2e-")
+env = dict(os.environ, PULSE_RUNTIME_PATH=work, PULSE_SERVER=f"unix:{work}/native")
+env.pop("CONF_AUDIO_SOURCE", None)
+env.pop("CONF_AUDIO_SINK", None)
+
+modules = [
+    "module-native-protocol-unix",
+    "module-null-sink sink_name=both channels=2 channel_map=front-left,front-right rate=48000",
+    "module-remap-sink sink_name=left master=both channels=1 master_channel_map=front-left channel_map=mono remix=no",
+    "module-remap-sink sink_name=right master=both channels=1 master_channel_map=front-right channel_map=mono remix=no",
+    "module-remap-source source_name=leftmic master=both.monitor channels=1 master_channel_map=front-left channel_map=mono remix=no",
+]
+subprocess.run(["pulseaudio", "-D", "--exit-idle-time=-1", "-n", "--use-pid-file=yes"] + [f"--load={m}" for m in modules],
+               env=env, check=True, stderr=subprocess.DEVNULL)
+for _ in range(100):
+    if subprocess.run(["pactl", "info"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0:
+        break
+    time.sleep(0.05)
+
+# A click every 500 ms: 2 ms of a loud 2 kHz burst.
+clicks = os.path.join(work, "clicks.wav")
+with wave.open(clicks, "wb") as w:
+    w.setnchannels(1)
+    w.setsampwidth(2)
+    w.setframerate(48000)
+    frames = bytearray()
+    for n in range(int(48000 * (seconds + 2))):
+        on = (n % 24000) < 96
+        value = int(20000 * (1 if (n // 12) % 2 == 0 else -1)) if on else 0
+        frames += struct.pack("<h", value)
+    w.writeframes(bytes(frames))
+
+processes = []
+try:
+    server = subprocess.Popen([conf, "rendezvous", "--listen", "127.0.0.1:0", "--quiet"], stdout=subprocess.PIPE, text=True, env=env)
+    processes.append(server)
+    address = server.stdout.readline().split()[-1]
+    room = json.load(urllib.request.urlopen(urllib.request.Request(f"http://{address}/v1/rooms", data=b'{"name":"m2e"}', method="POST")))
+    common = ["--server", address, "--json", "--duration", str(seconds + 4)]
+    a = subprocess.Popen([conf, "join", room["room"], room["pin"], "--as", "a", "--mic", "leftmic", "--audio-sink", "none"] + common,
+                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
+    b = subprocess.Popen([conf, "join", room["room"], room["pin"], "--as", "b", "--audio-source", "silence", "--speaker", "right"] + common,
+                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
+    processes += [a, b]
+    for line in b.stdout:
+        if '"peer-connected"' in line:
+            break
+    time.sleep(1)  # let the jitter buffer settle on its target
+    raw = os.path.join(work, "both.raw")
+    recorder = subprocess.Popen(["parec", "--device=both.monitor", "--rate=48000", "--channels=2", "--format=s16le", "--raw"],
+                                stdout=open(raw, "wb"), env=env)
+    player = subprocess.Popen(["paplay", "--device=left", clicks], env=env)
+    processes += [recorder, player]
+    time.sleep(seconds)
+finally:
+    for p in processes:
+        p.send_signal(signal.SIGTERM)
+    for p in processes:
+        p.wait()
+    subprocess.run(["pulseaudio", "--kill"], env=env, stderr=subprocess.DEVNULL)
+
+data = open(raw, "rb").read()
+count = len(data) // 4
+samples = struct.unpack(f"<{count * 2}h", data[:count * 4])
+left, right = samples[0::2], samples[1::2]
+
+
+def onsets(channel, threshold):
+    found, last = [], -48000
+    for i, v in enumerate(channel):
+        if abs(v) > threshold and i - last > 12000:
+            found.append(i)
+            last = i
+    return found
+
+
+sent = onsets(left, 8000)
+heard = onsets(right, 3000)
+delays = []
+for s in sent:
+    later = [h for h in heard if 0 < h - s < 12000]
+    if later:
+        delays.append((later[0] - s) / 48)
+delays.sort()
+if not delays:
+    print("no clicks came through")
+    sys.exit(1)
+print(f"mouth-to-ear through PulseAudio: {len(delays)} clicks of {len(sent)}; "
+      f"median {delays[len(delays) // 2]:.1f} ms, p95 {delays[int(len(delays) * 0.95) - 1]:.1f} ms, "
+      f"min {delays[0]:.1f} ms, max {delays[-1]:.1f} ms")
