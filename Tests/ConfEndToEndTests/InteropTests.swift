@@ -38,3 +38,36 @@ import Testing
         #expect(conf.waitForExit() == 0)
     }
 }
+
+/// Opus audio both ways with GStreamer: webrtcbin sends a 660 Hz tone and must hear conf's 440 Hz;
+/// conf records webrtcbin and must hear 660 Hz.
+@Suite struct AudioInteropTests {
+    @Test func webrtcbinAndConfHearEachOther() throws {
+        let server = try RendezvousProcess()
+        let room = try server.createRoom(name: "interop")
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("conf-interop-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let conf = try ConfProcess(["join", room.room, room.pin, "--server", server.address, "--as", "conf", "--json",
+                                    "--say", "hello from conf", "--audio-source", "tone:440", "--record", dir.path])
+        #expect(conf.waitForEvent("joined") != nil)
+        let peer = Process()
+        peer.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        peer.arguments = [InteropTests.script, server.address, room.room, room.pin, "hello from gstreamer", "20", "660", "440"]
+        let output = Pipe()
+        peer.standardOutput = output
+        peer.standardError = output
+        try peer.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        peer.waitUntilExit()
+        #expect(peer.terminationStatus == 0, "webrtcbin peer: \(text)")
+        #expect(text.contains("HEARD 440"))
+        // conf's recording of webrtcbin: a second of its tone.
+        let file = dir.appendingPathComponent("webrtcbin.wav").path
+        conf.signal(SIGTERM)
+        #expect(conf.waitForExit() == 0)
+        let samples = try AudioTests.samples(file)
+        #expect(samples.count >= 24_000, "only \(samples.count) samples from webrtcbin")
+        #expect(AudioTests.tonePower(samples.suffix(12_000), 660) > 0.01)
+    }
+}

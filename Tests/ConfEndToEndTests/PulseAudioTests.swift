@@ -144,3 +144,29 @@ final class PulseDaemon {
         #expect(p.stderr.contains("no-such-mic") && p.stderr.contains("conf devices"))
     }
 }
+
+@Suite struct VanishingDeviceTests {
+    @Test func aMicrophoneThatVanishesIsReportedAndTheCallGoesOn() throws {
+        let pulse = try PulseDaemon(sinks: ["micA"])
+        let server = try RendezvousProcess()
+        let room = try server.createRoom()
+        var env = pulse.environment
+        env["CONF_AUDIO_SINK"] = "none"
+        env["CONF_AUDIO_SOURCE"] = nil
+        let a = try ConfProcess(["join", room.room, room.pin, "--server", server.address, "--as", "ann", "--json", "--mic", "micA.monitor"],
+                                environment: env, interactive: true)
+        let b = try ConfProcess(["join", room.room, room.pin, "--server", server.address, "--as", "bob", "--json", "--audio-source", "silence"],
+                                environment: ["CONF_AUDIO_SINK": "none"])
+        #expect(a.waitForEvent("peer-connected", timeout: .seconds(15)) != nil)
+        // Remove the null sink whose monitor is ann's microphone.
+        #expect(pulse.run("/usr/bin/pactl", ["unload-module", "module-null-sink"]) == 0)
+        #expect(a.waitForEvent("device-lost", timeout: .seconds(5))?["device"] as? String == "microphone")
+        // The link lives on: chat still goes both ways after the loss.
+        a.send("say after the loss")
+        #expect(b.waitForEvent("chat", timeout: .seconds(5)) { $0["text"] as? String == "after the loss" } != nil)
+        #expect(b.events(ofType: "peer-disconnected").isEmpty)
+        a.signal(SIGTERM)
+        b.signal(SIGTERM)
+        #expect(a.waitForExit() == 0 && b.waitForExit() == 0)
+    }
+}

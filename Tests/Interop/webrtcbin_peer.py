@@ -5,12 +5,16 @@ room through the rendezvous protocol (docs/PROTOCOL.md) with a minimal WebSocket
 It joins after the conf participant, so it is the newcomer and offers (as conf's rule says). It
 offers a data channel named "chat", sends one message when it opens, and prints what it receives:
 
-    webrtcbin_peer.py HOST:PORT ROOM PIN TEXT [SECONDS]
+    webrtcbin_peer.py HOST:PORT ROOM PIN TEXT [SECONDS [SEND_HZ EXPECT_HZ]]
+
+With SEND_HZ and EXPECT_HZ it also offers Opus audio: it sends a SEND_HZ tone (audiotestsrc,
+opusenc) and checks that what it receives (opusdec) carries EXPECT_HZ.
 
 Output lines: "JOINED <id>", "OFFERED", "ANSWERED", "CHANNEL-OPEN", "RECEIVED <text>", "SENT <text>",
-"ICE <state>", "DONE" or "FAILED <why>". Exit status 0 once a message went each way.
+"HEARD <hz> <power>", "DONE" or "FAILED <why>". Exit status 0 once a message went each way (and,
+with audio, the expected tone was heard).
 """
-import base64, json, os, socket, struct, sys, threading
+import base64, json, math, os, socket, struct, sys, threading
 
 import gi
 gi.require_version("Gst", "1.0")
@@ -77,6 +81,8 @@ class WebSocket:
 def main():
     address, room, pin, text = sys.argv[1:5]
     seconds = float(sys.argv[5]) if len(sys.argv) > 5 else 20
+    send_hz = float(sys.argv[6]) if len(sys.argv) > 7 else None
+    expect_hz = float(sys.argv[7]) if len(sys.argv) > 7 else None
     host, port = address.rsplit(":", 1)
     Gst.init(None)
     loop = GLib.MainLoop()
@@ -90,13 +96,22 @@ def main():
     say("JOINED", joined["you"])
     state["peer"] = joined["peers"][0]["id"]
 
-    pipe = Gst.Pipeline.new("interop")
-    webrtc = Gst.ElementFactory.make("webrtcbin", "webrtc")
+    if send_hz:
+        pipe = Gst.parse_launch(
+            f"audiotestsrc is-live=true wave=sine freq={send_hz} volume=0.3 ! audioconvert ! audioresample ! "
+            "audio/x-raw,rate=48000,channels=1 ! opusenc ! rtpopuspay pt=111 ! "
+            "application/x-rtp,media=audio,encoding-name=OPUS,payload=111,clock-rate=48000 ! webrtcbin name=webrtc")
+        webrtc = pipe.get_by_name("webrtc")
+    else:
+        pipe = Gst.Pipeline.new("interop")
+        webrtc = Gst.ElementFactory.make("webrtcbin", "webrtc")
+        if webrtc is not None:
+            pipe.add(webrtc)
     if webrtc is None:
         say("FAILED no webrtcbin element (install gstreamer1.0-plugins-bad and gstreamer1.0-nice)")
         return 1
     webrtc.set_property("bundle-policy", GstWebRTC.WebRTCBundlePolicy.MAX_BUNDLE)
-    pipe.add(webrtc)
+    state["heard"] = expect_hz is None
     agent = webrtc.get_property("ice-agent")
     agent.emit("add-local-ip-address", "127.0.0.1")
     state["agent"] = agent  # keep it referenced (C-INTEROP.md)
@@ -108,7 +123,7 @@ def main():
         loop.quit()
 
     def check_done():
-        if state["sent"] and state["received"]:
+        if state["sent"] and state["received"] and state["heard"]:
             GLib.timeout_add(300, lambda: finish(0, "DONE"))
 
     def signal(payload):
@@ -157,6 +172,40 @@ def main():
     channel.connect("on-message-string", on_message)
     state["channel"] = channel
     on_negotiation_needed(webrtc)
+
+    samples = []
+
+    def on_sample(sink):
+        buffer = sink.emit("pull-sample").get_buffer()
+        ok, info = buffer.map(Gst.MapFlags.READ)
+        if ok:
+            samples.extend(struct.unpack(f"<{info.size // 2}h", info.data))
+            buffer.unmap(info)
+        if not state["heard"] and len(samples) >= 24000:
+            window = samples[-24000:]
+            k = 2 * math.cos(2 * math.pi * expect_hz / 48000)
+            s1 = s2 = 0.0
+            for v in window:
+                s0 = v / 32768 + k * s1 - s2
+                s2, s1 = s1, s0
+            power = 4 * (s1 * s1 + s2 * s2 - k * s1 * s2) / (len(window) ** 2)
+            if power > 0.01:
+                state["heard"] = True
+                GLib.idle_add(lambda: (say("HEARD", expect_hz, round(power, 4)), check_done(), False)[-1])
+        return Gst.FlowReturn.OK
+
+    def on_pad_added(element, pad):
+        if pad.direction != Gst.PadDirection.SRC or not expect_hz:
+            return
+        branch = Gst.parse_bin_from_description(
+            "rtpopusdepay ! opusdec ! audioconvert ! audioresample ! audio/x-raw,format=S16LE,rate=48000,channels=1 ! "
+            "appsink name=sink emit-signals=true sync=false", True)
+        pipe.add(branch)
+        branch.get_by_name("sink").connect("new-sample", on_sample)
+        branch.sync_state_with_parent()
+        pad.link(branch.get_static_pad("sink"))
+
+    webrtc.connect("pad-added", on_pad_added)
 
     def handle(message):
         if message.get("type") != "signal":

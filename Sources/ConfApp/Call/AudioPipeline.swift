@@ -161,6 +161,14 @@ final class AudioPipeline {
 
     private func playOut(_ link: PeerLink, now: Instant) {
         guard let receiver = link.audioIn, var due = receiver.nextPlayoutAt else { return }
+        if let playback = receiver.playback, now.since(receiver.lastDeviceCheck) >= .seconds(1) {
+            receiver.lastDeviceCheck = now
+            if playback.hasFailed {
+                reporter.emit(.object(["type": "device-lost", "device": "speaker", "peer": .string(link.peer.id.rawValue)]),
+                              human: "conf: the speaker for \(link.peer.name) went away; the call goes on without playing them")
+                receiver.playback = nil
+            }
+        }
         if now.since(due) > .milliseconds(200) { due = now }
         while now >= due {
             let pcm: [Int16]?
@@ -224,6 +232,7 @@ final class AudioReceiver {
     var decoder: OpusDecoder?
     var recorder: WAVWriter?
     var playback: PulseStream?
+    var lastDeviceCheck: Instant = .zero
     var nextPlayoutAt: Instant?
 }
 
