@@ -1,0 +1,50 @@
+#!/usr/bin/env python3
+"""CPU seconds and peak RSS of each participant of an audio-only conf call, side by side with
+GStreamer pipelines doing the same Opus work (one 48 kHz mono encoder at 32 kbit/s and one decoder
+per other participant, paced in real time). conf also does ICE, DTLS, SRTP, RTCP and jitter
+buffering on top; the GStreamer figure is the codec work alone.
+
+    bench/audio_cpu.py CONF_BINARY PARTICIPANTS [SECONDS]
+"""
+import json, os, subprocess, sys, time, urllib.request
+
+conf, n = sys.argv[1], int(sys.argv[2])
+seconds = float(sys.argv[3]) if len(sys.argv) > 3 else 20
+env = dict(os.environ, CONF_AUDIO_SINK="none")
+
+
+def measure(popens):
+    """Waits for every process; returns [(cpu seconds, peak RSS MiB)]."""
+    results = {}
+    while len(results) < len(popens):
+        pid, status, usage = os.wait4(-1, 0)
+        results[pid] = (usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)
+    return [results[p.pid] for p in popens]
+
+
+server = subprocess.Popen([conf, "rendezvous", "--listen", "127.0.0.1:0", "--quiet"], stdout=subprocess.PIPE, text=True)
+address = server.stdout.readline().split()[-1]
+room = json.load(urllib.request.urlopen(urllib.request.Request(f"http://{address}/v1/rooms", data=b'{"name":"cpu"}', method="POST")))
+tones = [440, 550, 660, 770]
+participants = [subprocess.Popen([conf, "join", room["room"], room["pin"], "--server", address, "--as", f"p{i}",
+                                  "--audio-source", f"tone:{tones[i]}", "--duration", str(seconds)],
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env) for i in range(n)]
+decoders = " ".join("t. ! queue ! opusdec ! fakesink sync=false" for _ in range(n - 1))
+pipeline = (f"audiotestsrc is-live=true samplesperbuffer=960 num-buffers={int(seconds * 50)} freq=440 ! "
+            "audio/x-raw,rate=48000,channels=1 ! opusenc bitrate=32000 frame-size=20 ! tee name=t "
+            f"t. ! queue ! fakesink sync=false {decoders}")
+gstreamers = [subprocess.Popen(["gst-launch-1.0", "-q"] + pipeline.split(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+              for _ in range(n)]
+figures = measure(participants + gstreamers)  # both sets run at the same time, on the same cores
+conf_figures, gst_figures = figures[:n], figures[n:]
+server.terminate()
+server.wait()
+
+cpu_conf = sum(c for c, _ in conf_figures) / n
+cpu_gst = sum(c for c, _ in gst_figures) / n
+rss_conf = max(r for _, r in conf_figures)
+rss_gst = max(r for _, r in gst_figures)
+print(f"{n}-party audio call, {seconds:.0f} s, per participant process (mean CPU, max peak RSS):")
+print(f"  conf       CPU {cpu_conf:.2f} s ({cpu_conf / seconds * 100:.1f} % of a core), peak RSS {rss_conf:.1f} MiB")
+print(f"  GStreamer  CPU {cpu_gst:.2f} s ({cpu_gst / seconds * 100:.1f} % of a core), peak RSS {rss_gst:.1f} MiB")
+print(f"  ratio conf/GStreamer: CPU {cpu_conf / cpu_gst:.2f}, RSS {rss_conf / rss_gst:.2f}")
