@@ -30,6 +30,22 @@ public struct RoundTripMeter: Sendable {
         .receiverReport(ssrc: localSSRC, blocks: block(now: now).map { [$0] } ?? [])
     }
 
+    /// A full report: SR when we sent media (`sent` = packets, octets, the RTP timestamp of now),
+    /// else RR; the block describes `reception` when we receive media, with our LSR/DLSR.
+    public func report(now: Instant, sent: (packets: UInt32, octets: UInt32, rtpTimestamp: UInt32)?,
+                       reception: inout ReceptionStatistics?) -> RTCPPacket {
+        var blocks: [RTCPPacket.ReportBlock] = []
+        let echo = block(now: now)
+        if reception != nil {
+            blocks.append(reception!.reportBlock(lastSR: echo?.lastSR ?? 0, delaySinceLastSR: echo?.delaySinceLastSR ?? 0))
+        } else if let echo {
+            blocks.append(echo)
+        }
+        guard let sent else { return .receiverReport(ssrc: localSSRC, blocks: blocks) }
+        return .senderReport(.init(ssrc: localSSRC, ntpTimestamp: Self.stamp(now), rtpTimestamp: sent.rtpTimestamp,
+                                   packetCount: sent.packets, octetCount: sent.octets, blocks: blocks))
+    }
+
     /// Takes a received compound packet. Returns a receiver report to send back at once when the
     /// peer sent a sender report (so it can measure), else nil.
     public mutating func received(_ packets: [RTCPPacket], now: Instant) -> RTCPPacket? {

@@ -110,6 +110,8 @@ final class AudioPipeline {
                                extensions: extensions, payload: opus)
         link.audioOut.sequence &+= 1
         link.audioOut.timestamp &+= UInt32(AudioFormat.frameSamples)
+        link.audioOut.packets &+= 1
+        link.audioOut.octets &+= UInt32(opus.count)
         if let protected = srtp.protectRTP(packet.bytes) { link.transport.send(protected) }
     }
 
@@ -122,7 +124,8 @@ final class AudioPipeline {
         if receiver.lastReport == nil { receiver.lastReport = (now, receiver.buffer.statistics) }
         receiver.buffer.insert(sequence: packet.sequenceNumber, timestamp: packet.timestamp, payload: packet.payload, arrival: now)
         receiver.bytesSinceReport += packet.payload.count
-        receiver.jitter.record(timestamp: packet.timestamp, arrival: now)
+        if receiver.reception?.ssrc != packet.ssrc { receiver.reception = ReceptionStatistics(ssrc: packet.ssrc) }
+        receiver.reception?.update(sequence: packet.sequenceNumber, timestamp: packet.timestamp, arrival: now)
         if receiver.nextPlayoutAt == nil { receiver.nextPlayoutAt = now }
     }
 
@@ -205,7 +208,7 @@ final class AudioPipeline {
             return .object([
                 "peer": .string(link.peer.id.rawValue), "kbps": round1(kbps),
                 "loss_percent": round1(played + lost > 0 ? Double(lost) * 100 / Double(played + lost) : 0),
-                "jitter_ms": round1(receiver.jitter.milliseconds),
+                "jitter_ms": round1(receiver.reception?.jitterMilliseconds ?? 0),
                 "buffer_ms": .number(Double(receiver.buffer.bufferedFrames * 20)),
                 "target_ms": round1(receiver.buffer.targetDelay.milliseconds),
                 "concealed_ms": .number(Double(concealed * 20)),
@@ -226,7 +229,8 @@ final class AudioPipeline {
 /// Per-peer receiving state.
 final class AudioReceiver {
     var buffer = AudioJitterBuffer()
-    var jitter = InterarrivalJitter()
+    /// For RTCP receiver reports and `audio-stats`.
+    var reception: ReceptionStatistics?
     var bytesSinceReport = 0
     var lastReport: (at: Instant, statistics: AudioJitterBuffer.Statistics)?
     var decoder: OpusDecoder?
@@ -241,6 +245,9 @@ struct RTPSenderState {
     let firstSequence: UInt16
     var sequence: UInt16
     var timestamp: UInt32
+    /// Sent so far, for RTCP sender reports.
+    var packets: UInt32 = 0
+    var octets: UInt32 = 0
 
     init<R: RandomNumberGenerator>(random: inout R) {
         firstSequence = UInt16.random(in: 0...UInt16.max, using: &random)
@@ -267,18 +274,3 @@ final class SoundMixer {
     }
 }
 
-/// RFC 3550 section 6.4.1 interarrival jitter, in milliseconds (48 kHz media clock).
-struct InterarrivalJitter {
-    private var last: (timestamp: UInt32, arrival: Instant)?
-    private var value = 0.0
-
-    var milliseconds: Double { value }
-
-    mutating func record(timestamp: UInt32, arrival: Instant) {
-        defer { last = (timestamp, arrival) }
-        guard let last else { return }
-        let media = Double(Int32(bitPattern: timestamp &- last.timestamp)) / 48.0
-        let wall = arrival > last.arrival ? arrival.since(last.arrival).milliseconds : -last.arrival.since(arrival).milliseconds
-        value += (abs(wall - media) - value) / 16
-    }
-}

@@ -478,7 +478,11 @@ final class CallController {
     /// how it notices when we are gone.
     private func sendReport(_ link: PeerLink, now: Instant) {
         link.lastReportSent = now
-        send(link.meter.receiverReport(now: now), on: link)
+        let out = link.audioOut
+        let sent = out.packets > 0 ? (packets: out.packets, octets: out.octets, rtpTimestamp: out.timestamp) : nil
+        var reception = link.audioIn?.reception
+        send(link.meter.report(now: now, sent: sent, reception: &reception), on: link)
+        link.audioIn?.reception = reception
     }
 
     private func send(_ report: RTCPPacket, on link: PeerLink) {
