@@ -77,6 +77,97 @@ final class PulseDaemon {
         try data.write(to: url)
     }
 
+    /// A WAV whose 600 Hz tone is switched on and off in 50 ms steps by a seeded pattern: a
+    /// signal with a recognisable envelope, for correlation.
+    static func patternFile(seconds: Double, at url: URL) throws -> [Double] {
+        var random = UInt64(12345)
+        let steps = Int(seconds * 20)
+        var envelope: [Double] = []
+        for _ in 0..<steps {
+            random = random &* 6364136223846793005 &+ 1442695040888963407
+            envelope.append(random >> 63 == 1 ? 1 : 0)
+        }
+        let count = steps * 2400
+        var data = Data()
+        func le32(_ v: Int) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v >> 16 & 0xFF), UInt8(v >> 24 & 0xFF)] }
+        data += Array("RIFF".utf8) + le32(36 + count * 2) + Array("WAVEfmt ".utf8) + le32(16) + [1, 0, 1, 0] + le32(48_000) + le32(96_000)
+        data += [2, 0, 16, 0] + Array("data".utf8) + le32(count * 2)
+        for n in 0..<count {
+            let v = UInt16(bitPattern: Int16(8000 * envelope[n / 2400] * sin(2 * Double.pi * 600 * Double(n) / 48_000)))
+            data += [UInt8(v & 0xFF), UInt8(v >> 8)]
+        }
+        try data.write(to: url)
+        return envelope
+    }
+
+    /// RMS per 50 ms block.
+    static func envelope(_ samples: [Int16]) -> [Double] {
+        stride(from: 0, to: samples.count - 2400, by: 2400).map { start in
+            var sum = 0.0
+            for v in samples[start..<(start + 2400)] { sum += Double(v) * Double(v) }
+            return (sum / 2400).squareRoot()
+        }
+    }
+
+    /// The best normalised correlation of `recorded` against `original` over all offsets, with
+    /// sub-block offsets tried by shifting the recording's blocks.
+    static func bestCorrelation(original: [Double], recorded: [Int16]) -> Double {
+        var best = -1.0
+        for shift in stride(from: 0, to: 2400, by: 240) {
+            let env = envelope(Array(recorded.dropFirst(shift)))
+            guard env.count >= 20 else { continue }
+            for lag in 0..<max(1, original.count - env.count) {
+                let a = Array(original[lag..<min(original.count, lag + env.count)])
+                let b = Array(env.prefix(a.count))
+                let ma = a.reduce(0, +) / Double(a.count), mb = b.reduce(0, +) / Double(b.count)
+                var num = 0.0, da = 0.0, db = 0.0
+                for i in a.indices {
+                    num += (a[i] - ma) * (b[i] - mb)
+                    da += (a[i] - ma) * (a[i] - ma)
+                    db += (b[i] - mb) * (b[i] - mb)
+                }
+                if da > 0, db > 0 { best = max(best, num / (da * db).squareRoot()) }
+            }
+        }
+        return best
+    }
+
+    @Test func aWAVPlayedIntoAsMicArrivesInBsSpeakerAndMatches() throws {
+        let pulse = try PulseDaemon(sinks: ["micA", "spkB"])
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("conf-pa-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let wav = dir.appendingPathComponent("pattern.wav")
+        let original = try Self.patternFile(seconds: 30, at: wav)
+        let server = try RendezvousProcess()
+        let room = try server.createRoom()
+        var env = pulse.environment
+        env["CONF_AUDIO_SOURCE"] = nil
+        env["CONF_AUDIO_SINK"] = nil
+        let a = try ConfProcess(["join", room.room, room.pin, "--server", server.address, "--as", "ann", "--json",
+                                 "--mic", "micA.monitor", "--audio-sink", "none"], environment: env)
+        let b = try ConfProcess(["join", room.room, room.pin, "--server", server.address, "--as", "bob", "--json",
+                                 "--audio-source", "silence", "--speaker", "spkB"], environment: env)
+        #expect(a.waitForEvent("peer-connected", timeout: .seconds(15)) != nil)
+        #expect(b.waitForEvent("peer-connected", timeout: .seconds(15)) != nil)
+        let player = try pulse.start("/usr/bin/paplay", ["--device=micA", wav.path])
+        let captured = dir.appendingPathComponent("spkB.raw")
+        let recorder = try pulse.start("/usr/bin/parec", ["--device=spkB.monitor", "--rate=48000", "--channels=1", "--format=s16le", "--raw"],
+                                       output: captured)
+        // Four seconds of B's speaker (80 pattern steps).
+        #expect(ConfProcess.waitUntil(timeout: .seconds(20)) {
+            ((try? FileManager.default.attributesOfItem(atPath: captured.path)[.size] as? Int) ?? 0) >= 384_000
+        })
+        kill(recorder.processIdentifier, SIGKILL)
+        kill(player.processIdentifier, SIGKILL)
+        let samples = try Data(contentsOf: captured).withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
+        let correlation = Self.bestCorrelation(original: original, recorded: Array(samples.suffix(192_000)))
+        #expect(correlation > 0.8, "correlation \(correlation)")
+        a.signal(SIGTERM)
+        b.signal(SIGTERM)
+        #expect(a.waitForExit() == 0 && b.waitForExit() == 0)
+    }
+
     @Test func aToneIntoAsMicComesOutOfBsSpeaker() throws {
         let pulse = try PulseDaemon(sinks: ["micA", "spkB"])
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("conf-pa-\(UUID().uuidString.prefix(8))")
@@ -146,6 +237,26 @@ final class PulseDaemon {
 }
 
 @Suite struct VanishingDeviceTests {
+    @Test func aSpeakerThatVanishesIsReportedAndTheCallGoesOn() throws {
+        let pulse = try PulseDaemon(sinks: ["spkB"])
+        let server = try RendezvousProcess()
+        let room = try server.createRoom()
+        var env = pulse.environment
+        env["CONF_AUDIO_SINK"] = nil
+        let a = try ConfProcess(["join", room.room, room.pin, "--server", server.address, "--as", "ann", "--audio-source", "tone:440"],
+                                interactive: true)
+        let b = try ConfProcess(["join", room.room, room.pin, "--server", server.address, "--as", "bob", "--json", "--speaker", "spkB"],
+                                environment: env)
+        #expect(b.waitForEvent("talking", timeout: .seconds(15)) != nil)  // ann's tone is playing into spkB
+        #expect(pulse.run("/usr/bin/pactl", ["unload-module", "module-null-sink"]) == 0)
+        #expect(b.waitForEvent("device-lost", timeout: .seconds(5))?["device"] as? String == "speaker")
+        a.send("say still talking")
+        #expect(b.waitForEvent("chat", timeout: .seconds(5)) { $0["text"] as? String == "still talking" } != nil)
+        a.signal(SIGTERM)
+        b.signal(SIGTERM)
+        #expect(a.waitForExit() == 0 && b.waitForExit() == 0)
+    }
+
     @Test func aMicrophoneThatVanishesIsReportedAndTheCallGoesOn() throws {
         let pulse = try PulseDaemon(sinks: ["micA"])
         let server = try RendezvousProcess()
