@@ -37,7 +37,7 @@ public final class PulseStream: @unchecked Sendable {
         let box = Unmanaged.passRetained(StreamBox(ring: ring, mainloop: connection.mainloop))
         self.box = box
         let frameBytes = UInt32(960 * 2)
-        var attributes = pa_buffer_attr(maxlength: UInt32.max, tlength: frameBytes * 2, prebuf: frameBytes, minreq: frameBytes / 2,
+        var attributes = pa_buffer_attr(maxlength: UInt32.max, tlength: frameBytes * 3, prebuf: frameBytes, minreq: frameBytes / 2,
                                         fragsize: frameBytes)
         var failure: String?
         try connection.withLock { () throws(PulseError) in
