@@ -107,6 +107,32 @@ import Testing
         #expect(a.waitForExit() == 0 && b.waitForExit() == 0)
     }
 
+    @Test func playMixesASoundIntoWhatYouSend() throws {
+        let server = try RendezvousProcess()
+        let room = try server.createRoom()
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("conf-play-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let sound = dir.appendingPathComponent("sound.wav")
+        try PulseAudioTests.toneFile(700, seconds: 3, at: sound)
+        let recorder = try ConfProcess(["join", room.room, room.pin, "--server", server.address, "--as", "rec", "--json", "--record", dir.path])
+        #expect(recorder.waitForEvent("joined") != nil)
+        let player = try ConfProcess(["join", room.room, room.pin, "--server", server.address, "--as", "ann", "--audio-source", "silence"],
+                                     interactive: true)
+        #expect(recorder.waitForEvent("peer-connected", timeout: .seconds(15)) != nil)
+        player.send("play \(sound.path)")
+        let file = dir.appendingPathComponent("ann.wav").path
+        #expect(recorder.waitForEvent("talking", timeout: .seconds(5)) { $0["talking"] as? Bool == true } != nil)
+        #expect(recorder.waitForEvent("talking", timeout: .seconds(8)) { $0["talking"] as? Bool == false } != nil)  // played once
+        player.signal(SIGTERM)
+        recorder.signal(SIGTERM)
+        #expect(player.waitForExit() == 0 && recorder.waitForExit() == 0)
+        let samples = try Self.samples(file)
+        let powers = stride(from: 0, to: samples.count - 24_000, by: 24_000).map { Self.tonePower(samples[$0..<($0 + 24_000)], 700) }
+        #expect(powers.contains { $0 > 0.02 }, "\(powers)")
+        #expect(Self.tonePower(samples.suffix(12_000), 700) < 0.001)  // and only once: silence after it
+    }
+
     @Test func anUnreadableAudioFileIsAnErrorBeforeTheCall() throws {
         let p = try ConfProcess(["join", "1234-5678", "123456", "--server", "127.0.0.1:1", "--audio-source", "file:/nonexistent.wav"])
         #expect(p.waitForExit() == 2)

@@ -44,6 +44,21 @@ final class PulseDaemon {
         return process.terminationStatus
     }
 
+    /// What a PulseAudio tool prints (pactl list ...).
+    func output(_ tool: String, _ arguments: [String]) -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: tool)
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return "" }
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
+    }
+
     /// Starts a PulseAudio tool in the background (paplay, parec).
     func start(_ tool: String, _ arguments: [String], output: URL? = nil) throws -> Process {
         let process = Process()
@@ -188,15 +203,22 @@ final class PulseDaemon {
         #expect(a.waitForEvent("peer-connected", timeout: .seconds(15)) != nil, "\(a.stderr)")
         #expect(b.waitForEvent("peer-connected", timeout: .seconds(15)) != nil, "\(b.stderr)")
         let player = try pulse.start("/usr/bin/paplay", ["--device=micA", tone.path])
+        // Once B hears ann talking, record a second of B's speaker.
+        #expect(b.waitForEvent("talking", timeout: .seconds(10)) { $0["talking"] as? Bool == true } != nil)
         let captured = dir.appendingPathComponent("spkB.raw")
         let recorder = try pulse.start("/usr/bin/parec", ["--device=spkB.monitor", "--rate=48000", "--channels=1", "--format=s16le", "--raw"],
                                        output: captured)
-        // Two seconds of B's speaker.
         #expect(ConfProcess.waitUntil(timeout: .seconds(15)) {
-            ((try? FileManager.default.attributesOfItem(atPath: captured.path)[.size] as? Int) ?? 0) >= 192_000
+            ((try? FileManager.default.attributesOfItem(atPath: captured.path)[.size] as? Int) ?? 0) >= 144_000
         })
         kill(recorder.processIdentifier, SIGKILL)
         kill(player.processIdentifier, SIGKILL)
+        // The streams as the desktop's mixer sees them: B plays ann as a stream named after her; A's
+        // capture asks for the echo canceller and says it is a phone call.
+        let inputs = pulse.output("/usr/bin/pactl", ["list", "sink-inputs"])
+        #expect(inputs.contains("media.name = \"ann\""), "\(inputs)")
+        let outputs = pulse.output("/usr/bin/pactl", ["list", "source-outputs"])
+        #expect(outputs.contains("media.role = \"phone\"") && outputs.contains("filter.want = \"echo-cancel\""), "\(outputs)")
         let samples = try Data(contentsOf: captured).withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
         let tail = samples.suffix(48_000)
         #expect(AudioTests.tonePower(tail, 523) > 0.02, "B's speaker does not carry A's tone")
