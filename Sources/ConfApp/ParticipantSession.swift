@@ -37,8 +37,6 @@ final class ParticipantSession {
     var onPeerJoined: ((Participant) -> Void)?
     var onPeerLeft: ((ParticipantID) -> Void)?
     var onSignal: ((ParticipantID, JSONValue) -> Void)?
-    /// Called once, just before the session reports its end.
-    var onEnding: (() -> Void)?
 
     /// The client pings this often; the server drops clients silent for 45 s.
     static let pingInterval: Duration = .seconds(15)
@@ -189,9 +187,6 @@ final class ParticipantSession {
     private func end(_ result: Result<String, CommandFailure>) {
         guard phase != .ended else { return }
         phase = .ended
-        let ending = onEnding
-        onEnding = nil
-        ending?()
         for timer in timers { timer.cancel() }
         timers.removeAll()
         client.close()

@@ -1,5 +1,8 @@
 import ConfIO
 import ConfMedia
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// What `--audio-source`, `--audio-sink`, `--record` and `--audio-bitrate` ask for, checked before
 /// the call starts (an unreadable file is an error then, not later).
@@ -103,7 +106,3 @@ struct AudioSettings {
         }
     }
 }
-
-#if canImport(Glibc)
-import Glibc
-#endif

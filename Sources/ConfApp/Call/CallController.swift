@@ -23,25 +23,25 @@ final class CallController {
     static let controlLabel = "conf-control"
 
     /// This participant's mute state, told to every peer.
-    private(set) var audioMuted = false
-    private(set) var videoMuted = false
+    var audioMuted = false
+    var videoMuted = false
 
     /// A vanished peer is declared gone after this long without an authenticated packet.
     static let silenceLimit: Duration = .milliseconds(2500)
     static let reportInterval: Duration = .milliseconds(500)
 
-    private let loop: EventLoop
-    private let reporter: EventReporter
+    let loop: EventLoop
+    let reporter: EventReporter
     private let certificate: DTLSCertificate
-    private let clock = SystemClock()
-    private var settings: Settings
+    let clock = SystemClock()
+    var settings: Settings
     private let sendSignal: (ParticipantID, JSONValue) -> Void
     private let onNoPeerConnected: () -> Void
     private var random = KernelRandom()
     private var mesh: Mesh!
     private var role = Role.publisher
     private var roster: [ParticipantID: Participant] = [:]
-    private var links: [ParticipantID: PeerLink] = [:]
+    var links: [ParticipantID: PeerLink] = [:]
     private var everConnected = false
     private var ticker: Timer?
     private var connectDeadline: Timer?
@@ -51,6 +51,7 @@ final class CallController {
     /// Kept alive with the call: the stdin command reader.
     var commands: LineReader?
     private var mediaTicker: Timer?
+    var statsTimer: Timer?
 
     init(loop: EventLoop, reporter: EventReporter, certificate: DTLSCertificate, settings: Settings,
          sendSignal: @escaping (ParticipantID, JSONValue) -> Void, onNoPeerConnected: @escaping () -> Void) {
@@ -255,7 +256,7 @@ final class CallController {
         }
     }
 
-    private func drainDTLS(_ link: PeerLink) {
+    func drainDTLS(_ link: PeerLink) {
         guard let dtls = link.dtls else { return }
         while let output = dtls.pollOutput() {
             switch output {
@@ -315,110 +316,6 @@ final class CallController {
                      "rtt_ms": .number(rounded), "sas": .string(sas), "setup_ms": setup]),
             human: reporter.style.green("=") + " connected to \(link.peer.name) (\(link.peer.id)): \(link.path) \(local) ↔ \(remote), "
                 + "rtt \(rounded) ms; check words with them: \(reporter.style.bold(sas))")
-    }
-
-    // MARK: Chat
-
-    /// SCTP over the DTLS association; the offerer opens the "chat" channel (RFC 8832).
-    private func startDataChannels(_ link: PeerLink) {
-        guard let port = link.sctpPort, let dtls = link.dtls else { return }
-        let channels = DataChannelTransport(loop: loop, isDTLSClient: dtls.role == .client) { [weak self] packet in
-            dtls.send(packet)
-            self?.drainDTLS(link)
-        }
-        link.dataChannels = channels
-        channels.onOpen = { [weak self] label in
-            guard let self else { return }
-            if label == Self.controlLabel, !link.controlOpen {
-                link.controlOpen = true
-                self.sendState(to: link)
-            }
-            guard label == Self.chatLabel, !link.chatOpen else { return }
-            link.chatOpen = true
-            for text in self.settings.say { self.say(text, to: link) }
-        }
-        channels.onMessage = { [weak self] label, text in
-            guard let self else { return }
-            if label == Self.controlLabel { return self.control(text, from: link) }
-            guard label == Self.chatLabel else { return }
-            self.reporter.emit(.object(["type": "chat", "from": .string(link.peer.id.rawValue), "name": .string(link.peer.name),
-                                        "text": .string(text)]),
-                               human: "\(self.reporter.style.bold(link.peer.name)): \(text)")
-        }
-        channels.connect(remotePort: port)
-        if link.isOfferer {
-            channels.open(label: Self.chatLabel)
-            channels.open(label: Self.controlLabel)
-        }
-    }
-
-    // MARK: Statistics
-
-    private var statsTimer: Timer?
-
-    /// `audio-stats` events every `interval` (`--stats`).
-    func reportStatistics(every interval: Duration) {
-        statsTimer = loop.schedule(every: interval) { [weak self] in
-            guard let self, let audio = self.audio else { return false }
-            let peers = audio.statistics(links: Array(self.links.values), now: self.clock.now())
-            guard !peers.isEmpty else { return true }
-            let human = peers.map { p in
-                "\(p["peer"]?.stringValue ?? "?"): \(p["kbps"]?.numberValue ?? 0) kbit/s, loss \(p["loss_percent"]?.numberValue ?? 0) %, "
-                    + "jitter \(p["jitter_ms"]?.numberValue ?? 0) ms, buffer \(p["buffer_ms"]?.numberValue ?? 0) ms, concealed \(p["concealed_ms"]?.numberValue ?? 0) ms"
-            }.joined(separator: "; ")
-            self.reporter.emit(.object(["type": "audio-stats", "peers": .array(peers)]), human: self.reporter.style.dim("audio: " + human))
-            return true
-        }
-    }
-
-    // MARK: Mute
-
-    func setAudioMuted(_ muted: Bool) {
-        guard muted != audioMuted else { return }
-        audioMuted = muted
-        audio?.muted = muted
-        reporter.emit(.object(["type": "muted", "audio": .bool(audioMuted), "video": .bool(videoMuted)]),
-                      human: muted ? "Microphone muted: nothing is sent." : "Microphone on.")
-        for link in links.values where link.controlOpen { sendState(to: link) }
-    }
-
-    /// Stops (or resumes) playing one participant here; they are not told.
-    func setLocallyMuted(_ id: String, _ muted: Bool) -> Bool {
-        guard let link = links[ParticipantID(id)] else { return false }
-        link.locallyMuted = muted
-        reporter.emit(.object(["type": "peer-muted-locally", "peer": .string(id), "muted": .bool(muted)]),
-                      human: muted ? "\(link.peer.name) is muted here." : "\(link.peer.name) plays again.")
-        return true
-    }
-
-    private func sendState(to link: PeerLink) {
-        let state = JSONValue.object(["type": "state", "audio_muted": .bool(audioMuted), "video_muted": .bool(videoMuted)])
-        link.dataChannels?.send(text: state.serialized, label: Self.controlLabel)
-    }
-
-    /// A control message from a peer: malformed ones are ignored.
-    private func control(_ text: String, from link: PeerLink) {
-        guard let message = try? JSONValue.parse(text, maxDepth: 4), message["type"] == "state" else { return }
-        let audio = message["audio_muted"]?.boolValue ?? false, video = message["video_muted"]?.boolValue ?? false
-        guard audio != link.remoteAudioMuted || video != link.remoteVideoMuted else { return }
-        link.remoteAudioMuted = audio
-        link.remoteVideoMuted = video
-        reporter.emit(.object(["type": "peer-muted", "peer": .string(link.peer.id.rawValue), "audio": .bool(audio), "video": .bool(video)]),
-                      human: "\(link.peer.name) \(audio ? "muted" : "unmuted") their microphone")
-    }
-
-    /// Sends a chat message to every peer whose chat channel is open; returns how many.
-    @discardableResult
-    func say(_ text: String) -> Int {
-        links.values.filter(\.chatOpen).reduce(0) { count, link in count + (say(text, to: link) ? 1 : 0) }
-    }
-
-    @discardableResult
-    private func say(_ text: String, to link: PeerLink) -> Bool {
-        guard link.phase == .connected, link.dataChannels?.send(text: text, label: Self.chatLabel) == true else { return false }
-        reporter.emit(.object(["type": "sent", "to": .string(link.peer.id.rawValue), "text": .string(text)]),
-                      human: reporter.style.dim("you → \(link.peer.name): \(text)"))
-        return true
     }
 
     private func disconnect(_ link: PeerLink, reason: String) {
