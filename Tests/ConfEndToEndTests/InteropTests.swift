@@ -9,6 +9,20 @@ import Testing
     static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Interop/webrtcbin_peer.py").path
 
+    /// Runs the webrtcbin peer to the end; its exit status and what it printed.
+    static func runPeer(_ arguments: [String]) throws -> (Int32, String) {
+        let peer = Process()
+        peer.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        peer.arguments = [script] + arguments
+        let output = Pipe()
+        peer.standardOutput = output
+        peer.standardError = output
+        try peer.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        peer.waitUntilExit()
+        return (peer.terminationStatus, text)
+    }
+
     @Test func webrtcbinExchangesChatWithConf() throws {
         let server = try RendezvousProcess()
         let room = try server.createRoom(name: "interop")
@@ -16,18 +30,10 @@ import Testing
                                     "--say", "hello from conf", "--duration", "20"])
         #expect(conf.waitForEvent("joined") != nil)
 
-        let peer = Process()
-        peer.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        peer.arguments = [Self.script, server.address, room.room, room.pin, "hello from gstreamer", "15"]
-        let output = Pipe()
-        peer.standardOutput = output
-        peer.standardError = output
-        try peer.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        peer.waitUntilExit()
+        let (status, text) = try Self.runPeer([server.address, room.room, room.pin, "hello from gstreamer", "15"])
         #expect(!text.contains("No module named 'gi'") && !text.contains("no webrtcbin element"),
                 "GStreamer is missing: run scripts/install-deps --test")
-        #expect(peer.terminationStatus == 0, "webrtcbin peer: \(text)")
+        #expect(status == 0, "webrtcbin peer: \(text)")
         #expect(text.contains("RECEIVED hello from conf"))
 
         let connected = conf.waitForEvent("peer-connected", timeout: .seconds(5))
@@ -51,16 +57,8 @@ import Testing
         let conf = try ConfProcess(["join", room.room, room.pin, "--server", server.address, "--as", "conf", "--json",
                                     "--say", "hello from conf", "--audio-source", "tone:440", "--record", dir.path])
         #expect(conf.waitForEvent("joined") != nil)
-        let peer = Process()
-        peer.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        peer.arguments = [InteropTests.script, server.address, room.room, room.pin, "hello from gstreamer", "20", "660", "440"]
-        let output = Pipe()
-        peer.standardOutput = output
-        peer.standardError = output
-        try peer.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        peer.waitUntilExit()
-        #expect(peer.terminationStatus == 0, "webrtcbin peer: \(text)")
+        let (status, text) = try InteropTests.runPeer([server.address, room.room, room.pin, "hello from gstreamer", "20", "660", "440"])
+        #expect(status == 0, "webrtcbin peer: \(text)")
         #expect(text.contains("HEARD 440"))
         // conf's recording of webrtcbin: a second of its tone.
         let file = dir.appendingPathComponent("webrtcbin.wav").path

@@ -147,13 +147,8 @@ final class PulseDaemon {
         return best
     }
 
-    @Test func aWAVPlayedIntoAsMicArrivesInBsSpeakerAndMatches() throws {
-        let pulse = try PulseDaemon(sinks: ["micA", "spkB"])
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("conf-pa-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let wav = dir.appendingPathComponent("pattern.wav")
-        let original = try Self.patternFile(seconds: 30, at: wav)
+    /// ann captures from micA's monitor; bob plays into spkB. Both connected on return.
+    static func call(_ pulse: PulseDaemon) throws -> (RendezvousProcess, ConfProcess, ConfProcess) {
         let server = try RendezvousProcess()
         let room = try server.createRoom()
         var env = pulse.environment
@@ -163,8 +158,20 @@ final class PulseDaemon {
                                  "--mic", "micA.monitor", "--audio-sink", "none"], environment: env)
         let b = try ConfProcess(["join", room.room, room.pin, "--server", server.address, "--as", "bob", "--json",
                                  "--audio-source", "silence", "--speaker", "spkB"], environment: env)
-        #expect(a.waitForEvent("peer-connected", timeout: .seconds(15)) != nil)
-        #expect(b.waitForEvent("peer-connected", timeout: .seconds(15)) != nil)
+        #expect(a.waitForEvent("peer-connected", timeout: .seconds(15)) != nil, "\(a.stderr)")
+        #expect(b.waitForEvent("peer-connected", timeout: .seconds(15)) != nil, "\(b.stderr)")
+        return (server, a, b)
+    }
+
+    @Test func aWAVPlayedIntoAsMicArrivesInBsSpeakerAndMatches() throws {
+        let pulse = try PulseDaemon(sinks: ["micA", "spkB"])
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("conf-pa-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let wav = dir.appendingPathComponent("pattern.wav")
+        let original = try Self.patternFile(seconds: 30, at: wav)
+        let (server, a, b) = try Self.call(pulse)
+        defer { withExtendedLifetime(server) {} }
         let player = try pulse.start("/usr/bin/paplay", ["--device=micA", wav.path])
         let captured = dir.appendingPathComponent("spkB.raw")
         let recorder = try pulse.start("/usr/bin/parec", ["--device=spkB.monitor", "--rate=48000", "--channels=1", "--format=s16le", "--raw"],
@@ -191,17 +198,8 @@ final class PulseDaemon {
         let tone = dir.appendingPathComponent("tone.wav")
         try Self.toneFile(523, seconds: 20, at: tone)
 
-        let server = try RendezvousProcess()
-        let room = try server.createRoom()
-        var env = pulse.environment
-        env["CONF_AUDIO_SOURCE"] = nil
-        env["CONF_AUDIO_SINK"] = nil
-        let a = try ConfProcess(["join", room.room, room.pin, "--server", server.address, "--as", "ann", "--json",
-                                 "--mic", "micA.monitor", "--audio-sink", "none"], environment: env)
-        let b = try ConfProcess(["join", room.room, room.pin, "--server", server.address, "--as", "bob", "--json",
-                                 "--audio-source", "silence", "--speaker", "spkB"], environment: env)
-        #expect(a.waitForEvent("peer-connected", timeout: .seconds(15)) != nil, "\(a.stderr)")
-        #expect(b.waitForEvent("peer-connected", timeout: .seconds(15)) != nil, "\(b.stderr)")
+        let (server, a, b) = try Self.call(pulse)
+        defer { withExtendedLifetime(server) {} }
         let player = try pulse.start("/usr/bin/paplay", ["--device=micA", tone.path])
         // Once B hears ann talking, record a second of B's speaker.
         #expect(b.waitForEvent("talking", timeout: .seconds(10)) { $0["talking"] as? Bool == true } != nil)
