@@ -14,10 +14,18 @@ func fuzzSDP(_ bytes: UnsafeBufferPointer<UInt8>) {
     }
 }
 
-/// Datagrams: the first-byte demultiplexer (RFC 7983), RTCP compound packets, DCEP messages.
+/// Datagrams: the first-byte demultiplexer (RFC 7983), RTP, RTCP compound packets, DCEP messages,
+/// and the jitter buffer fed with whatever parses as RTP.
 func fuzzPackets(_ buffer: UnsafeBufferPointer<UInt8>) {
     let bytes = Array(buffer)
     _ = PacketKind(classifying: bytes)
+    if let rtp = RTPPacket(bytes: bytes) {
+        guard let again = RTPPacket(bytes: rtp.bytes), again.payload == rtp.payload else { fatalError("RTP does not round-trip") }
+        var buffer = AudioJitterBuffer()
+        buffer.insert(sequence: rtp.sequenceNumber, timestamp: rtp.timestamp, payload: rtp.payload, arrival: Instant(nanoseconds: 1_000_000))
+        buffer.insert(sequence: rtp.sequenceNumber &+ 40_000, timestamp: rtp.timestamp, payload: [], arrival: Instant(nanoseconds: 2_000_000))
+        for tick in 0..<5 { _ = buffer.pop(now: Instant(nanoseconds: UInt64(tick) * 20_000_000)) }
+    }
     if let packets = RTCPPacket.parseCompound(bytes) {
         for packet in packets where !packet.bytes.isEmpty {
             guard RTCPPacket.parseCompound(packet.bytes) == [packet] else { fatalError("RTCP does not round-trip") }
