@@ -55,7 +55,7 @@ public enum ConfProgram {
     static let host = CommandSpec(
         "host", abstract: "open a room, print how others join it, and join it",
         discussion: [
-            "Without --server (or CONF_SERVER, or the config file) the rendezvous runs inside this process on --listen, and the printed join command names an address of this machine that others can reach. The room ends for everyone when the host leaves.",
+            "Without --server (or CONF_SERVER, or the config file) the rendezvous runs inside this process on --listen, and the printed join command names an address of this machine that others can reach. It hands the host's --stun and --turn servers to everyone who joins. The room ends for everyone when the host leaves.",
             "With --server, the room is created on that standing rendezvous and outlives the host.",
         ],
         options: [

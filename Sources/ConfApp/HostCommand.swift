@@ -38,7 +38,13 @@ struct HostCommand {
             address = standing
             advertised = [standing.description]
         } else {
-            let server = RendezvousServer(loop: loop, core: RendezvousCore(config: RendezvousConfig(), random: KernelRandom())) { _ in }
+            // The embedded rendezvous hands the host's own --stun/--turn servers to everyone who joins.
+            var config = RendezvousConfig()
+            config.iceServers = settings.call.iceServers.map { server in
+                let url = "\(server.credentials == nil ? "stun" : "turn"):\(HostPort(host: server.host, port: server.port))"
+                return IceServer(urls: [url], username: server.credentials?.username, credential: server.credentials?.password)
+            }
+            let server = RendezvousServer(loop: loop, core: RendezvousCore(config: config, random: KernelRandom())) { _ in }
             let port: UInt16
             do {
                 port = try server.listen(on: listen)

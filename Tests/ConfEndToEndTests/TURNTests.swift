@@ -64,6 +64,21 @@ import Testing
         #expect(a.waitForExit() == 0 && b.waitForExit() == 0)
     }
 
+    @Test func anEmbeddedRendezvousHandsOutTheHostsTURNServer() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/turnserver") else {
+            Issue.record("coturn is missing: run scripts/install-deps --test")
+            return
+        }
+        let turn = try Coturn()
+        let host = try ConfProcess(["host", "--listen", "127.0.0.1:0", "--as", "ann", "--json", "--relay-only",
+                                    "--turn", "conf:secret@127.0.0.1:\(turn.port)"])
+        let command = try #require(host.waitForEvent("room")?["join_command"] as? String).split(separator: " ").dropFirst().map(String.init)
+        let guest = try ConfProcess(command + ["--as", "bob", "--json", "--relay-only"])  // no --turn of its own
+        #expect(guest.waitForEvent("peer-connected", timeout: .seconds(15))?["path"] as? String == "relay", "\(guest.stdout)")
+        host.signal(SIGTERM)
+        #expect(host.waitForExit() == 0 && guest.waitForExit() == 0)
+    }
+
     @Test func theRendezvousHandsOutTheTURNServer() throws {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/turnserver") else {
             Issue.record("coturn is missing: run scripts/install-deps --test")
