@@ -54,7 +54,10 @@ public final class IceTransport {
     /// With `relayOnly`, only TURN relay candidates are gathered and used (WebRTC's "relay" ICE
     /// transport policy): peers never learn this machine's addresses.
     public init(loop: EventLoop, controlling: Bool, addresses: [String], servers: [IceServerAddress], relayOnly: Bool = false) throws(GLibError) {
-        agent = nice_agent_new_full(loop.context, NICE_COMPATIBILITY_RFC5245, NICE_AGENT_OPTION_ICE_TRICKLE)
+        // Trickle ICE, and consent freshness (RFC 7675): the pair is re-checked while in use, and a
+        // peer that stops answering is declared failed (conf notices sooner from RTCP silence).
+        agent = nice_agent_new_full(loop.context, NICE_COMPATIBILITY_RFC5245,
+                                    NiceAgentOption(rawValue: NICE_AGENT_OPTION_ICE_TRICKLE.rawValue | NICE_AGENT_OPTION_CONSENT_FRESHNESS.rawValue))
         let object = UnsafeMutableRawPointer(agent)
         conf_object_set_boolean(object, "controlling-mode", controlling ? 1 : 0)
         conf_object_set_boolean(object, "ice-tcp", 0)
