@@ -8,14 +8,18 @@ message from each peer (their --say arrives once the SCTP data channel is open).
 
     bench/connect_time.py CONF_BINARY PARTICIPANTS RUNS
 """
-import json, statistics, subprocess, sys, threading, time, urllib.request
+import json, os, statistics, subprocess, sys, threading, time, urllib.request
+
+# No sound devices: the call's set-up is what is measured.
+ENV = dict(os.environ, CONF_AUDIO_SOURCE="silence", CONF_AUDIO_SINK="none")
 
 
 class Participant:
     def __init__(self, conf, room, pin, server, name):
         self.start = time.perf_counter()
         self.proc = subprocess.Popen([conf, "join", room, pin, "--server", server, "--as", name, "--json",
-                                      "--say", f"hi from {name}"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+                                      "--say", f"hi from {name}"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                                     env=ENV)
         self.events = []
         self.lock = threading.Condition()
         threading.Thread(target=self.read, daemon=True).start()
