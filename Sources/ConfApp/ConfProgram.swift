@@ -52,11 +52,14 @@ public enum ConfProgram {
     static let json = OptionSpec(
         "json", short: "j", help: "print events as JSON on stdout, one object a line; human-readable text goes to stderr")
 
+    static let commandsHelp = "During the call, commands on stdin, one a line: mute, unmute, mute-peer ID, unmute-peer ID (stop playing one participant, here only), say TEXT (chat), play FILE.wav, leave."
+
     static let host = CommandSpec(
         "host", abstract: "open a room, print how others join it, and join it",
         discussion: [
             "Without --server (or CONF_SERVER, or the config file) the rendezvous runs inside this process on --listen, and the printed join command names an address of this machine that others can reach. It hands the host's --stun and --turn servers to everyone who joins. The room ends for everyone when the host leaves.",
             "With --server, the room is created on that standing rendezvous and outlives the host.",
+            commandsHelp,
         ],
         options: [
             OptionSpec("name", short: "n", value: "NAME", help: "the room's name (3 to 64 characters)", default: "conf"),
@@ -75,7 +78,8 @@ public enum ConfProgram {
 
     static let join = CommandSpec(
         "join", abstract: "join a room with its id and a pin",
-        discussion: ["The room's pin makes you a publisher; its listen-only pin makes you a listener, who receives but does not send."],
+        discussion: ["The room's pin makes you a publisher; its listen-only pin makes you a listener, who receives but does not send.",
+                     commandsHelp],
         arguments: [
             ArgumentSpec("ROOM", help: "the room id, like 4821-7734"),
             ArgumentSpec("PIN", help: "the room's pin or listen-only pin: six digits"),
