@@ -6,13 +6,13 @@
 //   ConfCLI         the declarative command tree -> parser, --help, completions, man page
 //   ConfIO          thin adapters: GLib main loop, libsoup rendezvous server and client, libnice,
 //                   usrsctp data channels, PulseAudio, getrandom
-//   ConfMedia       Opus encoder/decoder, audio sources, sinks, signal analysis; no devices
+//   ConfMedia       Opus and VP8 encoders/decoders, sources, sinks, signal analysis; no devices
 //   ConfCrypto      DTLS (OpenSSL over memory BIOs), SRTP (libsrtp2), SAS words; no sockets
 //   ConfSession     pure: offer/answer, per-peer negotiation, the mesh (sans-IO)
 //   ConfRendezvous  pure: rooms, pins, rate limits, relaying (sans-IO server core)
 //   ConfWire        pure: SDP, ICE candidates, the rendezvous protocol's messages and peer signals
 //   ConfCore        pure: time, randomness seam, JSON values, errors
-//   C*              system libraries (GLib with libsoup 3 and libnice, OpenSSL, libsrtp2, usrsctp, libopus, libpulse) + shim
+//   C*              system libraries (GLib with libsoup 3 and libnice, OpenSSL, libsrtp2, usrsctp, libopus, libvpx, libpulse) + shim
 //                   targets for varargs, macros and by-value callbacks (CConfShims, CCryptoShims, CSCTPShims, CMediaShims)
 import PackageDescription
 
@@ -38,14 +38,15 @@ let package = Package(
         .target(name: "CSCTPShims", dependencies: ["CUsrsctp"]),
         .systemLibrary(name: "COpus", pkgConfig: "opus", providers: [.apt(["libopus-dev"])]),
         .systemLibrary(name: "CPulse", pkgConfig: "libpulse", providers: [.apt(["libpulse-dev"])]),
-        .target(name: "CMediaShims", dependencies: ["COpus"]),
+        .systemLibrary(name: "CVPX", pkgConfig: "vpx", providers: [.apt(["libvpx-dev"])]),
+        .target(name: "CMediaShims", dependencies: ["COpus", "CVPX"]),
 
         .target(name: "ConfCore"),
         .target(name: "ConfWire", dependencies: ["ConfCore"]),
         .target(name: "ConfRendezvous", dependencies: ["ConfCore", "ConfWire"]),
         .target(name: "ConfSession", dependencies: ["ConfCore", "ConfWire"]),
         .target(name: "ConfCrypto", dependencies: ["ConfCore", "ConfWire", "COpenSSL", "CSRTP", "CCryptoShims"]),
-        .target(name: "ConfMedia", dependencies: ["ConfCore", "COpus", "CMediaShims"]),
+        .target(name: "ConfMedia", dependencies: ["ConfCore", "COpus", "CVPX", "CMediaShims"]),
         .target(name: "ConfIO", dependencies: ["ConfCore", "ConfWire", "ConfRendezvous", "CGLib", "CConfShims", "CSCTPShims", "CPulse"]),
         .target(name: "ConfCLI", dependencies: ["ConfCore"]),
         .target(name: "ConfApp", dependencies: ["ConfCore", "ConfWire", "ConfRendezvous", "ConfSession", "ConfCrypto", "ConfMedia", "ConfIO", "ConfCLI"]),
@@ -57,7 +58,7 @@ let package = Package(
         .testTarget(name: "ConfSessionTests", dependencies: ["ConfSession"]),
         .testTarget(name: "ConfCryptoTests", dependencies: ["ConfCrypto"]),
         .testTarget(name: "ConfIOTests", dependencies: ["ConfIO"]),
-        .testTarget(name: "ConfMediaTests", dependencies: ["ConfMedia"]),
+        .testTarget(name: "ConfMediaTests", dependencies: ["ConfMedia", "ConfWire"]),
         .testTarget(name: "ConfCLITests", dependencies: ["ConfCLI", "ConfApp"]),
         .testTarget(name: "ConfEndToEndTests", dependencies: ["ConfCore"]),
     ]
