@@ -60,6 +60,6 @@ let package = Package(
         .testTarget(name: "ConfIOTests", dependencies: ["ConfIO"]),
         .testTarget(name: "ConfMediaTests", dependencies: ["ConfMedia", "ConfWire"]),
         .testTarget(name: "ConfCLITests", dependencies: ["ConfCLI", "ConfApp"]),
-        .testTarget(name: "ConfEndToEndTests", dependencies: ["ConfCore"]),
+        .testTarget(name: "ConfEndToEndTests", dependencies: ["ConfCore", "ConfMedia"]),
     ]
 )

@@ -34,12 +34,14 @@ _conf() {
         --play) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --record) COMPREPLY=($(compgen -d -- "$cur")); return ;;
         --audio-bitrate) COMPREPLY=(); return ;;
+        --video-source) COMPREPLY=($(compgen -W "pattern none" -- "$cur")); return ;;
+        --video-bitrate) COMPREPLY=(); return ;;
         --stun) COMPREPLY=(); return ;;
         --turn) COMPREPLY=(); return ;;
         --connect-timeout) COMPREPLY=(); return ;;
         esac
         if [[ "$cur" == -* ]]; then
-            COMPREPLY=($(compgen -W "--name --resolution --server --listen --ca --as --duration --say --audio-source --audio-sink --mic --speaker --muted --play --record --audio-bitrate --stats --stun --turn --relay-only --connect-timeout --no-audio --no-video --json --help" -- "$cur"))
+            COMPREPLY=($(compgen -W "--name --resolution --server --listen --ca --as --duration --say --audio-source --audio-sink --mic --speaker --muted --play --record --audio-bitrate --stats --video-source --video-bitrate --stun --turn --relay-only --connect-timeout --no-audio --no-video --json --help" -- "$cur"))
         fi
         ;;
     "conf join")
@@ -56,12 +58,14 @@ _conf() {
         --play) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --record) COMPREPLY=($(compgen -d -- "$cur")); return ;;
         --audio-bitrate) COMPREPLY=(); return ;;
+        --video-source) COMPREPLY=($(compgen -W "pattern none" -- "$cur")); return ;;
+        --video-bitrate) COMPREPLY=(); return ;;
         --stun) COMPREPLY=(); return ;;
         --turn) COMPREPLY=(); return ;;
         --connect-timeout) COMPREPLY=(); return ;;
         esac
         if [[ "$cur" == -* ]]; then
-            COMPREPLY=($(compgen -W "--server --ca --as --duration --say --audio-source --audio-sink --mic --speaker --muted --play --record --audio-bitrate --stats --stun --turn --relay-only --connect-timeout --no-audio --no-video --json --help" -- "$cur"))
+            COMPREPLY=($(compgen -W "--server --ca --as --duration --say --audio-source --audio-sink --mic --speaker --muted --play --record --audio-bitrate --stats --video-source --video-bitrate --stun --turn --relay-only --connect-timeout --no-audio --no-video --json --help" -- "$cur"))
         fi
         ;;
     "conf rendezvous")

@@ -28,6 +28,10 @@ public enum ConfProgram {
     static let connectTimeout = OptionSpec(
         "connect-timeout", value: "SECONDS", help: "exit with status 8 when others are in the room but none connects within this time",
         default: "15")
+    static let videoSource = OptionSpec(
+        "video-source", value: "SOURCE", help: "what you send as video, at the room's resolution: pattern (a moving test picture) or none",
+        completion: .choices(["pattern", "none"]), configurable: true, default: "none")
+    static let videoBitrate = OptionSpec("video-bitrate", value: "KBPS", help: "VP8 bitrate in kilobits per second", default: "600")
     static let noAudio = OptionSpec("no-audio", help: "send and receive no audio")
     static let noVideo = OptionSpec("no-video", help: "send and receive no video")
     static let say = OptionSpec(
@@ -42,13 +46,13 @@ public enum ConfProgram {
                                 configurable: true)
     static let speaker = OptionSpec("speaker", value: "SINK", help: "the PulseAudio sink to play to (see conf devices); same as --audio-sink pulse:SINK",
                                     configurable: true)
-    static let record = OptionSpec("record", value: "DIR", help: "record what you hear from each peer to DIR/NAME.wav (48 kHz mono)",
+    static let record = OptionSpec("record", value: "DIR", help: "record what you receive from each peer: DIR/NAME.wav (48 kHz mono) and DIR/NAME.ivf (VP8)",
                                    completion: .directory)
     static let stats = OptionSpec("stats", help: "report audio-stats every 2 seconds: per peer bitrate, loss, jitter, buffer delay, concealment")
     static let muted = OptionSpec("muted", help: "start with the microphone muted (the `unmute` command turns it on)")
     static let play = OptionSpec("play", value: "FILE", help: "mix this WAV file into what you send, once, at the start", completion: .file)
     static let audioBitrate = OptionSpec("audio-bitrate", value: "BPS", help: "Opus bitrate in bits per second", default: "32000")
-    static let callOptions = [say, audioSource, audioSink, mic, speaker, muted, play, record, audioBitrate, stats, stun, turn, relayOnly, connectTimeout, noAudio, noVideo]
+    static let callOptions = [say, audioSource, audioSink, mic, speaker, muted, play, record, audioBitrate, stats, videoSource, videoBitrate, stun, turn, relayOnly, connectTimeout, noAudio, noVideo]
     static let json = OptionSpec(
         "json", short: "j", help: "print events as JSON on stdout, one object a line; human-readable text goes to stderr")
 

@@ -11,6 +11,9 @@ import Testing
         #expect(RTCPPacket.parseCompound(sr.bytes) == [sr])
         #expect(RTCPPacket.parseCompound(rr.bytes + sr.bytes) == [rr, sr])
         #expect(RTCPPacket.parseCompound(RTCPPacket.receiverReport(ssrc: 9, blocks: []).bytes) == [.receiverReport(ssrc: 9, blocks: [])])
+        let pli = RTCPPacket.pictureLossIndication(sender: 1, media: 2)
+        #expect(pli.bytes.count == 12)
+        #expect(RTCPPacket.parseCompound(rr.bytes + pli.bytes) == [rr, pli])
     }
 
     @Test(arguments: [

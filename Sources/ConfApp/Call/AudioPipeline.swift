@@ -140,7 +140,7 @@ final class AudioPipeline {
             }
         }
         if let directory = settings.recordDirectory {
-            var name = recordingName(for: link.peer)
+            var name = Self.recordingName(for: link.peer)
             if usedRecordingNames.contains(name) { name += "-\(link.peer.id)" }
             usedRecordingNames.insert(name)
             let path = directory + "/" + name + ".wav"
@@ -155,7 +155,7 @@ final class AudioPipeline {
     }
 
     /// A file name from a participant's name: no slashes, no leading dots, no control characters.
-    private func recordingName(for peer: Participant) -> String {
+    static func recordingName(for peer: Participant) -> String {
         let cleaned = String(peer.name.unicodeScalars.map { scalar -> Character in
             scalar == "/" || scalar.properties.generalCategory == .control ? "_" : Character(scalar)
         }).drop { $0 == "." }

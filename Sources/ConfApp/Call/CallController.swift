@@ -48,6 +48,7 @@ final class CallController {
     private let addresses: [String]
     /// Set by the owner once the role is known (a listener sends nothing).
     var audio: AudioPipeline?
+    var video: VideoPipeline?
     /// Kept alive with the call: the stdin command reader.
     var commands: LineReader?
     private var mediaTicker: Timer?
@@ -77,7 +78,9 @@ final class CallController {
         ticker = loop.schedule(every: .milliseconds(100)) { [weak self] in self?.tick() ?? false }
         mediaTicker = loop.schedule(every: .milliseconds(5)) { [weak self] in
             guard let self else { return false }
-            self.audio?.tick(now: self.clock.now(), links: Array(self.links.values))
+            let now = self.clock.now()
+            self.audio?.tick(now: now, links: Array(self.links.values))
+            self.video?.tick(now: now, links: Array(self.links.values))
             return true
         }
         for peer in joined.peers { roster[peer.id] = peer }
@@ -117,6 +120,7 @@ final class CallController {
         statsTimer?.cancel()
         commands?.stop()
         audio?.close(links: Array(links.values))
+        video?.close(links: Array(links.values))
         connectDeadline?.cancel()
         var waiting = links.count
         var finished = false
@@ -145,6 +149,7 @@ final class CallController {
             let transport = try IceTransport(loop: loop, controlling: controlling, addresses: addresses, servers: settings.iceServers,
                                              relayOnly: settings.relayOnly)
             let link = PeerLink(peer: peer, transport: transport, localSSRC: audioSSRC, now: clock.now())
+            link.videoSSRC = videoSSRC
             links[id] = link
             transport.onCandidate = { [weak self] candidate in self?.mesh.localCandidate(candidate, for: id); self?.drainMesh() }
             transport.onGatheringDone = { [weak self] in self?.mesh.localGatheringDone(for: id); self?.drainMesh() }
@@ -176,6 +181,7 @@ final class CallController {
                 link.remoteFingerprint = negotiated.remoteFingerprint
                 link.sctpPort = negotiated.sctpPort
                 link.audio = negotiated.audio
+                link.video = negotiated.video
                 link.isOfferer = negotiated.iceControlling
                 do {
                     link.dtls = try DTLSEndpoint(certificate: certificate, role: negotiated.dtlsRole, remoteFingerprint: negotiated.remoteFingerprint)
@@ -194,6 +200,7 @@ final class CallController {
                 if let link = links.removeValue(forKey: id) {
                     link.audioIn?.recorder?.close()
                     link.audioIn?.playback?.close()
+                    link.videoIn?.recorder?.close()
                     if link.phase == .connected { report(disconnected: link, reason: "left") }
                     link.phase = .disconnected
                     teardown(link)
@@ -238,6 +245,7 @@ final class CallController {
             guard let plain = link.srtp?.unprotectRTCP(datagram) else { return }
             link.lastHeard = now
             guard let packets = RTCPPacket.parseCompound(plain) else { return }
+            if packets.contains(where: { if case .pictureLossIndication = $0 { true } else { false } }) { video?.keyFrameRequested() }
             if let answer = link.meter.received(packets, now: now) { send(answer, on: link) }
             if !link.announced {
                 if link.meter.latest != nil {
@@ -250,7 +258,12 @@ final class CallController {
         case .rtp:
             guard let plain = link.srtp?.unprotectRTP(datagram) else { return }
             link.lastHeard = now
-            if let packet = RTPPacket(bytes: plain) { audio?.received(packet, on: link, now: now) }
+            guard let packet = RTPPacket(bytes: plain) else { return }
+            if packet.payloadType == link.video?.payloadType {
+                if let pli = video?.received(packet, on: link, now: now) { send(pli, on: link) }
+            } else {
+                audio?.received(packet, on: link, now: now)
+            }
         case .stun, .turnChannel, .unknown:
             break
         }

@@ -16,6 +16,7 @@ enum CallSetup {
         var startMuted: Bool
         var playAtStart: [Int16]?
         var stats: Bool
+        var video: VideoPipeline.Settings
     }
 
     static func options(_ context: CommandContext) throws(CommandFailure) -> Options {
@@ -52,8 +53,23 @@ enum CallSetup {
                 throw CommandFailure(.usage, code: "bad-audio-file", "--play: \(error)")
             }
         }
-        return Options(iceServers: servers, connectTimeout: timeout, say: say, relayOnly: relayOnly, audio: try AudioSettings.parse(context),
-                       startMuted: context.invocation.flag("muted"), playAtStart: play, stats: context.invocation.flag("stats"))
+        let audio = try AudioSettings.parse(context)
+        var video = VideoPipeline.Settings()
+        video.enabled = !context.invocation.flag("no-video")
+        video.recordDirectory = audio.recordDirectory
+        switch context.setting("video-source") {
+        case nil, "none": video.source = .none
+        case "pattern": video.source = .pattern
+        case let other?: throw context.usage("--video-source '\(other)': use pattern or none (cameras come later)")
+        }
+        if let text = context.setting("video-bitrate") {
+            guard let kbps = Int(text), (50...20_000).contains(kbps) else {
+                throw context.usage("--video-bitrate '\(text)': give kilobits per second from 50 to 20000")
+            }
+            video.bitrateKbps = kbps
+        }
+        return Options(iceServers: servers, connectTimeout: timeout, say: say, relayOnly: relayOnly, audio: audio,
+                       startMuted: context.invocation.flag("muted"), playAtStart: play, stats: context.invocation.flag("stats"), video: video)
     }
 
     static func resolve(_ endpoint: HostPort, credentials: (String, String)?, option: String) throws(CommandFailure) -> IceServerAddress {
@@ -121,6 +137,8 @@ enum CallSetup {
                 }
                 if let sound = options.playAtStart { audio.play(sound) }
                 controller.audio = audio
+                controller.video = try VideoPipeline(settings: options.video, sends: joined.role == .publisher,
+                                                     resolution: joined.resolution, reporter: reporter)
             } catch {
                 session?.leave(failing: error)
                 return

@@ -47,6 +47,10 @@ final class PeerLink {
     var audio: NegotiatedMedia?
     var audioOut: RTPSenderState
     var audioIn: AudioReceiver?
+    var video: NegotiatedMedia?
+    var videoSSRC: UInt32 = 0
+    var videoOut: RTPSenderState
+    var videoIn: VideoReceiver?
     /// DTLS is up; `peer-connected` waits for the first RTCP round trip (or a short deadline).
     var announced = false
 
@@ -59,6 +63,7 @@ final class PeerLink {
         meter = RoundTripMeter(localSSRC: localSSRC)
         var random = KernelRandom()
         audioOut = RTPSenderState(random: &random)
+        videoOut = RTPSenderState(random: &random)
     }
 
     /// "host", "srflx", "prflx" or "relay": the least direct kind on the selected pair.

@@ -8,6 +8,8 @@
 public enum RTCPPacket: Equatable, Sendable {
     case senderReport(SenderReport)
     case receiverReport(ssrc: UInt32, blocks: [ReportBlock])
+    /// "Send me a key frame" for the stream `media` (RFC 4585 section 6.3.1: PSFB, FMT 1).
+    case pictureLossIndication(sender: UInt32, media: UInt32)
     case other(packetType: UInt8)
 
     public struct SenderReport: Equatable, Sendable {
@@ -75,6 +77,9 @@ public enum RTCPPacket: Equatable, Sendable {
             case 201:
                 guard body.count >= 4 + count * 24 else { return nil }
                 packets.append(.receiverReport(ssrc: u32(body, 0), blocks: (0..<count).map { block(body, 4 + $0 * 24) }))
+            case 206 where count == 1:  // for PSFB the count field is the FMT
+                guard body.count >= 8 else { return nil }
+                packets.append(.pictureLossIndication(sender: u32(body, 0), media: u32(body, 4)))
             default:
                 packets.append(.other(packetType: type))
             }
@@ -97,6 +102,10 @@ public enum RTCPPacket: Equatable, Sendable {
             type = 201
             blocks = b
             append(ssrc, to: &body)
+        case .pictureLossIndication(let sender, let media):
+            append(sender, to: &body)
+            append(media, to: &body)
+            return [0x81, 206, 0, 2] + body
         case .other:
             return []
         }

@@ -1,0 +1,133 @@
+import ConfCore
+import ConfMedia
+import ConfSession
+import ConfWire
+
+/// A participant's video: one source and one VP8 encoder at the room's resolution whatever the
+/// number of peers (the frame is packetised once; sequence numbers, timestamps and SRTP are per
+/// peer); per peer, a frame assembler, a decoder and the recording. A peer missing a frame asks
+/// for a key frame with RTCP PLI.
+///
+/// Threading: the event loop thread only, driven by `tick(now:links:)`.
+final class VideoPipeline {
+    enum Source: Equatable { case none, pattern }
+
+    struct Settings {
+        var source = Source.none
+        var framesPerSecond = 15
+        var bitrateKbps = 600
+        var enabled = true
+        var recordDirectory: String?
+    }
+
+    private let settings: Settings
+    private let reporter: EventReporter
+    private let encoder: VP8Encoder?
+    private let pattern: TestPatternSource?
+    private var packetizer = VP8Packetizer()
+    private var nextFrameAt: Instant?
+    private var forceKeyFrame = false
+    private var frameIndex: UInt32 = 0
+
+    init(settings: Settings, sends: Bool, resolution: Resolution, reporter: EventReporter) throws(CommandFailure) {
+        self.settings = settings
+        self.reporter = reporter
+        let (width, height) = resolution.size
+        if sends && settings.enabled && settings.source == .pattern {
+            do {
+                encoder = try VP8Encoder(width: width, height: height, bitrateKbps: settings.bitrateKbps, framesPerSecond: settings.framesPerSecond)
+            } catch {
+                throw CommandFailure(.failure, code: "vp8", "cannot start the video encoder: \(error)")
+            }
+            pattern = TestPatternSource(width: width, height: height)
+        } else {
+            encoder = nil
+            pattern = nil
+        }
+    }
+
+    /// A peer asked for a key frame (PLI).
+    func keyFrameRequested() { forceKeyFrame = true }
+
+    func tick(now: Instant, links: [PeerLink]) {
+        guard settings.enabled, let encoder, let pattern else { return }
+        let interval = Duration.milliseconds(1000 / Int64(settings.framesPerSecond))
+        var due = nextFrameAt ?? now
+        guard now >= due else { return }
+        if now.since(due) > .milliseconds(500) { due = now }
+        // One frame per tick at most: a late tick skips frames rather than bursting them.
+        let picture = pattern.nextFrame()
+        let key = forceKeyFrame
+        forceKeyFrame = false
+        if let (data, _) = try? encoder.encode(picture, keyFrame: key) {
+            let payloads = packetizer.packetize(data)
+            for link in links where link.phase == .connected { send(payloads, to: link) }
+        }
+        frameIndex &+= 1
+        while due <= now { due = due + interval }
+        nextFrameAt = due
+    }
+
+    private func send(_ payloads: [[UInt8]], to link: PeerLink) {
+        guard let video = link.video, video.sends, let srtp = link.srtp else { return }
+        let timestamp = link.videoOut.timestamp &+ frameIndex &* UInt32(90_000 / settings.framesPerSecond)
+        for (i, payload) in payloads.enumerated() {
+            let packet = RTPPacket(marker: i == payloads.count - 1, payloadType: video.payloadType, sequenceNumber: link.videoOut.sequence,
+                                   timestamp: timestamp, ssrc: link.videoSSRC, payload: payload)
+            link.videoOut.sequence &+= 1
+            link.videoOut.packets &+= 1
+            link.videoOut.octets &+= UInt32(payload.count)
+            if let protected = srtp.protectRTP(packet.bytes) { link.transport.send(protected) }
+        }
+    }
+
+    /// A video RTP packet that passed SRTP. Returns a PLI to send when a frame could not be used.
+    func received(_ packet: RTPPacket, on link: PeerLink, now: Instant) -> RTCPPacket? {
+        guard settings.enabled, let video = link.video, video.receives, packet.payloadType == video.payloadType else { return nil }
+        let receiver = link.videoIn ?? makeReceiver(for: link)
+        let droppedBefore = receiver.assembler.droppedFrames
+        var broken = false
+        for frame in receiver.assembler.insert(sequence: packet.sequenceNumber, timestamp: packet.timestamp, marker: packet.marker,
+                                               payload: packet.payload) {
+            if receiver.decoder?.decode(frame.data) != nil {
+                receiver.decodedFrames += 1
+                receiver.recorder?.append(frame.data, timestamp: UInt64(frame.timestamp))
+            } else {
+                broken = true
+            }
+        }
+        if receiver.assembler.droppedFrames > droppedBefore { broken = true }
+        guard broken, now.since(receiver.lastKeyFrameRequest) >= .seconds(1) else { return nil }
+        receiver.lastKeyFrameRequest = now
+        return .pictureLossIndication(sender: link.localSSRC, media: packet.ssrc)
+    }
+
+    private func makeReceiver(for link: PeerLink) -> VideoReceiver {
+        let receiver = VideoReceiver()
+        receiver.decoder = try? VP8Decoder()
+        if let directory = settings.recordDirectory {
+            let (width, height) = (640, 480)  // the IVF header's nominal size; frames carry their own
+            let path = directory + "/" + AudioPipeline.recordingName(for: link.peer) + ".ivf"
+            do {
+                receiver.recorder = try IVFWriter(path: path, width: width, height: height)
+            } catch {
+                reporter.note("conf: cannot record \(link.peer.name)'s video: \(error)")
+            }
+        }
+        link.videoIn = receiver
+        return receiver
+    }
+
+    func close(links: [PeerLink]) {
+        for link in links { link.videoIn?.recorder?.close() }
+    }
+}
+
+/// Per-peer video receiving state.
+final class VideoReceiver {
+    var assembler = VP8FrameAssembler()
+    var decoder: VP8Decoder?
+    var recorder: IVFWriter?
+    var decodedFrames = 0
+    var lastKeyFrameRequest: Instant = .zero
+}
