@@ -122,3 +122,24 @@ extension ConfProcess: Hashable {
         #expect(publisher.waitForExit() == 0 && listener.waitForExit() == 0)
     }
 }
+
+@Suite struct PartialMeshTests {
+    @Test func aPeerThatNeverConnectsIsReportedWhileTheOthersStay() throws {
+        let server = try RendezvousProcess()
+        let room = try server.createRoom()
+        let a = try ConfProcess(["join", room.room, room.pin, "--server", server.address, "--as", "ann", "--json"])
+        let mute = try ConfProcess(["join", room.room, room.pin, "--server", server.address, "--as", "ghost", "--json"])
+        #expect(a.waitForEvent("peer-connected", timeout: .seconds(15)) != nil)
+        mute.signal(SIGSTOP)  // in the room, but answers nothing from now on
+        let b = try ConfProcess(["join", room.room, room.pin, "--server", server.address, "--as", "bob", "--json", "--connect-timeout", "2"])
+        #expect(b.waitForEvent("peer-connected", timeout: .seconds(15)) { $0["name"] as? String == "ann" } != nil)
+        let failed = b.waitForEvent("peer-disconnected", timeout: .seconds(6))
+        #expect((failed?["reason"] as? String)?.contains("could not connect within 2 s") == true, "\(b.stdout)")
+        // bob stays in the call with ann.
+        #expect(b.waitForExit(timeout: .milliseconds(500)) == nil)
+        mute.signal(SIGKILL)
+        a.signal(SIGTERM)
+        b.signal(SIGTERM)
+        #expect(a.waitForExit() == 0 && b.waitForExit() == 0)
+    }
+}

@@ -368,6 +368,12 @@ final class CallController {
                 dtls.handleTimeout(now: now)
                 drainDTLS(link)
             }
+            // Each link gets --connect-timeout to come up; one that does not is reported (the call
+            // goes on with the others; with nobody connected at all, the call ends with exit 8).
+            if link.phase == .negotiating, now.since(link.openedAt) >= settings.connectTimeout {
+                disconnect(link, reason: "could not connect within \(Int(settings.connectTimeout.milliseconds / 1000)) s")
+                continue
+            }
             guard link.phase == .connected else { continue }
             if now.since(link.lastHeard) >= Self.silenceLimit {
                 disconnect(link, reason: "nothing heard for \(Self.silenceLimit.milliseconds / 1000) s: the peer vanished or the network broke")
