@@ -5,7 +5,7 @@
 //   ConfApp         the commands' behaviour: host, join, rendezvous, completions
 //   ConfCLI         the declarative command tree -> parser, --help, completions, man page
 //   ConfIO          thin adapters: GLib main loop, libsoup rendezvous server and client, libnice,
-//                   usrsctp data channels, PulseAudio, getrandom
+//                   usrsctp data channels, PulseAudio, V4L2 cameras, getrandom
 //   ConfMedia       Opus and VP8 encoders/decoders, sources, sinks, signal analysis; no devices
 //   ConfCrypto      DTLS (OpenSSL over memory BIOs), SRTP (libsrtp2), SAS words; no sockets
 //   ConfSession     pure: offer/answer, per-peer negotiation, the mesh (sans-IO)
@@ -13,7 +13,7 @@
 //   ConfWire        pure: SDP, ICE candidates, the rendezvous protocol's messages and peer signals
 //   ConfCore        pure: time, randomness seam, JSON values, errors
 //   C*              system libraries (GLib with libsoup 3 and libnice, OpenSSL, libsrtp2, usrsctp, libopus, libvpx, libpulse) + shim
-//                   targets for varargs, macros and by-value callbacks (CConfShims, CCryptoShims, CSCTPShims, CMediaShims)
+//                   targets for varargs, macros and by-value callbacks (CConfShims, CCryptoShims, CSCTPShims, CMediaShims, CV4L2Shims)
 import PackageDescription
 
 let package = Package(
@@ -36,6 +36,7 @@ let package = Package(
         .target(name: "CCryptoShims", dependencies: ["COpenSSL"]),
         .systemLibrary(name: "CUsrsctp", pkgConfig: "usrsctp", providers: [.apt(["libusrsctp-dev"])]),
         .target(name: "CSCTPShims", dependencies: ["CUsrsctp"]),
+        .target(name: "CV4L2Shims"),
         .systemLibrary(name: "COpus", pkgConfig: "opus", providers: [.apt(["libopus-dev"])]),
         .systemLibrary(name: "CPulse", pkgConfig: "libpulse", providers: [.apt(["libpulse-dev"])]),
         .systemLibrary(name: "CVPX", pkgConfig: "vpx", providers: [.apt(["libvpx-dev"])]),
@@ -47,7 +48,7 @@ let package = Package(
         .target(name: "ConfSession", dependencies: ["ConfCore", "ConfWire"]),
         .target(name: "ConfCrypto", dependencies: ["ConfCore", "ConfWire", "COpenSSL", "CSRTP", "CCryptoShims"]),
         .target(name: "ConfMedia", dependencies: ["ConfCore", "COpus", "CVPX", "CMediaShims"]),
-        .target(name: "ConfIO", dependencies: ["ConfCore", "ConfWire", "ConfRendezvous", "CGLib", "CConfShims", "CSCTPShims", "CPulse"]),
+        .target(name: "ConfIO", dependencies: ["ConfCore", "ConfWire", "ConfRendezvous", "CGLib", "CConfShims", "CSCTPShims", "CPulse", "CV4L2Shims", "ConfMedia"]),
         .target(name: "ConfCLI", dependencies: ["ConfCore"]),
         .target(name: "ConfApp", dependencies: ["ConfCore", "ConfWire", "ConfRendezvous", "ConfSession", "ConfCrypto", "ConfMedia", "ConfIO", "ConfCLI"]),
         .executableTarget(name: "conf", dependencies: ["ConfApp"]),

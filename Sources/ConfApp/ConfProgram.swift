@@ -29,8 +29,9 @@ public enum ConfProgram {
         "connect-timeout", value: "SECONDS", help: "exit with status 8 when others are in the room but none connects within this time",
         default: "15")
     static let videoSource = OptionSpec(
-        "video-source", value: "SOURCE", help: "what you send as video, at the room's resolution: pattern (a moving test picture) or none",
-        completion: .choices(["pattern", "none"]), configurable: true, default: "none")
+        "video-source", value: "SOURCE",
+        help: "what you send as video, at the room's resolution: v4l2:/dev/videoN (a camera: YUYV, NV12 or YU12), pattern (a moving test picture) or none",
+        configurable: true, default: "none")
     static let videoBitrate = OptionSpec("video-bitrate", value: "KBPS", help: "VP8 bitrate in kilobits per second", default: "600")
     static let noAudio = OptionSpec("no-audio", help: "send and receive no audio")
     static let noVideo = OptionSpec("no-video", help: "send and receive no video")

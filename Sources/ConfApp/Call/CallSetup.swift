@@ -60,7 +60,8 @@ enum CallSetup {
         switch context.setting("video-source") {
         case nil, "none": video.source = .none
         case "pattern": video.source = .pattern
-        case let other?: throw context.usage("--video-source '\(other)': use pattern or none (cameras come later)")
+        case let text? where text.hasPrefix("v4l2:") && text.count > 5: video.source = .camera(String(text.dropFirst(5)))
+        case let other?: throw context.usage("--video-source '\(other)': use v4l2:/dev/videoN, pattern or none")
         }
         if let text = context.setting("video-bitrate") {
             guard let kbps = Int(text), (50...20_000).contains(kbps) else {
@@ -138,7 +139,7 @@ enum CallSetup {
                 if let sound = options.playAtStart { audio.play(sound) }
                 controller.audio = audio
                 controller.video = try VideoPipeline(settings: options.video, sends: joined.role == .publisher,
-                                                     resolution: joined.resolution, reporter: reporter)
+                                                     resolution: joined.resolution, loop: loop, reporter: reporter)
             } catch {
                 session?.leave(failing: error)
                 return

@@ -1,4 +1,5 @@
 import ConfCore
+import ConfIO
 import ConfMedia
 import ConfSession
 import ConfWire
@@ -10,7 +11,11 @@ import ConfWire
 ///
 /// Threading: the event loop thread only, driven by `tick(now:links:)`.
 final class VideoPipeline {
-    enum Source: Equatable { case none, pattern }
+    enum Source: Equatable {
+        case none, pattern
+        /// A V4L2 device, like /dev/video0.
+        case camera(String)
+    }
 
     struct Settings {
         var source = Source.none
@@ -24,25 +29,45 @@ final class VideoPipeline {
     private let reporter: EventReporter
     private let encoder: VP8Encoder?
     private let pattern: TestPatternSource?
+    private var camera: V4L2Camera?
+    /// The camera's newest picture, encoded at the next frame time.
+    private var latest: VideoFrame?
     private var packetizer = VP8Packetizer()
     private var nextFrameAt: Instant?
     private var forceKeyFrame = false
     private var frameIndex: UInt32 = 0
 
-    init(settings: Settings, sends: Bool, resolution: Resolution, reporter: EventReporter) throws(CommandFailure) {
+    init(settings: Settings, sends: Bool, resolution: Resolution, loop: EventLoop, reporter: EventReporter) throws(CommandFailure) {
         self.settings = settings
         self.reporter = reporter
         let (width, height) = resolution.size
-        if sends && settings.enabled && settings.source == .pattern {
-            do {
-                encoder = try VP8Encoder(width: width, height: height, bitrateKbps: settings.bitrateKbps, framesPerSecond: settings.framesPerSecond)
-            } catch {
-                throw CommandFailure(.failure, code: "vp8", "cannot start the video encoder: \(error)")
-            }
-            pattern = TestPatternSource(width: width, height: height)
-        } else {
+        guard sends && settings.enabled && settings.source != .none else {
             encoder = nil
             pattern = nil
+            return
+        }
+        do {
+            encoder = try VP8Encoder(width: width, height: height, bitrateKbps: settings.bitrateKbps, framesPerSecond: settings.framesPerSecond)
+        } catch {
+            throw CommandFailure(.failure, code: "vp8", "cannot start the video encoder: \(error)")
+        }
+        if case .camera(let path) = settings.source {
+            pattern = nil
+            do {
+                let camera = try V4L2Camera(loop: loop, path: path, width: width, height: height, framesPerSecond: settings.framesPerSecond)
+                camera.onFrame = { [weak self] frame in self?.latest = frame }
+                camera.onLost = { [weak self] in
+                    self?.reporter.emit(.object(["type": "device-lost", "device": "camera"]),
+                                        human: "conf: the camera went away; no more video from you")
+                    self?.camera = nil
+                    self?.latest = nil
+                }
+                self.camera = camera
+            } catch {
+                throw CommandFailure(.failure, code: "no-camera", "--video-source v4l2:\(path): \(error) — check the device with v4l2-ctl --list-devices")
+            }
+        } else {
+            pattern = TestPatternSource(width: width, height: height)
         }
     }
 
@@ -50,13 +75,13 @@ final class VideoPipeline {
     func keyFrameRequested() { forceKeyFrame = true }
 
     func tick(now: Instant, links: [PeerLink]) {
-        guard settings.enabled, let encoder, let pattern else { return }
+        guard settings.enabled, let encoder else { return }
         let interval = Duration.milliseconds(1000 / Int64(settings.framesPerSecond))
         var due = nextFrameAt ?? now
         guard now >= due else { return }
         if now.since(due) > .milliseconds(500) { due = now }
         // One frame per tick at most: a late tick skips frames rather than bursting them.
-        let picture = pattern.nextFrame()
+        guard let picture = pattern?.nextFrame() ?? latest else { return }
         let key = forceKeyFrame
         forceKeyFrame = false
         if let (data, _) = try? encoder.encode(picture, keyFrame: key) {
@@ -119,6 +144,7 @@ final class VideoPipeline {
     }
 
     func close(links: [PeerLink]) {
+        camera?.close()
         for link in links { link.videoIn?.recorder?.close() }
     }
 }

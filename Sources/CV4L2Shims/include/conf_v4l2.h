@@ -1,0 +1,30 @@
+#ifndef CONF_V4L2_H
+#define CONF_V4L2_H
+// A small V4L2 capture layer (memory-mapped streaming I/O): ioctl is variadic and the VIDIOC_*
+// requests are macros, so this is C. Threading: one owner thread.
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct conf_v4l2 conf_v4l2;
+
+enum { CONF_V4L2_YUYV = 1, CONF_V4L2_NV12 = 2, CONF_V4L2_I420 = 3 };
+
+/// Opens `path`, picks YUYV, NV12 or YU12 (in that order) near `width`x`height` at `fps`, maps
+/// the buffers and starts streaming. NULL on failure with a message in `error`.
+conf_v4l2 *conf_v4l2_open(const char *path, int width, int height, int fps, char *error, size_t error_size);
+
+/// The device's file descriptor (readable when a frame is ready), the chosen format and size.
+int conf_v4l2_fd(const conf_v4l2 *camera);
+int conf_v4l2_format(const conf_v4l2 *camera);
+int conf_v4l2_width(const conf_v4l2 *camera);
+int conf_v4l2_height(const conf_v4l2 *camera);
+size_t conf_v4l2_frame_size(const conf_v4l2 *camera);
+
+/// Copies the next ready frame into `out` (at most `capacity` bytes) and gives its buffer back to
+/// the driver. Returns the bytes copied, 0 when no frame is ready, -1 when the device failed
+/// (it vanished: errno ENODEV).
+long conf_v4l2_next(conf_v4l2 *camera, uint8_t *out, size_t capacity);
+
+void conf_v4l2_close(conf_v4l2 *camera);
+
+#endif

@@ -1,0 +1,80 @@
+internal import CGLib
+internal import CV4L2Shims
+import ConfMedia
+
+/// A V4L2 camera, memory-mapped streaming, read on the event loop when a frame is ready; frames
+/// are converted to I420 at the size asked for. A camera that vanishes calls `onLost` once.
+public final class V4L2Camera {
+    public struct Failure: Error, Sendable, CustomStringConvertible {
+        public var description: String
+    }
+
+    public var onFrame: ((VideoFrame) -> Void)?
+    public var onLost: (() -> Void)?
+    public let deviceWidth: Int
+    public let deviceHeight: Int
+    private let camera: OpaquePointer
+    private let format: PixelConversion.Format
+    private let targetWidth: Int, targetHeight: Int
+    private var buffer: [UInt8]
+    private var source: UnsafeMutablePointer<GSource>?
+    private var box: Unmanaged<CallbackBox>?
+
+    public init(loop: EventLoop, path: String, width: Int, height: Int, framesPerSecond: Int) throws(Failure) {
+        var error = [CChar](repeating: 0, count: 256)
+        guard let camera = conf_v4l2_open(path, Int32(width), Int32(height), Int32(framesPerSecond), &error, error.count) else {
+            throw Failure(description: String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        }
+        self.camera = camera
+        switch conf_v4l2_format(camera) {
+        case Int32(CONF_V4L2_NV12): format = .nv12
+        case Int32(CONF_V4L2_I420): format = .i420
+        default: format = .yuyv
+        }
+        deviceWidth = Int(conf_v4l2_width(camera))
+        deviceHeight = Int(conf_v4l2_height(camera))
+        targetWidth = width
+        targetHeight = height
+        buffer = [UInt8](repeating: 0, count: max(Int(conf_v4l2_frame_size(camera)), deviceWidth * deviceHeight * 2))
+        let box = Unmanaged.passRetained(CallbackBox { [weak self] in self?.readable() ?? false })
+        self.box = box
+        let source = g_unix_fd_source_new(conf_v4l2_fd(camera), GIOCondition(rawValue: G_IO_IN.rawValue | G_IO_ERR.rawValue | G_IO_HUP.rawValue))
+        g_source_set_callback(source, unsafeBitCast(runCameraBox, to: GSourceFunc.self), box.toOpaque(), nil)
+        g_source_attach(source, loop.context)
+        self.source = source
+    }
+
+    deinit { close() }
+
+    public func close() {
+        if let source {
+            g_source_destroy(source)
+            g_source_unref(source)
+            self.source = nil
+            conf_v4l2_close(camera)
+        }
+        box?.release()
+        box = nil
+    }
+
+    private func readable() -> Bool {
+        let n = buffer.withUnsafeMutableBufferPointer { conf_v4l2_next(camera, $0.baseAddress, $0.count) }
+        if n < 0 {
+            let lost = onLost
+            onLost = nil
+            lost?()
+            return false
+        }
+        guard n > 0 else { return true }
+        let frame = buffer.withUnsafeBufferPointer { bytes in
+            PixelConversion.toI420(UnsafeBufferPointer(rebasing: bytes[..<Int(n)]), format: format, width: deviceWidth, height: deviceHeight,
+                                   targetWidth: targetWidth, targetHeight: targetHeight)
+        }
+        if let frame { onFrame?(frame) }
+        return true
+    }
+}
+
+private let runCameraBox: @convention(c) (Int32, UInt32, UnsafeMutableRawPointer?) -> Int32 = { _, _, data in
+    Unmanaged<CallbackBox>.fromOpaque(data!).takeUnretainedValue().body() ? 1 : 0
+}
