@@ -34,7 +34,7 @@ _conf() {
         --play) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --record) COMPREPLY=($(compgen -d -- "$cur")); return ;;
         --audio-bitrate) COMPREPLY=(); return ;;
-        --video-source) COMPREPLY=($(compgen -W "pattern none" -- "$cur")); return ;;
+        --video-source) COMPREPLY=(); return ;;
         --video-bitrate) COMPREPLY=(); return ;;
         --stun) COMPREPLY=(); return ;;
         --turn) COMPREPLY=(); return ;;
@@ -58,7 +58,7 @@ _conf() {
         --play) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --record) COMPREPLY=($(compgen -d -- "$cur")); return ;;
         --audio-bitrate) COMPREPLY=(); return ;;
-        --video-source) COMPREPLY=($(compgen -W "pattern none" -- "$cur")); return ;;
+        --video-source) COMPREPLY=(); return ;;
         --video-bitrate) COMPREPLY=(); return ;;
         --stun) COMPREPLY=(); return ;;
         --turn) COMPREPLY=(); return ;;

@@ -1,0 +1,72 @@
+import ConfMedia
+import Foundation
+import Testing
+
+/// A real V4L2 camera: Debian's kernel booted under qemu with the `vivid` test driver
+/// (../shared/recipes/vivid-vm). Inside the VM, `conf host` sends /dev/video0 and `conf join`
+/// records it; the recording must be VP8 at the room's resolution and decodable.
+@Suite(.enabled(if: VividVM.available, "needs qemu-system-x86, linux-image-amd64 and busybox-static (scripts/install-deps --test)"))
+struct CameraTests {
+    @Test func aVividCameraIsSentAndRecorded() throws {
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("conf-vivid-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: out) }
+        let conf = ConfProcess.executable.path
+        // The guest sees this machine's filesystem read-only, and `out` read-write.
+        let script = """
+        #!/bin/sh
+        OUTDIR=${OUTDIR:?}
+        modprobe vivid n_devs=1 node_types=0x1 || exit 3
+        ip link set lo up
+        mkdir -p $OUTDIR/run
+        # No dconf in the VM (its shared memory cannot be mapped there): GLib's memory backend.
+        export GSETTINGS_BACKEND=memory XDG_RUNTIME_DIR=$OUTDIR/run HOME=$OUTDIR XDG_CONFIG_HOME=$OUTDIR/none
+        export CONF_AUDIO_SOURCE=silence CONF_AUDIO_SINK=none
+        \(conf) host --listen 127.0.0.1:7373 --as cam --video-source v4l2:/dev/video0 --resolution 240p --duration 20 --json \\
+            > $OUTDIR/host.json 2> $OUTDIR/host.err &
+        i=0; while [ $i -lt 150 ] && ! grep -q join_command $OUTDIR/host.json 2>/dev/null; do sleep 0.2; i=$((i+1)); done
+        ROOM=$(sed -n 's/.*"room":"\\([0-9-]*\\)".*"pin":"\\([0-9]*\\)".*/\\1 \\2/p' $OUTDIR/host.json | head -1)
+        \(conf) join $ROOM --server 127.0.0.1:7373 --as viewer --record $OUTDIR --duration 8 --json > $OUTDIR/join.json 2> $OUTDIR/join.err
+        echo "join exited $?" >> $OUTDIR/join.err
+        wait
+        """
+        let guest = out.appendingPathComponent("guest.sh")
+        try script.write(to: guest, atomically: true, encoding: .utf8)
+        chmod(guest.path, 0o755)
+        let vm = Process()
+        vm.executableURL = URL(fileURLWithPath: "/bin/bash")
+        vm.arguments = [VividVM.runner, guest.path, out.path]
+        vm.environment = ProcessInfo.processInfo.environment.merging(["SMP": "1", "XDG_CACHE_HOME": VividVM.cache]) { $1 }
+        vm.standardOutput = FileHandle.nullDevice
+        vm.standardError = FileHandle.nullDevice
+        try vm.run()
+        #expect(ConfProcess.waitUntil(timeout: .seconds(180)) { !vm.isRunning }, "the VM did not finish")
+        if vm.isRunning { kill(vm.processIdentifier, SIGKILL) }
+        let joinLog = (try? String(contentsOf: out.appendingPathComponent("join.err"), encoding: .utf8)) ?? ""
+        #expect(joinLog.contains("join exited 0"), "\(joinLog)")
+        let recording = try VideoTests.frames(out.appendingPathComponent("cam.ivf").path)
+        // Under software emulation with one CPU the guest manages a few frames a second.
+        #expect(recording.frames.count >= 10, "only \(recording.frames.count) frames in 8 s")
+        let decoder = try VP8Decoder()
+        var decoded = 0
+        for frame in recording.frames {
+            guard let picture = decoder.decode(frame) else { continue }
+            #expect(picture.width == 320 && picture.height == 240)
+            decoded += 1
+        }
+        #expect(decoded == recording.frames.count)
+    }
+}
+
+enum VividVM {
+    static let runner = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("shared/recipes/vivid-vm/run_vm.sh").path
+    static let cache = FileManager.default.temporaryDirectory.appendingPathComponent("conf-vivid-cache").path
+
+    static let available: Bool = {
+        let files = FileManager.default
+        let kernels = (try? files.contentsOfDirectory(atPath: "/boot").filter { $0.hasPrefix("vmlinuz-") }) ?? []
+        return files.isExecutableFile(atPath: "/usr/bin/qemu-system-x86_64") && !kernels.isEmpty
+            && files.isExecutableFile(atPath: "/bin/busybox") && files.fileExists(atPath: runner)
+    }()
+}
