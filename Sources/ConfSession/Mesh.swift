@@ -47,9 +47,26 @@ public final class Mesh {
     }
 
     public func received(_ signal: PeerSignal, from id: ParticipantID) {
-        guard let negotiator = negotiators[id] else { return }  // a peer we no longer know: late, harmless
+        guard var negotiator = negotiators[id] else { return }  // a peer we no longer know: late, harmless
+        // A fresh offer on a link we answered before: the offerer is restarting it (its link
+        // died while we both stayed in the room). Start over as the answerer.
+        if case .offer = signal, !negotiator.isOfferer, negotiator.isNegotiated || negotiator.hasFailed {
+            negotiators[id] = nil
+            add(id, offering: false)
+            negotiator = negotiators[id]!
+        }
         negotiator.handle(signal)
         drain(id, negotiator)
+    }
+
+    /// Sets up the link to `id` again from scratch (new ICE credentials, new offer). Only the side
+    /// that offered restarts; the other answers the new offer. Returns whether it restarted.
+    @discardableResult
+    public func restart(_ id: ParticipantID) -> Bool {
+        guard let negotiator = negotiators[id], negotiator.isOfferer else { return false }
+        negotiators[id] = nil
+        add(id, offering: true)
+        return true
     }
 
     public func localCandidate(_ candidate: IceCandidate, for id: ParticipantID) {

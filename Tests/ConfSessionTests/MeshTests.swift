@@ -14,6 +14,7 @@ final class SimulatedRoom {
         var closed: [ParticipantID] = []
         var failures: [ParticipantID: String] = [:]
         var controlling: [ParticipantID: Bool] = [:]
+        var negotiations = 0
     }
 
     var members: [ParticipantID: Member] = [:]
@@ -66,7 +67,9 @@ final class SimulatedRoom {
                     switch output {
                     case .open(let peer, let controlling): members[id]!.controlling[peer] = controlling
                     case .signal(let peer, let signal): wire.append((id, peer, tamper?(signal) ?? signal))
-                    case .negotiated(let peer, let link): members[id]!.links[peer] = link
+                    case .negotiated(let peer, let link):
+                        members[id]!.links[peer] = link
+                        members[id]!.negotiations += 1
                     case .remoteCandidate(let peer, let c): members[id]!.remoteCandidates[peer, default: []].append(c)
                     case .remoteCandidatesDone: break
                     case .failed(let peer, let error): members[id]!.failures[peer] = error.description
@@ -142,6 +145,19 @@ final class SimulatedRoom {
         room.leave(late)
         #expect(room.members[ids[2]]!.closed == [ids[1], ids[0], late])
         #expect(room.members[ids[3]]!.mesh.peers == [ids[2]])
+    }
+
+    @Test func theOffererRestartsALinkAndTheAnswererFollows() {
+        let room = SimulatedRoom()
+        let a = room.join()
+        let b = room.join()  // b offered to a
+        #expect(room.members[a]!.negotiations == 1 && room.members[b]!.negotiations == 1)
+        #expect(room.members[a]!.mesh.restart(b) == false)  // only the offerer restarts
+        #expect(room.members[b]!.mesh.restart(a))
+        room.pump()
+        #expect(room.members[a]!.negotiations == 2 && room.members[b]!.negotiations == 2)  // a new offer, answered
+        #expect(room.members[b]!.links[a]!.remoteFingerprint == room.members[a]!.fingerprint)
+        #expect(room.members[a]!.failures.isEmpty && room.members[b]!.failures.isEmpty)
     }
 
     @Test func aListenerAsksOnlyToReceive() {

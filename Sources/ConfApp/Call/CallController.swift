@@ -29,6 +29,7 @@ final class CallController {
     /// A vanished peer is declared gone after this long without an authenticated packet.
     static let silenceLimit: Duration = .milliseconds(2500)
     static let reportInterval: Duration = .milliseconds(500)
+    static let restartDelay: Duration = .seconds(2)
 
     let loop: EventLoop
     let reporter: EventReporter
@@ -144,6 +145,13 @@ final class CallController {
 
     private func openLink(to id: ParticipantID, controlling: Bool) -> LocalEndpoint {
         let peer = roster[id] ?? Participant(id: id, name: id.rawValue, role: .publisher)
+        if let old = links.removeValue(forKey: id) {  // a restart: the old link goes
+            if old.phase == .connected { report(disconnected: old, reason: "the peer is setting the link up again") }
+            old.audioIn?.recorder?.close()
+            old.audioIn?.playback?.close()
+            old.videoIn?.recorder?.close()
+            teardown(old)
+        }
         let audioSSRC = UInt32(truncatingIfNeeded: random.next()), videoSSRC = UInt32(truncatingIfNeeded: random.next())
         do {
             let transport = try IceTransport(loop: loop, controlling: controlling, addresses: addresses, servers: settings.iceServers,
@@ -289,7 +297,7 @@ final class CallController {
             case .failed(let reason):
                 disconnect(link, reason: reason)
             case .closed:
-                disconnect(link, reason: "left")
+                disconnect(link, reason: "left", restart: false)
             }
         }
     }
@@ -331,9 +339,20 @@ final class CallController {
                 + "rtt \(rounded) ms; check words with them: \(reporter.style.bold(sas))")
     }
 
-    private func disconnect(_ link: PeerLink, reason: String) {
+    private func disconnect(_ link: PeerLink, reason: String, restart: Bool = true) {
         guard link.phase != .disconnected else { return }
+        let wasConnected = link.phase == .connected
         report(disconnected: link, reason: reason)
+        // A link that was up and died while the peer stays in the room is set up again by the side
+        // that offered it (the other answers the new offer), a few seconds later.
+        if restart && wasConnected && link.isOfferer {
+            let id = link.peer.id
+            loop.schedule(after: Self.restartDelay) { [weak self] in
+                guard let self, self.roster[id] != nil, self.links[id] === link else { return }
+                self.mesh.restart(id)
+                self.drainMesh()
+            }
+        }
         link.phase = .disconnected
         link.dataChannels?.close()
         link.dataChannels = nil
