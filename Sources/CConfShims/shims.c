@@ -1,6 +1,7 @@
 #include "conf_shims.h"
 #include <time.h>
 #include <sys/random.h>
+#include <sys/ioctl.h>
 
 SoupServer *conf_soup_server_new(void) {
     return soup_server_new("server-header", "conf-rendezvous", NULL);
@@ -34,4 +35,12 @@ void conf_object_set_uint(gpointer object, const char *property, guint value) {
 
 void conf_object_set_string(gpointer object, const char *property, const char *value) {
     g_object_set(object, property, value, NULL);
+}
+
+int conf_terminal_size(int fd, int *columns, int *rows) {
+    struct winsize size;
+    if (ioctl(fd, TIOCGWINSZ, &size) != 0 || size.ws_col == 0) return -1;
+    *columns = size.ws_col;
+    *rows = size.ws_row;
+    return 0;
 }

@@ -32,6 +32,9 @@ public enum ConfProgram {
         "video-source", value: "SOURCE",
         help: "what you send as video, at the room's resolution: v4l2:/dev/videoN (a camera: YUYV, NV12 or YU12), pattern (a moving test picture) or none",
         configurable: true, default: "none")
+    static let videoView = OptionSpec(
+        "video-view", value: "VIEW", help: "show others' video: terminal (24-bit colour half blocks, a grid of participants) or none",
+        completion: .choices(["terminal", "none"]), configurable: true, default: "none")
     static let videoBitrate = OptionSpec("video-bitrate", value: "KBPS", help: "VP8 bitrate in kilobits per second", default: "600")
     static let noAudio = OptionSpec("no-audio", help: "send and receive no audio")
     static let noVideo = OptionSpec("no-video", help: "send and receive no video")
@@ -53,7 +56,7 @@ public enum ConfProgram {
     static let muted = OptionSpec("muted", help: "start with the microphone muted (the `unmute` command turns it on)")
     static let play = OptionSpec("play", value: "FILE", help: "mix this WAV file into what you send, once, at the start", completion: .file)
     static let audioBitrate = OptionSpec("audio-bitrate", value: "BPS", help: "Opus bitrate in bits per second", default: "32000")
-    static let callOptions = [say, audioSource, audioSink, mic, speaker, muted, play, record, audioBitrate, stats, videoSource, videoBitrate, stun, turn, relayOnly, connectTimeout, noAudio, noVideo]
+    static let callOptions = [say, audioSource, audioSink, mic, speaker, muted, play, record, audioBitrate, stats, videoSource, videoBitrate, videoView, stun, turn, relayOnly, connectTimeout, noAudio, noVideo]
     static let json = OptionSpec(
         "json", short: "j", help: "print events as JSON on stdout, one object a line; human-readable text goes to stderr")
 

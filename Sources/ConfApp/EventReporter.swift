@@ -5,6 +5,8 @@ import ConfCore
 final class EventReporter {
     let json: Bool
     let style: Style
+    /// While video is drawn in the terminal, human lines go here instead of scrolling over it.
+    var humanSink: ((String) -> Void)?
 
     init(json: Bool, environment: [String: String]) {
         self.json = json
@@ -16,6 +18,8 @@ final class EventReporter {
         if json {
             Console.out(event.serialized)
             Console.err(human)
+        } else if let humanSink {
+            humanSink(human)
         } else {
             Console.out(human)
         }
@@ -23,7 +27,7 @@ final class EventReporter {
 
     /// Human text with no event: hints, progress.
     func note(_ human: String) {
-        if json { Console.err(human) } else { Console.out(human) }
+        if json { Console.err(human) } else if let humanSink { humanSink(human) } else { Console.out(human) }
     }
 
     func failure(_ failure: CommandFailure) {

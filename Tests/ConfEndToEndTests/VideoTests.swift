@@ -47,4 +47,31 @@ import Testing
         }
         #expect(decoded == recording.frames.count)
     }
+
+    /// `--video-view terminal` in a real pseudo-terminal (script(1)): the alternate screen, true
+    /// colour half blocks of the peer's picture, the last event at the bottom, the screen restored.
+    @Test func videoIsDrawnInTheTerminal() throws {
+        let host = try ConfProcess(["host", "--listen", "127.0.0.1:0", "--as", "ann", "--json", "--resolution", "240p", "--video-source", "pattern"])
+        let command = try #require(host.waitForEvent("room")?["join_command"] as? String)
+        let transcript = FileManager.default.temporaryDirectory.appendingPathComponent("conf-view-\(UUID().uuidString.prefix(8)).out")
+        defer { try? FileManager.default.removeItem(at: transcript) }
+        let join = command.replacingOccurrences(of: "conf join", with: ConfProcess.executable.path + " join")
+        let viewer = Process()
+        viewer.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+        viewer.arguments = ["-qec", "stty cols 100 rows 30; \(join) --as bob --duration 3 --video-view terminal", transcript.path]
+        viewer.environment = ProcessInfo.processInfo.environment.merging(["CONF_AUDIO_SOURCE": "silence", "CONF_AUDIO_SINK": "none",
+                                                                           "XDG_CONFIG_HOME": "/nonexistent"]) { $1 }
+        viewer.standardOutput = FileHandle.nullDevice
+        viewer.standardError = FileHandle.nullDevice
+        try viewer.run()
+        #expect(ConfProcess.waitUntil(timeout: .seconds(20)) { !viewer.isRunning })
+        viewer.waitUntilExit()
+        #expect(viewer.terminationStatus == 0)
+        let screen = String(decoding: try Data(contentsOf: transcript), as: UTF8.self)
+        #expect(screen.contains("\u{1B}[?1049h") && screen.contains("\u{1B}[?1049l"))
+        #expect(screen.components(separatedBy: "m▀").count > 1000, "no picture drawn")
+        #expect(screen.contains("ann (p1)") && screen.contains("connected to ann"))
+        host.signal(SIGTERM)
+        #expect(host.waitForExit() == 0)
+    }
 }

@@ -26,4 +26,7 @@ guint64 conf_monotonic_ns(void);
 /// getrandom(2) with flags 0: blocks only until the kernel's CSPRNG is seeded at boot.
 gssize conf_getrandom(void *buffer, gsize length);
 
+/// The terminal size of `fd` (TIOCGWINSZ; ioctl is variadic). 0 on success.
+int conf_terminal_size(int fd, int *columns, int *rows);
+
 #endif

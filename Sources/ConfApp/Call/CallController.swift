@@ -54,6 +54,8 @@ final class CallController {
     var commands: LineReader?
     private var mediaTicker: Timer?
     var statsTimer: Timer?
+    var terminalView: TerminalView?
+    var viewTimer: Timer?
 
     init(loop: EventLoop, reporter: EventReporter, certificate: DTLSCertificate, settings: Settings,
          sendSignal: @escaping (ParticipantID, JSONValue) -> Void, onNoPeerConnected: @escaping () -> Void) {
@@ -119,6 +121,9 @@ final class CallController {
         ticker?.cancel()
         mediaTicker?.cancel()
         statsTimer?.cancel()
+        viewTimer?.cancel()
+        terminalView?.stop()
+        reporter.humanSink = nil
         commands?.stop()
         audio?.close(links: Array(links.values))
         video?.close(links: Array(links.values))

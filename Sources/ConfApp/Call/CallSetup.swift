@@ -17,6 +17,7 @@ enum CallSetup {
         var playAtStart: [Int16]?
         var stats: Bool
         var video: VideoPipeline.Settings
+        var terminalView: Bool
     }
 
     static func options(_ context: CommandContext) throws(CommandFailure) -> Options {
@@ -69,8 +70,19 @@ enum CallSetup {
             }
             video.bitrateKbps = kbps
         }
+        var terminalView = false
+        switch context.setting("video-view") {
+        case nil, "none": break
+        case "terminal":
+            guard !context.json, terminalSize() != nil else {
+                throw context.usage("--video-view terminal needs stdout to be a terminal (and no --json)")
+            }
+            terminalView = true
+        case let other?: throw context.usage("--video-view '\(other)': use terminal or none")
+        }
         return Options(iceServers: servers, connectTimeout: timeout, say: say, relayOnly: relayOnly, audio: audio,
-                       startMuted: context.invocation.flag("muted"), playAtStart: play, stats: context.invocation.flag("stats"), video: video)
+                       startMuted: context.invocation.flag("muted"), playAtStart: play, stats: context.invocation.flag("stats"), video: video,
+                       terminalView: terminalView)
     }
 
     static func resolve(_ endpoint: HostPort, credentials: (String, String)?, option: String) throws(CommandFailure) -> IceServerAddress {
@@ -145,6 +157,11 @@ enum CallSetup {
                 return
             }
             controller.joined(joined)
+            if options.terminalView {
+                let view = TerminalView()
+                reporter.humanSink = { view.show($0) }
+                controller.startTerminalView(view)
+            }
             if options.startMuted { controller.setAudioMuted(true) }
             if options.stats { controller.reportStatistics(every: .seconds(2)) }
         }

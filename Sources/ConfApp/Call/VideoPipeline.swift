@@ -114,8 +114,9 @@ final class VideoPipeline {
         var broken = false
         for frame in receiver.assembler.insert(sequence: packet.sequenceNumber, timestamp: packet.timestamp, marker: packet.marker,
                                                payload: packet.payload) {
-            if receiver.decoder?.decode(frame.data) != nil {
+            if let picture = receiver.decoder?.decode(frame.data) {
                 receiver.decodedFrames += 1
+                receiver.lastPicture = picture
                 receiver.recorder?.append(frame.data, timestamp: UInt64(frame.timestamp))
             } else {
                 broken = true
@@ -155,5 +156,7 @@ final class VideoReceiver {
     var decoder: VP8Decoder?
     var recorder: IVFWriter?
     var decodedFrames = 0
+    /// The newest decoded picture, for the terminal view.
+    var lastPicture: VideoFrame?
     var lastKeyFrameRequest: Instant = .zero
 }

@@ -1,0 +1,52 @@
+/// Draws pictures in a terminal with 24-bit colour half blocks: each character cell shows two
+/// pixels, the upper as the foreground of "▀" and the lower as its background. Pictures are
+/// scaled to fit a box of `columns` x `rows` cells keeping their aspect ratio (a cell is about
+/// twice as tall as wide, so one cell is one pixel wide and two pixels high).
+public enum TerminalRenderer {
+    /// The escape sequences that draw `frame` with its top-left corner at the cursor's row and
+    /// column `(row, column)` (1-based), in a box of `columns` x `rows` cells.
+    public static func draw(_ frame: VideoFrame, row: Int, column: Int, columns: Int, rows: Int) -> String {
+        guard frame.width > 0, frame.height > 0, columns > 0, rows > 0 else { return "" }
+        // Fit: w cells wide, h cells high (2h pixels), same aspect as the frame.
+        var w = columns
+        var h = max(1, Int((Double(frame.height) / Double(frame.width) * Double(w) / 2).rounded()))
+        if h > rows {
+            h = rows
+            w = max(1, Int((Double(frame.width) / Double(frame.height) * Double(h) * 2).rounded()))
+        }
+        var out = ""
+        out.reserveCapacity(w * h * 40)
+        for cellRow in 0..<h {
+            out += "\u{1B}[\(row + cellRow);\(column)H"
+            for cellColumn in 0..<w {
+                let x = cellColumn * frame.width / w
+                let top = rgb(frame, x: x, y: (cellRow * 2) * frame.height / (h * 2))
+                let bottom = rgb(frame, x: x, y: min(frame.height - 1, (cellRow * 2 + 1) * frame.height / (h * 2)))
+                out += "\u{1B}[38;2;\(top.r);\(top.g);\(top.b);48;2;\(bottom.r);\(bottom.g);\(bottom.b)m▀"
+            }
+            out += "\u{1B}[0m"
+        }
+        return out
+    }
+
+    /// BT.601 limited-range YUV to RGB for one pixel.
+    static func rgb(_ frame: VideoFrame, x: Int, y: Int) -> (r: UInt8, g: UInt8, b: UInt8) {
+        let luma = Double(frame.y[y * frame.width + x]) - 16
+        let c = (y / 2) * frame.chromaWidth + x / 2
+        let u = Double(frame.u[c]) - 128, v = Double(frame.v[c]) - 128
+        func clamp(_ value: Double) -> UInt8 { UInt8(max(0, min(255, value.rounded()))) }
+        return (clamp(1.164 * luma + 1.596 * v), clamp(1.164 * luma - 0.392 * u - 0.813 * v), clamp(1.164 * luma + 2.017 * u))
+    }
+
+    /// Boxes for `count` pictures in a grid filling `columns` x `rows` cells, one row of labels
+    /// under each: (row, column, columns, rows) per picture, 1-based.
+    public static func grid(count: Int, columns: Int, rows: Int) -> [(row: Int, column: Int, columns: Int, rows: Int)] {
+        guard count > 0 else { return [] }
+        let across = count <= 1 ? 1 : 2
+        let down = (count + across - 1) / across
+        let width = columns / across, height = rows / down
+        return (0..<count).map { i in
+            (row: 1 + (i / across) * height, column: 1 + (i % across) * width, columns: max(1, width - 1), rows: max(1, height - 1))
+        }
+    }
+}
