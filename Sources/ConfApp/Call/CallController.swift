@@ -258,7 +258,13 @@ final class CallController {
             guard let plain = link.srtp?.unprotectRTCP(datagram) else { return }
             link.lastHeard = now
             guard let packets = RTCPPacket.parseCompound(plain) else { return }
-            if packets.contains(where: { if case .pictureLossIndication = $0 { true } else { false } }) { video?.keyFrameRequested() }
+            for packet in packets {
+                switch packet {
+                case .pictureLossIndication: video?.keyFrameRequested()
+                case .negativeAcknowledgement(_, _, let lost): video?.resend(lost, on: link)
+                default: break
+                }
+            }
             if let answer = link.meter.received(packets, now: now) { send(answer, on: link) }
             if !link.announced {
                 if link.meter.latest != nil {
@@ -273,7 +279,7 @@ final class CallController {
             link.lastHeard = now
             guard let packet = RTPPacket(bytes: plain) else { return }
             if packet.payloadType == link.video?.payloadType {
-                if let pli = video?.received(packet, on: link, now: now) { send(pli, on: link) }
+                for feedback in video?.received(packet, on: link, now: now) ?? [] { send(feedback, on: link) }
             } else {
                 audio?.received(packet, on: link, now: now)
             }

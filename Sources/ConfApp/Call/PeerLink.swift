@@ -51,6 +51,7 @@ final class PeerLink {
     var videoSSRC: UInt32 = 0
     var videoOut: RTPSenderState
     var videoIn: VideoReceiver?
+    var videoHistory = RetransmissionHistory()
     /// DTLS is up; `peer-connected` waits for the first RTCP round trip (or a short deadline).
     var announced = false
 

@@ -102,14 +102,28 @@ final class VideoPipeline {
             link.videoOut.sequence &+= 1
             link.videoOut.packets &+= 1
             link.videoOut.octets &+= UInt32(payload.count)
-            if let protected = srtp.protectRTP(packet.bytes) { link.transport.send(protected) }
+            let bytes = packet.bytes
+            link.videoHistory.record(packet.sequenceNumber, bytes)
+            if let protected = srtp.protectRTP(bytes) { link.transport.send(protected) }
         }
     }
 
-    /// A video RTP packet that passed SRTP. Returns a PLI to send when a frame could not be used.
-    func received(_ packet: RTPPacket, on link: PeerLink, now: Instant) -> RTCPPacket? {
-        guard settings.enabled, let video = link.video, video.receives, packet.payloadType == video.payloadType else { return nil }
+    /// A peer's NACK: send those packets again from the history, if they are still in it.
+    func resend(_ sequences: [UInt16], on link: PeerLink) {
+        guard let srtp = link.srtp else { return }
+        for sequence in sequences {
+            if let bytes = link.videoHistory.packet(sequence), let protected = srtp.protectRTP(bytes) { link.transport.send(protected) }
+        }
+    }
+
+    /// A video RTP packet that passed SRTP. Returns RTCP feedback to send: a NACK for packets
+    /// that went missing, a PLI when a frame could not be used.
+    func received(_ packet: RTPPacket, on link: PeerLink, now: Instant) -> [RTCPPacket] {
+        guard settings.enabled, let video = link.video, video.receives, packet.payloadType == video.payloadType else { return [] }
         let receiver = link.videoIn ?? makeReceiver(for: link)
+        var feedback: [RTCPPacket] = []
+        let missing = receiver.nack.received(packet.sequenceNumber, now: now)
+        if !missing.isEmpty { feedback.append(.negativeAcknowledgement(sender: link.localSSRC, media: packet.ssrc, lost: missing)) }
         let droppedBefore = receiver.assembler.droppedFrames
         var broken = false
         for frame in receiver.assembler.insert(sequence: packet.sequenceNumber, timestamp: packet.timestamp, marker: packet.marker,
@@ -123,9 +137,9 @@ final class VideoPipeline {
             }
         }
         if receiver.assembler.droppedFrames > droppedBefore { broken = true }
-        guard broken, now.since(receiver.lastKeyFrameRequest) >= .seconds(1) else { return nil }
+        guard broken, now.since(receiver.lastKeyFrameRequest) >= .milliseconds(300) else { return feedback }
         receiver.lastKeyFrameRequest = now
-        return .pictureLossIndication(sender: link.localSSRC, media: packet.ssrc)
+        return feedback + [.pictureLossIndication(sender: link.localSSRC, media: packet.ssrc)]
     }
 
     private func makeReceiver(for link: PeerLink) -> VideoReceiver {
@@ -153,10 +167,28 @@ final class VideoPipeline {
 /// Per-peer video receiving state.
 final class VideoReceiver {
     var assembler = VP8FrameAssembler()
+    var nack = NackTracker()
     var decoder: VP8Decoder?
     var recorder: IVFWriter?
     var decodedFrames = 0
     /// The newest decoded picture, for the terminal view.
     var lastPicture: VideoFrame?
     var lastKeyFrameRequest: Instant = .zero
+}
+
+/// The video packets sent on a link lately (plain RTP), kept for retransmission on NACK.
+struct RetransmissionHistory {
+    private var packets: [UInt16: [UInt8]] = [:]
+    private var order: [UInt16] = []
+    let capacity = 512
+
+    mutating func record(_ sequence: UInt16, _ bytes: [UInt8]) {
+        if packets.updateValue(bytes, forKey: sequence) == nil { order.append(sequence) }
+        if order.count > capacity {
+            let old = order.removeFirst()
+            packets[old] = nil
+        }
+    }
+
+    func packet(_ sequence: UInt16) -> [UInt8]? { packets[sequence] }
 }

@@ -10,6 +10,9 @@ public enum RTCPPacket: Equatable, Sendable {
     case receiverReport(ssrc: UInt32, blocks: [ReportBlock])
     /// "Send me a key frame" for the stream `media` (RFC 4585 section 6.3.1: PSFB, FMT 1).
     case pictureLossIndication(sender: UInt32, media: UInt32)
+    /// "These packets of `media` did not arrive" (RFC 4585 section 6.2.1: RTPFB, FMT 1). Each FCI
+    /// entry is a packet id and a bitmask of the 16 that follow it.
+    case negativeAcknowledgement(sender: UInt32, media: UInt32, lost: [UInt16])
     case other(packetType: UInt8)
 
     public struct SenderReport: Equatable, Sendable {
@@ -77,6 +80,16 @@ public enum RTCPPacket: Equatable, Sendable {
             case 201:
                 guard body.count >= 4 + count * 24 else { return nil }
                 packets.append(.receiverReport(ssrc: u32(body, 0), blocks: (0..<count).map { block(body, 4 + $0 * 24) }))
+            case 205 where count == 1:  // RTPFB, FMT 1: generic NACK
+                guard body.count >= 12 else { return nil }
+                var lost: [UInt16] = []
+                for entry in stride(from: 8, to: body.count - 3, by: 4) {
+                    let pid = UInt16(body[entry]) << 8 | UInt16(body[entry + 1])
+                    let mask = UInt16(body[entry + 2]) << 8 | UInt16(body[entry + 3])
+                    lost.append(pid)
+                    for bit in 0..<16 where mask & (1 << bit) != 0 { lost.append(pid &+ UInt16(bit + 1)) }
+                }
+                packets.append(.negativeAcknowledgement(sender: u32(body, 0), media: u32(body, 4), lost: lost))
             case 206 where count == 1:  // for PSFB the count field is the FMT
                 guard body.count >= 8 else { return nil }
                 packets.append(.pictureLossIndication(sender: u32(body, 0), media: u32(body, 4)))
@@ -106,6 +119,23 @@ public enum RTCPPacket: Equatable, Sendable {
             append(sender, to: &body)
             append(media, to: &body)
             return [0x81, 206, 0, 2] + body
+        case .negativeAcknowledgement(let sender, let media, let lost):
+            append(sender, to: &body)
+            append(media, to: &body)
+            var remaining = lost
+            while let pid = remaining.first {
+                var mask: UInt16 = 0
+                remaining.removeFirst()
+                remaining.removeAll { sequence in
+                    let distance = sequence &- pid
+                    guard distance >= 1 && distance <= 16 else { return false }
+                    mask |= 1 << (distance - 1)
+                    return true
+                }
+                append(UInt32(pid) << 16 | UInt32(mask), to: &body)
+            }
+            let words = body.count / 4
+            return [0x81, 205, UInt8(words >> 8), UInt8(words & 0xFF)] + body
         case .other:
             return []
         }

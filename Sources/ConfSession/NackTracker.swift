@@ -1,0 +1,55 @@
+import ConfCore
+import ConfWire
+
+/// Which packets of a received stream are missing and worth asking for again (RFC 4585 generic
+/// NACK): a gap in sequence numbers is asked for at once and once more a round trip later; a
+/// packet still missing after that, or older than `horizon` packets, is given up (the frame is
+/// then recovered with a key frame, PLI). Pure.
+public struct NackTracker: Sendable {
+    public var horizon = 300
+    public var retryAfter: Duration = .milliseconds(100)
+    private var unwrapper = SequenceUnwrapper()
+    private var highest: UInt64?
+    /// Missing extended sequence numbers: when asked last, and how often.
+    private var missing: [UInt64: (askedAt: Instant, tries: Int)] = [:]
+
+    public init() {}
+
+    public var missingCount: Int { missing.count }
+
+    /// Takes a received sequence number; returns the numbers to ask for now (possibly none).
+    public mutating func received(_ sequence: UInt16, now: Instant) -> [UInt16] {
+        let extended = unwrapper.unwrap(sequence)
+        missing[extended] = nil
+        guard let last = highest else {
+            highest = extended
+            return []
+        }
+        var ask: [UInt16] = []
+        if extended > last {
+            if extended - last > 1 && extended - last <= UInt64(horizon) {
+                for gap in (last + 1)..<extended {
+                    missing[gap] = (now, 1)
+                    ask.append(UInt16(truncatingIfNeeded: gap))
+                }
+            }
+            highest = extended
+        }
+        return ask + due(now: now)
+    }
+
+    /// Numbers whose first request went unanswered for `retryAfter`: asked a second and last time.
+    public mutating func due(now: Instant) -> [UInt16] {
+        guard let highest else { return [] }
+        var ask: [UInt16] = []
+        for (sequence, state) in missing {
+            if highest > sequence + UInt64(horizon) || state.tries >= 2 && now.since(state.askedAt) >= retryAfter {
+                missing[sequence] = nil
+            } else if state.tries < 2 && now.since(state.askedAt) >= retryAfter {
+                missing[sequence] = (now, state.tries + 1)
+                ask.append(UInt16(truncatingIfNeeded: sequence))
+            }
+        }
+        return ask.sorted()
+    }
+}

@@ -1,0 +1,45 @@
+import ConfMedia
+import Foundation
+import Testing
+
+/// Video over a link that drops 5 % of UDP packets (network namespaces, iptables statistic): at
+/// least 90 % of the frames arrive, all decodable (a missing frame is asked for again with NACK,
+/// and a key frame with PLI when that fails).
+@Suite(.enabled(if: NetworkNamespaces.available, "needs root and network namespaces (ip netns, iptables)"))
+struct LossTests {
+    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Network/lossy-link.sh").path
+
+    static func run(_ arguments: [String]) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        process.arguments = [script] + arguments
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw TestFailure("lossy-link.sh \(arguments) failed") }
+    }
+
+    @Test func videoSurvivesFivePercentLoss() throws {
+        let prefix = "cl\(getpid() % 10_000)"
+        try Self.run(["up", prefix, "0.05"])
+        defer { try? Self.run(["down", prefix]) }
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("conf-loss-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let host = try ConfProcess(["host", "--listen", "10.9.0.1:7373", "--as", "ann", "--json", "--resolution", "240p",
+                                    "--video-source", "pattern"], namespace: "\(prefix)-a")
+        let command = try #require(host.waitForEvent("room")?["join_command"] as? String).split(separator: " ").dropFirst().map(String.init)
+        let guest = try ConfProcess(command + ["--as", "bob", "--json", "--record", dir.path, "--duration", "6"], namespace: "\(prefix)-b")
+        let connected = guest.waitForEvent("peer-connected", timeout: .seconds(20))
+        #expect(connected != nil, "\(guest.stdout)")
+        #expect(guest.waitForExit(timeout: .seconds(30)) == 0)
+        host.signal(SIGTERM)
+        #expect(host.waitForExit() == 0)
+        let recording = try VideoTests.frames(dir.appendingPathComponent("ann.ivf").path)
+        let setup = ((connected?["setup_ms"] as? [String: Any])?["connected"] as? Double ?? 0) / 1000
+        let expected = Int((6 - setup) * 15)
+        #expect(Double(recording.frames.count) >= Double(expected) * 0.9, "\(recording.frames.count) frames of about \(expected)")
+        let decoder = try VP8Decoder()
+        #expect(recording.frames.allSatisfy { decoder.decode($0) != nil })
+    }
+}
