@@ -2,9 +2,9 @@ import ConfMedia
 import Foundation
 import Testing
 
-/// Video over a link that drops 5 % of UDP packets (network namespaces, iptables statistic): at
-/// least 90 % of the frames arrive, all decodable (a missing frame is asked for again with NACK,
-/// and a key frame with PLI when that fails).
+/// Video over a link that drops 15 % of UDP packets (network namespaces, iptables statistic): at
+/// least 90 % of the frames arrive, all decodable. Measured: about 100 % with NACK and the
+/// assembler's patience, 74-82 % with retransmission disabled.
 @Suite(.enabled(if: NetworkNamespaces.available, "needs root and network namespaces (ip netns, iptables)"))
 struct LossTests {
     static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -19,9 +19,9 @@ struct LossTests {
         guard process.terminationStatus == 0 else { throw TestFailure("lossy-link.sh \(arguments) failed") }
     }
 
-    @Test func videoSurvivesFivePercentLoss() throws {
+    @Test func videoSurvivesFifteenPercentLoss() throws {
         let prefix = "cl\(getpid() % 10_000)"
-        try Self.run(["up", prefix, "0.05"])
+        try Self.run(["up", prefix, "0.15"])
         defer { try? Self.run(["down", prefix]) }
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("conf-loss-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)

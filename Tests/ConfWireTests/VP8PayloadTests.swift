@@ -55,21 +55,42 @@ import Testing
         #expect(delivered.count == 1 && delivered[0].data == frame)
     }
 
-    @Test func aLostPacketDropsOnlyItsFrame() {
+    /// Six frames 66 ms apart, the third packet of the second lost; `resendAfter` delivers it late.
+    static func lossyRun(resendAfter: Duration?) -> (timestamps: [UInt32], dropped: Int) {
         var packetizer = VP8Packetizer(maximumPayload: 500)
         var assembler = VP8FrameAssembler()
         var sequence: UInt16 = 0
         var delivered: [VP8FrameAssembler.Frame] = []
-        for n in 0..<3 {
+        var lost: (UInt16, [UInt8])?
+        for n in 0..<6 {
+            let now = Instant.zero + .milliseconds(Int64(n) * 66)
             let payloads = packetizer.packetize(Self.frame(1800, key: false, seed: UInt8(n)))
             for (i, payload) in payloads.enumerated() {
                 defer { sequence &+= 1 }
-                if n == 1 && i == 2 { continue }  // lost
-                delivered += assembler.insert(sequence: sequence, timestamp: UInt32(n * 3000), marker: i == payloads.count - 1, payload: payload)
+                if n == 1 && i == 2 {
+                    lost = (sequence, payload)
+                    continue
+                }
+                delivered += assembler.insert(sequence: sequence, timestamp: UInt32(n * 3000), marker: i == payloads.count - 1,
+                                              payload: payload, now: now)
+            }
+            if n == 1, let resendAfter, let (s, p) = lost {
+                delivered += assembler.insert(sequence: s, timestamp: 3000, marker: false, payload: p, now: now + resendAfter)
             }
         }
-        #expect(delivered.map(\.timestamp) == [0, 6000])
-        #expect(assembler.droppedFrames == 1)
+        return (delivered.map(\.timestamp), assembler.droppedFrames)
+    }
+
+    @Test func aLostPacketDropsOnlyItsFrameOnceThePatienceIsOver() {
+        let run = Self.lossyRun(resendAfter: nil)
+        #expect(run.timestamps == [0, 6000, 9000, 12_000, 15_000])  // the frames after the gap waited 150 ms, then went on
+        #expect(run.dropped == 1)
+    }
+
+    @Test func aRetransmissionInTimeSavesTheFrame() {
+        let run = Self.lossyRun(resendAfter: .milliseconds(20))
+        #expect(run.timestamps == [0, 3000, 6000, 9000, 12_000, 15_000])
+        #expect(run.dropped == 0)
     }
 
     @Test func randomPayloadsNeverCrash() {

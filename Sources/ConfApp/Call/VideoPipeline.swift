@@ -127,7 +127,7 @@ final class VideoPipeline {
         let droppedBefore = receiver.assembler.droppedFrames
         var broken = false
         for frame in receiver.assembler.insert(sequence: packet.sequenceNumber, timestamp: packet.timestamp, marker: packet.marker,
-                                               payload: packet.payload) {
+                                               payload: packet.payload, now: now) {
             if let picture = receiver.decoder?.decode(frame.data) {
                 receiver.decodedFrames += 1
                 receiver.lastPicture = picture
