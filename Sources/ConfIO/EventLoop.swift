@@ -65,6 +65,17 @@ public final class EventLoop: @unchecked Sendable {
         return attach(g_unix_signal_source_new(signal), { body(); return true })
     }
 
+    /// Calls `body` on the loop thread whenever `fd` is readable (or hung up, or in error), until
+    /// it returns false or the returned Timer is cancelled.
+    @discardableResult
+    public func watch(fd: Int32, _ body: @escaping () -> Bool) -> Timer {
+        let source = g_unix_fd_source_new(fd, GIOCondition(rawValue: G_IO_IN.rawValue | G_IO_HUP.rawValue | G_IO_ERR.rawValue))
+        let box = Unmanaged.passRetained(CallbackBox(body)).toOpaque()
+        g_source_set_callback(source, unsafeBitCast(runFDCallbackBox, to: GSourceFunc.self), box, releaseCallbackBox)
+        g_source_attach(source, context)
+        return Timer(source: source)
+    }
+
     private func attach(_ source: UnsafeMutablePointer<GSource>!, _ body: @escaping () -> Bool) -> Timer {
         let box = Unmanaged.passRetained(CallbackBox(body)).toOpaque()
         g_source_set_callback(source, runCallbackBox, box, releaseCallbackBox)
@@ -96,6 +107,11 @@ final class CallbackBox {
 }
 
 private let runCallbackBox: GSourceFunc = { data in
+    Unmanaged<CallbackBox>.fromOpaque(data!).takeUnretainedValue().body() ? 1 : 0
+}
+
+/// GUnixFDSourceFunc: (fd, condition, user data) -> gboolean.
+private let runFDCallbackBox: @convention(c) (Int32, UInt32, UnsafeMutableRawPointer?) -> Int32 = { _, _, data in
     Unmanaged<CallbackBox>.fromOpaque(data!).takeUnretainedValue().body() ? 1 : 0
 }
 

@@ -1,4 +1,3 @@
-internal import CGLib
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -10,30 +9,19 @@ public final class LineReader {
     public var onLine: ((String) -> Void)?
     public var onEnd: (() -> Void)?
     private let fd: Int32
-    private var source: UnsafeMutablePointer<GSource>?
+    private var watch: Timer?
     private var pending: [UInt8] = []
-    private var box: Unmanaged<CallbackBox>?
 
     public init(loop: EventLoop, fd: Int32 = 0) {
         self.fd = fd
-        let box = Unmanaged.passRetained(CallbackBox { [weak self] in self?.readable() ?? false })
-        self.box = box
-        let source = g_unix_fd_source_new(fd, GIOCondition(rawValue: G_IO_IN.rawValue | G_IO_HUP.rawValue | G_IO_ERR.rawValue))
-        g_source_set_callback(source, unsafeBitCast(runFDBox, to: GSourceFunc.self), box.toOpaque(), nil)
-        g_source_attach(source, loop.context)
-        self.source = source
+        watch = loop.watch(fd: fd) { [weak self] in self?.readable() ?? false }
     }
 
     deinit { stop() }
 
     public func stop() {
-        if let source {
-            g_source_destroy(source)
-            g_source_unref(source)
-            self.source = nil
-        }
-        box?.release()
-        box = nil
+        watch?.cancel()
+        watch = nil
     }
 
     private func readable() -> Bool {
@@ -45,9 +33,8 @@ public final class LineReader {
             pending.removeAll()
             let end = onEnd
             onEnd = nil
-            // Stop later: destroying the source from inside its own callback is not allowed here.
             end?()
-            return false
+            return false  // GLib removes the watch
         }
         pending += buffer[..<n]
         while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
@@ -62,9 +49,4 @@ public final class LineReader {
         }
         return true
     }
-}
-
-/// GUnixFDSourceFunc: (fd, condition, user data) -> gboolean.
-private let runFDBox: @convention(c) (Int32, UInt32, UnsafeMutableRawPointer?) -> Int32 = { _, _, data in
-    Unmanaged<CallbackBox>.fromOpaque(data!).takeUnretainedValue().body() ? 1 : 0
 }

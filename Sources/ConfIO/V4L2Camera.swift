@@ -1,4 +1,3 @@
-internal import CGLib
 internal import CV4L2Shims
 import ConfMedia
 
@@ -17,8 +16,8 @@ public final class V4L2Camera {
     private let format: PixelConversion.Format
     private let targetWidth: Int, targetHeight: Int
     private var buffer: [UInt8]
-    private var source: UnsafeMutablePointer<GSource>?
-    private var box: Unmanaged<CallbackBox>?
+    private var watch: Timer?
+    private var open = true
 
     public init(loop: EventLoop, path: String, width: Int, height: Int, framesPerSecond: Int) throws(Failure) {
         var error = [CChar](repeating: 0, count: 256)
@@ -36,25 +35,17 @@ public final class V4L2Camera {
         targetWidth = width
         targetHeight = height
         buffer = [UInt8](repeating: 0, count: max(Int(conf_v4l2_frame_size(camera)), deviceWidth * deviceHeight * 2))
-        let box = Unmanaged.passRetained(CallbackBox { [weak self] in self?.readable() ?? false })
-        self.box = box
-        let source = g_unix_fd_source_new(conf_v4l2_fd(camera), GIOCondition(rawValue: G_IO_IN.rawValue | G_IO_ERR.rawValue | G_IO_HUP.rawValue))
-        g_source_set_callback(source, unsafeBitCast(runCameraBox, to: GSourceFunc.self), box.toOpaque(), nil)
-        g_source_attach(source, loop.context)
-        self.source = source
+        watch = loop.watch(fd: conf_v4l2_fd(camera)) { [weak self] in self?.readable() ?? false }
     }
 
     deinit { close() }
 
     public func close() {
-        if let source {
-            g_source_destroy(source)
-            g_source_unref(source)
-            self.source = nil
-            conf_v4l2_close(camera)
-        }
-        box?.release()
-        box = nil
+        guard open else { return }
+        open = false
+        watch?.cancel()
+        watch = nil
+        conf_v4l2_close(camera)
     }
 
     private func readable() -> Bool {
@@ -73,8 +64,4 @@ public final class V4L2Camera {
         if let frame { onFrame?(frame) }
         return true
     }
-}
-
-private let runCameraBox: @convention(c) (Int32, UInt32, UnsafeMutableRawPointer?) -> Int32 = { _, _, data in
-    Unmanaged<CallbackBox>.fromOpaque(data!).takeUnretainedValue().body() ? 1 : 0
 }
