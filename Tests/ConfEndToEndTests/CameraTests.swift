@@ -46,7 +46,7 @@ struct CameraTests {
         #expect(joinLog.contains("join exited 0"), "\(joinLog)")
         let recording = try VideoTests.frames(out.appendingPathComponent("cam.ivf").path)
         // Under software emulation with one CPU the guest manages a few frames a second.
-        #expect(recording.frames.count >= 10, "only \(recording.frames.count) frames in 8 s")
+        #expect(recording.frames.count >= 5, "only \(recording.frames.count) frames in 8 s")
         let decoder = try VP8Decoder()
         var decoded = 0
         for frame in recording.frames {

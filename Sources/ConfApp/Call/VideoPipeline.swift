@@ -1,5 +1,6 @@
 import ConfCore
 import ConfIO
+import Dispatch
 import ConfMedia
 import ConfSession
 import ConfWire
@@ -27,7 +28,11 @@ final class VideoPipeline {
 
     private let settings: Settings
     private let reporter: EventReporter
-    private let encoder: VP8Encoder?
+    private let encoder: BackgroundEncoder?
+    private let loop: EventLoop
+    /// An encoded frame back from the encoder's queue, sent on the next tick: (data, frame index).
+    private var encoded: (data: [UInt8], index: UInt32)?
+    private var encoding = false
     private let pattern: TestPatternSource?
     private var camera: V4L2Camera?
     /// The camera's newest picture, encoded at the next frame time.
@@ -40,6 +45,7 @@ final class VideoPipeline {
     init(settings: Settings, sends: Bool, resolution: Resolution, loop: EventLoop, reporter: EventReporter) throws(CommandFailure) {
         self.settings = settings
         self.reporter = reporter
+        self.loop = loop
         let (width, height) = resolution.size
         guard sends && settings.enabled && settings.source != .none else {
             encoder = nil
@@ -47,7 +53,8 @@ final class VideoPipeline {
             return
         }
         do {
-            encoder = try VP8Encoder(width: width, height: height, bitrateKbps: settings.bitrateKbps, framesPerSecond: settings.framesPerSecond)
+            encoder = BackgroundEncoder(try VP8Encoder(width: width, height: height, bitrateKbps: settings.bitrateKbps,
+                                                       framesPerSecond: settings.framesPerSecond))
         } catch {
             throw CommandFailure(.failure, code: "vp8", "cannot start the video encoder: \(error)")
         }
@@ -74,28 +81,39 @@ final class VideoPipeline {
     /// A peer asked for a key frame (PLI).
     func keyFrameRequested() { forceKeyFrame = true }
 
+    /// Sends what the encoder finished, and hands it the next picture when one is due.
     func tick(now: Instant, links: [PeerLink]) {
         guard settings.enabled, let encoder else { return }
+        if let (data, index) = encoded {
+            encoded = nil
+            let payloads = packetizer.packetize(data)
+            for link in links where link.phase == .connected { send(payloads, index: index, to: link) }
+        }
         let interval = Duration.milliseconds(1000 / Int64(settings.framesPerSecond))
         var due = nextFrameAt ?? now
         guard now >= due else { return }
         if now.since(due) > .milliseconds(500) { due = now }
-        // One frame per tick at most: a late tick skips frames rather than bursting them.
-        guard let picture = pattern?.nextFrame() ?? latest else { return }
-        let key = forceKeyFrame
-        forceKeyFrame = false
-        if let (data, _) = try? encoder.encode(picture, keyFrame: key) {
-            let payloads = packetizer.packetize(data)
-            for link in links where link.phase == .connected { send(payloads, to: link) }
-        }
-        frameIndex &+= 1
         while due <= now { due = due + interval }
         nextFrameAt = due
+        // One frame at a time: while the encoder is busy, a due frame is skipped, not queued.
+        guard !encoding, let picture = pattern?.nextFrame() ?? latest else { return }
+        let key = forceKeyFrame
+        forceKeyFrame = false
+        let index = frameIndex
+        frameIndex &+= 1
+        encoding = true
+        let pipeline = Unchecked(self)
+        encoder.encode(picture, keyFrame: key) { [loop] data in
+            loop.invoke {
+                pipeline.value.encoding = false
+                if let data { pipeline.value.encoded = (data, index) }
+            }
+        }
     }
 
-    private func send(_ payloads: [[UInt8]], to link: PeerLink) {
+    private func send(_ payloads: [[UInt8]], index: UInt32, to link: PeerLink) {
         guard let video = link.video, video.sends, let srtp = link.srtp else { return }
-        let timestamp = link.videoOut.timestamp &+ frameIndex &* UInt32(90_000 / settings.framesPerSecond)
+        let timestamp = link.videoOut.timestamp &+ index &* UInt32(90_000 / settings.framesPerSecond)
         for (i, payload) in payloads.enumerated() {
             let packet = RTPPacket(marker: i == payloads.count - 1, payloadType: video.payloadType, sequenceNumber: link.videoOut.sequence,
                                    timestamp: timestamp, ssrc: link.videoSSRC, payload: payload)
@@ -191,4 +209,27 @@ struct RetransmissionHistory {
     }
 
     func packet(_ sequence: UInt16) -> [UInt8]? { packets[sequence] }
+}
+
+/// The VP8 encoder on its own serial queue, so that encoding (milliseconds a frame) never holds up
+/// the event loop, where audio is played out and packets are moved (DESIGN.md: capture and
+/// encoding of video run on their own threads). The encoder is only touched on `queue`.
+final class BackgroundEncoder: @unchecked Sendable {
+    private let encoder: VP8Encoder
+    private let queue = DispatchQueue(label: "conf.video.encoder")
+
+    init(_ encoder: VP8Encoder) { self.encoder = encoder }
+
+    /// Encodes on the queue; `done` gets the frame's bytes (nil when dropped or failed), on the queue.
+    func encode(_ frame: VideoFrame, keyFrame: Bool, done: @escaping @Sendable ([UInt8]?) -> Void) {
+        queue.async { [self] in
+            done((try? self.encoder.encode(frame, keyFrame: keyFrame))??.data)
+        }
+    }
+}
+
+/// Carries a loop-confined object through a @Sendable closure that runs back on the loop thread.
+struct Unchecked<T>: @unchecked Sendable {
+    let value: T
+    init(_ value: T) { self.value = value }
 }
