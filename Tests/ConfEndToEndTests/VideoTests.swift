@@ -37,6 +37,7 @@ import Testing
         #expect(guest.waitForExit() == 0 && host.waitForExit() == 0)
         let recording = try Self.frames(file)
         #expect(recording.frames.first.map { $0[0] & 0x01 == 0 } == true, "the recording starts with a key frame")
+        #expect(recording.width == 320 && recording.height == 240, "the IVF header declares the room's size")
         let decoder = try VP8Decoder()
         var decoded = 0
         for frame in recording.frames {

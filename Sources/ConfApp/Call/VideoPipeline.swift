@@ -30,6 +30,8 @@ final class VideoPipeline {
     private let reporter: EventReporter
     private let encoder: BackgroundEncoder?
     private let loop: EventLoop
+    /// The room's video size: what we send, and what recordings declare.
+    private let size: (width: Int, height: Int)
     /// An encoded frame back from the encoder's queue, sent on the next tick: (data, frame index).
     private var encoded: (data: [UInt8], index: UInt32)?
     private var encoding = false
@@ -46,6 +48,7 @@ final class VideoPipeline {
         self.settings = settings
         self.reporter = reporter
         self.loop = loop
+        size = resolution.size
         let (width, height) = resolution.size
         guard sends && settings.enabled && settings.source != .none else {
             encoder = nil
@@ -164,10 +167,9 @@ final class VideoPipeline {
         let receiver = VideoReceiver()
         receiver.decoder = try? VP8Decoder()
         if let directory = settings.recordDirectory {
-            let (width, height) = (640, 480)  // the IVF header's nominal size; frames carry their own
             let path = directory + "/" + AudioPipeline.recordingName(for: link.peer) + ".ivf"
             do {
-                receiver.recorder = try IVFWriter(path: path, width: width, height: height)
+                receiver.recorder = try IVFWriter(path: path, width: size.width, height: size.height)
             } catch {
                 reporter.note("conf: cannot record \(link.peer.name)'s video: \(error)")
             }

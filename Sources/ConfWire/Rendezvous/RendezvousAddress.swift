@@ -11,7 +11,7 @@ public struct HostPort: Hashable, Sendable, CustomStringConvertible {
         self.port = port
     }
 
-    /// Nil with a reason when `text` is not a host, a host:port or a [v6]:port.
+    /// The address in `text` (a host, host:port or [v6]:port), or a failure saying what is wrong with it.
     public static func parse(_ text: String, defaultHost: String = "0.0.0.0") -> Result<HostPort, AddressProblem> {
         var host: Substring
         var portText: Substring?

@@ -40,7 +40,7 @@ public struct IceCandidate: Hashable, Sendable, CustomStringConvertible {
         return text
     }
 
-    /// Parses "candidate:..." (the "a=" may be present or not). Nil with a reason on bad input.
+    /// Parses "candidate:..." (the "a=" may be present or not). A failure names what is wrong.
     public static func parse(_ text: String) -> Result<IceCandidate, SDPError> {
         var body = Substring(text)
         if body.hasPrefix("a=") { body = body.dropFirst(2) }
