@@ -85,8 +85,9 @@ import Testing
         return hits.sorted()
     }
 
-    @Test func zshCompletesCommandsOptionsAndValues() throws {
-        guard let zsh = Self.which("zsh") else { return }  // zsh absent: nothing to test against
+    @Test(.enabled(if: ShellCompletionTests.which("zsh") != nil, "zsh is not installed (scripts/install-deps --test)"))
+    func zshCompletesCommandsOptionsAndValues() throws {
+        let zsh = try #require(Self.which("zsh"))
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("conf-zsh-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -97,8 +98,9 @@ import Testing
         #expect(try Self.zshComplete("conf completions ", zsh: zsh, dir: dir) == ["bash", "fish", "zsh"])
     }
 
-    @Test func fishCompletes() throws {
-        guard let fish = Self.which("fish") else { return }
+    @Test(.enabled(if: ShellCompletionTests.which("fish") != nil, "fish is not installed (scripts/install-deps --test)"))
+    func fishCompletes() throws {
+        let fish = try #require(Self.which("fish"))
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("conf-fish-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }

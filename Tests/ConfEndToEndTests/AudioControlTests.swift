@@ -4,7 +4,7 @@ import Testing
 /// Mute, mute-peer and talking events between real processes, driven by stdin commands.
 @Suite struct AudioControlTests {
     static func recordingSize(_ path: String) -> Int {
-        ((try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0) / 2
+        fileSize(path) / 2
     }
 
     /// Waits until the recording at `path` has grown by `samples` from now.

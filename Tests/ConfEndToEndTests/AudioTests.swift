@@ -43,7 +43,7 @@ import Testing
         // data grows as it plays out), then everyone leaves and the recordings are complete.
         func recorded(_ listener: String, _ speaker: String) -> Int {
             let path = root.appendingPathComponent(listener).appendingPathComponent("\(speaker).wav").path
-            return ((try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0) / 2
+            return fileSize(path) / 2
         }
         #expect(ConfProcess.waitUntil(timeout: .seconds(10)) {
             tones.keys.allSatisfy { l in tones.keys.filter { $0 != l }.allSatisfy { recorded(l, $0) >= 72_000 } }
@@ -83,7 +83,7 @@ import Testing
         // Once a second of the talker is recorded, the listener (connected as long) has had time to send.
         let talkerFile = root.appendingPathComponent("talker.wav").path
         #expect(ConfProcess.waitUntil(timeout: .seconds(10)) {
-            ((try? FileManager.default.attributesOfItem(atPath: talkerFile)[.size] as? Int) ?? 0) >= 96_000
+            fileSize(talkerFile) >= 96_000
         })
         #expect(!FileManager.default.fileExists(atPath: root.appendingPathComponent("lis.wav").path))
         for p in [recorder, talker, listener] { p.signal(SIGTERM) }

@@ -162,6 +162,11 @@ final class RendezvousProcess {
     }
 }
 
+/// The size of a file in bytes; 0 when it does not exist (yet).
+func fileSize(_ path: String) -> Int {
+    (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+}
+
 struct TestFailure: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }

@@ -147,6 +147,15 @@ final class PulseDaemon {
         return best
     }
 
+    /// Records `seconds` of spkB's monitor (bob's speaker) with parec; its 48 kHz mono samples.
+    static func recordSpeaker(_ pulse: PulseDaemon, seconds: Double, into file: URL) throws -> [Int16] {
+        let recorder = try pulse.start("/usr/bin/parec", ["--device=spkB.monitor", "--rate=48000", "--channels=1", "--format=s16le", "--raw"],
+                                       output: file)
+        #expect(ConfProcess.waitUntil(timeout: .seconds(20)) { fileSize(file.path) >= Int(seconds * 96_000) })
+        kill(recorder.processIdentifier, SIGKILL)
+        return try Data(contentsOf: file).withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
+    }
+
     /// ann captures from micA's monitor; bob plays into spkB. Both connected on return.
     static func call(_ pulse: PulseDaemon) throws -> (RendezvousProcess, ConfProcess, ConfProcess) {
         let server = try RendezvousProcess()
@@ -173,16 +182,9 @@ final class PulseDaemon {
         let (server, a, b) = try Self.call(pulse)
         defer { withExtendedLifetime(server) {} }
         let player = try pulse.start("/usr/bin/paplay", ["--device=micA", wav.path])
-        let captured = dir.appendingPathComponent("spkB.raw")
-        let recorder = try pulse.start("/usr/bin/parec", ["--device=spkB.monitor", "--rate=48000", "--channels=1", "--format=s16le", "--raw"],
-                                       output: captured)
         // Four seconds of B's speaker (80 pattern steps).
-        #expect(ConfProcess.waitUntil(timeout: .seconds(20)) {
-            ((try? FileManager.default.attributesOfItem(atPath: captured.path)[.size] as? Int) ?? 0) >= 384_000
-        })
-        kill(recorder.processIdentifier, SIGKILL)
+        let samples = try Self.recordSpeaker(pulse, seconds: 4, into: dir.appendingPathComponent("spkB.raw"))
         kill(player.processIdentifier, SIGKILL)
-        let samples = try Data(contentsOf: captured).withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
         let correlation = Self.bestCorrelation(original: original, recorded: Array(samples.suffix(192_000)))
         #expect(correlation > 0.8, "correlation \(correlation)")
         a.signal(SIGTERM)
@@ -203,13 +205,7 @@ final class PulseDaemon {
         let player = try pulse.start("/usr/bin/paplay", ["--device=micA", tone.path])
         // Once B hears ann talking, record a second of B's speaker.
         #expect(b.waitForEvent("talking", timeout: .seconds(10)) { $0["talking"] as? Bool == true } != nil)
-        let captured = dir.appendingPathComponent("spkB.raw")
-        let recorder = try pulse.start("/usr/bin/parec", ["--device=spkB.monitor", "--rate=48000", "--channels=1", "--format=s16le", "--raw"],
-                                       output: captured)
-        #expect(ConfProcess.waitUntil(timeout: .seconds(15)) {
-            ((try? FileManager.default.attributesOfItem(atPath: captured.path)[.size] as? Int) ?? 0) >= 144_000
-        })
-        kill(recorder.processIdentifier, SIGKILL)
+        let samples = try Self.recordSpeaker(pulse, seconds: 1.5, into: dir.appendingPathComponent("spkB.raw"))
         kill(player.processIdentifier, SIGKILL)
         // The streams as the desktop's mixer sees them: B plays ann as a stream named after her; A's
         // capture asks for the echo canceller and says it is a phone call.
@@ -217,7 +213,6 @@ final class PulseDaemon {
         #expect(inputs.contains("media.name = \"ann\""), "\(inputs)")
         let outputs = pulse.output("/usr/bin/pactl", ["list", "source-outputs"])
         #expect(outputs.contains("media.role = \"phone\"") && outputs.contains("filter.want = \"echo-cancel\""), "\(outputs)")
-        let samples = try Data(contentsOf: captured).withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
         let tail = samples.suffix(48_000)
         #expect(AudioTests.tonePower(tail, 523) > 0.02, "B's speaker does not carry A's tone")
         #expect(AudioTests.tonePower(tail, 1000) < 0.002)

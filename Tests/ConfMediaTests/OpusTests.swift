@@ -29,7 +29,8 @@ import Testing
         let recovered = decoder.conceal(usingNext: packets[21])  // packet 20 "lost"
         #expect(recovered.count == 960)
         #expect(SignalAnalysis.tonePower(recovered, frequency: 600) > 0.01)
-        #expect(decoder.decode([0xFF, 0xFF, 0xFF]) == nil || true)  // garbage never crashes
+        _ = decoder.decode([0xFF, 0xFF, 0xFF])  // garbage: whatever libopus makes of it, no crash
+        #expect(decoder.conceal(usingNext: nil).count == 960)  // and the decoder still works
         #expect(decoder.conceal(usingNext: nil).count == 960)
     }
 
