@@ -40,10 +40,7 @@ struct HostCommand {
         } else {
             // The embedded rendezvous hands the host's own --stun/--turn servers to everyone who joins.
             var config = RendezvousConfig()
-            config.iceServers = settings.call.iceServers.map { server in
-                let url = "\(server.credentials == nil ? "stun" : "turn"):\(HostPort(host: server.host, port: server.port))"
-                return IceServer(urls: [url], username: server.credentials?.username, credential: server.credentials?.password)
-            }
+            config.iceServers = CallSetup.iceServers(settings.call.iceServers)
             let server = RendezvousServer(loop: loop, core: RendezvousCore(config: config, random: KernelRandom())) { _ in }
             let port: UInt16
             do {

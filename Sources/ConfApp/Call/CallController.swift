@@ -82,8 +82,9 @@ final class CallController {
         mediaTicker = loop.schedule(every: .milliseconds(5)) { [weak self] in
             guard let self else { return false }
             let now = self.clock.now()
-            self.audio?.tick(now: now, links: Array(self.links.values))
-            self.video?.tick(now: now, links: Array(self.links.values))
+            let links = Array(self.links.values)
+            self.audio?.tick(now: now, links: links)
+            self.video?.tick(now: now, links: links)
             return true
         }
         for peer in joined.peers { roster[peer.id] = peer }

@@ -112,6 +112,14 @@ enum CallSetup {
         }
     }
 
+    /// The inverse of `servers(from:)`: our ICE servers as the rendezvous hands them out.
+    static func iceServers(_ addresses: [IceServerAddress]) -> [IceServer] {
+        addresses.map { server in
+            let url = "\(server.credentials == nil ? "stun" : "turn"):\(HostPort(host: server.host, port: server.port))"
+            return IceServer(urls: [url], username: server.credentials?.username, credential: server.credentials?.password)
+        }
+    }
+
     /// Attaches peer connections to `session`.
     static func attach(to session: ParticipantSession, loop: EventLoop, reporter: EventReporter, options: Options)
         throws(CommandFailure) -> CallController
