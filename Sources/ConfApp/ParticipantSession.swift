@@ -144,6 +144,8 @@ final class ParticipantSession {
             break
         case .roomClosed(let reason):
             roomClosedReason = reason
+        case .knocking, .knock, .knockEnded:
+            break  // locked rooms: not handled by this client yet
         }
     }
 

@@ -150,6 +150,8 @@ public final class RendezvousCore {
             }
             close(id, code: CloseCode.normal, reason: "left")
         case .ping: send(.pong, to: id)
+        case .resume, .admit, .deny:
+            refuse(id, .badMessage, "not supported by this rendezvous yet")
         }
     }
 

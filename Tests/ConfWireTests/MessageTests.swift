@@ -7,7 +7,7 @@ import Testing
         let messages: [ClientMessage] = [
             .join(room: RoomID("1234-5678")!, pin: Pin("000001")!, name: "Zoë"),
             .signal(to: ParticipantID("p2"), payload: .object(["sdp": "v=0\r\n", "n": [1, 2]])),
-            .leave, .ping,
+            .leave, .ping, .resume(token: "v1.abc-DEF_123"), .admit(KnockID("k1")!), .deny(KnockID("k12")!),
         ]
         for message in messages { #expect(try ClientMessage(text: message.json.serialized) == message) }
     }
@@ -16,11 +16,13 @@ import Testing
         let joined = ServerMessage.Joined(
             you: ParticipantID("p3"), role: .listener, room: RoomID("1234-5678")!, roomName: "standup", resolution: .p720,
             peers: [Participant(id: ParticipantID("p1"), name: "ann", role: .publisher)],
-            iceServers: [IceServer(urls: ["stun:192.0.2.1:3478"]), IceServer(urls: ["turn:192.0.2.1:3478"], username: "u", credential: "p")])
+            iceServers: [IceServer(urls: ["stun:192.0.2.1:3478"]), IceServer(urls: ["turn:192.0.2.1:3478"], username: "u", credential: "p")],
+            resumeToken: "v1.token")
         let messages: [ServerMessage] = [
             .joined(joined), .peerJoined(joined.peers[0]), .peerLeft(ParticipantID("p1")),
             .signal(from: ParticipantID("p1"), payload: ["x"]), .error(code: .roomFull, message: "full"), .pong,
-            .roomClosed(reason: "host-left"),
+            .roomClosed(reason: "host-left"), .knocking(message: "wait"),
+            .knock(.init(id: KnockID("k3")!, name: "bob", role: .publisher)), .knockEnded(KnockID("k3")!, outcome: .denied),
         ]
         for message in messages { #expect(try ServerMessage(text: message.json.serialized) == message) }
     }
@@ -38,10 +40,38 @@ import Testing
         (#"{"type":"join","room":"1234-5678","pin":"123456"}"#, #"missing field "name""#),
         (#"{"type":"signal","to":"p2"}"#, #"missing field "payload""#),
         (#"{"type":"signal","to":["p2"],"payload":1}"#, #"field "to" must be a string"#),
+        (#"{"type":"signal","to":"p2\u001b[2J","payload":1}"#, "participant id"),
+        (#"{"type":"resume","token":""}"#, "resume token"),
+        (#"{"type":"resume","token":"a b"}"#, "resume token"),
+        (#"{"type":"admit","knock":"p1"}"#, "knock id"),
+        (#"{"type":"deny"}"#, #"missing field "knock""#),
     ])
     func hostileClientMessagesAreRefusedWithReasons(_ text: String, _ reason: String) {
         do {
             _ = try ClientMessage(text: text)
+            Issue.record("accepted \(text)")
+        } catch {
+            #expect(error.description.contains(reason), "\(error)")
+        }
+    }
+
+    /// A rendezvous is not trusted either: what it says about others is held to the server's own rules,
+    /// so no escape sequence or bidi override arrives in a name or an id.
+    @Test(arguments: [
+        (#"{"type":"peer-joined","peer":"p2","name":"\u001b]0;pwned\u0007","role":"publisher"}"#, "control characters"),
+        (#"{"type":"peer-joined","peer":"p2","name":"ann\u202egnp.exe","role":"publisher"}"#, "control characters"),
+        (#"{"type":"peer-joined","peer":"p2","name":"","role":"publisher"}"#, "too short"),
+        (#"{"type":"peer-joined","peer":"\u001b[2J","name":"ann","role":"publisher"}"#, "participant id"),
+        (#"{"type":"peer-left","peer":"p0"}"#, "participant id"),
+        (#"{"type":"signal","from":"p1\r","payload":1}"#, "participant id"),
+        (#"{"type":"joined","you":"p1","role":"publisher","room":"1234-5678","name":"\u001b[31mred","resolution":"480p","peers":[],"ice_servers":[]}"#, "control characters"),
+        (#"{"type":"joined","you":"p1","role":"publisher","room":"1234-5678","name":"room","resolution":"480p","peers":[{"id":"p2","name":"a\nb","role":"publisher"}],"ice_servers":[]}"#, "control characters"),
+        (#"{"type":"knock","knock":"k1","name":"\u0008\u0008","role":"publisher"}"#, "control characters"),
+        (#"{"type":"knock-ended","knock":"k1","outcome":"maybe"}"#, "must be one of"),
+    ])
+    func hostileServerMessagesAreRefused(_ text: String, _ reason: String) {
+        do {
+            _ = try ServerMessage(text: text)
             Issue.record("accepted \(text)")
         } catch {
             #expect(error.description.contains(reason), "\(error)")

@@ -7,6 +7,11 @@ public enum ClientMessage: Equatable, Sendable {
     case signal(to: ParticipantID, payload: JSONValue)
     case leave
     case ping
+    /// Take back one's seat after the connection to the rendezvous was lost, with the token from `joined`.
+    case resume(token: String)
+    /// A publisher's answer to a `knock` on its locked room.
+    case admit(KnockID)
+    case deny(KnockID)
 
     public var json: JSONValue {
         switch self {
@@ -16,6 +21,9 @@ public enum ClientMessage: Equatable, Sendable {
             .object(["type": "signal", "to": .string(to.rawValue), "payload": payload])
         case .leave: .object(["type": "leave"])
         case .ping: .object(["type": "ping"])
+        case .resume(let token): .object(["type": "resume", "token": .string(token)])
+        case .admit(let knock): .object(["type": "admit", "knock": .string(knock.rawValue)])
+        case .deny(let knock): .object(["type": "deny", "knock": .string(knock.rawValue)])
         }
     }
 
@@ -35,9 +43,19 @@ public enum ClientMessage: Equatable, Sendable {
             guard payload.serialized.utf8.count <= ProtocolLimits.maxSignalPayloadBytes else {
                 throw .tooLarge(what: "the signal payload", limit: ProtocolLimits.maxSignalPayloadBytes)
             }
-            self = .signal(to: ParticipantID(try fields.string("to")), payload: payload)
+            self = .signal(to: try fields.participantID("to"), payload: payload)
         case "leave": self = .leave
         case "ping": self = .ping
+        case "resume":
+            let token = try fields.string("token")
+            guard (1...ProtocolLimits.maxResumeTokenBytes).contains(token.utf8.count),
+                token.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7f })
+            else {
+                throw .invalidValue(field: "token", reason: "a resume token is 1 to \(ProtocolLimits.maxResumeTokenBytes) printable ASCII characters")
+            }
+            self = .resume(token: token)
+        case "admit": self = .admit(try fields.knockID("knock"))
+        case "deny": self = .deny(try fields.knockID("knock"))
         case let other: throw .unknownType(other)
         }
     }

@@ -13,4 +13,10 @@ public enum ErrorCode: String, Sendable, CaseIterable {
     case flood = "flood"
     case serverFull = "server-full"
     case notFound = "not-found"
+    /// A knock on a locked room was denied, or nobody answered it in time.
+    case notAdmitted = "not-admitted"
+    /// A `resume` token was not accepted (forged, expired, or its seat was given up).
+    case resumeRefused = "resume-refused"
+    /// Too many connections from one address (or network) at once.
+    case tooManyConnections = "too-many-connections"
 }

@@ -33,6 +33,30 @@ public struct Pin: Hashable, Sendable, CustomStringConvertible {
 public struct ParticipantID: Hashable, Sendable, CustomStringConvertible {
     public let rawValue: String
     public init(_ rawValue: String) { self.rawValue = rawValue }
+    /// Nil unless `text` has the form the rendezvous assigns: "p" and a number of at most 9 digits.
+    public init?(validating text: String) {
+        guard Self.isNumbered(text, prefix: "p") else { return nil }
+        rawValue = text
+    }
+    public var description: String { rawValue }
+    /// The number after the "p", when the id has the assigned form.
+    public var number: Int? { Self.isNumbered(rawValue, prefix: "p") ? Int(rawValue.dropFirst()) : nil }
+
+    static func isNumbered(_ text: String, prefix: Character) -> Bool {
+        let digits = text.utf8.dropFirst()
+        return text.first == prefix && (1...9).contains(digits.count)
+            && digits.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") } && digits.first != UInt8(ascii: "0")
+    }
+}
+
+/// One knock on a room that is locked (too many wrong pins): "k1", "k2", ... assigned by the
+/// rendezvous; a publisher answers it with `admit` or `deny` (docs/SECURITY.md).
+public struct KnockID: Hashable, Sendable, CustomStringConvertible {
+    public let rawValue: String
+    public init?(_ text: String) {
+        guard ParticipantID.isNumbered(text, prefix: "k") else { return nil }
+        rawValue = text
+    }
     public var description: String { rawValue }
 }
 

@@ -68,6 +68,35 @@ struct FieldReader {
         return pin
     }
 
+    /// A participant id as the rendezvous assigns them: "p" and a number ("p1", "p12").
+    func participantID(_ key: String) throws(ProtocolError) -> ParticipantID {
+        let text = try string(key)
+        guard let id = ParticipantID(validating: text) else {
+            throw .invalidValue(field: key, reason: "a participant id is p and a number, like p2")
+        }
+        return id
+    }
+
+    /// A knock's id as the rendezvous assigns them: "k" and a number ("k1").
+    func knockID(_ key: String) throws(ProtocolError) -> KnockID {
+        let text = try string(key)
+        guard let id = KnockID(text) else { throw .invalidValue(field: key, reason: "a knock id is k and a number, like k3") }
+        return id
+    }
+
+    /// A participant's name, held to the same rules the rendezvous applies (Names).
+    func participantName(_ key: String) throws(ProtocolError) -> String {
+        let name = try string(key)
+        if let problem = Names.problem(withParticipantName: name) { throw .invalidValue(field: key, reason: problem) }
+        return name
+    }
+
+    func roomName(_ key: String) throws(ProtocolError) -> String {
+        let name = try string(key)
+        if let problem = Names.problem(withRoomName: name) { throw .invalidValue(field: key, reason: problem) }
+        return name
+    }
+
     func role(_ key: String) throws(ProtocolError) -> Role {
         let text = try string(key)
         guard let role = Role(rawValue: text) else { throw .invalidValue(field: key, reason: "must be publisher or listener") }

@@ -14,6 +14,8 @@ public enum ProtocolLimits {
     /// Messages one connection may send per second on average, with bursts up to `messageBurst`.
     public static let messagesPerSecond = 50
     public static let messageBurst = 200
+    /// Longest `resume` token a client may send back.
+    public static let maxResumeTokenBytes = 512
     /// Deepest JSON nesting accepted in any message.
     public static let maxJSONDepth = 32
 }
