@@ -112,7 +112,11 @@ public enum ConfProgram {
             OptionSpec("turn", value: "USER:PASS@HOST:PORT", help: "a TURN server to hand to participants", repeatable: true),
             OptionSpec("room-idle", value: "SECONDS", help: "forget a room after it has been empty this long", default: "600"),
             OptionSpec("rooms-per-minute", value: "N", help: "rooms one address may create a minute", default: "30"),
-            OptionSpec("max-rooms", value: "N", help: "rooms held at once", default: "20000"),
+            OptionSpec("max-rooms", value: "N", help: "rooms held at once (one address may hold 1 %, one /24 or /48 10 %)", default: "20000"),
+            OptionSpec("knock-timeout", value: "SECONDS", help: "how long a join on a room locked by wrong pins waits for a publisher to admit it",
+                       default: "60"),
+            OptionSpec("state-dir", value: "DIR", help: "where the secret that signs resume tokens and derives pins is kept, so a restart keeps rooms resumable",
+                       completion: .directory, default: "$XDG_STATE_HOME/conf"),
             OptionSpec("quiet", short: "q", help: "log only errors, not joins and leaves"),
         ],
         examples: [Example("conf rendezvous --listen 0.0.0.0:7373", "A standing rendezvous on every interface.")])
