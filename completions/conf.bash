@@ -80,9 +80,11 @@ _conf() {
         --room-idle) COMPREPLY=(); return ;;
         --rooms-per-minute) COMPREPLY=(); return ;;
         --max-rooms) COMPREPLY=(); return ;;
+        --knock-timeout) COMPREPLY=(); return ;;
+        --state-dir) COMPREPLY=($(compgen -d -- "$cur")); return ;;
         esac
         if [[ "$cur" == -* ]]; then
-            COMPREPLY=($(compgen -W "--listen --tls-cert --tls-key --stun --turn --room-idle --rooms-per-minute --max-rooms --quiet --help" -- "$cur"))
+            COMPREPLY=($(compgen -W "--listen --tls-cert --tls-key --stun --turn --room-idle --rooms-per-minute --max-rooms --knock-timeout --state-dir --quiet --help" -- "$cur"))
         fi
         ;;
     "conf devices")

@@ -180,6 +180,9 @@ public enum ConfProgram {
                 ("peer-disconnected", "peer, reason", "the link to a peer ended (it left, vanished, or could not be made)"),
                 ("chat", "from, name, text", "a chat message from a peer, over the encrypted data channel"),
                 ("sent", "to, text", "your chat message went to that peer"),
+                ("knocking", "room, message", "the room is locked after too many wrong pins: your join waits for someone in the call to let you in"),
+                ("knock", "knock, name, role", "someone with the right pin knocks on your locked room: answer with admit KNOCK or deny KNOCK on stdin"),
+                ("knock-ended", "knock, outcome", "a knock was admitted, denied, withdrawn or expired (by anyone in the call)"),
                 ("error", "code, message", "something failed; code is stable (wrong-pin, room-full, no-such-room, rate-limited, rendezvous-unreachable, ...)"),
             ]))
 }
