@@ -115,6 +115,8 @@ public enum ConfProgram {
             OptionSpec("max-rooms", value: "N", help: "rooms held at once (one address may hold 1 %, one /24 or /48 10 %)", default: "20000"),
             OptionSpec("knock-timeout", value: "SECONDS", help: "how long a join on a room locked by wrong pins waits for a publisher to admit it",
                        default: "60"),
+            OptionSpec("resume-grace", value: "SECONDS", help: "how long a participant whose connection dropped keeps its seat before the others are told it left",
+                       default: "30"),
             OptionSpec("state-dir", value: "DIR", help: "where the secret that signs resume tokens and derives pins is kept, so a restart keeps rooms resumable",
                        completion: .directory, default: "$XDG_STATE_HOME/conf"),
             OptionSpec("quiet", short: "q", help: "log only errors, not joins and leaves"),

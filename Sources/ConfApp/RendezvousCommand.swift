@@ -62,6 +62,7 @@ struct RendezvousCommand {
         config.roomIdleTimeout = .seconds(try context.positiveInteger("room-idle", default: 600))
         config.roomsPerMinutePerAddress = try context.positiveInteger("rooms-per-minute", default: 30)
         config.maxRooms = try context.positiveInteger("max-rooms", default: 20_000)
+        config.awayGrace = .seconds(try context.positiveInteger("resume-grace", default: 30))
         config.knockTimeout = .seconds(try context.positiveInteger("knock-timeout", default: 60))
         for stun in context.invocation.values("stun") {
             guard case .success(let endpoint) = HostPort.parse(stun, defaultHost: "") else {
