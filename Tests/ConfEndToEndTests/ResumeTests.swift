@@ -1,0 +1,50 @@
+import Foundation
+import Testing
+
+/// Seats taken back with a resume token from a real `conf rendezvous`, across a kill and a
+/// restart with the same `--state-dir` (docs/SECURITY.md, "Resume tokens").
+@Suite struct ResumeTests {
+    func join(_ server: RendezvousProcess, _ room: String, _ pin: String, _ name: String) throws -> (RawWebSocket, [String: Any]) {
+        let socket = try RawWebSocket(port: server.port)
+        socket.sendText(#"{"type":"join","room":"\#(room)","pin":"\#(pin)","name":"\#(name)"}"#)
+        guard let joined = socket.receiveJSON(), joined["type"] as? String == "joined" else { throw TestFailure("\(name) could not join") }
+        return (socket, joined)
+    }
+
+    func resume(_ server: RendezvousProcess, _ token: String) throws -> (RawWebSocket, [String: Any]?) {
+        let socket = try RawWebSocket(port: server.port)
+        socket.sendText(#"{"type":"resume","token":"\#(token)"}"#)
+        return (socket, socket.receiveJSON())
+    }
+
+    @Test func aRestartedRendezvousWithTheSameSecretGivesTheSeatsBack() throws {
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent("conf-resume-\(getpid())").path
+        defer { try? FileManager.default.removeItem(atPath: state) }
+        let first = try RendezvousProcess(["--state-dir", state])
+        let room = try first.createRoom(name: "retro")
+        let (_, ann) = try join(first, room.room, room.pin, "ann")
+        let (_, bob) = try join(first, room.room, room.listenPin, "bob")
+        let annToken = try #require(ann["resume_token"] as? String), bobToken = try #require(bob["resume_token"] as? String)
+        let mode = try #require(try FileManager.default.attributesOfItem(atPath: state + "/rendezvous-secret")[.posixPermissions] as? Int)
+        #expect(mode == 0o600)
+        first.process.signal(SIGKILL)
+        #expect(first.process.waitForExit() != nil)
+
+        let second = try RendezvousProcess(["--state-dir", state])
+        defer { second.process.signal(SIGTERM) }
+        let (bobSocket, bobBack) = try resume(second, bobToken)
+        #expect(bobBack?["type"] as? String == "joined" && bobBack?["you"] as? String == "p2", "\(bobBack ?? [:])")
+        #expect(bobBack?["role"] as? String == "listener" && bobBack?["name"] as? String == "retro")
+        let (_, annBack) = try resume(second, annToken)
+        #expect(annBack?["you"] as? String == "p1" && (annBack?["peers"] as? [[String: Any]])?.first?["name"] as? String == "bob")
+        #expect(bobSocket.receiveJSON()?["type"] as? String == "peer-joined")
+        // The pins are the same after the restart: they come from the secret.
+        let (_, newcomer) = try join(second, room.room, room.pin, "cid")
+        #expect((newcomer["peers"] as? [[String: Any]])?.count == 2)
+
+        let other = try RendezvousProcess(["--state-dir", state + "-other"])
+        defer { other.process.signal(SIGTERM); try? FileManager.default.removeItem(atPath: state + "-other") }
+        let (_, refused) = try resume(other, annToken)
+        #expect(refused?["code"] as? String == "resume-refused")
+    }
+}
