@@ -111,7 +111,7 @@ public enum ConfProgram {
             OptionSpec("stun", value: "HOST:PORT", help: "a STUN server to hand to participants", repeatable: true),
             OptionSpec("turn", value: "USER:PASS@HOST:PORT", help: "a TURN server to hand to participants", repeatable: true),
             OptionSpec("room-idle", value: "SECONDS", help: "forget a room after it has been empty this long", default: "600"),
-            OptionSpec("rooms-per-minute", value: "N", help: "rooms one address may create a minute", default: "30"),
+            OptionSpec("rooms-per-minute", value: "N", help: "rooms one address (an IPv6 /64) may create a minute; one /24 or /48 four times as many", default: "30"),
             OptionSpec("max-rooms", value: "N", help: "rooms held at once (one address may hold 1 %, one /24 or /48 10 %)", default: "20000"),
             OptionSpec("knock-timeout", value: "SECONDS", help: "how long a join on a room locked by wrong pins waits for a publisher to admit it",
                        default: "60"),

@@ -61,6 +61,8 @@ struct RendezvousCommand {
         var config = RendezvousConfig()
         config.roomIdleTimeout = .seconds(try context.positiveInteger("room-idle", default: 600))
         config.roomsPerMinutePerAddress = try context.positiveInteger("rooms-per-minute", default: 30)
+        // A network (a /24, a /48) may create four clients' worth.
+        config.roomsPerMinutePerNetwork = 4 * config.roomsPerMinutePerAddress
         config.maxRooms = try context.positiveInteger("max-rooms", default: 20_000)
         config.awayGrace = .seconds(try context.positiveInteger("resume-grace", default: 30))
         config.knockTimeout = .seconds(try context.positiveInteger("knock-timeout", default: 60))
