@@ -25,6 +25,7 @@ struct RendezvousCommand {
             return error.exitCode.rawValue
         }
         let quiet = context.invocation.flag("quiet")
+        DescriptorLimit.raiseToHard()  // Before any socket: a soft limit of 1024 is reached under load.
         let loop = EventLoop()
         let server = RendezvousServer(loop: loop, core: RendezvousCore(config: config, random: KernelRandom())) { line in
             if !quiet { Console.err("rendezvous: \(line)") }
