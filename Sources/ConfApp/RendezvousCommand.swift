@@ -15,11 +15,13 @@ struct RendezvousCommand {
     func run() -> Int32 {
         let config: RendezvousConfig
         let endpoint: HostPort
+        let perClient: Int
         let tls: (certificate: String, key: String)?
         do throws(CommandFailure) {
             config = try Self.config(context)
             endpoint = try context.endpoint("listen", default: "0.0.0.0:7373")
             tls = try Self.tls(context)
+            perClient = try context.positiveInteger("max-connections-per-client", default: 64)
         } catch {
             Console.err("conf rendezvous: \(error.message)")
             return error.exitCode.rawValue
@@ -27,7 +29,8 @@ struct RendezvousCommand {
         let quiet = context.invocation.flag("quiet")
         DescriptorLimit.raiseToHard()  // Before any socket: a soft limit of 1024 is reached under load.
         let loop = EventLoop()
-        let server = RendezvousServer(loop: loop, core: RendezvousCore(config: config, random: KernelRandom())) { line in
+        let limits = ConnectionAdmission.Limits(maxTotal: DescriptorLimit.connectionBudget, maxPerClient: perClient)
+        let server = RendezvousServer(loop: loop, core: RendezvousCore(config: config, random: KernelRandom()), limits: limits) { line in
             if !quiet { Console.err("rendezvous: \(line)") }
         }
         let port: UInt16
