@@ -17,6 +17,7 @@ final class ConnectionAcceptor {
     private let loop: EventLoop
     private let fd: Int32
     private let onAccept: (Int32) -> Void
+    private let acceptOne: (Int32) -> Int32
     private let log: (String) -> Void
     private var watch: Timer?
     private var retry: Timer?
@@ -26,8 +27,11 @@ final class ConnectionAcceptor {
     /// Accepts per wakeup, so that a connect flood does not starve the connections already open.
     static let batch = 64
 
-    init(loop: EventLoop, listeningFD: Int32, log: @escaping (String) -> Void, onAccept: @escaping (Int32) -> Void) {
+    /// `accept` is the system call (the new descriptor or -errno); tests make it fail.
+    init(loop: EventLoop, listeningFD: Int32, accept: @escaping (Int32) -> Int32 = { conf_accept($0) },
+         log: @escaping (String) -> Void, onAccept: @escaping (Int32) -> Void) {
         self.loop = loop
+        acceptOne = accept
         fd = listeningFD
         self.log = log
         self.onAccept = onAccept
@@ -50,7 +54,7 @@ final class ConnectionAcceptor {
     /// Returns whether to keep watching.
     private func acceptBatch() -> Bool {
         for _ in 0..<Self.batch {
-            let result = conf_accept(fd)
+            let result = acceptOne(fd)
             if result >= 0 {
                 if backoff != .zero {
                     log("accepting connections again")

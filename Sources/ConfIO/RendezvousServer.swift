@@ -83,7 +83,7 @@ public final class RendezvousServer {
         }
         let socket = try ListeningSocket(host: endpoint.host, port: endpoint.port)
         listeners.append(socket)
-        acceptors.append(ConnectionAcceptor(loop: loop, listeningFD: g_socket_get_fd(socket.socket), log: log) { [unowned self] fd in
+        acceptors.append(ConnectionAcceptor(loop: loop, listeningFD: socket.fd, log: log) { [unowned self] fd in
             self.accept(fd, tls: certificate)
         })
         return socket.port
