@@ -100,7 +100,7 @@ struct HostCommand {
     static func report(_ room: RoomCreated, advertised: [String], reporter: EventReporter) {
         let join = "conf join \(room.room) \(room.pin.digits) --server \(advertised[0])"
         let style = reporter.style
-        var human = "Room \(style.bold(room.name))  id \(style.bold(room.room.rawValue))  pin \(style.bold(room.pin.digits))"
+        var human: TerminalText = "Room \(style.bold(room.name))  id \(style.bold(room.room.rawValue))  pin \(style.bold(room.pin.digits))"
             + "  listen-only pin \(style.bold(room.listenPin.digits))  (\(room.resolution.rawValue))\n"
             + "Others join with:  \(join)"
         if advertised.count > 1 { human += "\n  (this machine is also at \(advertised.dropFirst().joined(separator: ", ")))" }

@@ -27,7 +27,8 @@ struct RendezvousCommand {
         let quiet = context.invocation.flag("quiet")
         let loop = EventLoop()
         let server = RendezvousServer(loop: loop, core: RendezvousCore(config: config, random: KernelRandom())) { line in
-            if !quiet { Console.err("rendezvous: \(line)") }
+            // Log lines quote what clients sent (room and participant names): escaped for the terminal.
+            if !quiet { Console.err("rendezvous: " + TerminalEscape.escape(line)) }
         }
         let port: UInt16
         do throws(GLibError) {
