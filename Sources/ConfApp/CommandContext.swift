@@ -78,6 +78,20 @@ struct CommandContext {
         }
     }
 
+    /// Where to listen: an IP address of this machine (or localhost) and a port, checked before
+    /// anything is started.
+    func listenEndpoint(default fallback: String) throws(CommandFailure) -> HostPort {
+        let endpoint = try endpoint("listen", default: fallback)
+        var buffer = [UInt8](repeating: 0, count: 16)
+        let isAddress = endpoint.host == "localhost" || inet_pton(AF_INET, endpoint.host, &buffer) == 1
+            || inet_pton(AF_INET6, endpoint.host, &buffer) == 1
+        guard isAddress else {
+            throw usage("\(origin("listen")) '\(setting("listen") ?? fallback)': '\(endpoint.host)' is not an IP address; "
+                        + "give an address of this machine and a port, like 0.0.0.0:7373 (every interface) or 127.0.0.1:7373")
+        }
+        return endpoint
+    }
+
     func positiveInteger(_ long: String, default fallback: Int) throws(CommandFailure) -> Int {
         guard let text = setting(long) else { return fallback }
         guard let value = Int(text), value > 0 else { throw usage("--\(long) '\(text)': give a positive whole number") }

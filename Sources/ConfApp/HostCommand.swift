@@ -21,9 +21,10 @@ struct HostCommand {
                 throw context.usage("\(context.origin("resolution")) '\(resolutionText)': use one of \(ConfProgram.resolutions.joined(separator: ", "))")
             }
             request = CreateRoomRequest(name: roomName, resolution: resolution)
-            settings = try ParticipantRun.Settings(context)
             standing = try context.rendezvousAddress()
-            listen = try context.endpoint("listen", default: "0.0.0.0:7373")
+            listen = try context.listenEndpoint(default: "0.0.0.0:7373")
+            // Last: after every option is checked, it opens the sound server.
+            settings = try ParticipantRun.Settings(context)
         } catch {
             reporter.failure(error)
             return error.exitCode.rawValue

@@ -18,7 +18,7 @@ struct RendezvousCommand {
         let tls: (certificate: String, key: String)?
         do throws(CommandFailure) {
             config = try Self.config(context)
-            endpoint = try context.endpoint("listen", default: "0.0.0.0:7373")
+            endpoint = try context.listenEndpoint(default: "0.0.0.0:7373")
             tls = try Self.tls(context)
         } catch {
             Console.err("conf rendezvous: \(error.message)")
