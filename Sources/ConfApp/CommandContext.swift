@@ -60,13 +60,27 @@ struct CommandContext {
         }
     }
 
+    /// `--ca` as a readable file, or nil; relative paths are relative to the working directory.
+    func caFile() throws(CommandFailure) -> String? {
+        guard let ca = setting("ca") else { return nil }
+        var info = stat()
+        guard stat(ca, &info) == 0, access(ca, R_OK) == 0 else {
+            throw usage("\(origin("ca")) \(ca): cannot read it (\(String(cString: strerror(errno)))) — give a PEM file of certificates to trust")
+        }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            throw usage("\(origin("ca")) \(ca): not a file — give a PEM file of certificates to trust")
+        }
+        return ca
+    }
+
     /// A client for the rendezvous at `address`, trusting `--ca` when given.
     func rendezvousClient(_ address: RendezvousAddress) throws(CommandFailure) -> RendezvousClient {
-        let ca = setting("ca")
+        let ca = try caFile()
         do {
             return try RendezvousClient(address: address, trusting: ca)
         } catch {
-            throw CommandFailure(.failure, code: "ca", "\(origin("ca")) \(ca ?? ""): \(error.message)")
+            let why = error.message.hasSuffix(".") ? String(error.message.dropLast()) : error.message
+            throw usage("\(origin("ca")) \(ca ?? ""): \(why) — give a PEM file of certificates to trust")
         }
     }
 

@@ -22,6 +22,7 @@ struct HostCommand {
             }
             request = CreateRoomRequest(name: roomName, resolution: resolution)
             standing = try context.rendezvousAddress()
+            _ = try context.caFile()
             listen = try context.listenEndpoint(default: "0.0.0.0:7373")
             // Last: after every option is checked, it opens the sound server.
             settings = try ParticipantRun.Settings(context)

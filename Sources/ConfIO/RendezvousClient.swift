@@ -32,19 +32,24 @@ public final class RendezvousClient {
 
     /// With `trusting`, a wss:// rendezvous is verified against the certificates in that PEM file
     /// (a private CA, or the server's self-signed certificate) instead of the system's.
+    /// A relative `caFile` is taken from the working directory (GLib wants an absolute path).
     public init(address: RendezvousAddress, trusting caFile: String? = nil, timeout: Duration = .seconds(10)) throws(GLibError) {
         self.address = address
-        session = UnsafeMutablePointer(OpaquePointer(conf_soup_session_new(UInt32(max(1, timeout.nanosecondsClamped / 1_000_000_000)))))
-        if let caFile {
-            do {
-                let database = try withGError { g_tls_file_database_new(caFile, $0) }
-                soup_session_set_tls_database(session, database)
-                g_object_unref(database)
-            } catch {
-                g_object_unref(session)
-                throw error
-            }
+        // The database first: once `session` is set, a throw would run deinit, which frees it.
+        let database = try caFile.map { file throws(GLibError) in
+            try withGError { g_tls_file_database_new(Self.absolute(file), $0) }
         }
+        session = UnsafeMutablePointer(OpaquePointer(conf_soup_session_new(UInt32(max(1, timeout.nanosecondsClamped / 1_000_000_000)))))
+        if let database {
+            soup_session_set_tls_database(session, database)
+            g_object_unref(database)
+        }
+    }
+
+    private static func absolute(_ path: String) -> String {
+        guard !path.hasPrefix("/"), let cwd = getcwd(nil, 0) else { return path }
+        defer { free(cwd) }
+        return String(cString: cwd) + "/" + path
     }
 
     deinit {

@@ -38,4 +38,32 @@ import Testing
         let missingKey = try ConfProcess(["rendezvous", "--tls-cert", cert])
         #expect(missingKey.waitForExit() == 2)
     }
+
+    /// `--ca` relative to the working directory works (GLib itself wants an absolute path); a
+    /// missing or non-PEM file is one clear line and exit 2, with no GLib warnings.
+    @Test func caFileProblemsAreClearAndRelativePathsWork() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("conf-tls-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let (cert, key) = try Self.makeCertificate(in: dir)
+        let server = try ConfProcess(["rendezvous", "--listen", "127.0.0.1:0", "--tls-cert", cert, "--tls-key", key])
+        let line = try #require(server.waitForOutput(containing: "listening on https://"))
+        let address = "wss://" + line.split(separator: "/").last!
+
+        // The same file, named from the working directory the process inherits.
+        let up = FileManager.default.currentDirectoryPath.split(separator: "/").count
+        let relative = String(repeating: "../", count: up) + cert.dropFirst()
+        let trusted = try ConfProcess(["host", "--server", address, "--ca", relative, "--json", "--duration", "0.5"])
+        #expect(trusted.waitForExit() == 0, "\(trusted.stderr)")
+        #expect(!trusted.stderr.contains("WARNING"))
+
+        for (ca, words) in [("/no/such/ca.pem", "cannot read it"), ("/etc/passwd", "No certificate"), (dir.path, "not a file")] {
+            let p = try ConfProcess(["join", "1234-5678", "123456", "--server", address, "--ca", ca])
+            #expect(p.waitForExit() == 2, "\(ca)")
+            #expect(p.stderr.contains("--ca \(ca): ") && p.stderr.contains(words), "\(p.stderr)")
+            #expect(p.stderr.split(separator: "\n").count == 1, "one line, no GLib CRITICAL: \(p.stderr)")
+        }
+        server.signal(SIGTERM)
+        #expect(server.waitForExit() == 0)
+    }
 }
