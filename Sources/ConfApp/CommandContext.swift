@@ -60,7 +60,7 @@ struct CommandContext {
         }
     }
 
-    /// `--ca` as a readable file, or nil; relative paths are relative to the working directory.
+    /// `--ca` as a readable file, or nil; a relative path is made absolute from the working directory.
     func caFile() throws(CommandFailure) -> String? {
         guard let ca = setting("ca") else { return nil }
         var info = stat()
@@ -70,7 +70,9 @@ struct CommandContext {
         guard info.st_mode & S_IFMT == S_IFREG else {
             throw usage("\(origin("ca")) \(ca): not a file — give a PEM file of certificates to trust")
         }
-        return ca
+        guard !ca.hasPrefix("/"), let cwd = getcwd(nil, 0) else { return ca }
+        defer { free(cwd) }
+        return String(cString: cwd) + "/" + ca
     }
 
     /// A client for the rendezvous at `address`, trusting `--ca` when given.

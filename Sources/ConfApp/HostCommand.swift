@@ -12,7 +12,7 @@ struct HostCommand {
 
     func run() -> Int32 {
         let reporter = EventReporter(json: context.json, environment: context.environment)
-        let request: CreateRoomRequest, standing: RendezvousAddress?, listen: HostPort, settings: ParticipantRun.Settings
+        let request: CreateRoomRequest, standing: RendezvousAddress?, ca: String?, listen: HostPort, settings: ParticipantRun.Settings
         do throws(CommandFailure) {
             let roomName = context.invocation.value("name") ?? "conf"
             if let problem = Names.problem(withRoomName: roomName) { throw context.usage("--name: \(problem)") }
@@ -22,7 +22,7 @@ struct HostCommand {
             }
             request = CreateRoomRequest(name: roomName, resolution: resolution)
             standing = try context.rendezvousAddress()
-            _ = try context.caFile()
+            ca = try context.caFile()
             listen = try context.listenEndpoint(default: "0.0.0.0:7373")
             // Last: after every option is checked, it opens the sound server.
             settings = try ParticipantRun.Settings(context)
@@ -82,7 +82,8 @@ struct HostCommand {
             case .failure(let failure):
                 finish(.failure(ParticipantSession.describe(failure, address: address)))
             case .success(let room):
-                Self.report(room, advertised: advertised, reporter: reporter)
+                // Others need the same --ca to trust a wss:// rendezvous.
+                Self.report(room, advertised: advertised, ca: address.secure ? ca : nil, reporter: reporter)
                 let s = ParticipantSession(loop: loop, client: client, reporter: reporter, room: room.room, pin: room.pin,
                                            name: settings.name, duration: settings.duration, onEnd: finish)
                 session = s
@@ -99,8 +100,9 @@ struct HostCommand {
         return exitCode.rawValue
     }
 
-    static func report(_ room: RoomCreated, advertised: [String], reporter: EventReporter) {
-        let join = "conf join \(room.room) \(room.pin.digits) --server \(advertised[0])"
+    static func report(_ room: RoomCreated, advertised: [String], ca: String?, reporter: EventReporter) {
+        let trust = ca.map { " --ca " + shellQuoted($0) } ?? ""
+        let join = "conf join \(room.room) \(room.pin.digits) --server \(advertised[0])" + trust
         let style = reporter.style
         var human: TerminalText = "Room \(style.bold(room.name))  id \(style.bold(room.room.rawValue))  pin \(style.bold(room.pin.digits))"
             + "  listen-only pin \(style.bold(room.listenPin.digits))  (\(room.resolution.rawValue))\n"
@@ -111,5 +113,13 @@ struct HostCommand {
             "listen_pin": .string(room.listenPin.digits), "name": .string(room.name),
             "resolution": .string(room.resolution.rawValue), "join_command": .string(join),
         ]), human: human)
+    }
+
+    /// `text` as one word for a POSIX shell.
+    static func shellQuoted(_ text: String) -> String {
+        let plain = !text.isEmpty && text.unicodeScalars.allSatisfy {
+            ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || "/._-+:@%,=".unicodeScalars.contains($0)
+        }
+        return plain ? text : "'" + text.split(separator: "'", omittingEmptySubsequences: false).joined(separator: #"'\''"#) + "'"
     }
 }

@@ -29,7 +29,8 @@ import Testing
         let trusted = try ConfProcess(["host", "--server", address, "--ca", cert, "--json", "--duration", "0.5"])
         #expect(trusted.waitForExit() == 0, "\(trusted.stderr)")
         #expect(trusted.events(ofType: "joined").count == 1)
-        #expect((trusted.events(ofType: "room").first?["join_command"] as? String)?.hasSuffix("--server \(address)") == true)
+        // The join command carries the --ca others need too.
+        #expect((trusted.events(ofType: "room").first?["join_command"] as? String)?.hasSuffix("--server \(address) --ca \(cert)") == true)
 
         let untrusted = try ConfProcess(["host", "--server", address, "--duration", "0.5"])
         #expect(untrusted.waitForExit() == 6)
@@ -53,7 +54,12 @@ import Testing
         // The same file, named from the working directory the process inherits.
         let up = FileManager.default.currentDirectoryPath.split(separator: "/").count
         let relative = String(repeating: "../", count: up) + cert.dropFirst()
-        let trusted = try ConfProcess(["host", "--server", address, "--ca", relative, "--json", "--duration", "0.5"])
+        let trusted = try ConfProcess(["host", "--server", address, "--ca", relative, "--json"])
+        // The printed join command works as it is: its --ca names the file absolutely.
+        let join = try #require(trusted.waitForEvent("room")?["join_command"] as? String).split(separator: " ").dropFirst().map(String.init)
+        let guest = try ConfProcess(join + ["--duration", "0.5"])
+        #expect(guest.waitForExit() == 0, "\(guest.stderr)")
+        trusted.signal(SIGTERM)
         #expect(trusted.waitForExit() == 0, "\(trusted.stderr)")
         #expect(!trusted.stderr.contains("WARNING"))
 
