@@ -103,15 +103,18 @@ struct HostCommand {
     static func report(_ room: RoomCreated, advertised: [String], ca: String?, reporter: EventReporter) {
         let trust = ca.map { " --ca " + shellQuoted($0) } ?? ""
         let join = "conf join \(room.room) \(room.pin.digits) --server \(advertised[0])" + trust
+        let listenJoin = "conf join \(room.room) \(room.listenPin.digits) --server \(advertised[0])" + trust
         let style = reporter.style
         var human: TerminalText = "Room \(style.bold(room.name))  id \(style.bold(room.room.rawValue))  pin \(style.bold(room.pin.digits))"
             + "  listen-only pin \(style.bold(room.listenPin.digits))  (\(room.resolution.rawValue))\n"
-            + "Others join with:  \(join)"
+            + "Others join with:  \(join)\n"
+            + "Listeners join with:  \(listenJoin)"
         if advertised.count > 1 { human += "\n  (this machine is also at \(advertised.dropFirst().joined(separator: ", ")))" }
         reporter.emit(.object([
             "type": "room", "room": .string(room.room.rawValue), "pin": .string(room.pin.digits),
             "listen_pin": .string(room.listenPin.digits), "name": .string(room.name),
             "resolution": .string(room.resolution.rawValue), "join_command": .string(join),
+            "listen_join_command": .string(listenJoin),
         ]), human: human)
     }
 
