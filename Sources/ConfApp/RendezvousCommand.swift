@@ -1,4 +1,5 @@
 import ConfCore
+import ConfCrypto
 import ConfIO
 import ConfRendezvous
 import ConfWire
@@ -80,7 +81,12 @@ struct RendezvousCommand {
         case (nil, nil): return nil
         case (let cert?, let key?):
             for (path, what) in [(cert, "--tls-cert"), (key, "--tls-key")] where access(path, R_OK) != 0 {
-                throw CommandFailure(.failure, code: "tls", "\(what) \(path): cannot read the file")
+                throw context.usage("\(what) \(path): cannot read the file (\(String(cString: strerror(errno))))")
+            }
+            do {
+                try PEMKeyPair.check(certificateFile: cert, keyFile: key)
+            } catch {
+                throw context.usage("--tls-cert/--tls-key: \(error) — give the certificate and the private key made with it")
             }
             return (cert, key)
         default:

@@ -72,4 +72,20 @@ import Testing
         server.signal(SIGTERM)
         #expect(server.waitForExit() == 0)
     }
+
+    @Test func aKeyThatIsNotTheCertificatesIsRefusedAtStart() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("conf-tls-\(UUID().uuidString)")
+        let other = dir.appendingPathComponent("other")
+        try FileManager.default.createDirectory(at: other, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let (cert, _) = try Self.makeCertificate(in: dir)
+        let (_, otherKey) = try Self.makeCertificate(in: other)
+        let mismatched = try ConfProcess(["rendezvous", "--listen", "127.0.0.1:0", "--tls-cert", cert, "--tls-key", otherKey])
+        #expect(mismatched.waitForExit() == 2)
+        #expect(mismatched.stderr.contains("the key in \(otherKey) does not belong to the certificate in \(cert)"), "\(mismatched.stderr)")
+        #expect(!mismatched.stdout.contains("listening"))
+        let keyless = try ConfProcess(["rendezvous", "--listen", "127.0.0.1:0", "--tls-cert", cert, "--tls-key", cert])
+        #expect(keyless.waitForExit() == 2)
+        #expect(keyless.stderr.contains("holds no PEM private key"))
+    }
 }
