@@ -69,11 +69,11 @@ public final class RendezvousClient {
         let bytes = body.withCString { g_bytes_new($0, UInt(strlen($0))) }
         soup_message_set_request_body_from_bytes(message, "application/json", bytes)
         g_bytes_unref(bytes)
-        let box = AsyncBox { [address] source, result in
+        let box = AsyncBox { [self, address] source, result in
             var error: UnsafeMutablePointer<GError>?
             let answer = soup_session_send_and_read_finish(UnsafeMutablePointer(source), result, &error)
             defer { g_object_unref(UnsafeMutableRawPointer(message)); if let answer { g_bytes_unref(answer) } }
-            if let error { return completion(.failure(RendezvousClientError(connecting: GLibError(taking: error)))) }
+            if let error { return self.explain(GLibError(taking: error)) { completion(.failure($0)) } }
             let status = soup_message_get_status(message).rawValue
             let text = string(fromBytes: answer) ?? ""
             if status == 201 {
@@ -110,7 +110,8 @@ public final class RendezvousClient {
                 if status != 0 && status != 101 {
                     return opened(.badAnswer("\(address) refused the WebSocket upgrade (HTTP \(status)): is it a conf rendezvous?"))
                 }
-                return opened(RendezvousClientError(connecting: failure))
+                guard let self else { return opened(RendezvousClientError(connecting: failure)) }
+                return self.explain(failure, then: opened)
             }
             guard let self, let connection else { return }
             self.connection = connection
@@ -122,6 +123,33 @@ public final class RendezvousClient {
         }
         soup_session_websocket_connect_async(session, request, nil, nil, G_PRIORITY_DEFAULT, nil, onAsyncReady,
                                              Unmanaged.passRetained(box).toOpaque())
+    }
+
+    /// A plain (ws://) connection that was cut instead of answered may have reached a TLS
+    /// rendezvous, which drops an HTTP request it cannot read. Asks once over TLS: an answer, or a
+    /// certificate the TLS layer could judge, means the server speaks TLS, and the user is told to
+    /// use wss://. Otherwise (or when refused or timed out: no server, nothing to learn) the
+    /// original failure is reported.
+    private func explain(_ failure: GLibError, then report: @escaping (RendezvousClientError) -> Void) {
+        let plain = RendezvousClientError(connecting: failure)
+        let timedOut = failure.domain == "g-io-error-quark" && failure.code == Int32(G_IO_ERROR_TIMED_OUT.rawValue)
+        guard !address.secure, !failure.isConnectionRefused, !timedOut else { return report(plain) }
+        let secure = RendezvousAddress(endpoint: address.endpoint, secure: true)
+        let probe = soup_message_new("GET", secure.httpBase + "/v1/health")!
+        let box = AsyncBox { source, result in
+            var error: UnsafeMutablePointer<GError>?
+            let answer = soup_session_send_and_read_finish(UnsafeMutablePointer(source), result, &error)
+            g_object_unref(UnsafeMutableRawPointer(probe))
+            if let answer { g_bytes_unref(answer) }
+            var speaksTLS = true
+            if let error {
+                let tlsError = GLibError(taking: error)
+                speaksTLS = tlsError.domain == "g-tls-error-quark" && tlsError.code == Int32(G_TLS_ERROR_BAD_CERTIFICATE.rawValue)
+            }
+            report(speaksTLS ? .badAnswer("the rendezvous at \(self.address) speaks TLS: use --server \(secure)"
+                                          + " (with --ca FILE if its certificate is self-signed or from a private CA)") : plain)
+        }
+        soup_session_send_and_read_async(session, probe, G_PRIORITY_DEFAULT, nil, onAsyncReady, Unmanaged.passRetained(box).toOpaque())
     }
 
     public func send(_ message: ClientMessage) {
