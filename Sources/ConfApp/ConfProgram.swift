@@ -162,7 +162,7 @@ public enum ConfProgram {
                 ("$XDG_CONFIG_HOME/conf/config", "optional settings, one 'key = value' a line, '#' starts a comment; keys are long option names: server, ca, as, resolution, listen, audio-source, audio-sink, mic, speaker. Command-line options beat environment variables, which beat this file."),
             ],
             events: [
-                ("room", "room, pin, listen_pin, name, resolution, join_command", "conf host created the room"),
+                ("room", "room, pin, listen_pin, name, resolution, join_command, listen_join_command", "conf host created the room; the commands join as a publisher and as a listener"),
                 ("joined", "you, role, room, name, resolution, peers", "you are in the room; peers lists {id, name, role} of everyone already there"),
                 ("peer-joined", "peer, name, role", "someone joined"),
                 ("peer-left", "peer", "someone left or their connection dropped"),

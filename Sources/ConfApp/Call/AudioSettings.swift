@@ -5,7 +5,8 @@ import Glibc
 #endif
 
 /// What `--audio-source`, `--audio-sink`, `--record` and `--audio-bitrate` ask for, checked before
-/// the call starts (an unreadable file is an error then, not later).
+/// the call starts (an unreadable file is an error then, not later). `parse` only checks;
+/// `connectSoundServer` then opens the sound server.
 struct AudioSettings {
     enum Source: Equatable {
         case tone(Double)
@@ -70,15 +71,6 @@ struct AudioSettings {
             }
             settings.recordDirectory = directory
         }
-        if settings.needsPulse {
-            do {
-                settings.pulse = try PulseConnection()
-            } catch {
-                throw CommandFailure(.noAudioDevice, code: "no-pulseaudio",
-                    "\(error) — start PulseAudio (`pulseaudio --start`, or log in to a desktop session), or run without devices: "
-                    + "--audio-source tone:440 (or file:PATH.wav, silence) --audio-sink none")
-            }
-        }
         if let text = context.setting("audio-bitrate") {
             guard let bitrate = Int(text), (6_000...510_000).contains(bitrate) else {
                 throw context.usage("--audio-bitrate '\(text)': give bits per second from 6000 to 510000, like 32000")
@@ -86,6 +78,19 @@ struct AudioSettings {
             settings.bitrate = bitrate
         }
         return settings
+    }
+
+    /// Connects to the PulseAudio server when a source or sink needs it: called once every
+    /// option has been checked, so that a bad option is reported before any device is touched.
+    mutating func connectSoundServer() throws(CommandFailure) {
+        guard needsPulse, pulse == nil else { return }
+        do {
+            pulse = try PulseConnection()
+        } catch {
+            throw CommandFailure(.noAudioDevice, code: "no-pulseaudio",
+                "\(error) — start PulseAudio (`pulseaudio --start`, or log in to a desktop session), or run without devices: "
+                + "--audio-source tone:440 (or file:PATH.wav, silence) --audio-sink none")
+        }
     }
 
     /// Whether anything here needs a PulseAudio server.
