@@ -60,7 +60,6 @@ enum CallSetup {
         var audio = try AudioSettings.parse(context)
         var video = VideoPipeline.Settings()
         video.enabled = !context.invocation.flag("no-video")
-        video.recordDirectory = audio.recordDirectory
         switch context.setting("video-source") {
         case nil, "none": video.source = .none
         case "pattern": video.source = .pattern
@@ -179,6 +178,12 @@ enum CallSetup {
                 controller.audio = audio
                 controller.video = try VideoPipeline(settings: options.video, sends: joined.role == .publisher,
                                                      resolution: joined.resolution, loop: loop, reporter: reporter)
+                if let directory = options.audio.recordDirectory {
+                    let recordings = Recordings(directory: directory, videoSize: joined.resolution.size, reporter: reporter)
+                    controller.recordings = recordings
+                    audio.recordings = recordings
+                    controller.video?.recordings = recordings
+                }
             } catch {
                 session?.leave(failing: error)
                 return
