@@ -20,6 +20,8 @@ public final class Mesh {
     private let makeEndpoint: (ParticipantID, _ controlling: Bool) -> LocalEndpoint
     private let sessionID: UInt64
     private var negotiators: [ParticipantID: PeerNegotiator] = [:]
+    /// Each peer's role as the rendezvous gave it: what we accept from the peer follows it.
+    private var roles: [ParticipantID: Role] = [:]
     private var outputs: [Output] = []
 
     /// `makeEndpoint` gives the local parameters for the link to a peer (fresh ICE credentials
@@ -33,16 +35,21 @@ public final class Mesh {
 
     /// We joined and found `peers` already there: we offer to each.
     public func joined(peers: [Participant]) {
-        for peer in peers { add(peer.id, offering: true) }
+        for peer in peers {
+            roles[peer.id] = peer.role
+            add(peer.id, offering: true)
+        }
     }
 
     /// Someone joined after us: they will offer.
     public func peerJoined(_ peer: Participant) {
+        roles[peer.id] = peer.role
         add(peer.id, offering: false)
     }
 
     public func peerLeft(_ id: ParticipantID) {
         guard negotiators.removeValue(forKey: id) != nil else { return }
+        roles[id] = nil
         outputs.append(.close(id))
     }
 
@@ -87,7 +94,9 @@ public final class Mesh {
 
     private func add(_ id: ParticipantID, offering: Bool) {
         guard negotiators[id] == nil else { return }
-        let negotiator = PeerNegotiator(local: makeEndpoint(id, offering), isOfferer: offering, sessionID: sessionID)
+        var local = makeEndpoint(id, offering)
+        local.peerRole = roles[id] ?? .publisher
+        let negotiator = PeerNegotiator(local: local, isOfferer: offering, sessionID: sessionID)
         negotiators[id] = negotiator
         outputs.append(.open(id, controlling: offering))
         negotiator.start()

@@ -276,6 +276,13 @@ final class CallController {
                 }
             }
         case .rtp:
+            // The listen-only role is enforced here too, whatever was negotiated: a listener's
+            // media is dropped unread (the rendezvous's roster says who listens).
+            if link.peer.role == .listener {
+                link.droppedFromListener += 1
+                if link.droppedFromListener == 1 { reportIgnoredListener(link, what: "media") }
+                return
+            }
             guard let plain = link.srtp?.unprotectRTP(datagram) else { return }
             link.lastHeard = now
             guard let packet = RTPPacket(bytes: plain) else { return }
@@ -370,6 +377,12 @@ final class CallController {
         link.dataChannels = nil
         link.dtls?.close()
         drainDTLSQuietly(link)
+    }
+
+    /// Once per link and kind: a listener sent what its role does not allow; it is dropped.
+    func reportIgnoredListener(_ link: PeerLink, what: String) {
+        reporter.emit(.object(["type": "listener-ignored", "peer": .string(link.peer.id.rawValue), "what": .string(what)]),
+                      human: reporter.style.dim("\(link.peer.name) (\(link.peer.id)) joined to listen only: their \(what) is ignored"))
     }
 
     private func report(disconnected link: PeerLink, reason: String) {
