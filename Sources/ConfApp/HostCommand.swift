@@ -21,7 +21,9 @@ struct HostCommand {
                 throw context.usage("\(context.origin("resolution")) '\(resolutionText)': use one of \(ConfProgram.resolutions.joined(separator: ", "))")
             }
             request = CreateRoomRequest(name: roomName, resolution: resolution)
-            settings = try ParticipantRun.Settings(context)
+            var parsed = try ParticipantRun.Settings(context)
+            parsed.call.leavesWhenNobodyConnects = false  // the host keeps its room open
+            settings = parsed
             standing = try context.rendezvousAddress()
             listen = try context.endpoint("listen", default: "0.0.0.0:7373")
         } catch {

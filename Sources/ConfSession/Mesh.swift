@@ -76,6 +76,15 @@ public final class Mesh {
         return true
     }
 
+    /// Whether we offered the link to `id` (and so are the side that sets it up again).
+    public func isOfferer(to id: ParticipantID) -> Bool { negotiators[id]?.isOfferer ?? false }
+
+    /// The link to `id` was given up on (it failed or timed out) by us, the answerer: the peer's
+    /// next offer starts a fresh link instead of landing on the dead one.
+    public func abandon(_ id: ParticipantID) {
+        negotiators[id]?.abandon()
+    }
+
     public func localCandidate(_ candidate: IceCandidate, for id: ParticipantID) {
         guard let negotiator = negotiators[id] else { return }
         negotiator.localCandidate(candidate)

@@ -211,3 +211,20 @@ final class SimulatedRoom {
         #expect(link.dtlsRole == .client)  // the answerer to actpass is active: the DTLS client
     }
 }
+
+@Suite struct MeshAbandonTests {
+    @Test func anAbandonedAnswererStartsAFreshLinkOnTheNextOffer() {
+        let room = SimulatedRoom()
+        let a = room.join()
+        let b = room.join()  // b offered to a
+        #expect(room.members[a]!.mesh.isOfferer(to: b) == false && room.members[b]!.mesh.isOfferer(to: a))
+        room.members[a]!.mesh.abandon(b)
+        room.pump()
+        #expect(room.members[a]!.negotiations == 1)
+        #expect(room.members[b]!.mesh.restart(a))
+        room.pump()
+        #expect(room.members[a]!.negotiations == 2 && room.members[b]!.negotiations == 2)
+        #expect(room.members[a]!.controlling[b] == false)
+        #expect(room.members[a]!.failures.isEmpty)
+    }
+}

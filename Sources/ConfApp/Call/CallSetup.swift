@@ -18,6 +18,8 @@ enum CallSetup {
         var stats: Bool
         var video: VideoPipeline.Settings
         var terminalView: Bool
+        /// False for `conf host`: it stays in its room whoever fails to connect.
+        var leavesWhenNobodyConnects = true
     }
 
     static func options(_ context: CommandContext) throws(CommandFailure) -> Options {
@@ -134,7 +136,8 @@ enum CallSetup {
         var controller: CallController!
         controller = CallController(
             loop: loop, reporter: reporter, certificate: certificate,
-            settings: .init(iceServers: options.iceServers, connectTimeout: timeout, say: options.say, relayOnly: options.relayOnly),
+            settings: .init(iceServers: options.iceServers, connectTimeout: timeout, say: options.say, relayOnly: options.relayOnly,
+                           leavesWhenNobodyConnects: options.leavesWhenNobodyConnects),
             sendSignal: { [weak session] peer, payload in session?.sendSignal(to: peer, payload) },
             onNoPeerConnected: { [weak session] in
                 session?.leave(failing: CommandFailure(
