@@ -24,7 +24,7 @@ public enum ExitCode: Int32, Sendable, CaseIterable {
         case .rendezvousUnreachable: "the rendezvous could not be reached, or the connection to it was lost"
         case .rateLimited: "too many wrong pins recently, for this room or from this address: wait a minute"
         case .noPeerConnected: "conf join only: others were in the room when it joined but no peer connection could be made within --connect-timeout"
-        case .noAudioDevice: "no PulseAudio server, or no such device, when one was needed"
+        case .noAudioDevice: "a sound device asked for by flag, environment or config file could not be opened (no PulseAudio server, or no such device)"
         }
     }
 

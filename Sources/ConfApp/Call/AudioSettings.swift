@@ -29,6 +29,9 @@ struct AudioSettings {
     var fileSamples: [Int16] = []
     /// The PulseAudio server, connected up front when a source or sink needs it.
     var pulse: PulseConnection?
+    /// Set when the default devices were wanted and there is no sound server: why, and which
+    /// devices the call goes on without (silence is sent, nothing is played).
+    var missingDevices: (reason: String, devices: [String])?
 
     static func parse(_ context: CommandContext) throws(CommandFailure) -> AudioSettings {
         var settings = AudioSettings()
@@ -70,9 +73,18 @@ struct AudioSettings {
             }
             settings.recordDirectory = directory
         }
+        // A device asked for by flag, environment or config file must be there (exit 9); the
+        // default devices are only wanted if a sound server runs.
+        let askedForSource = ["audio-source", "mic"].contains { context.setting($0) != nil }
+        let askedForSink = ["audio-sink", "speaker"].contains { context.setting($0) != nil }
         if settings.needsPulse {
             do {
                 settings.pulse = try PulseConnection()
+            } catch where !(askedForSource && settings.source.isPulse) && !(askedForSink && settings.sink.isPulse) {
+                var devices: [String] = []
+                if settings.source.isPulse { devices.append("microphone"); settings.source = .silence }
+                if settings.sink.isPulse { devices.append("speaker"); settings.sink = .none }
+                settings.missingDevices = ("\(error)", devices)
             } catch {
                 throw CommandFailure(.noAudioDevice, code: "no-pulseaudio",
                     "\(error) — start PulseAudio (`pulseaudio --start`, or log in to a desktop session), or run without devices: "
@@ -86,6 +98,13 @@ struct AudioSettings {
             settings.bitrate = bitrate
         }
         return settings
+    }
+
+    /// The line that says the call goes on without sound devices, and what to do about it.
+    static func missingDevicesAdvice(_ reason: String, devices: [String]) -> String {
+        "conf: no sound server (\(reason)): going on without \(devices.joined(separator: " and ")) — sending silence, playing nothing. "
+            + "Install and start pulseaudio or pipewire-pulse for sound, or choose --audio-source tone:440 (or file:PATH.wav) "
+            + "and --audio-sink none to say so"
     }
 
     /// Whether anything here needs a PulseAudio server.
@@ -105,4 +124,12 @@ struct AudioSettings {
         case .pulse: nil
         }
     }
+}
+
+extension AudioSettings.Source {
+    var isPulse: Bool { if case .pulse = self { true } else { false } }
+}
+
+extension AudioSettings.Sink {
+    var isPulse: Bool { if case .pulse = self { true } else { false } }
 }

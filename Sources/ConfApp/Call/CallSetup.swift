@@ -132,6 +132,11 @@ enum CallSetup {
         } catch {
             throw CommandFailure(.failure, code: "crypto", "cannot make the DTLS certificate: \(error)")
         }
+        if let missing = options.audio.missingDevices {
+            reporter.emit(.object(["type": "devices-missing", "devices": .array(missing.devices.map { .string($0) }),
+                                   "reason": .string(missing.reason)]),
+                          human: AudioSettings.missingDevicesAdvice(missing.reason, devices: missing.devices))
+        }
         let timeout = options.connectTimeout
         var controller: CallController!
         controller = CallController(
