@@ -25,7 +25,9 @@ struct HostCommand {
             ca = try context.caFile()
             listen = try context.listenEndpoint(default: "0.0.0.0:7373")
             // Last: after every option is checked, it opens the sound server.
-            settings = try ParticipantRun.Settings(context)
+            var parsed = try ParticipantRun.Settings(context)
+            parsed.call.leavesWhenNobodyConnects = false  // the host keeps its room open
+            settings = parsed
         } catch {
             reporter.failure(error)
             return error.exitCode.rawValue

@@ -147,8 +147,9 @@ final class RendezvousProcess {
     let process: ConfProcess
     let address: String
 
-    init(_ extra: [String] = [], launcher: [String] = []) throws {
-        process = try ConfProcess(["rendezvous", "--listen", "127.0.0.1:0"] + extra, launcher: launcher)
+    /// `listen`: 127.0.0.1:0 for a free port, or a given address (to restart one on the same port).
+    init(_ extra: [String] = [], listen: String = "127.0.0.1:0", launcher: [String] = []) throws {
+        process = try ConfProcess(["rendezvous", "--listen", listen] + extra, launcher: launcher)
         guard let line = process.waitForOutput(containing: "listening on") else {
             throw TestFailure("conf rendezvous did not start: \(process.stderr)")
         }

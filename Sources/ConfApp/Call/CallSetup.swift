@@ -21,6 +21,8 @@ enum CallSetup {
         var stats: Bool
         var video: VideoPipeline.Settings
         var terminalView: Bool
+        /// False for `conf host`: it stays in its room whoever fails to connect.
+        var leavesWhenNobodyConnects = true
     }
 
     static func options(_ context: CommandContext) throws(CommandFailure) -> Options {
@@ -148,11 +150,17 @@ enum CallSetup {
         } catch {
             throw CommandFailure(.failure, code: "crypto", "cannot make the DTLS certificate: \(error)")
         }
+        if let missing = options.audio.missingDevices {
+            reporter.emit(.object(["type": "devices-missing", "devices": .array(missing.devices.map { .string($0) }),
+                                   "reason": .string(missing.reason)]),
+                          human: AudioSettings.missingDevicesAdvice(missing.reason, devices: missing.devices))
+        }
         let timeout = options.connectTimeout
         var controller: CallController!
         controller = CallController(
             loop: loop, reporter: reporter, certificate: certificate,
-            settings: .init(iceServers: options.iceServers, connectTimeout: timeout, say: options.say, relayOnly: options.relayOnly),
+            settings: .init(iceServers: options.iceServers, connectTimeout: timeout, say: options.say, relayOnly: options.relayOnly,
+                           leavesWhenNobodyConnects: options.leavesWhenNobodyConnects),
             sendSignal: { [weak session] peer, payload in session?.sendSignal(to: peer, payload) },
             onNoPeerConnected: { [weak session] in
                 session?.leave(failing: CommandFailure(
@@ -225,6 +233,7 @@ enum CallSetup {
             }
         }
         controller.commands = commands
+        session.connectedPeers = { controller.links.values.count { $0.phase == .connected } }
         session.onPeerJoined = { controller.peerJoined($0) }
         session.onPeerLeft = { controller.peerLeft($0) }
         session.onSignal = { controller.signal(from: $0, $1) }
