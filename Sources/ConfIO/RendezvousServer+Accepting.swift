@@ -117,7 +117,7 @@ extension RendezvousServer {
 }
 
 /// The weak-reference payload of one accepted connection.
-private final class AcceptedBox {
+private final class AcceptedBox: @unchecked Sendable {
     weak var server: RendezvousServer?
     let id: UInt64
     init(server: RendezvousServer, id: UInt64) {
@@ -127,10 +127,16 @@ private final class AcceptedBox {
 }
 
 /// GWeakNotify: (data, the object being finalized). libsoup drops its last reference on the loop
-/// thread, so this runs there.
+/// thread; glib-networking's TLS handshake threads may hold one a moment longer, so from any
+/// other thread this hops to the loop (our own reference keeps the GSocket valid meanwhile).
 private let onConnectionFinalized: GWeakNotify = { data, _ in
     let box = Unmanaged<AcceptedBox>.fromOpaque(data!).takeRetainedValue()
-    box.server?.socketGone(box.id)
+    guard let server = box.server else { return }
+    if server.loop.isCurrentThread {
+        server.socketGone(box.id)
+    } else {
+        server.loop.invoke { box.server?.socketGone(box.id) }
+    }
 }
 
 // SoupServer "request-read" / "request-finished": (server, message, user data).

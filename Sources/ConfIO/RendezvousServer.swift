@@ -89,9 +89,6 @@ public final class RendezvousServer {
         return socket.port
     }
 
-    /// How many accepted connections (HTTP or WebSocket) are open; for tests and health.
-    public var openConnections: Int { admission.count }
-
     /// Ends every room (`room-closed`), closes every connection, and calls `done` once they are
     /// closed or after `grace`, whichever is first.
     public func shutdown(reason: String, grace: Duration = .milliseconds(500), done: @escaping () -> Void) {
