@@ -83,9 +83,10 @@ _conf() {
         --knock-timeout) COMPREPLY=(); return ;;
         --resume-grace) COMPREPLY=(); return ;;
         --state-dir) COMPREPLY=($(compgen -d -- "$cur")); return ;;
+        --max-connections-per-client) COMPREPLY=(); return ;;
         esac
         if [[ "$cur" == -* ]]; then
-            COMPREPLY=($(compgen -W "--listen --tls-cert --tls-key --stun --turn --room-idle --rooms-per-minute --max-rooms --knock-timeout --resume-grace --state-dir --quiet --help" -- "$cur"))
+            COMPREPLY=($(compgen -W "--listen --tls-cert --tls-key --stun --turn --room-idle --rooms-per-minute --max-rooms --knock-timeout --resume-grace --state-dir --max-connections-per-client --quiet --help" -- "$cur"))
         fi
         ;;
     "conf devices")

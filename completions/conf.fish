@@ -73,6 +73,7 @@ complete -c conf -n '__fish_seen_subcommand_from rendezvous' -l max-rooms -x -d 
 complete -c conf -n '__fish_seen_subcommand_from rendezvous' -l knock-timeout -x -d 'how long a join on a room locked by wrong pins waits for a publisher to admit it'
 complete -c conf -n '__fish_seen_subcommand_from rendezvous' -l resume-grace -x -d 'how long a participant whose connection dropped keeps its seat before the others are told it left'
 complete -c conf -n '__fish_seen_subcommand_from rendezvous' -l state-dir -x -a '(__fish_complete_directories)' -d 'where the secret that signs resume tokens and derives pins is kept, so a restart keeps rooms resumable'
+complete -c conf -n '__fish_seen_subcommand_from rendezvous' -l max-connections-per-client -x -d 'connections one client (an IPv4 address, an IPv6 /64) may hold open; more are refused with 429'
 complete -c conf -n '__fish_seen_subcommand_from rendezvous' -l quiet -s q -d 'log only errors, not joins and leaves'
 complete -c conf -n '__fish_seen_subcommand_from rendezvous' -l help -s h -d 'show this help and exit'
 complete -c conf -n '__fish_seen_subcommand_from devices' -l json -s j -d 'print events as JSON on stdout, one object a line; human-readable text goes to stderr'

@@ -3,6 +3,9 @@ import ConfCrypto
 import ConfIO
 import ConfMedia
 import ConfWire
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Builds the peer connections for a participant session from the command line: ICE servers,
 /// the DTLS certificate, the connect timeout; wires the room's events into a `CallController`.
@@ -18,6 +21,8 @@ enum CallSetup {
         var stats: Bool
         var video: VideoPipeline.Settings
         var terminalView: Bool
+        /// False for `conf host`: it stays in its room whoever fails to connect.
+        var leavesWhenNobodyConnects = true
     }
 
     static func options(_ context: CommandContext) throws(CommandFailure) -> Options {
@@ -54,10 +59,9 @@ enum CallSetup {
                 throw CommandFailure(.usage, code: "bad-audio-file", "--play: \(error)")
             }
         }
-        let audio = try AudioSettings.parse(context)
+        var audio = try AudioSettings.parse(context)
         var video = VideoPipeline.Settings()
         video.enabled = !context.invocation.flag("no-video")
-        video.recordDirectory = audio.recordDirectory
         switch context.setting("video-source") {
         case nil, "none": video.source = .none
         case "pattern": video.source = .pattern
@@ -80,9 +84,25 @@ enum CallSetup {
             terminalView = true
         case let other?: throw context.usage("--video-view '\(other)': use terminal or none")
         }
+        // Every option is valid: now look for the devices asked for, before the room is made.
+        if case .camera(let path) = video.source, video.enabled { try checkCamera(path) }
+        try audio.connectSoundServer()
         return Options(iceServers: servers, connectTimeout: timeout, say: say, relayOnly: relayOnly, audio: audio,
                        startMuted: context.invocation.flag("muted"), playAtStart: play, stats: context.invocation.flag("stats"), video: video,
                        terminalView: terminalView)
+    }
+
+    /// A missing camera is found before the room is created (the pipeline opens it once joined).
+    static func checkCamera(_ path: String) throws(CommandFailure) {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            throw CommandFailure(.noAudioDevice, code: "no-camera",
+                                 "--video-source v4l2:\(path): \(String(cString: strerror(errno))) — check the device with v4l2-ctl --list-devices")
+        }
+        guard info.st_mode & S_IFMT == S_IFCHR else {
+            throw CommandFailure(.noAudioDevice, code: "no-camera",
+                                 "--video-source v4l2:\(path): not a device — give a camera like /dev/video0 (v4l2-ctl --list-devices)")
+        }
     }
 
     static func resolve(_ endpoint: HostPort, credentials: (String, String)?, option: String) throws(CommandFailure) -> IceServerAddress {
@@ -130,11 +150,17 @@ enum CallSetup {
         } catch {
             throw CommandFailure(.failure, code: "crypto", "cannot make the DTLS certificate: \(error)")
         }
+        if let missing = options.audio.missingDevices {
+            reporter.emit(.object(["type": "devices-missing", "devices": .array(missing.devices.map { .string($0) }),
+                                   "reason": .string(missing.reason)]),
+                          human: AudioSettings.missingDevicesAdvice(missing.reason, devices: missing.devices))
+        }
         let timeout = options.connectTimeout
         var controller: CallController!
         controller = CallController(
             loop: loop, reporter: reporter, certificate: certificate,
-            settings: .init(iceServers: options.iceServers, connectTimeout: timeout, say: options.say, relayOnly: options.relayOnly),
+            settings: .init(iceServers: options.iceServers, connectTimeout: timeout, say: options.say, relayOnly: options.relayOnly,
+                           leavesWhenNobodyConnects: options.leavesWhenNobodyConnects),
             sendSignal: { [weak session] peer, payload in session?.sendSignal(to: peer, payload) },
             onNoPeerConnected: { [weak session] in
                 session?.leave(failing: CommandFailure(
@@ -160,6 +186,12 @@ enum CallSetup {
                 controller.audio = audio
                 controller.video = try VideoPipeline(settings: options.video, sends: joined.role == .publisher,
                                                      resolution: joined.resolution, loop: loop, reporter: reporter)
+                if let directory = options.audio.recordDirectory {
+                    let recordings = Recordings(directory: directory, videoSize: joined.resolution.size, reporter: reporter)
+                    controller.recordings = recordings
+                    audio.recordings = recordings
+                    controller.video?.recordings = recordings
+                }
             } catch {
                 session?.leave(failing: error)
                 return
@@ -194,8 +226,8 @@ enum CallSetup {
                         throw CommandLineProblem(message: "play: \(error)")
                     }
                 case .leave?: session?.leave(reason: "command")
-                case .admit(let knock)?: if session?.answer(knock, admit: true) == false { throw CommandLineProblem(message: "not in a room yet") }
-                case .deny(let knock)?: if session?.answer(knock, admit: false) == false { throw CommandLineProblem(message: "not in a room yet") }
+                case .admit(let knock)?: if session?.answer(knock, admit: true) == false { throw CommandLineProblem(message: "not connected to the rendezvous right now: try again in a moment") }
+                case .deny(let knock)?: if session?.answer(knock, admit: false) == false { throw CommandLineProblem(message: "not connected to the rendezvous right now: try again in a moment") }
                 }
             } catch {
                 reporter.emit(.object(["type": "error", "code": "bad-command", "message": .string(error.message)]),
@@ -203,6 +235,7 @@ enum CallSetup {
             }
         }
         controller.commands = commands
+        session.connectedPeers = { controller.links.values.count { $0.phase == .connected } }
         session.onPeerJoined = { controller.peerJoined($0) }
         session.onPeerLeft = { controller.peerLeft($0) }
         session.onSignal = { controller.signal(from: $0, $1) }
