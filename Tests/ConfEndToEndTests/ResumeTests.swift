@@ -48,3 +48,31 @@ import Testing
         #expect(refused?["code"] as? String == "resume-refused")
     }
 }
+
+/// The client side and the server side together: real `conf join`s take their seats back when a
+/// killed `conf rendezvous` comes back on the same address with the same `--state-dir`.
+@Suite struct RendezvousRestartTests {
+    @Test func participantsTakeTheirSeatsBackFromARestartedRendezvous() throws {
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent("conf-restart-\(getpid())").path
+        defer { try? FileManager.default.removeItem(atPath: state) }
+        let first = try RendezvousProcess(["--state-dir", state])
+        let room = try first.createRoom()
+        let ann = try ConfProcess(["join", room.room, room.pin, "--server", first.address, "--as", "ann", "--json"])
+        #expect(ann.waitForEvent("joined") != nil)
+        let bob = try ConfProcess(["join", room.room, room.pin, "--server", first.address, "--as", "bob", "--json"])
+        #expect(bob.waitForEvent("joined") != nil)
+        first.process.signal(SIGKILL)
+        #expect(ann.waitForEvent("rendezvous-lost", timeout: .seconds(5)) != nil, "ann: \(ann.stdout)")
+
+        let second = try ConfProcess(["rendezvous", "--listen", first.address, "--state-dir", state])
+        defer { second.signal(SIGTERM) }
+        #expect(second.waitForOutput(containing: "listening on") != nil, "\(second.stderr)")
+        for p in [ann, bob] {
+            #expect(p.waitForEvent("rendezvous-back", timeout: .seconds(20)) != nil, "\(p.arguments): \(p.stdout) \(p.stderr)")
+            #expect(p.events(ofType: "rendezvous-closed").isEmpty)
+        }
+        ann.signal(SIGTERM)
+        bob.signal(SIGTERM)
+        #expect(ann.waitForExit() == 0 && bob.waitForExit() == 0)
+    }
+}
