@@ -218,6 +218,9 @@ final class CallController {
                 links[id]?.transport.addRemote(candidate)
             case .remoteCandidatesDone(let id):
                 links[id]?.transport.remoteGatheringDone()
+            case .candidateLimitReached(let id, let limit):
+                let name = roster[id]?.name ?? id.rawValue
+                reporter.note("conf: \(name) (\(id)) sent more than \(limit) ICE candidates for one link; the rest are ignored")
             case .failed(let id, let error):
                 if let link = links[id] { disconnect(link, code: .negotiationFailed, reason: error.description) }
             case .close(let id):
