@@ -43,3 +43,37 @@ struct LossTests {
         #expect(recording.frames.allSatisfy { decoder.decode($0) != nil })
     }
 }
+
+/// A call at 30 % loss each way stays up with degraded audio (it used to be torn down every
+/// 10-16 s when libnice's consent checks went unanswered).
+@Suite(.enabled(if: NetworkNamespaces.available, "needs root and network namespaces (ip netns, iptables)"))
+struct HeavyLossTests {
+    @Test func aLinkAtThirtyPercentLossEachWayStaysUp() throws {
+        let prefix = "hl\(getpid() % 10_000)"
+        try LossTests.run(["up", prefix, "0.30", "both"])
+        defer { try? LossTests.run(["down", prefix]) }
+        let host = try ConfProcess(["host", "--listen", "10.9.0.1:7373", "--as", "ann", "--json", "--audio-source", "tone:440"],
+                                   namespace: "\(prefix)-a")
+        let command = try #require(host.waitForEvent("room")?["join_command"] as? String).split(separator: " ").dropFirst().map(String.init)
+        let guest = try ConfProcess(command + ["--as", "bob", "--json", "--stats", "--audio-source", "tone:660"], namespace: "\(prefix)-b")
+        // Setting up may take a few tries at this loss; once up, 25 s without a drop.
+        #expect(guest.waitForEvent("peer-connected", timeout: .seconds(30)) != nil, "\(guest.stdout)")
+        func dropped() -> Bool {
+            [guest, host].contains { process in
+                let events = process.events
+                guard let up = events.firstIndex(where: { $0["type"] as? String == "peer-connected" }) else { return false }
+                return events[up...].contains { $0["type"] as? String == "peer-disconnected" }
+            }
+        }
+        #expect(!ConfProcess.waitUntil(timeout: .seconds(25), dropped), "guest: \(guest.stdout)")
+        #expect(guest.events(ofType: "peer-connected").count == 1 && host.events(ofType: "peer-connected").count == 1)
+        guest.signal(SIGTERM)
+        host.signal(SIGTERM)
+        #expect(guest.waitForExit() == 0 && host.waitForExit() == 0)
+        // Audio kept arriving, lossy: every report after the first has some.
+        let stats = guest.events(ofType: "audio-stats").compactMap { ($0["peers"] as? [[String: Any]])?.first }
+        #expect(stats.count >= 12, "\(stats.count) audio reports")
+        #expect(stats.dropFirst().allSatisfy { ($0["kbps"] as? Double ?? 0) > 0 }, "\(stats)")
+        #expect(stats.contains { ($0["loss_percent"] as? Double ?? 0) >= 15 }, "the link was not lossy: \(stats)")
+    }
+}

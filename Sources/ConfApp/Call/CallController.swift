@@ -275,6 +275,7 @@ final class CallController {
         case .rtcp:
             guard let plain = link.srtp?.unprotectRTCP(datagram) else { return }
             link.lastHeard = now
+            link.heardSRTP = true
             guard let packets = RTCPPacket.parseCompound(plain) else { return }
             for packet in packets {
                 switch packet {
@@ -302,6 +303,7 @@ final class CallController {
             }
             guard let plain = link.srtp?.unprotectRTP(datagram) else { return }
             link.lastHeard = now
+            link.heardSRTP = true
             guard let packet = RTPPacket(bytes: plain) else { return }
             if packet.payloadType == link.video?.payloadType {
                 for feedback in video?.received(packet, on: link, now: now) ?? [] { send(feedback, on: link) }
@@ -455,19 +457,30 @@ final class CallController {
                 continue
             }
             guard link.phase == .connected else { continue }
-            if now.since(link.lastHeard) >= Self.silenceLimit {
-                disconnect(link, code: .silence, reason: "nothing heard for \(Self.seconds(Self.silenceLimit)) s: the peer vanished or the network broke")
+            // Until the peer's first SRTP packet its side of the DTLS handshake may still be
+            // retrying (our last flight lost, under heavy loss for seconds): it gets the
+            // connect timeout, not the silence limit.
+            let limit = link.heardSRTP ? Self.silenceLimit : max(Self.silenceLimit, settings.connectTimeout)
+            if now.since(link.lastHeard) >= limit {
+                disconnect(link, code: .silence, reason: "nothing heard for \(Self.seconds(limit)) s: the peer vanished or the network broke")
                 continue
             }
             if !link.announced {
                 // The peer may not have had its keys when our first SR came: ask again until answered.
                 link.lastReportSent = now
                 send(link.meter.senderReport(now: now), on: link)
-            } else if now.since(link.lastReportSent) >= Self.reportInterval {
+            } else if now.since(link.lastReportSent) >= reportInterval(for: link) {
                 sendReport(link, now: now)
             }
         }
         return true
+    }
+
+    /// How often the peer gets a report from us: it is how the peer knows we are there (see
+    /// `silenceLimit`). With no audio going out (a listener, muted), four a second, so that even
+    /// 30 % loss leaves it hearing from us several times within the limit.
+    private func reportInterval(for link: PeerLink) -> Duration {
+        link.audio?.sends == true && !audioMuted && audio != nil ? Self.reportInterval : Self.reportInterval / 2
     }
 
     /// A receiver report twice a second: the peer hears from us even before media flows, which is
