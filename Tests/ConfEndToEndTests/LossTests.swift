@@ -77,3 +77,27 @@ struct HeavyLossTests {
         #expect(stats.contains { ($0["loss_percent"] as? Double ?? 0) >= 15 }, "the link was not lossy: \(stats)")
     }
 }
+
+/// UDP blocked between two machines (only the rendezvous's TCP gets through): the joiner says
+/// there is no network path and what to try, not that it "lost" a peer it never had.
+@Suite(.enabled(if: NetworkNamespaces.available, "needs root and network namespaces (ip netns, iptables)"))
+struct BlockedUDPTests {
+    @Test func withUDPBlockedTheJoinerSaysThereIsNoPathAndWhatToTry() throws {
+        let prefix = "bu\(getpid() % 10_000)"
+        try LossTests.run(["up", prefix, "1", "both"])
+        defer { try? LossTests.run(["down", prefix]) }
+        let host = try ConfProcess(["host", "--listen", "10.9.0.1:7373", "--as", "ann", "--json"], namespace: "\(prefix)-a")
+        let command = try #require(host.waitForEvent("room")?["join_command"] as? String).split(separator: " ").dropFirst().map(String.init)
+        let guest = try ConfProcess(command + ["--as", "bob", "--connect-timeout", "3"], namespace: "\(prefix)-b")
+        #expect(guest.waitForExit(timeout: .seconds(15)) == 8)
+        #expect(guest.stdout.contains("could not connect to ann") && !guest.stdout.contains("lost ann"), "\(guest.stdout)")
+        #expect(guest.stdout.contains("no network path") && guest.stdout.contains("UDP"))
+        #expect(guest.stderr.contains("UDP") && guest.stderr.contains("--turn"), "\(guest.stderr)")
+        // The host reports the same and stays in its room.
+        let failed = host.waitForEvent("peer-disconnected", timeout: .seconds(15))
+        #expect(failed?["code"] as? String == "no-path" || host.events(ofType: "peer-left").count == 1, "\(host.stdout)")
+        #expect(host.waitForExit(timeout: .milliseconds(500)) == nil)
+        host.signal(SIGTERM)
+        #expect(host.waitForExit() == 0)
+    }
+}

@@ -44,7 +44,10 @@ final class CallController {
     let clock = SystemClock()
     var settings: Settings
     private let sendSignal: (ParticipantID, JSONValue) -> Void
-    private let onNoPeerConnected: () -> Void
+    /// Called with whether some link had no network path at all (ICE never found one).
+    private let onNoPeerConnected: (_ noPath: Bool) -> Void
+    /// Some link timed out because ICE found no path (for the final advice).
+    private var sawNoPath = false
     private var random = KernelRandom()
     private var mesh: Mesh!
     private var role = Role.publisher
@@ -67,7 +70,7 @@ final class CallController {
     var viewTimer: Timer?
 
     init(loop: EventLoop, reporter: EventReporter, certificate: DTLSCertificate, settings: Settings,
-         sendSignal: @escaping (ParticipantID, JSONValue) -> Void, onNoPeerConnected: @escaping () -> Void) {
+         sendSignal: @escaping (ParticipantID, JSONValue) -> Void, onNoPeerConnected: @escaping (_ noPath: Bool) -> Void) {
         self.loop = loop
         self.reporter = reporter
         self.certificate = certificate
@@ -249,6 +252,7 @@ final class CallController {
             if link.phase == .connected {
                 disconnect(link, code: .pathFailed, reason: "the network path failed (ICE)")
             } else {
+                sawNoPath = true
                 disconnect(link, code: .noPath, reason: Self.noPathAdvice)
             }
         }
@@ -379,8 +383,8 @@ final class CallController {
     }
 
     /// What to tell the user when ICE found no pair at all.
-    static let noPathAdvice = "no network path to the peer (ICE failed: no candidate pair worked; UDP may be blocked between you) "
-        + "— try --turn USER:PASS@HOST:PORT with a TURN server both of you can reach"
+    static let noPathAdvice = "no network path to the peer: no ICE check was answered, so UDP between you is blocked or "
+        + "filtered (a firewall, or NATs that need a relay) — try --turn USER:PASS@HOST:PORT with a TURN server both of you can reach"
 
     /// The link to a peer failed or ended: reported, its ICE agent closed at once (no more checks
     /// toward the peer's candidates), and set up again later when it can be.
@@ -453,7 +457,7 @@ final class CallController {
             // Each link gets --connect-timeout to come up; one that does not is reported (the call
             // goes on with the others; with nobody connected at all, the call ends with exit 8).
             if link.phase == .negotiating, now.since(link.openedAt) >= settings.connectTimeout {
-                disconnect(link, code: .connectTimeout, reason: "could not connect within \(Self.seconds(settings.connectTimeout)) s")
+                timedOut(link)
                 continue
             }
             guard link.phase == .connected else { continue }
@@ -498,6 +502,21 @@ final class CallController {
         if let packet = link.srtp?.protectRTCP(report.bytes) { link.transport.send(packet) }
     }
 
+    /// A link that did not come up within --connect-timeout, reported for what held it up.
+    private func timedOut(_ link: PeerLink) {
+        let seconds = Self.seconds(settings.connectTimeout)
+        if link.remoteFingerprint == nil {
+            disconnect(link, code: .connectTimeout, reason: "could not connect within \(seconds) s: the peer never answered the offer")
+        } else if !link.iceConnected {
+            // Negotiated through the rendezvous (TCP), yet no UDP check came back.
+            sawNoPath = true
+            disconnect(link, code: .noPath, reason: "could not connect within \(seconds) s: " + Self.noPathAdvice)
+        } else {
+            disconnect(link, code: .connectTimeout, reason: "could not connect within \(seconds) s: the network path works but the "
+                + "encrypted handshake (DTLS) did not finish")
+        }
+    }
+
     /// "2" or "2.5": a duration in seconds for people.
     static func seconds(_ duration: Duration) -> String {
         let value = duration.milliseconds / 1000
@@ -509,10 +528,8 @@ final class CallController {
         guard connectDeadline == nil, !everConnected, !links.isEmpty else { return }
         connectDeadline = loop.schedule(after: settings.connectTimeout) { [weak self] in
             guard let self, !self.everConnected, !self.links.isEmpty else { return }
-            for link in self.links.values where link.phase == .negotiating {
-                self.disconnect(link, code: .connectTimeout, reason: "could not connect within \(Self.seconds(self.settings.connectTimeout)) s")
-            }
-            self.onNoPeerConnected()
+            for link in self.links.values where link.phase == .negotiating { self.timedOut(link) }
+            self.onNoPeerConnected(self.sawNoPath)
         }
     }
 }

@@ -144,10 +144,14 @@ enum CallSetup {
             settings: .init(iceServers: options.iceServers, connectTimeout: timeout, say: options.say, relayOnly: options.relayOnly,
                            leavesWhenNobodyConnects: options.leavesWhenNobodyConnects),
             sendSignal: { [weak session] peer, payload in session?.sendSignal(to: peer, payload) },
-            onNoPeerConnected: { [weak session] in
+            onNoPeerConnected: { [weak session] noPath in
+                let advice = noPath
+                    ? "no network path: UDP to the others seems blocked here or there (a firewall, or NATs that need a relay) — try "
+                        + "--turn USER:PASS@HOST:PORT with a TURN server both sides can reach, or a network that lets UDP through"
+                    : "behind a strict NAT or firewall? try --stun or --turn"
                 session?.leave(failing: CommandFailure(
                     .noPeerConnected, code: "no-peer-connected",
-                    "could not connect to any peer within \(Int(timeout.milliseconds / 1000)) s — behind a strict NAT or firewall? try --stun or --turn"))
+                    "could not connect to any peer within \(Int(timeout.milliseconds / 1000)) s — \(advice)"))
             })
         session.onJoined = { [weak session, options] joined in
             let offered = servers(from: joined.iceServers).filter { !options.iceServers.contains($0) }
