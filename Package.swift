@@ -55,7 +55,7 @@ let package = Package(
 
         .testTarget(name: "ConfCoreTests", dependencies: ["ConfCore"]),
         .testTarget(name: "ConfWireTests", dependencies: ["ConfWire"]),
-        .testTarget(name: "ConfRendezvousTests", dependencies: ["ConfRendezvous"]),
+        .testTarget(name: "ConfRendezvousTests", dependencies: ["ConfRendezvous", "ConfCrypto"]),
         .testTarget(name: "ConfSessionTests", dependencies: ["ConfSession"]),
         .testTarget(name: "ConfCryptoTests", dependencies: ["ConfCrypto"]),
         .testTarget(name: "ConfIOTests", dependencies: ["ConfIO"]),

@@ -80,9 +80,12 @@ _conf() {
         --room-idle) COMPREPLY=(); return ;;
         --rooms-per-minute) COMPREPLY=(); return ;;
         --max-rooms) COMPREPLY=(); return ;;
+        --knock-timeout) COMPREPLY=(); return ;;
+        --resume-grace) COMPREPLY=(); return ;;
+        --state-dir) COMPREPLY=($(compgen -d -- "$cur")); return ;;
         esac
         if [[ "$cur" == -* ]]; then
-            COMPREPLY=($(compgen -W "--listen --tls-cert --tls-key --stun --turn --room-idle --rooms-per-minute --max-rooms --quiet --help" -- "$cur"))
+            COMPREPLY=($(compgen -W "--listen --tls-cert --tls-key --stun --turn --room-idle --rooms-per-minute --max-rooms --knock-timeout --resume-grace --state-dir --quiet --help" -- "$cur"))
         fi
         ;;
     "conf devices")

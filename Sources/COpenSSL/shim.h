@@ -5,4 +5,5 @@
 #include <openssl/evp.h>
 #include <openssl/x509.h>
 #include <openssl/rand.h>
+#include <openssl/hmac.h>
 #endif

@@ -112,7 +112,13 @@ public enum ConfProgram {
             OptionSpec("turn", value: "USER:PASS@HOST:PORT", help: "a TURN server to hand to participants", repeatable: true),
             OptionSpec("room-idle", value: "SECONDS", help: "forget a room after it has been empty this long", default: "600"),
             OptionSpec("rooms-per-minute", value: "N", help: "rooms one address may create a minute", default: "30"),
-            OptionSpec("max-rooms", value: "N", help: "rooms held at once", default: "20000"),
+            OptionSpec("max-rooms", value: "N", help: "rooms held at once (one address may hold 1 %, one /24 or /48 10 %)", default: "20000"),
+            OptionSpec("knock-timeout", value: "SECONDS", help: "how long a join on a room locked by wrong pins waits for a publisher to admit it",
+                       default: "60"),
+            OptionSpec("resume-grace", value: "SECONDS", help: "how long a participant whose connection dropped keeps its seat before the others are told it left",
+                       default: "30"),
+            OptionSpec("state-dir", value: "DIR", help: "where the secret that signs resume tokens and derives pins is kept, so a restart keeps rooms resumable",
+                       completion: .directory, default: "$XDG_STATE_HOME/conf"),
             OptionSpec("quiet", short: "q", help: "log only errors, not joins and leaves"),
         ],
         examples: [Example("conf rendezvous --listen 0.0.0.0:7373", "A standing rendezvous on every interface.")])
@@ -176,6 +182,9 @@ public enum ConfProgram {
                 ("peer-disconnected", "peer, reason", "the link to a peer ended (it left, vanished, or could not be made)"),
                 ("chat", "from, name, text", "a chat message from a peer, over the encrypted data channel"),
                 ("sent", "to, text", "your chat message went to that peer"),
+                ("knocking", "room, message", "the room is locked after too many wrong pins: your join waits for someone in the call to let you in"),
+                ("knock", "knock, name, role", "someone with the right pin knocks on your locked room: answer with admit KNOCK or deny KNOCK on stdin"),
+                ("knock-ended", "knock, outcome", "a knock was admitted, denied, withdrawn or expired (by anyone in the call)"),
                 ("error", "code, message", "something failed; code is stable (wrong-pin, room-full, no-such-room, rate-limited, rendezvous-unreachable, ...)"),
             ]))
 }

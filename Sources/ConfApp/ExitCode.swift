@@ -12,6 +12,7 @@ public enum ExitCode: Int32, Sendable, CaseIterable {
     case rateLimited = 7
     case noPeerConnected = 8
     case noAudioDevice = 9
+    case notAdmitted = 10
 
     public var meaning: String {
         switch self {
@@ -25,6 +26,7 @@ public enum ExitCode: Int32, Sendable, CaseIterable {
         case .rateLimited: "too many wrong pins recently, for this room or from this address: wait a minute"
         case .noPeerConnected: "conf join only: others were in the room when it joined but no peer connection could be made within --connect-timeout"
         case .noAudioDevice: "a sound device asked for by flag, environment or config file could not be opened (no PulseAudio server, or no such device)"
+        case .notAdmitted: "the room was locked after too many wrong pins, and nobody in the call let you in (denied, or no answer in time)"
         }
     }
 
@@ -34,6 +36,7 @@ public enum ExitCode: Int32, Sendable, CaseIterable {
         case .roomFull: self = .roomFull
         case .noSuchRoom: self = .noSuchRoom
         case .rateLimited: self = .rateLimited
+        case .notAdmitted: self = .notAdmitted
         default: self = .failure
         }
     }

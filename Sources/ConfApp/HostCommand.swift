@@ -43,7 +43,10 @@ struct HostCommand {
             // The embedded rendezvous hands the host's own --stun/--turn servers to everyone who joins.
             var config = RendezvousConfig()
             config.iceServers = CallSetup.iceServers(settings.call.iceServers)
-            let server = RendezvousServer(loop: loop, core: RendezvousCore(config: config, random: KernelRandom())) { _ in }
+            // A secret for this run only: seats survive a participant's network blip, not the host's end.
+            var random = KernelRandom()
+            let secret = (0..<4).flatMap { _ in withUnsafeBytes(of: random.next()) { Array($0) } }
+            let server = RendezvousServer(loop: loop, core: RendezvousCommand.core(config, secret: secret)) { _ in }
             let port: UInt16
             do {
                 port = try server.listen(on: listen)

@@ -119,6 +119,13 @@ final class ParticipantSession {
         end(.failure(failure))
     }
 
+    /// A publisher's answer to a knock; false when not in a room. The rendezvous says if it refuses.
+    func answer(_ knock: KnockID, admit: Bool) -> Bool {
+        guard phase == .inRoom else { return false }
+        client.send(admit ? .admit(knock) : .deny(knock))
+        return true
+    }
+
     func sendSignal(to peer: ParticipantID, _ payload: JSONValue) {
         guard phase == .inRoom else { return }
         client.send(.signal(to: peer, payload: payload))
@@ -182,8 +189,17 @@ final class ParticipantSession {
             break
         case .roomClosed(let reason):
             roomClosedReason = reason
-        case .knocking, .knock, .knockEnded:
-            break  // locked rooms: not handled by this client yet
+        case .knocking(let text):
+            guard phase == .joining else { return }
+            reporter.emit(.object(["type": "knocking", "room": .string(room.rawValue), "message": .string(text)]),
+                          human: "Room \(room) is locked after too many wrong pins: waiting for someone in the call to let you in")
+        case .knock(let knock):
+            reporter.emit(.object(["type": "knock", "knock": .string(knock.id.rawValue), "name": .string(knock.name),
+                                   "role": .string(knock.role.rawValue)]),
+                          human: reporter.style.bold("?") + " \(knock.name) knocks (\(knock.role.rawValue), \(knock.id)): type `admit \(knock.id)` to let them in or `deny \(knock.id)`")
+        case .knockEnded(let id, let outcome):
+            reporter.emit(.object(["type": "knock-ended", "knock": .string(id.rawValue), "outcome": .string(outcome.rawValue)]),
+                          human: reporter.style.dim("knock \(id) \(outcome.rawValue)"))
         }
     }
 
@@ -386,6 +402,7 @@ final class ParticipantSession {
         case .noSuchRoom: "there is no room \(room) on this rendezvous: check the id and --server; rooms expire when empty"
         case .roomFull: "room \(room) is full (four participants): ask someone to leave, or open another room"
         case .rateLimited: "too many wrong pins recently: wait a minute before trying again"
+        case .notAdmitted: "room \(room) is locked after too many wrong pins and nobody in the call let you in: ask the host to admit you when you knock, or try later"
         default: "the rendezvous refused to join: \(text)"
         }
     }

@@ -1,4 +1,5 @@
 import ConfCore
+import ConfCrypto
 import ConfIO
 import ConfRendezvous
 import ConfWire
@@ -16,17 +17,22 @@ struct RendezvousCommand {
         let config: RendezvousConfig
         let endpoint: HostPort
         let tls: (certificate: String, key: String)?
+        let secret: [UInt8]
         do throws(CommandFailure) {
             config = try Self.config(context)
             endpoint = try context.endpoint("listen", default: "0.0.0.0:7373")
             tls = try Self.tls(context)
+            guard let directory = context.invocation.value("state-dir") ?? RendezvousSecretFile.defaultDirectory(context.environment) else {
+                throw context.usage("no $XDG_STATE_HOME or $HOME to keep the rendezvous secret in: give --state-dir DIR")
+            }
+            secret = try RendezvousSecretFile.load(directory: directory)
         } catch {
             Console.err("conf rendezvous: \(error.message)")
             return error.exitCode.rawValue
         }
         let quiet = context.invocation.flag("quiet")
         let loop = EventLoop()
-        let server = RendezvousServer(loop: loop, core: RendezvousCore(config: config, random: KernelRandom())) { line in
+        let server = RendezvousServer(loop: loop, core: Self.core(config, secret: secret)) { line in
             if !quiet { Console.err("rendezvous: \(line)") }
         }
         let port: UInt16
@@ -56,6 +62,8 @@ struct RendezvousCommand {
         config.roomIdleTimeout = .seconds(try context.positiveInteger("room-idle", default: 600))
         config.roomsPerMinutePerAddress = try context.positiveInteger("rooms-per-minute", default: 30)
         config.maxRooms = try context.positiveInteger("max-rooms", default: 20_000)
+        config.awayGrace = .seconds(try context.positiveInteger("resume-grace", default: 30))
+        config.knockTimeout = .seconds(try context.positiveInteger("knock-timeout", default: 60))
         for stun in context.invocation.values("stun") {
             guard case .success(let endpoint) = HostPort.parse(stun, defaultHost: "") else {
                 throw context.usage("--stun '\(stun)': give HOST:PORT, like stun.example.org:3478")
@@ -71,6 +79,14 @@ struct RendezvousCommand {
                                                credential: String(turn[turn.index(after: colon)..<at])))
         }
         return config
+    }
+
+    /// A core keyed with HMAC-SHA256 under `secret` (resume tokens, derived pins), its clock
+    /// anchored to Unix time now.
+    static func core(_ config: RendezvousConfig, secret: [UInt8]) -> RendezvousCore {
+        let hmac = HMACSHA256(key: secret)
+        return RendezvousCore(config: config, random: KernelRandom(), key: ServerKey(mac: { hmac.authenticate($0) }),
+                              wallClock: WallClockAnchor(instant: SystemClock().now(), unixSeconds: Int64(time(nil))))
     }
 
     static func tls(_ context: CommandContext) throws(CommandFailure) -> (certificate: String, key: String)? {

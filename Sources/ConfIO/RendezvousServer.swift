@@ -127,10 +127,10 @@ public final class RendezvousServer {
         switch Result(catching: { () throws(RendezvousCore.CreateRoomFailure) in try core.createRoom(request, from: address, now: clock.now()) }) {
         case .success(let created):
             respond(message, status: 201, created.json)
-        case .failure(.rateLimited):
-            respond(message, status: 429, ServerMessage.error(code: .rateLimited, message: "too many rooms created from your address: wait a minute").json)
-        case .failure(.serverFull):
-            respond(message, status: 503, ServerMessage.error(code: .serverFull, message: "this rendezvous holds as many rooms as it may: try later").json)
+        case .failure(let failure):
+            // 429 for this client's or network's limits and share; 503 when the whole table is full.
+            let (status, code): (UInt32, ErrorCode) = failure == .serverFull ? (503, .serverFull) : (429, .rateLimited)
+            respond(message, status: status, ServerMessage.error(code: code, message: failure.message).json)
         }
         flush()
     }

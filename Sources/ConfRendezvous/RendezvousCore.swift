@@ -2,24 +2,42 @@ import ConfCore
 import ConfWire
 
 /// The rendezvous server's logic, without I/O (sans-IO, STYLE.md): rooms and their pins, joins,
-/// rate limits, relaying `signal` messages, expiry.
+/// knocks on locked rooms, seats kept for resuming, rate limits, relaying `signal` messages, expiry.
 ///
 /// Feed it with `createRoom` (HTTP) and `handle(_:now:)` (WebSocket events and ticks), then drain
-/// `pollOutput()` until nil. It reads no clock and opens no socket; randomness is injected.
-/// Not thread-safe: the I/O layer calls it from its one loop thread.
+/// `pollOutput()` until nil. It reads no clock and opens no socket; randomness and the server's
+/// keyed hash are injected. Not thread-safe: the I/O layer calls it from its one loop thread.
 ///
 /// A connection's life:
 ///
-///     opened ──join ok──▶ joined ──leave / closed / silence──▶ gone (room told: peer-left)
-///        │
+///     opened ──join ok / resume ok──▶ joined ──leave──────────────────────▶ gone (room told: peer-left)
+///        │  │                            │
+///        │  └─join, room locked─▶ knocking ──admit──▶ joined
+///        │                            │
+///        │                            └──deny / timeout / withdrawn──▶ closed (not-admitted)
+///        │                           joined ──closed / silence──▶ seat away ──grace over──▶ peer-left
+///        │                                                           └──resume on a new connection──▶ joined
 ///        └──join refused / lobby timeout / flood──▶ closed by us
+///
+/// Without a `ServerKey` there are no resume tokens and a dropped seat is given up at once.
 public final class RendezvousCore {
     public let config: RendezvousConfig
-    private var random: any RandomNumberGenerator
-    private var rooms: [RoomID: Room] = [:]
-    private var connections: [ConnectionID: Connection] = [:]
-    private var wrongPinsByAddress: [String: SlidingWindowCounter] = [:]
-    private var createsByAddress: [String: SlidingWindowCounter] = [:]
+    var random: any RandomNumberGenerator
+    let key: ServerKey?
+    let wallClock: WallClockAnchor
+    /// This process's number, carried in resume tokens (see `ResumeToken.instance`).
+    let instance: UInt64
+    var rooms: [RoomID: Room] = [:]
+    var connections: [ConnectionID: Connection] = [:]
+    /// Per-address counters, keyed by `ClientAddress.client` and `.network`.
+    var failuresByClient: [String: SlidingWindowCounter] = [:]
+    var failuresByNetwork: [String: SlidingWindowCounter] = [:]
+    var createsByClient: [String: SlidingWindowCounter] = [:]
+    var createsByNetwork: [String: SlidingWindowCounter] = [:]
+    var roomsHeldByClient: [String: Int] = [:]
+    var roomsHeldByNetwork: [String: Int] = [:]
+    var knocksByClient: [String: Int] = [:]
+    var knocksByNetwork: [String: Int] = [:]
     private var outputs: [RendezvousOutput] = []
     private var outputIndex = 0
 
@@ -28,64 +46,81 @@ public final class RendezvousCore {
         var resolution: Resolution
         var pin: Pin
         var listenPin: Pin
-        /// In join order.
-        var members: [(participant: Participant, connection: ConnectionID)] = []
+        /// Who created it, for the share of the room table each client and network may hold.
+        var creator: ClientAddress
+        /// In join order; away seats included.
+        var members: [Member] = []
         var nextParticipantNumber = 1
         var emptySince: Instant?
-        var wrongPins = SlidingWindowCounter(window: ProtocolLimits.wrongPinWindow)
+        /// Wrong pins answered as such; when `roomGuessBudget` of them are in the window, the room is locked.
+        var wrongGuesses: SlidingWindowCounter
+        /// Joins waiting on a locked room, in arrival order: knocks (right pin) and wrong pins alike.
+        var waiting: [Waiter] = []
+        var nextKnockNumber = 1
+        /// Made again from a resume token after a restart: takes back seats named by tokens of the earlier process.
+        var recreated = false
+
+        var presentPublishers: [ConnectionID] {
+            members.compactMap { $0.participant.role == .publisher ? $0.connection : nil }
+        }
+        var presentConnections: [ConnectionID] { members.compactMap(\.connection) }
+    }
+
+    struct Member {
+        var participant: Participant
+        /// Nil while away: the connection dropped without `leave` and the seat waits for a `resume`.
+        var connection: ConnectionID?
+        var awaySince: Instant?
+        /// Which resume token of this seat is the current one.
+        var generation = 1
+    }
+
+    /// One join waiting on a locked room. A wrong pin waits exactly like a right one (`knock` nil),
+    /// so that neither the messages nor their timing say which it was.
+    struct Waiter {
+        var connection: ConnectionID
+        var client: ClientAddress
+        var name: String
+        /// Set for a right pin: what the knock asks to join as.
+        var role: Role?
+        var knock: KnockID?
+        var deadline: Instant
+        /// A publisher said no; the answer still waits for `deadline`.
+        var denied = false
     }
 
     struct Connection {
-        var address: String
+        var address: ClientAddress
         var openedAt: Instant
         var lastHeard: Instant
         var joined: (room: RoomID, id: ParticipantID)?
+        var knocking: RoomID?
         var bucket = TokenBucket(rate: ProtocolLimits.messagesPerSecond, burst: ProtocolLimits.messageBurst)
         var closing = false
     }
 
-    public init(config: RendezvousConfig, random: any RandomNumberGenerator) {
+    /// - Parameters:
+    ///   - key: the server's keyed hash; with it, pins are derived from the secret and `joined`
+    ///     carries a resume token.
+    ///   - wallClock: relates `now` to Unix time, for token expiry across restarts.
+    public init(config: RendezvousConfig, random: any RandomNumberGenerator, key: ServerKey? = nil,
+                wallClock: WallClockAnchor = WallClockAnchor(instant: .zero, unixSeconds: 0)) {
         self.config = config
         self.random = random
+        self.key = key
+        self.wallClock = wallClock
+        instance = UInt64.random(in: 1...UInt64.max, using: &self.random)
     }
 
     public var roomCount: Int { rooms.count }
     public var participantCount: Int { connections.values.filter { $0.joined != nil }.count }
-
-    // MARK: Rooms (HTTP)
-
-    public enum CreateRoomFailure: Error, Equatable {
-        case rateLimited
-        case serverFull
-    }
-
-    public func createRoom(_ request: CreateRoomRequest, from address: String, now: Instant) throws(CreateRoomFailure) -> RoomCreated {
-        var creates = createsByAddress[address] ?? SlidingWindowCounter(window: .seconds(60))
-        guard creates.count(at: now) < config.roomsPerMinutePerAddress else { throw .rateLimited }
-        guard rooms.count < config.maxRooms else { throw .serverFull }
-        creates.record(at: now)
-        createsByAddress[address] = creates
-
-        var id: RoomID
-        repeat { id = RoomID(digits(8))! } while rooms[id] != nil
-        let pin = Pin(digits(6))!
-        var listenPin: Pin
-        repeat { listenPin = Pin(digits(6))! } while listenPin == pin
-        rooms[id] = Room(name: request.name, resolution: request.resolution, pin: pin, listenPin: listenPin, emptySince: now)
-        log("room \(id) created by \(address) (\(request.resolution.rawValue))")
-        return RoomCreated(room: id, pin: pin, listenPin: listenPin, name: request.name, resolution: request.resolution)
-    }
-
-    private func digits(_ count: Int) -> String {
-        String((0..<count).map { _ in Character(String(Int.random(in: 0...9, using: &random))) })
-    }
 
     // MARK: Events
 
     public func handle(_ input: RendezvousInput, now: Instant) {
         switch input {
         case .opened(let id, let address):
-            connections[id] = Connection(address: address, openedAt: now, lastHeard: now)
+            connections[id] = Connection(address: ClientAddress(address), openedAt: now, lastHeard: now)
         case .text(let id, let text):
             received(text, on: id, now: now)
         case .binary(let id):
@@ -94,7 +129,8 @@ public final class RendezvousCore {
             close(id, code: CloseCode.unsupportedData, reason: "binary frame")
         case .closed(let id):
             guard let connection = connections.removeValue(forKey: id) else { return }
-            if let joined = connection.joined { removeMember(joined.id, from: joined.room, now: now) }
+            if let joined = connection.joined { memberDropped(joined.id, from: joined.room, now: now) }
+            if let room = connection.knocking { withdraw(id, from: room) }
         case .tick:
             expire(now: now)
         }
@@ -111,11 +147,12 @@ public final class RendezvousCore {
         return outputs[outputIndex]
     }
 
-    /// Tells every participant their room is over and closes every connection (the embedded
-    /// rendezvous stopping with its host).
-    public func shutdown(reason: String) {
+    /// Closes every connection. With `endRooms` (the embedded rendezvous stopping with its host),
+    /// participants are first told their room is over; without it (a standing rendezvous going
+    /// down for a restart) they may resume on the next process.
+    public func shutdown(reason: String, endRooms: Bool = true) {
         for (id, connection) in connections {
-            if connection.joined != nil { send(.roomClosed(reason: reason), to: id) }
+            if endRooms && connection.joined != nil { send(.roomClosed(reason: reason), to: id) }
             close(id, code: CloseCode.goingAway, reason: reason)
         }
     }
@@ -143,65 +180,17 @@ public final class RendezvousCore {
         case .join(let room, let pin, let name): join(room, pin: pin, name: name, on: id, now: now)
         case .signal(let to, let payload): relay(payload, to: to, from: id)
         case .leave:
-            // Tell the room now rather than when the close handshake ends.
+            // Tell the room now rather than when the close handshake ends; a left seat is not kept.
             if let joined = connections[id]?.joined {
                 connections[id]?.joined = nil
                 removeMember(joined.id, from: joined.room, now: now)
             }
             close(id, code: CloseCode.normal, reason: "left")
         case .ping: send(.pong, to: id)
-        case .resume, .admit, .deny:
-            refuse(id, .badMessage, "not supported by this rendezvous yet")
+        case .resume(let token): resume(token, on: id, now: now)
+        case .admit(let knock): answer(knock, admit: true, from: id, now: now)
+        case .deny(let knock): answer(knock, admit: false, from: id, now: now)
         }
-    }
-
-    private func join(_ roomID: RoomID, pin: Pin, name: String, on id: ConnectionID, now: Instant) {
-        guard let connection = connections[id] else { return }
-        if connection.joined != nil {
-            return refuse(id, .alreadyJoined, "this connection already joined a room: open another connection to join another")
-        }
-        let address = connection.address
-        var addressFailures = wrongPinsByAddress[address] ?? SlidingWindowCounter(window: ProtocolLimits.wrongPinWindow)
-        if addressFailures.count(at: now) >= ProtocolLimits.maxWrongPins {
-            return refuseJoin(id, .rateLimited, "too many wrong pins from your address: wait a minute and try again")
-        }
-        guard var room = rooms[roomID] else {
-            addressFailures.record(at: now)
-            wrongPinsByAddress[address] = addressFailures
-            log("join refused on \(id) from \(address): no room \(roomID)")
-            return refuseJoin(id, .noSuchRoom, "there is no room \(roomID) on this rendezvous: check the id, or the room expired")
-        }
-        if room.wrongPins.count(at: now) >= ProtocolLimits.maxWrongPins {
-            return refuseJoin(id, .rateLimited, "too many wrong pins for room \(roomID): wait a minute and try again")
-        }
-        let role: Role
-        if pin == room.pin {
-            role = .publisher
-        } else if pin == room.listenPin {
-            role = .listener
-        } else {
-            room.wrongPins.record(at: now)
-            rooms[roomID] = room
-            addressFailures.record(at: now)
-            wrongPinsByAddress[address] = addressFailures
-            log("join refused on \(id) from \(address): wrong pin for room \(roomID)")
-            return refuseJoin(id, .wrongPin, "wrong pin for room \(roomID)")
-        }
-        guard room.members.count < ProtocolLimits.maxParticipants else {
-            return refuseJoin(id, .roomFull, "room \(roomID) already has \(ProtocolLimits.maxParticipants) participants")
-        }
-
-        let participant = Participant(id: ParticipantID("p\(room.nextParticipantNumber)"), name: name, role: role)
-        room.nextParticipantNumber += 1
-        let peers = room.members.map(\.participant)
-        for member in room.members { send(.peerJoined(participant), to: member.connection) }
-        room.members.append((participant, id))
-        room.emptySince = nil
-        rooms[roomID] = room
-        connections[id]?.joined = (roomID, participant.id)
-        send(.joined(.init(you: participant.id, role: role, room: roomID, roomName: room.name, resolution: room.resolution,
-                           peers: peers, iceServers: config.iceServers)), to: id)
-        log("\(participant.id) joined room \(roomID) as \(role.rawValue) on \(id) from \(address)")
     }
 
     private func relay(_ payload: JSONValue, to target: ParticipantID, from id: ConnectionID) {
@@ -211,65 +200,31 @@ public final class RendezvousCore {
         guard target != joined.id, let member = room.members.first(where: { $0.participant.id == target }) else {
             return refuse(id, .noSuchPeer, "no participant \(target) in room \(joined.room)")
         }
-        send(.signal(from: joined.id, payload: payload), to: member.connection)
-    }
-
-    private func removeMember(_ participant: ParticipantID, from roomID: RoomID, now: Instant) {
-        guard var room = rooms[roomID] else { return }
-        room.members.removeAll { $0.participant.id == participant }
-        for member in room.members { send(.peerLeft(participant), to: member.connection) }
-        if room.members.isEmpty { room.emptySince = now }
-        rooms[roomID] = room
-        log("\(participant) left room \(roomID)")
-    }
-
-    private func expire(now: Instant) {
-        for (id, room) in rooms {
-            if let since = room.emptySince, now.since(since) >= config.roomIdleTimeout {
-                rooms[id] = nil
-                log("room \(id) expired")
-            }
-        }
-        for (id, connection) in connections where !connection.closing {
-            if connection.joined == nil, now.since(connection.openedAt) >= config.lobbyTimeout {
-                refuse(id, .badRequest, "no join within \(Int(config.lobbyTimeout.milliseconds / 1000)) s")
-                close(id, code: CloseCode.policyViolation, reason: "no join")
-            } else if connection.joined != nil, now.since(connection.lastHeard) >= config.silenceTimeout {
-                close(id, code: CloseCode.goingAway, reason: "silent for too long")
-                log("closed \(id): silent for too long")
-            }
-        }
-        wrongPinsByAddress = wrongPinsByAddress.filter { _, counter in
-            var counter = counter
-            return !counter.isEmpty(at: now)
-        }
-        createsByAddress = createsByAddress.filter { _, counter in
-            var counter = counter
-            return !counter.isEmpty(at: now)
-        }
+        // An away member's signals are dropped: its links renegotiate if they need to once it is back.
+        if let connection = member.connection { send(.signal(from: joined.id, payload: payload), to: connection) }
     }
 
     // MARK: Output helpers
 
-    private func send(_ message: ServerMessage, to id: ConnectionID) {
+    func send(_ message: ServerMessage, to id: ConnectionID) {
         outputs.append(.send(id, message.json.serialized))
     }
 
-    private func refuse(_ id: ConnectionID, _ code: ErrorCode, _ message: String) {
+    func refuse(_ id: ConnectionID, _ code: ErrorCode, _ message: String) {
         send(.error(code: code, message: message), to: id)
     }
 
-    /// A refused join ends the connection: the client learns why, then is closed.
-    private func refuseJoin(_ id: ConnectionID, _ code: ErrorCode, _ message: String) {
+    /// A refused join (or resume) ends the connection: the client learns why, then is closed.
+    func refuseJoin(_ id: ConnectionID, _ code: ErrorCode, _ message: String) {
         refuse(id, code, message)
         close(id, code: CloseCode.normal, reason: code.rawValue)
     }
 
-    private func close(_ id: ConnectionID, code: UInt16, reason: String) {
+    func close(_ id: ConnectionID, code: UInt16, reason: String) {
         guard connections[id]?.closing == false else { return }
         connections[id]?.closing = true
         outputs.append(.close(id, code: code, reason: reason))
     }
 
-    private func log(_ line: String) { outputs.append(.log(line)) }
+    func log(_ line: String) { outputs.append(.log(line)) }
 }

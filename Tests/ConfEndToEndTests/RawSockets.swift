@@ -5,8 +5,19 @@ import Foundation
 final class TCPConnection {
     let fd: Int32
 
-    init(port: UInt16) throws {
+    /// With `source`, the connection comes from that loopback address (any of 127.0.0.0/8), so a
+    /// test can play several clients.
+    init(port: UInt16, from source: String? = nil) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        if let source {
+            var local = sockaddr_in()
+            local.sin_family = sa_family_t(AF_INET)
+            local.sin_addr.s_addr = inet_addr(source)
+            let bound = withUnsafePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard bound == 0 else { close(fd); throw TestFailure("bind to \(source) failed: errno \(errno)") }
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = port.bigEndian
@@ -86,8 +97,8 @@ final class RawWebSocket {
         case other(UInt8)
     }
 
-    init(port: UInt16, path: String = "/v1/ws") throws {
-        connection = try TCPConnection(port: port)
+    init(port: UInt16, path: String = "/v1/ws", from source: String? = nil) throws {
+        connection = try TCPConnection(port: port, from: source)
         let request = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
             + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
         connection.write(Array(request.utf8))

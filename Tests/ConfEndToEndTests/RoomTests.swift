@@ -58,8 +58,9 @@ import Testing
         #expect(listener.events(ofType: "left").first?["reason"] as? String == "duration")
     }
 
-    @Test func aKilledParticipantDisappearsFromTheOthersRosters() throws {
-        let server = try RendezvousProcess()
+    /// Its seat is kept for the resume grace first (it may come back with its resume token).
+    @Test func aKilledParticipantDisappearsFromTheOthersRostersAfterTheResumeGrace() throws {
+        let server = try RendezvousProcess(["--resume-grace", "2"])
         let room = try server.createRoom()
         let a = try join(server, room.room, room.pin, as: "ann")
         #expect(a.waitForEvent("joined") != nil)
@@ -67,8 +68,10 @@ import Testing
         #expect(b.waitForEvent("joined") != nil)
         #expect(a.waitForEvent("peer-joined") { $0["name"] as? String == "bob" } != nil)
         b.signal(SIGKILL)
-        let left = a.waitForEvent("peer-left", timeout: .seconds(5))
+        let killed = ContinuousClock.now
+        let left = a.waitForEvent("peer-left", timeout: .seconds(8))
         #expect(left?["peer"] as? String == "p2")
+        #expect(ContinuousClock.now - killed >= .milliseconds(1500))
         a.signal(SIGINT)
         #expect(a.waitForExit() == 0)
     }

@@ -1,4 +1,5 @@
 import ConfCore
+import ConfCrypto
 import ConfRendezvous
 import ConfWire
 
@@ -11,8 +12,24 @@ final class RendezvousHarness {
     private(set) var closed: [ConnectionID: (code: UInt16, reason: String)] = [:]
     private(set) var logs: [String] = []
 
-    init(config: RendezvousConfig = RendezvousConfig(), seed: UInt64 = 1) {
-        core = RendezvousCore(config: config, random: SeededRandom(seed: seed))
+    /// Unix time at the harness clock's start, for resume-token expiry.
+    static let unixStart: Int64 = 1_800_000_000
+
+    /// With `secret`, the core gets a real HMAC-SHA256 key: derived pins and resume tokens.
+    init(config: RendezvousConfig = RendezvousConfig(), seed: UInt64 = 1, secret: UInt8? = nil,
+         clockStart: Instant = Instant(nanoseconds: 1_000_000_000), unixStart: Int64 = RendezvousHarness.unixStart) {
+        clock.advance(by: clockStart.since(clock.now()))
+        let key = secret.map { byte in
+            let hmac = HMACSHA256(key: [UInt8](repeating: byte, count: 32))
+            return ServerKey(mac: { hmac.authenticate($0) })
+        }
+        core = RendezvousCore(config: config, random: SeededRandom(seed: seed), key: key,
+                              wallClock: WallClockAnchor(instant: clock.now(), unixSeconds: unixStart))
+    }
+
+    func tryCreateRoom(_ name: String = "standup", from address: String) throws(RendezvousCore.CreateRoomFailure) -> RoomCreated {
+        defer { drain() }
+        return try core.createRoom(CreateRoomRequest(name: name, resolution: .p480), from: address, now: clock.now())
     }
 
     func createRoom(_ name: String = "standup", _ resolution: Resolution = .p480, from address: String = "192.0.2.1") -> RoomCreated {
@@ -42,7 +59,7 @@ final class RendezvousHarness {
     {
         let id = open(from: address)
         send(id, .join(room: room.room, pin: pin ?? room.pin, name: name))
-        if case .joined(let joined)? = inbox[id]?.last { return (id, joined) }
+        for message in inbox[id] ?? [] { if case .joined(let joined) = message { return (id, joined) } }
         return (id, nil)
     }
 
@@ -51,6 +68,16 @@ final class RendezvousHarness {
         core.handle(.closed(id), now: clock.now())
         drain()
     }
+
+    /// What the I/O layer does for every close the core asked for: reports it closed.
+    func reportCloses() {
+        for id in closed.keys where !reported.contains(id) {
+            reported.insert(id)
+            core.handle(.closed(id), now: clock.now())
+        }
+        drain()
+    }
+    private var reported = Set<ConnectionID>()
 
     func tick(after duration: Duration) {
         clock.advance(by: duration)
@@ -63,12 +90,15 @@ final class RendezvousHarness {
         return inbox[id] ?? []
     }
 
+    /// Everything `id` has been sent so far, without taking it.
+    func messages(_ id: ConnectionID) -> [ServerMessage] { inbox[id] ?? [] }
+
     func lastError(_ id: ConnectionID) -> ErrorCode? {
         for message in (inbox[id] ?? []).reversed() { if case .error(let code, _) = message { return code } }
         return nil
     }
 
-    private func drain() {
+    func drain() {
         while let output = core.pollOutput() {
             switch output {
             case .send(let id, let text): inbox[id, default: []].append(try! ServerMessage(text: text))

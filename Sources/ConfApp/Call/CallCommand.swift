@@ -1,3 +1,5 @@
+import ConfWire
+
 /// A command typed on stdin during a call, one a line (README, "Commands").
 enum CallCommand: Equatable {
     case mute, unmute
@@ -5,8 +7,10 @@ enum CallCommand: Equatable {
     case say(String)
     case play(String)
     case leave
+    /// A publisher's answer to a knock on a locked room.
+    case admit(KnockID), deny(KnockID)
 
-    static let help = "mute, unmute, mute-peer ID, unmute-peer ID, say TEXT, play FILE.wav, leave"
+    static let help = "mute, unmute, mute-peer ID, unmute-peer ID, say TEXT, play FILE.wav, admit KNOCK, deny KNOCK, leave"
 
     /// Nil for an empty line; throws a message naming the problem for anything unknown.
     static func parse(_ line: String) throws(CommandLineProblem) -> CallCommand? {
@@ -26,6 +30,11 @@ enum CallCommand: Equatable {
         case "say": return .say(try argument("the text to send"))
         case "play": return .play(try argument("a WAV file"))
         case "leave", "quit": return .leave
+        case "admit", "deny":
+            guard let knock = KnockID(try argument("a knock id, like k1")) else {
+                throw CommandLineProblem(message: "\(word) needs a knock id, like k1 (from the knock line)")
+            }
+            return word == "admit" ? .admit(knock) : .deny(knock)
         default: throw CommandLineProblem(message: "unknown command '\(word)': use \(help)")
         }
     }

@@ -206,6 +206,8 @@ enum CallSetup {
                         throw CommandLineProblem(message: "play: \(error)")
                     }
                 case .leave?: session?.leave(reason: "command")
+                case .admit(let knock)?: if session?.answer(knock, admit: true) == false { throw CommandLineProblem(message: "not in a room yet") }
+                case .deny(let knock)?: if session?.answer(knock, admit: false) == false { throw CommandLineProblem(message: "not in a room yet") }
                 }
             } catch {
                 reporter.emit(.object(["type": "error", "code": "bad-command", "message": .string(error.message)]),

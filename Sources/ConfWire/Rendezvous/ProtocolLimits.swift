@@ -15,7 +15,7 @@ public enum ProtocolLimits {
     public static let messagesPerSecond = 50
     public static let messageBurst = 200
     /// Longest `resume` token a client may send back.
-    public static let maxResumeTokenBytes = 512
+    public static let maxResumeTokenBytes = 1024
     /// Deepest JSON nesting accepted in any message.
     public static let maxJSONDepth = 32
 }

@@ -1,0 +1,17 @@
+@testable import ConfApp
+import ConfWire
+import Testing
+
+@Suite struct CallCommandTests {
+    @Test func admitAndDenyTakeAKnockID() throws {
+        #expect(try CallCommand.parse("admit k1") == .admit(KnockID("k1")!))
+        #expect(try CallCommand.parse("  deny k12") == .deny(KnockID("k12")!))
+        #expect(throws: CommandLineProblem.self) { try CallCommand.parse("admit") }
+        #expect(throws: CommandLineProblem.self) { try CallCommand.parse("admit p2") }
+        #expect(throws: CommandLineProblem.self) { try CallCommand.parse("deny k1; rm") }
+    }
+
+    @Test func notAdmittedHasItsOwnExitCode() {
+        #expect(ExitCode(ErrorCode.notAdmitted) == .notAdmitted && ExitCode.notAdmitted.rawValue == 10)
+    }
+}
