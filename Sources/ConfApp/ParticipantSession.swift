@@ -54,6 +54,8 @@ final class ParticipantSession {
 
     /// How many peer links carry the call now; asked while the rendezvous is away or gone.
     var connectedPeers: () -> Int = { 0 }
+    /// Whether the link to this peer carries the call now.
+    var isConnected: (ParticipantID) -> Bool = { _ in false }
 
     /// The room as it happens, for the peer connections.
     var onJoined: ((ServerMessage.Joined) -> Void)?
@@ -296,7 +298,10 @@ final class ParticipantSession {
         reporter.emit(.object(["type": "rendezvous-back"]),
                       human: reporter.style.green("!") + " the rendezvous at \(client.address) is back; newcomers can join again")
         let now = Dictionary(joined.peers.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
-        for id in peers.keys where now[id] == nil { departed(id) }
+        // A peer missing from the roster that we still talk to stays: a restarted rendezvous
+        // seats each of us as our resumes arrive, and its peer-joined will follow. One that
+        // really left has closed its link (or gone silent), and is reported now.
+        for id in peers.keys where now[id] == nil && !isConnected(id) { departed(id) }
         for peer in joined.peers where peers[peer.id] == nil { arrived(peer) }
         startPinging()
     }

@@ -216,6 +216,7 @@ enum CallSetup {
         }
         controller.commands = commands
         session.connectedPeers = { controller.links.values.count { $0.phase == .connected } }
+        session.isConnected = { controller.links[$0]?.phase == .connected }
         session.onPeerJoined = { controller.peerJoined($0) }
         session.onPeerLeft = { controller.peerLeft($0) }
         session.onSignal = { controller.signal(from: $0, $1) }
