@@ -9,16 +9,20 @@ public struct IceServerAddress: Sendable, Equatable {
     public var port: UInt16
     /// Present for TURN.
     public var credentials: (username: String, password: String)?
+    /// TURN over TCP (RFC 6062's client side): reaches the server where UDP is blocked; the
+    /// relayed media is still UDP from the server on.
+    public var overTCP: Bool
 
-    public init(host: String, port: UInt16, credentials: (username: String, password: String)? = nil) {
+    public init(host: String, port: UInt16, credentials: (username: String, password: String)? = nil, overTCP: Bool = false) {
         self.host = host
         self.port = port
         self.credentials = credentials
+        self.overTCP = overTCP
     }
 
     public static func == (a: Self, b: Self) -> Bool {
         a.host == b.host && a.port == b.port && a.credentials?.username == b.credentials?.username
-            && a.credentials?.password == b.credentials?.password
+            && a.credentials?.password == b.credentials?.password && a.overTCP == b.overTCP
     }
 }
 
@@ -83,7 +87,7 @@ public final class IceTransport {
         for turn in servers {
             guard let credentials = turn.credentials else { continue }
             nice_agent_set_relay_info(agent, stream, 1, turn.host, UInt32(turn.port), credentials.username,
-                                      credentials.password, NICE_RELAY_TYPE_TURN_UDP)
+                                      credentials.password, turn.overTCP ? NICE_RELAY_TYPE_TURN_TCP : NICE_RELAY_TYPE_TURN_UDP)
         }
         var ufrag: UnsafeMutablePointer<gchar>?, pwd: UnsafeMutablePointer<gchar>?
         nice_agent_get_local_credentials(agent, stream, &ufrag, &pwd)

@@ -100,4 +100,33 @@ struct BlockedUDPTests {
         host.signal(SIGTERM)
         #expect(host.waitForExit() == 0)
     }
+
+    /// The way out it names works: a TURN server reached over TCP relays the call.
+    @Test func withUDPBlockedATURNServerOverTCPCarriesTheCall() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/turnserver") else {
+            Issue.record("coturn is missing: run scripts/install-deps --test")
+            return
+        }
+        let prefix = "bt\(getpid() % 10_000)"
+        try LossTests.run(["up", prefix, "1"])  // UDP into b is dropped; b reaches a over TCP only
+        defer { try? LossTests.run(["down", prefix]) }
+        let turn = Process()
+        turn.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
+        turn.arguments = ["netns", "exec", "\(prefix)-a", "/usr/bin/turnserver", "-n", "--listening-ip=10.9.0.1", "--listening-port=3478",
+                          "--relay-ip=10.9.0.1", "--user=conf:secret", "--realm=conf.test", "--lt-cred-mech", "--no-tls", "--no-dtls",
+                          "--no-cli", "--min-port=20000", "--max-port=20200", "--log-file=stdout", "--pidfile=/tmp/conf-turn-\(prefix).pid"]
+        turn.standardOutput = FileHandle.nullDevice
+        turn.standardError = FileHandle.nullDevice
+        try turn.run()
+        defer { kill(turn.processIdentifier, SIGKILL); turn.waitUntilExit() }
+        let host = try ConfProcess(["host", "--listen", "10.9.0.1:7373", "--as", "ann", "--json"], namespace: "\(prefix)-a")
+        let command = try #require(host.waitForEvent("room")?["join_command"] as? String).split(separator: " ").dropFirst().map(String.init)
+        let guest = try ConfProcess(command + ["--as", "bob", "--json", "--turn", "conf:secret@10.9.0.1:3478?transport=tcp"],
+                                    namespace: "\(prefix)-b")
+        let connected = guest.waitForEvent("peer-connected", timeout: .seconds(20))
+        #expect(connected?["path"] as? String == "relay", "bob: \(guest.stdout)\n\(guest.stderr)")
+        guest.signal(SIGTERM)
+        host.signal(SIGTERM)
+        #expect(guest.waitForExit() == 0 && host.waitForExit() == 0)
+    }
 }

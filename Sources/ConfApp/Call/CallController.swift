@@ -384,7 +384,7 @@ final class CallController {
 
     /// What to tell the user when ICE found no pair at all.
     static let noPathAdvice = "no network path to the peer: no ICE check was answered, so UDP between you is blocked or "
-        + "filtered (a firewall, or NATs that need a relay) — try --turn USER:PASS@HOST:PORT with a TURN server both of you can reach"
+        + "filtered (a firewall, or NATs that need a relay) — try --turn USER:PASS@HOST:PORT with a TURN server both of you can reach (add ?transport=tcp to reach it over TCP)"
 
     /// The link to a peer failed or ended: reported, its ICE agent closed at once (no more checks
     /// toward the peer's candidates), and set up again later when it can be.
