@@ -45,12 +45,11 @@ final class ParticipantSession {
     private var resumeToken: String?
     private var backoff = ReconnectBackoff()
     private var random = KernelRandom()
-    /// When the rendezvous was lost (phase away or resuming).
-    private var lostAt: Instant?
     /// Which connection attempt is current: callbacks from older ones are ignored.
     private var attempt = 0
     private var pingTimer: Timer?
     private var awayTimer: Timer?
+    private var reconnectTimer: Timer?
 
     /// How many peer links carry the call now; asked while the rendezvous is away or gone.
     var connectedPeers: () -> Int = { 0 }
@@ -261,7 +260,6 @@ final class ParticipantSession {
         let wasInRoom = phase == .inRoom
         phase = .away
         pingTimer?.cancel()
-        if lostAt == nil { lostAt = clock.now() }
         if wasInRoom {
             reporter.emit(.object(["type": "rendezvous-lost", "reason": .string(why)]),
                           human: reporter.style.red("!") + " lost the rendezvous at \(client.address) (\(why)); the call goes on with those "
@@ -282,17 +280,18 @@ final class ParticipantSession {
         guard phase == .away || phase == .resuming else { return }
         phase = .away
         let delay = backoff.next(using: &random)
-        timers.append(loop.schedule(after: delay) { [weak self] in
+        reconnectTimer?.cancel()
+        reconnectTimer = loop.schedule(after: delay) { [weak self] in
             guard let self, self.phase == .away else { return }
             self.connect()
-        })
+        }
     }
 
     /// The seat is ours again: report it and reconcile the roster with what changed while away.
     private func resumed(_ joined: ServerMessage.Joined) {
         phase = .inRoom
-        lostAt = nil
         awayTimer?.cancel()
+        awayTimer = nil
         backoff.reset()
         resumeToken = joined.resumeToken ?? resumeToken
         reporter.emit(.object(["type": "rendezvous-back"]),
@@ -330,6 +329,7 @@ final class ParticipantSession {
         phase = .detached
         pingTimer?.cancel()
         awayTimer?.cancel()
+        awayTimer = nil
         client.close()
         reporter.emit(.object(["type": "rendezvous-closed", "reason": .string(reason)]),
                       human: reporter.style.red("!") + " \(why): the call goes on with those connected; nobody new can join")
@@ -370,6 +370,7 @@ final class ParticipantSession {
         timers.removeAll()
         pingTimer?.cancel()
         awayTimer?.cancel()
+        reconnectTimer?.cancel()
         client.close()
         onEnd(result)
     }
