@@ -80,12 +80,13 @@ _conf() {
         --room-idle) COMPREPLY=(); return ;;
         --rooms-per-minute) COMPREPLY=(); return ;;
         --max-rooms) COMPREPLY=(); return ;;
+        --max-connections-per-client) COMPREPLY=(); return ;;
         --knock-timeout) COMPREPLY=(); return ;;
         --resume-grace) COMPREPLY=(); return ;;
         --state-dir) COMPREPLY=($(compgen -d -- "$cur")); return ;;
         esac
         if [[ "$cur" == -* ]]; then
-            COMPREPLY=($(compgen -W "--listen --tls-cert --tls-key --stun --turn --room-idle --rooms-per-minute --max-rooms --knock-timeout --resume-grace --state-dir --quiet --help" -- "$cur"))
+            COMPREPLY=($(compgen -W "--listen --tls-cert --tls-key --stun --turn --room-idle --rooms-per-minute --max-rooms --max-connections-per-client --knock-timeout --resume-grace --state-dir --quiet --help" -- "$cur"))
         fi
         ;;
     "conf devices")

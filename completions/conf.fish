@@ -70,6 +70,7 @@ complete -c conf -n '__fish_seen_subcommand_from rendezvous' -l turn -x -d 'a TU
 complete -c conf -n '__fish_seen_subcommand_from rendezvous' -l room-idle -x -d 'forget a room after it has been empty this long'
 complete -c conf -n '__fish_seen_subcommand_from rendezvous' -l rooms-per-minute -x -d 'rooms one address may create a minute'
 complete -c conf -n '__fish_seen_subcommand_from rendezvous' -l max-rooms -x -d 'rooms held at once (one address may hold 1 %, one /24 or /48 10 %)'
+complete -c conf -n '__fish_seen_subcommand_from rendezvous' -l max-connections-per-client -x -d 'connections one client (an IPv4 address, an IPv6 /64) may hold open; more are refused with 429'
 complete -c conf -n '__fish_seen_subcommand_from rendezvous' -l knock-timeout -x -d 'how long a join on a room locked by wrong pins waits for a publisher to admit it'
 complete -c conf -n '__fish_seen_subcommand_from rendezvous' -l resume-grace -x -d 'how long a participant whose connection dropped keeps its seat before the others are told it left'
 complete -c conf -n '__fish_seen_subcommand_from rendezvous' -l state-dir -x -a '(__fish_complete_directories)' -d 'where the secret that signs resume tokens and derives pins is kept, so a restart keeps rooms resumable'

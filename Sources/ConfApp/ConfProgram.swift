@@ -114,6 +114,8 @@ public enum ConfProgram {
             OptionSpec("room-idle", value: "SECONDS", help: "forget a room after it has been empty this long", default: "600"),
             OptionSpec("rooms-per-minute", value: "N", help: "rooms one address may create a minute", default: "30"),
             OptionSpec("max-rooms", value: "N", help: "rooms held at once (one address may hold 1 %, one /24 or /48 10 %)", default: "20000"),
+            OptionSpec("max-connections-per-client", value: "N",
+                       help: "connections one client (an IPv4 address, an IPv6 /64) may hold open; more are refused with 429", default: "64"),
             OptionSpec("knock-timeout", value: "SECONDS", help: "how long a join on a room locked by wrong pins waits for a publisher to admit it",
                        default: "60"),
             OptionSpec("resume-grace", value: "SECONDS", help: "how long a participant whose connection dropped keeps its seat before the others are told it left",
@@ -167,7 +169,7 @@ public enum ConfProgram {
                 ("$XDG_CONFIG_HOME/conf/config", "optional settings, one 'key = value' a line, '#' starts a comment; keys are long option names: server, ca, as, resolution, listen, audio-source, audio-sink, mic, speaker. Command-line options beat environment variables, which beat this file."),
             ],
             events: [
-                ("room", "room, pin, listen_pin, name, resolution, join_command", "conf host created the room"),
+                ("room", "room, pin, listen_pin, name, resolution, join_command, listen_join_command", "conf host created the room; the commands join as a publisher and as a listener"),
                 ("joined", "you, role, room, name, resolution, peers", "you are in the room; peers lists {id, name, role} of everyone already there"),
                 ("peer-joined", "peer, name, role", "someone joined"),
                 ("peer-left", "peer", "someone left or their connection dropped"),

@@ -25,7 +25,7 @@ public enum ExitCode: Int32, Sendable, CaseIterable {
         case .rendezvousUnreachable: "the rendezvous could not be reached at join time, or was lost and no peer was connected (within 30 s)"
         case .rateLimited: "too many wrong pins recently, for this room or from this address: wait a minute"
         case .noPeerConnected: "conf join only: others were in the room when it joined but no peer connection could be made within --connect-timeout"
-        case .noAudioDevice: "a sound device asked for by flag, environment or config file could not be opened (no PulseAudio server, or no such device)"
+        case .noAudioDevice: "a device asked for by flag, environment or config file could not be opened (no PulseAudio server, no such microphone or speaker, or no such camera)"
         case .notAdmitted: "the room was locked after too many wrong pins, and nobody in the call let you in (denied, or no answer in time)"
         }
     }

@@ -32,6 +32,9 @@ public final class EventLoop: @unchecked Sendable {
 
     public func quit() { g_main_loop_quit(loop) }
 
+    /// Whether the calling thread is the one running this loop.
+    var isCurrentThread: Bool { g_main_context_is_owner(context) != 0 }
+
     /// Runs `body` on the loop thread soon; safe from any thread.
     public func invoke(_ body: @escaping @Sendable () -> Void) {
         let box = Unmanaged.passRetained(CallbackBox { body(); return false }).toOpaque()

@@ -62,6 +62,8 @@ final class CallController {
     /// Set by the owner once the role is known (a listener sends nothing).
     var audio: AudioPipeline?
     var video: VideoPipeline?
+    /// `--record`'s files, shared by both pipelines.
+    var recordings: Recordings?
     /// Kept alive with the call: the stdin command reader.
     var commands: LineReader?
     private var mediaTicker: Timer?
@@ -141,6 +143,7 @@ final class CallController {
         commands?.stop()
         audio?.close(links: Array(links.values))
         video?.close(links: Array(links.values))
+        recordings?.close()
         connectDeadline?.cancel()
         var waiting = links.count
         var finished = false
@@ -166,9 +169,7 @@ final class CallController {
         let peer = roster[id] ?? Participant(id: id, name: id.rawValue, role: .publisher)
         if let old = links.removeValue(forKey: id) {  // a restart: the old link goes
             if old.phase == .connected { report(disconnected: old, code: .restarting, reason: "the peer is setting the link up again") }
-            old.audioIn?.recorder?.close()
-            old.audioIn?.playback?.close()
-            old.videoIn?.recorder?.close()
+            old.audioIn?.playback?.close()  // its recordings go on in the new link's
             teardown(old)
         }
         let audioSSRC = UInt32(truncatingIfNeeded: random.next()), videoSSRC = UInt32(truncatingIfNeeded: random.next())
@@ -228,9 +229,8 @@ final class CallController {
                 if let link = links[id] { disconnect(link, code: .negotiationFailed, reason: error.description) }
             case .close(let id):
                 if let link = links.removeValue(forKey: id) {
-                    link.audioIn?.recorder?.close()
                     link.audioIn?.playback?.close()
-                    link.videoIn?.recorder?.close()
+                    recordings?.finish(id)
                     if link.phase == .connected { report(disconnected: link, code: .left, reason: "left") }
                     link.phase = .disconnected
                     teardown(link)

@@ -3,6 +3,9 @@ import ConfCrypto
 import ConfIO
 import ConfMedia
 import ConfWire
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Builds the peer connections for a participant session from the command line: ICE servers,
 /// the DTLS certificate, the connect timeout; wires the room's events into a `CallController`.
@@ -61,10 +64,9 @@ enum CallSetup {
                 throw CommandFailure(.usage, code: "bad-audio-file", "--play: \(error)")
             }
         }
-        let audio = try AudioSettings.parse(context)
+        var audio = try AudioSettings.parse(context)
         var video = VideoPipeline.Settings()
         video.enabled = !context.invocation.flag("no-video")
-        video.recordDirectory = audio.recordDirectory
         switch context.setting("video-source") {
         case nil, "none": video.source = .none
         case "pattern": video.source = .pattern
@@ -87,9 +89,25 @@ enum CallSetup {
             terminalView = true
         case let other?: throw context.usage("--video-view '\(other)': use terminal or none")
         }
+        // Every option is valid: now look for the devices asked for, before the room is made.
+        if case .camera(let path) = video.source, video.enabled { try checkCamera(path) }
+        try audio.connectSoundServer()
         return Options(iceServers: servers, connectTimeout: timeout, say: say, relayOnly: relayOnly, audio: audio,
                        startMuted: context.invocation.flag("muted"), playAtStart: play, stats: context.invocation.flag("stats"), video: video,
                        terminalView: terminalView)
+    }
+
+    /// A missing camera is found before the room is created (the pipeline opens it once joined).
+    static func checkCamera(_ path: String) throws(CommandFailure) {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            throw CommandFailure(.noAudioDevice, code: "no-camera",
+                                 "--video-source v4l2:\(path): \(String(cString: strerror(errno))) — check the device with v4l2-ctl --list-devices")
+        }
+        guard info.st_mode & S_IFMT == S_IFCHR else {
+            throw CommandFailure(.noAudioDevice, code: "no-camera",
+                                 "--video-source v4l2:\(path): not a device — give a camera like /dev/video0 (v4l2-ctl --list-devices)")
+        }
     }
 
     static func resolve(_ endpoint: HostPort, credentials: (String, String)?, option: String) throws(CommandFailure) -> IceServerAddress {
@@ -178,6 +196,12 @@ enum CallSetup {
                 controller.audio = audio
                 controller.video = try VideoPipeline(settings: options.video, sends: joined.role == .publisher,
                                                      resolution: joined.resolution, loop: loop, reporter: reporter)
+                if let directory = options.audio.recordDirectory {
+                    let recordings = Recordings(directory: directory, videoSize: joined.resolution.size, reporter: reporter)
+                    controller.recordings = recordings
+                    audio.recordings = recordings
+                    controller.video?.recordings = recordings
+                }
             } catch {
                 session?.leave(failing: error)
                 return
