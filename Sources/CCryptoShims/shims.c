@@ -14,6 +14,19 @@ void conf_dtls_set_mtu(SSL *ssl, long mtu) {
     DTLS_set_link_mtu(ssl, mtu);
 }
 
+/* 400 ms, doubling to at most 2 s. OpenSSL's own timer starts at 1 s and doubles to 60 s: under
+   30 % loss each way a lost flight or two stretched the handshake to 10-15 s, or past the
+   connect timeout. Twelve retransmissions still end a handshake nobody answers (about 20 s). */
+static unsigned int conf_dtls_timer(SSL *ssl, unsigned int previous_us) {
+    (void)ssl;
+    if (previous_us == 0) return 400000;
+    return previous_us >= 1000000 ? 2000000 : previous_us * 2;
+}
+
+void conf_dtls_use_short_timer(SSL *ssl) {
+    DTLS_set_timer_cb(ssl, conf_dtls_timer);
+}
+
 int conf_dtls_get_timeout(SSL *ssl, long *seconds, long *microseconds) {
     struct timeval tv = {0, 0};
     int running = (int)DTLSv1_get_timeout(ssl, &tv);

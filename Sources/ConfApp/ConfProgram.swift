@@ -22,7 +22,8 @@ public enum ConfProgram {
     static let stun = OptionSpec(
         "stun", value: "HOST:PORT", help: "a STUN server, to find your address as seen from outside a NAT", repeatable: true)
     static let turn = OptionSpec(
-        "turn", value: "USER:PASS@HOST:PORT", help: "a TURN server to relay through when no direct path works", repeatable: true)
+        "turn", value: "USER:PASS@HOST:PORT", help: "a TURN server to relay through when no direct path works; add ?transport=tcp to reach it over TCP where UDP is blocked",
+        repeatable: true)
     static let relayOnly = OptionSpec(
         "relay-only", help: "connect only through the --turn server, so that peers never learn your addresses")
     static let connectTimeout = OptionSpec(

@@ -45,15 +45,16 @@ final class ParticipantSession {
     private var resumeToken: String?
     private var backoff = ReconnectBackoff()
     private var random = KernelRandom()
-    /// When the rendezvous was lost (phase away or resuming).
-    private var lostAt: Instant?
     /// Which connection attempt is current: callbacks from older ones are ignored.
     private var attempt = 0
     private var pingTimer: Timer?
     private var awayTimer: Timer?
+    private var reconnectTimer: Timer?
 
     /// How many peer links carry the call now; asked while the rendezvous is away or gone.
     var connectedPeers: () -> Int = { 0 }
+    /// Whether the link to this peer carries the call now.
+    var isConnected: (ParticipantID) -> Bool = { _ in false }
 
     /// The room as it happens, for the peer connections.
     var onJoined: ((ServerMessage.Joined) -> Void)?
@@ -259,7 +260,6 @@ final class ParticipantSession {
         let wasInRoom = phase == .inRoom
         phase = .away
         pingTimer?.cancel()
-        if lostAt == nil { lostAt = clock.now() }
         if wasInRoom {
             reporter.emit(.object(["type": "rendezvous-lost", "reason": .string(why)]),
                           human: reporter.style.red("!") + " lost the rendezvous at \(client.address) (\(why)); the call goes on with those "
@@ -280,23 +280,27 @@ final class ParticipantSession {
         guard phase == .away || phase == .resuming else { return }
         phase = .away
         let delay = backoff.next(using: &random)
-        timers.append(loop.schedule(after: delay) { [weak self] in
+        reconnectTimer?.cancel()
+        reconnectTimer = loop.schedule(after: delay) { [weak self] in
             guard let self, self.phase == .away else { return }
             self.connect()
-        })
+        }
     }
 
     /// The seat is ours again: report it and reconcile the roster with what changed while away.
     private func resumed(_ joined: ServerMessage.Joined) {
         phase = .inRoom
-        lostAt = nil
         awayTimer?.cancel()
+        awayTimer = nil
         backoff.reset()
         resumeToken = joined.resumeToken ?? resumeToken
         reporter.emit(.object(["type": "rendezvous-back"]),
                       human: reporter.style.green("!") + " the rendezvous at \(client.address) is back; newcomers can join again")
         let now = Dictionary(joined.peers.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
-        for id in peers.keys where now[id] == nil { departed(id) }
+        // A peer missing from the roster that we still talk to stays: a restarted rendezvous
+        // seats each of us as our resumes arrive, and its peer-joined will follow. One that
+        // really left has closed its link (or gone silent), and is reported now.
+        for id in peers.keys where now[id] == nil && !isConnected(id) { departed(id) }
         for peer in joined.peers where peers[peer.id] == nil { arrived(peer) }
         startPinging()
     }
@@ -325,6 +329,7 @@ final class ParticipantSession {
         phase = .detached
         pingTimer?.cancel()
         awayTimer?.cancel()
+        awayTimer = nil
         client.close()
         reporter.emit(.object(["type": "rendezvous-closed", "reason": .string(reason)]),
                       human: reporter.style.red("!") + " \(why): the call goes on with those connected; nobody new can join")
@@ -365,6 +370,7 @@ final class ParticipantSession {
         timers.removeAll()
         pingTimer?.cancel()
         awayTimer?.cancel()
+        reconnectTimer?.cancel()
         client.close()
         onEnd(result)
     }

@@ -77,6 +77,7 @@ public final class DTLSEndpoint {
         conf_bio_set_mem_eof_return(outgoing, -1)
         SSL_set_bio(ssl, incoming, outgoing)
         conf_dtls_set_mtu(ssl, Self.mtu)
+        conf_dtls_use_short_timer(ssl)
         if role == .client { SSL_set_connect_state(ssl) } else { SSL_set_accept_state(ssl) }
     }
 

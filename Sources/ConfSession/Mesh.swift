@@ -12,6 +12,8 @@ public final class Mesh {
         case negotiated(ParticipantID, NegotiatedLink)
         case remoteCandidate(ParticipantID, IceCandidate)
         case remoteCandidatesDone(ParticipantID)
+        /// The peer sent more candidates than one link may have; the rest are ignored.
+        case candidateLimitReached(ParticipantID, Int)
         case failed(ParticipantID, NegotiationError)
         /// Tear down everything for this peer.
         case close(ParticipantID)
@@ -119,6 +121,7 @@ public final class Mesh {
             case .negotiated(let link): outputs.append(.negotiated(id, link))
             case .remoteCandidate(let candidate): outputs.append(.remoteCandidate(id, candidate))
             case .remoteCandidatesDone: outputs.append(.remoteCandidatesDone(id))
+            case .candidateLimitReached(let limit): outputs.append(.candidateLimitReached(id, limit))
             case .failed(let error): outputs.append(.failed(id, error))
             }
         }

@@ -15,8 +15,15 @@ public final class PeerNegotiator {
         case negotiated(NegotiatedLink)
         case remoteCandidate(IceCandidate)
         case remoteCandidatesDone
+        /// The peer sent more than `maxRemoteCandidates`: the rest are refused (said once).
+        case candidateLimitReached(Int)
         case failed(NegotiationError)
     }
+
+    /// The most candidates one peer may give for one link. A real peer has a handful (host,
+    /// server-reflexive and relayed, per interface); each one costs connectivity checks, so a
+    /// hostile peer must not be able to make us send checks to thousands of addresses.
+    public static let maxRemoteCandidates = 50
 
     enum State {
         case idle
@@ -32,6 +39,7 @@ public final class PeerNegotiator {
     private var pendingLocal: [PeerSignal] = []
     private var pendingRemote: [PeerSignal] = []
     private var outputs: [Output] = []
+    private var remoteCandidateCount = 0
 
     public init(local: LocalEndpoint, isOfferer: Bool, sessionID: UInt64) {
         self.local = local
@@ -58,7 +66,8 @@ public final class PeerNegotiator {
         case (.idle, .offer(let text)) where !isOfferer:
             do {
                 let offer = try parse(text)
-                let (answer, link) = try SDPNegotiation.answer(to: offer, from: local, sessionID: sessionID)
+                var (answer, link) = try SDPNegotiation.answer(to: offer, from: local, sessionID: sessionID)
+                link.remoteCandidates = admit(link.remoteCandidates)
                 state = .negotiated(transportMid: link.transportMid)
                 outputs.append(.send(.answer(answer.serialized)))
                 outputs.append(.negotiated(link))
@@ -69,7 +78,8 @@ public final class PeerNegotiator {
             }
         case (.offered(let offer), .answer(let text)):
             do {
-                let link = try SDPNegotiation.accept(answer: try parse(text), to: offer)
+                var link = try SDPNegotiation.accept(answer: try parse(text), to: offer)
+                link.remoteCandidates = admit(link.remoteCandidates)
                 state = .negotiated(transportMid: link.transportMid)
                 outputs.append(.negotiated(link))
                 flushRemote()
@@ -77,10 +87,12 @@ public final class PeerNegotiator {
                 fail(error)
             }
         case (.negotiated, .candidate(_, let candidate)):
-            outputs.append(.remoteCandidate(candidate))
+            if !admit([candidate]).isEmpty { outputs.append(.remoteCandidate(candidate)) }
         case (.negotiated, .endOfCandidates):
             outputs.append(.remoteCandidatesDone)
         case (_, .candidate), (_, .endOfCandidates):
+            // Held until the description comes; bounded like the candidates themselves.
+            guard pendingRemote.count <= Self.maxRemoteCandidates else { return }
             pendingRemote.append(signal)
         case (_, .offer):
             fail(NegotiationError(isOfferer ? "the peer sent an offer although we offered (glare): conf's newcomer offers, nobody else"
@@ -108,6 +120,16 @@ public final class PeerNegotiator {
 
     public func pollOutput() -> Output? {
         outputs.isEmpty ? nil : outputs.removeFirst()
+    }
+
+    /// The candidates that fit under the cap; the first refusal is reported.
+    private func admit(_ candidates: [IceCandidate]) -> [IceCandidate] {
+        let room = max(0, Self.maxRemoteCandidates - remoteCandidateCount)
+        remoteCandidateCount += candidates.count
+        if candidates.count > room && remoteCandidateCount - candidates.count <= Self.maxRemoteCandidates {
+            outputs.append(.candidateLimitReached(Self.maxRemoteCandidates))
+        }
+        return Array(candidates.prefix(room))
     }
 
     private func enqueueLocal(_ signal: PeerSignal) {

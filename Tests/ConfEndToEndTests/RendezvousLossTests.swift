@@ -48,4 +48,61 @@ import Testing
         bob.signal(SIGTERM)
         #expect(ann.waitForExit() == 0 && bob.waitForExit() == 0)
     }
+
+    @Test func aRestartedRendezvousGivesTheSeatsBack() throws {
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent("conf-rdv-state-\(UUID().uuidString.prefix(8))")
+        defer { try? FileManager.default.removeItem(at: state) }
+        let server = try RendezvousProcess(["--state-dir", state.path])
+        let room = try server.createRoom()
+        let ann = try ConfProcess(["join", room.room, room.pin, "--server", server.address, "--as", "ann", "--json"], interactive: true)
+        #expect(ann.waitForEvent("joined") != nil)
+        let bob = try ConfProcess(["join", room.room, room.pin, "--server", server.address, "--as", "bob", "--json"], interactive: true)
+        #expect(Self.connected(ann, 1) && Self.connected(bob, 1))
+        server.process.signal(SIGKILL)
+        _ = server.process.waitForExit()
+        #expect(ann.waitForEvent("rendezvous-lost", timeout: .seconds(5)) != nil, "ann: \(ann.stdout)")
+        #expect(bob.waitForEvent("rendezvous-lost", timeout: .seconds(5)) != nil)
+        // The same rendezvous comes back on the same port with the same secret: both take their
+        // seats back, with the links they kept.
+        let again = try RendezvousProcess(["--state-dir", state.path], listen: server.address)
+        #expect(ann.waitForEvent("rendezvous-back", timeout: .seconds(20)) != nil, "ann: \(ann.stdout)\n\(ann.stderr)")
+        #expect(bob.waitForEvent("rendezvous-back", timeout: .seconds(20)) != nil, "bob: \(bob.stderr)")
+        #expect(ann.events(ofType: "peer-left").isEmpty && ann.events(ofType: "peer-connected").count == 1)
+        ann.send("say back in the room")
+        #expect(bob.waitForEvent("chat", timeout: .seconds(5)) { $0["text"] as? String == "back in the room" } != nil, "ann: \(ann.stdout)\nbob: \(bob.stdout)")
+        // And the room takes newcomers again.
+        let cat = try ConfProcess(["join", room.room, room.pin, "--server", again.address, "--as", "cat", "--json"])
+        #expect(Self.connected(cat, 2), "cat: \(cat.stdout)\n\(cat.stderr)")
+        for process in [ann, bob, cat] { process.signal(SIGTERM) }
+        #expect(ann.waitForExit() == 0 && bob.waitForExit() == 0 && cat.waitForExit() == 0)
+    }
+
+    @Test func aRendezvousThatNoLongerKnowsTheRoomLeavesTheCallGoingOn() throws {
+        let first = FileManager.default.temporaryDirectory.appendingPathComponent("conf-rdv-state-\(UUID().uuidString.prefix(8))")
+        let second = FileManager.default.temporaryDirectory.appendingPathComponent("conf-rdv-state-\(UUID().uuidString.prefix(8))")
+        defer { for dir in [first, second] { try? FileManager.default.removeItem(at: dir) } }
+        let server = try RendezvousProcess(["--state-dir", first.path])
+        let room = try server.createRoom()
+        let ann = try ConfProcess(["join", room.room, room.pin, "--server", server.address, "--as", "ann", "--json"], interactive: true)
+        #expect(ann.waitForEvent("joined") != nil)
+        let bob = try ConfProcess(["join", room.room, room.pin, "--server", server.address, "--as", "bob", "--json"], interactive: true)
+        #expect(Self.connected(ann, 1) && Self.connected(bob, 1))
+        server.process.signal(SIGKILL)
+        _ = server.process.waitForExit()
+        #expect(ann.waitForEvent("rendezvous-lost", timeout: .seconds(5)) != nil)
+        // Back on the same port with another secret: the tokens are refused; the call goes on.
+        let again = try RendezvousProcess(["--state-dir", second.path], listen: server.address)
+        defer { withExtendedLifetime(again) {} }
+        let closed = ann.waitForEvent("rendezvous-closed", timeout: .seconds(20))
+        #expect(closed?["reason"] as? String == "resume-refused", "ann: \(ann.stdout)\n\(ann.stderr)")
+        #expect(ann.stderr.contains("no longer has this room") && ann.stderr.contains("nobody new can join"))
+        #expect(bob.waitForEvent("rendezvous-closed", timeout: .seconds(20)) != nil)
+        ann.send("say still here")
+        #expect(bob.waitForEvent("chat", timeout: .seconds(5)) { $0["text"] as? String == "still here" } != nil)
+        // No more reconnecting: bob leaves, and ann, with no link left, ends by herself.
+        bob.signal(SIGTERM)
+        #expect(bob.waitForExit() == 0)
+        #expect(ann.waitForExit(timeout: .seconds(8)) == 0, "ann: \(ann.stdout)")
+        #expect(ann.events(ofType: "left").last?["reason"] as? String == "nobody-left")
+    }
 }

@@ -14,6 +14,7 @@ final class SimulatedRoom {
         var closed: [ParticipantID] = []
         var failures: [ParticipantID: String] = [:]
         var controlling: [ParticipantID: Bool] = [:]
+        var candidateLimits: [ParticipantID] = []
         var negotiations = 0
     }
 
@@ -74,6 +75,7 @@ final class SimulatedRoom {
                         members[id]!.negotiations += 1
                     case .remoteCandidate(let peer, let c): members[id]!.remoteCandidates[peer, default: []].append(c)
                     case .remoteCandidatesDone: break
+                    case .candidateLimitReached(let peer, _): members[id]!.candidateLimits.append(peer)
                     case .failed(let peer, let error): members[id]!.failures[peer] = error.description
                     case .close(let peer): members[id]!.closed.append(peer)
                     }

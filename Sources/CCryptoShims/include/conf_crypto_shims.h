@@ -16,6 +16,9 @@ int conf_ssl_ctx_require_dtls12(SSL_CTX *context);
 /// DTLS_set_link_mtu plus SSL_OP_NO_QUERY_MTU: there is no socket to ask.
 void conf_dtls_set_mtu(SSL *ssl, long mtu);
 
+/// DTLS_set_timer_cb with conf's retransmission schedule: 400 ms doubling to 2 s.
+void conf_dtls_use_short_timer(SSL *ssl);
+
 /// DTLSv1_get_timeout: 1 and the time left when a retransmission timer runs, else 0.
 int conf_dtls_get_timeout(SSL *ssl, long *seconds, long *microseconds);
 

@@ -44,7 +44,10 @@ final class CallController {
     let clock = SystemClock()
     var settings: Settings
     private let sendSignal: (ParticipantID, JSONValue) -> Void
-    private let onNoPeerConnected: () -> Void
+    /// Called with whether some link had no network path at all (ICE never found one).
+    private let onNoPeerConnected: (_ noPath: Bool) -> Void
+    /// Some link timed out because ICE found no path (for the final advice).
+    private var sawNoPath = false
     private var random = KernelRandom()
     private var mesh: Mesh!
     private var role = Role.publisher
@@ -69,7 +72,7 @@ final class CallController {
     var viewTimer: Timer?
 
     init(loop: EventLoop, reporter: EventReporter, certificate: DTLSCertificate, settings: Settings,
-         sendSignal: @escaping (ParticipantID, JSONValue) -> Void, onNoPeerConnected: @escaping () -> Void) {
+         sendSignal: @escaping (ParticipantID, JSONValue) -> Void, onNoPeerConnected: @escaping (_ noPath: Bool) -> Void) {
         self.loop = loop
         self.reporter = reporter
         self.certificate = certificate
@@ -219,6 +222,9 @@ final class CallController {
                 links[id]?.transport.addRemote(candidate)
             case .remoteCandidatesDone(let id):
                 links[id]?.transport.remoteGatheringDone()
+            case .candidateLimitReached(let id, let limit):
+                let name = roster[id]?.name ?? id.rawValue
+                reporter.note("conf: \(name) (\(id)) sent more than \(limit) ICE candidates for one link; the rest are ignored")
             case .failed(let id, let error):
                 if let link = links[id] { disconnect(link, code: .negotiationFailed, reason: error.description) }
             case .close(let id):
@@ -246,6 +252,7 @@ final class CallController {
             if link.phase == .connected {
                 disconnect(link, code: .pathFailed, reason: "the network path failed (ICE)")
             } else {
+                sawNoPath = true
                 disconnect(link, code: .noPath, reason: Self.noPathAdvice)
             }
         }
@@ -272,6 +279,7 @@ final class CallController {
         case .rtcp:
             guard let plain = link.srtp?.unprotectRTCP(datagram) else { return }
             link.lastHeard = now
+            link.heardSRTP = true
             guard let packets = RTCPPacket.parseCompound(plain) else { return }
             for packet in packets {
                 switch packet {
@@ -299,6 +307,7 @@ final class CallController {
             }
             guard let plain = link.srtp?.unprotectRTP(datagram) else { return }
             link.lastHeard = now
+            link.heardSRTP = true
             guard let packet = RTPPacket(bytes: plain) else { return }
             if packet.payloadType == link.video?.payloadType {
                 for feedback in video?.received(packet, on: link, now: now) ?? [] { send(feedback, on: link) }
@@ -374,8 +383,8 @@ final class CallController {
     }
 
     /// What to tell the user when ICE found no pair at all.
-    static let noPathAdvice = "no network path to the peer (ICE failed: no candidate pair worked; UDP may be blocked between you) "
-        + "— try --turn USER:PASS@HOST:PORT with a TURN server both of you can reach"
+    static let noPathAdvice = "no network path to the peer: no ICE check was answered, so UDP between you is blocked or "
+        + "filtered (a firewall, or NATs that need a relay) — try --turn USER:PASS@HOST:PORT with a TURN server both of you can reach (add ?transport=tcp to reach it over TCP)"
 
     /// The link to a peer failed or ended: reported, its ICE agent closed at once (no more checks
     /// toward the peer's candidates), and set up again later when it can be.
@@ -448,23 +457,34 @@ final class CallController {
             // Each link gets --connect-timeout to come up; one that does not is reported (the call
             // goes on with the others; with nobody connected at all, the call ends with exit 8).
             if link.phase == .negotiating, now.since(link.openedAt) >= settings.connectTimeout {
-                disconnect(link, code: .connectTimeout, reason: "could not connect within \(Self.seconds(settings.connectTimeout)) s")
+                timedOut(link)
                 continue
             }
             guard link.phase == .connected else { continue }
-            if now.since(link.lastHeard) >= Self.silenceLimit {
-                disconnect(link, code: .silence, reason: "nothing heard for \(Self.seconds(Self.silenceLimit)) s: the peer vanished or the network broke")
+            // Until the peer's first SRTP packet its side of the DTLS handshake may still be
+            // retrying (our last flight lost, under heavy loss for seconds): it gets the
+            // connect timeout, not the silence limit.
+            let limit = link.heardSRTP ? Self.silenceLimit : max(Self.silenceLimit, settings.connectTimeout)
+            if now.since(link.lastHeard) >= limit {
+                disconnect(link, code: .silence, reason: "nothing heard for \(Self.seconds(limit)) s: the peer vanished or the network broke")
                 continue
             }
             if !link.announced {
                 // The peer may not have had its keys when our first SR came: ask again until answered.
                 link.lastReportSent = now
                 send(link.meter.senderReport(now: now), on: link)
-            } else if now.since(link.lastReportSent) >= Self.reportInterval {
+            } else if now.since(link.lastReportSent) >= reportInterval(for: link) {
                 sendReport(link, now: now)
             }
         }
         return true
+    }
+
+    /// How often the peer gets a report from us: it is how the peer knows we are there (see
+    /// `silenceLimit`). With no audio going out (a listener, muted), four a second, so that even
+    /// 30 % loss leaves it hearing from us several times within the limit.
+    private func reportInterval(for link: PeerLink) -> Duration {
+        link.audio?.sends == true && !audioMuted && audio != nil ? Self.reportInterval : Self.reportInterval / 2
     }
 
     /// A receiver report twice a second: the peer hears from us even before media flows, which is
@@ -482,6 +502,21 @@ final class CallController {
         if let packet = link.srtp?.protectRTCP(report.bytes) { link.transport.send(packet) }
     }
 
+    /// A link that did not come up within --connect-timeout, reported for what held it up.
+    private func timedOut(_ link: PeerLink) {
+        let seconds = Self.seconds(settings.connectTimeout)
+        if link.remoteFingerprint == nil {
+            disconnect(link, code: .connectTimeout, reason: "could not connect within \(seconds) s: the peer never answered the offer")
+        } else if !link.iceConnected {
+            // Negotiated through the rendezvous (TCP), yet no UDP check came back.
+            sawNoPath = true
+            disconnect(link, code: .noPath, reason: "could not connect within \(seconds) s: " + Self.noPathAdvice)
+        } else {
+            disconnect(link, code: .connectTimeout, reason: "could not connect within \(seconds) s: the network path works but the "
+                + "encrypted handshake (DTLS) did not finish")
+        }
+    }
+
     /// "2" or "2.5": a duration in seconds for people.
     static func seconds(_ duration: Duration) -> String {
         let value = duration.milliseconds / 1000
@@ -493,10 +528,8 @@ final class CallController {
         guard connectDeadline == nil, !everConnected, !links.isEmpty else { return }
         connectDeadline = loop.schedule(after: settings.connectTimeout) { [weak self] in
             guard let self, !self.everConnected, !self.links.isEmpty else { return }
-            for link in self.links.values where link.phase == .negotiating {
-                self.disconnect(link, code: .connectTimeout, reason: "could not connect within \(Self.seconds(self.settings.connectTimeout)) s")
-            }
-            self.onNoPeerConnected()
+            for link in self.links.values where link.phase == .negotiating { self.timedOut(link) }
+            self.onNoPeerConnected(self.sawNoPath)
         }
     }
 }

@@ -33,11 +33,16 @@ enum CallSetup {
             }
             servers.append(try resolve(endpoint, credentials: nil, option: "--stun"))
         }
-        for text in context.invocation.values("turn") {
+        for option in context.invocation.values("turn") {
+            // USER:PASS@HOST:PORT, with ?transport=tcp for a server reached over TCP.
+            let overTCP = option.hasSuffix("?transport=tcp")
+            let text = overTCP ? String(option.dropLast("?transport=tcp".count)) : option
             guard let at = text.lastIndex(of: "@"), let colon = text[..<at].firstIndex(of: ":"),
                   case .success(let endpoint) = HostPort.parse(String(text[text.index(after: at)...]), defaultHost: ""), endpoint.port != 0
-            else { throw context.usage("--turn '\(text)': give USER:PASS@HOST:PORT") }
-            servers.append(try resolve(endpoint, credentials: (String(text[..<colon]), String(text[text.index(after: colon)..<at])), option: "--turn"))
+            else { throw context.usage("--turn '\(option)': give USER:PASS@HOST:PORT, or USER:PASS@HOST:PORT?transport=tcp") }
+            var server = try resolve(endpoint, credentials: (String(text[..<colon]), String(text[text.index(after: colon)..<at])), option: "--turn")
+            server.overTCP = overTCP
+            servers.append(server)
         }
         var timeout = Duration.seconds(15)
         if let text = context.setting("connect-timeout") {
@@ -125,7 +130,7 @@ enum CallSetup {
                 let port = endpoint.port == HostPort.defaultPort && !rest.contains(":") ? 3478 : endpoint.port
                 if isTURN {
                     guard let user = server.username, let pass = server.credential else { return nil }
-                    return IceServerAddress(host: ip, port: port, credentials: (user, pass))
+                    return IceServerAddress(host: ip, port: port, credentials: (user, pass), overTCP: url.hasSuffix("?transport=tcp"))
                 }
                 return IceServerAddress(host: ip, port: port)
             }
@@ -136,6 +141,7 @@ enum CallSetup {
     static func iceServers(_ addresses: [IceServerAddress]) -> [IceServer] {
         addresses.map { server in
             let url = "\(server.credentials == nil ? "stun" : "turn"):\(HostPort(host: server.host, port: server.port))"
+                + (server.overTCP ? "?transport=tcp" : "")
             return IceServer(urls: [url], username: server.credentials?.username, credential: server.credentials?.password)
         }
     }
@@ -162,10 +168,14 @@ enum CallSetup {
             settings: .init(iceServers: options.iceServers, connectTimeout: timeout, say: options.say, relayOnly: options.relayOnly,
                            leavesWhenNobodyConnects: options.leavesWhenNobodyConnects),
             sendSignal: { [weak session] peer, payload in session?.sendSignal(to: peer, payload) },
-            onNoPeerConnected: { [weak session] in
+            onNoPeerConnected: { [weak session] noPath in
+                let advice = noPath
+                    ? "no network path: UDP to the others seems blocked here or there (a firewall, or NATs that need a relay) — try "
+                        + "--turn USER:PASS@HOST:PORT?transport=tcp with a TURN server both sides can reach over TCP, or a network that lets UDP through"
+                    : "behind a strict NAT or firewall? try --stun or --turn"
                 session?.leave(failing: CommandFailure(
                     .noPeerConnected, code: "no-peer-connected",
-                    "could not connect to any peer within \(Int(timeout.milliseconds / 1000)) s — behind a strict NAT or firewall? try --stun or --turn"))
+                    "could not connect to any peer within \(Int(timeout.milliseconds / 1000)) s — \(advice)"))
             })
         session.onJoined = { [weak session, options] joined in
             let offered = servers(from: joined.iceServers).filter { !options.iceServers.contains($0) }
@@ -236,6 +246,7 @@ enum CallSetup {
         }
         controller.commands = commands
         session.connectedPeers = { controller.links.values.count { $0.phase == .connected } }
+        session.isConnected = { controller.links[$0]?.phase == .connected }
         session.onPeerJoined = { controller.peerJoined($0) }
         session.onPeerLeft = { controller.peerLeft($0) }
         session.onSignal = { controller.signal(from: $0, $1) }

@@ -41,6 +41,8 @@ final class PeerLink {
     /// When the first DTLS flight went out (client) or came in (server): the start of the RTT estimate.
     var dtlsStartedAt: Instant?
     var lastHeard: Instant
+    /// Whether an SRTP or SRTCP packet from the peer has passed authentication yet.
+    var heardSRTP = false
     var lastReportSent: Instant = .zero
     var meter: RoundTripMeter
     /// What was agreed for audio on this link, once negotiated.
