@@ -17,3 +17,22 @@ import Testing
         #expect(host.waitForExit() == 0 && listener.waitForExit() == 0)
     }
 }
+
+extension CallUXTests {
+    @Test func recordCreatesItsDirectoryLikeMkdirP() throws {
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("conf-record-\(UUID().uuidString.prefix(8))")
+        defer { try? FileManager.default.removeItem(at: base) }
+        let nested = base.appendingPathComponent("calls/today").path
+        let host = try ConfProcess(["host", "--listen", "127.0.0.1:0", "--record", nested, "--duration", "0.3"])
+        #expect(host.waitForExit() == 0, "\(host.stderr)")
+        var isDirectory: ObjCBool = false
+        #expect(FileManager.default.fileExists(atPath: nested, isDirectory: &isDirectory) && isDirectory.boolValue)
+
+        let file = base.appendingPathComponent("calls/today/notes.txt").path
+        #expect(FileManager.default.createFile(atPath: file, contents: Data("x".utf8)))
+        let blocked = try ConfProcess(["host", "--listen", "127.0.0.1:0", "--record", file + "/more", "--json"])
+        #expect(blocked.waitForExit() == 2)
+        #expect(blocked.stderr.contains("\(file) is in the way: it is not a directory"), "\(blocked.stderr)")
+        #expect(blocked.events(ofType: "room").isEmpty)
+    }
+}

@@ -85,6 +85,7 @@ enum CallSetup {
         }
         // Every option is valid: now look for the devices asked for, before the room is made.
         if case .camera(let path) = video.source, video.enabled { try checkCamera(path) }
+        try audio.createRecordDirectory()
         try audio.connectSoundServer()
         return Options(iceServers: servers, connectTimeout: timeout, say: say, relayOnly: relayOnly, audio: audio,
                        startMuted: context.invocation.flag("muted"), playAtStart: play, stats: context.invocation.flag("stats"), video: video,
