@@ -36,3 +36,21 @@ extension CallUXTests {
         #expect(blocked.events(ofType: "room").isEmpty)
     }
 }
+
+extension CallUXTests {
+    /// A 100 KiB line on stdin is one error, not a message plus a stream of "unknown command" echoes.
+    @Test func anOverlongCommandLineIsOneError() throws {
+        let host = try ConfProcess(["host", "--listen", "127.0.0.1:0", "--json"], interactive: true)
+        #expect(host.waitForEvent("joined") != nil)
+        host.send("say " + String(repeating: "x", count: 100_000))
+        host.send("mute")
+        #expect(host.waitForEvent("muted") != nil, "the next command still works")
+        let errors = host.events(ofType: "error")
+        #expect(errors.count == 1, "\(errors.map { ($0["message"] as? String ?? "").prefix(80) })")
+        #expect(errors.first?["code"] as? String == "bad-command")
+        #expect((errors.first?["message"] as? String)?.contains("longer than 64 KiB") == true)
+        #expect(host.events(ofType: "sent").isEmpty)
+        host.signal(SIGTERM)
+        #expect(host.waitForExit() == 0)
+    }
+}

@@ -220,6 +220,10 @@ enum CallSetup {
                               human: "conf: \(error.message)")
             }
         }
+        commands.onTooLong = {
+            let message = "a command line is longer than \(LineReader.maxLineBytes / 1024) KiB: it was ignored"
+            reporter.emit(.object(["type": "error", "code": "bad-command", "message": .string(message)]), human: "conf: \(message)")
+        }
         controller.commands = commands
         session.onPeerJoined = { controller.peerJoined($0) }
         session.onPeerLeft = { controller.peerLeft($0) }
