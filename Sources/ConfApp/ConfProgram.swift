@@ -60,7 +60,7 @@ public enum ConfProgram {
     static let json = OptionSpec(
         "json", short: "j", help: "print events as JSON on stdout, one object a line; human-readable text goes to stderr")
 
-    static let commandsHelp = "During the call, commands on stdin, one a line: mute, unmute, mute-peer ID, unmute-peer ID (stop playing one participant, here only), say TEXT (chat), play FILE.wav, leave."
+    static let commandsHelp = "During the call, commands on stdin, one a line: mute, unmute, mute-peer ID, unmute-peer ID (stop playing one participant, here only), say TEXT (chat; typed before anyone is connected, it is kept and sent to the first peer who connects), play FILE.wav, leave."
 
     static let host = CommandSpec(
         "host", abstract: "open a room, print how others join it, and join it",

@@ -54,3 +54,20 @@ extension CallUXTests {
         #expect(host.waitForExit() == 0)
     }
 }
+
+extension CallUXTests {
+    /// `say` typed while alone is kept and goes to the first peer who connects.
+    @Test func sayBeforeAnyoneConnectsIsSentLater() throws {
+        let host = try ConfProcess(["host", "--listen", "127.0.0.1:0", "--as", "ann", "--json"], interactive: true)
+        let command = try #require(host.waitForEvent("room")?["join_command"] as? String).split(separator: " ").dropFirst().map(String.init)
+        #expect(host.waitForEvent("joined") != nil)
+        host.send("say early bird")
+        #expect(ConfProcess.waitUntil { host.stderr.contains("Nobody is connected yet") })
+        let guest = try ConfProcess(command + ["--as", "bob", "--json"])
+        #expect(guest.waitForEvent("chat", timeout: .seconds(20))?["text"] as? String == "early bird")
+        #expect(host.waitForEvent("sent")?["text"] as? String == "early bird")
+        #expect(host.events(ofType: "error").isEmpty)
+        host.signal(SIGTERM)
+        #expect(host.waitForExit() == 0 && guest.waitForExit() == 0)
+    }
+}

@@ -52,6 +52,8 @@ final class CallController {
     var video: VideoPipeline?
     /// Kept alive with the call: the stdin command reader.
     var commands: LineReader?
+    /// `say` commands typed before any chat channel was open: sent when the first one opens.
+    var heldChat: [String] = []
     private var mediaTicker: Timer?
     var statsTimer: Timer?
     var terminalView: TerminalView?

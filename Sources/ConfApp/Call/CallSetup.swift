@@ -206,7 +206,9 @@ enum CallSetup {
                 case .unmutePeer(let id)?:
                     if !controller.setLocallyMuted(id, false) { throw CommandLineProblem(message: "no participant \(id) is connected") }
                 case .say(let text)?:
-                    if controller.say(text) == 0 { throw CommandLineProblem(message: "nobody to say it to yet") }
+                    if !controller.sayOrHold(text) {
+                        throw CommandLineProblem(message: "nobody is connected yet and \(CallController.maxHeldChat) messages already wait: this one was dropped")
+                    }
                 case .play(let path)?:
                     do {
                         controller.audio?.play(try WAVFile.read(path: path))
