@@ -71,3 +71,23 @@ extension CallUXTests {
         #expect(host.waitForExit() == 0 && guest.waitForExit() == 0)
     }
 }
+
+extension CallUXTests {
+    /// Leaving tears our links down, and the peer closes its side in answer: that is never
+    /// reported as the peer going (it raced and did, about half the time).
+    @Test func leavingNeverReportsThatTheOtherSideLeft() throws {
+        let host = try ConfProcess(["host", "--listen", "127.0.0.1:0", "--as", "ann", "--json"])
+        let command = try #require(host.waitForEvent("room")?["join_command"] as? String).split(separator: " ").dropFirst().map(String.init)
+        for run in 0..<10 {
+            let guest = try ConfProcess(command + ["--as", "bob", "--json"], interactive: true)
+            #expect(guest.waitForEvent("peer-connected", timeout: .seconds(15)) != nil, "run \(run)")
+            if run % 2 == 0 { guest.send("leave") } else { guest.signal(SIGTERM) }
+            #expect(guest.waitForExit() == 0, "run \(run)")
+            #expect(guest.events(ofType: "peer-disconnected").isEmpty, "run \(run): \(guest.stdout)")
+            #expect(!guest.stderr.contains("lost ann"), "run \(run): \(guest.stderr)")
+        }
+        host.signal(SIGTERM)
+        #expect(host.waitForExit() == 0)
+        #expect(host.events(ofType: "peer-disconnected").isEmpty == false, "the host does see bob go each time")
+    }
+}

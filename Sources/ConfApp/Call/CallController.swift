@@ -54,6 +54,9 @@ final class CallController {
     var commands: LineReader?
     /// `say` commands typed before any chat channel was open: sent when the first one opens.
     var heldChat: [String] = []
+    /// Set when we start leaving: links that end from then on end because of us, and are not
+    /// reported as the peer going away.
+    var isLeaving = false
     private var mediaTicker: Timer?
     var statsTimer: Timer?
     var terminalView: TerminalView?
@@ -375,6 +378,7 @@ final class CallController {
     }
 
     private func report(disconnected link: PeerLink, reason: String) {
+        guard !isLeaving else { return }
         if link.phase == .connected && !link.announced { announce(link) }
         reporter.emit(.object(["type": "peer-disconnected", "peer": .string(link.peer.id.rawValue), "reason": .string(reason)]),
                       human: reporter.style.red("×") + " lost \(link.peer.name) (\(link.peer.id)): \(reason)")

@@ -227,6 +227,7 @@ enum CallSetup {
             reporter.emit(.object(["type": "error", "code": "bad-command", "message": .string(message)]), human: "conf: \(message)")
         }
         controller.commands = commands
+        session.onLeaving = { controller.isLeaving = true }
         session.onPeerJoined = { controller.peerJoined($0) }
         session.onPeerLeft = { controller.peerLeft($0) }
         session.onSignal = { controller.signal(from: $0, $1) }
