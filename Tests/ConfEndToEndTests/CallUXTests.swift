@@ -91,3 +91,16 @@ extension CallUXTests {
         #expect(host.events(ofType: "peer-disconnected").isEmpty == false, "the host does see bob go each time")
     }
 }
+
+extension CallUXTests {
+    @Test func talkingLinesNameThePeer() throws {
+        let host = try ConfProcess(["host", "--listen", "127.0.0.1:0", "--as", "ann", "--audio-source", "tone:440"])
+        let line = try #require(host.waitForOutput(containing: "Others join with:"))
+        let command = line.components(separatedBy: "conf join ")[1].split(separator: " ").map(String.init)
+        let guest = try ConfProcess(["join"] + command + ["--as", "bob"])
+        #expect(guest.waitForOutput(containing: "ann (p1) started talking", timeout: .seconds(15)) != nil, "\(guest.stdout)")
+        #expect(host.waitForOutput(containing: "you started talking") != nil)
+        host.signal(SIGTERM)
+        #expect(host.waitForExit() == 0 && guest.waitForExit() == 0)
+    }
+}

@@ -173,8 +173,10 @@ enum CallSetup {
                 let audio = try AudioPipeline(settings: options.audio, sends: joined.role == .publisher, reporter: reporter)
                 audio.onTalking = { id, talking in
                     let who = id ?? joined.you
+                    // Named like every other line: "ann (p1)", or "you".
+                    let name = id.map { "\(controller.links[$0]?.peer.name ?? $0.rawValue) (\($0))" } ?? "you"
                     reporter.emit(.object(["type": "talking", "peer": .string(who.rawValue), "talking": .bool(talking)]),
-                                  human: reporter.style.dim("\(id == nil ? "you" : who.rawValue) \(talking ? "started" : "stopped") talking"))
+                                  human: reporter.style.dim("\(name) \(talking ? "started" : "stopped") talking"))
                 }
                 if let sound = options.playAtStart { audio.play(sound) }
                 controller.audio = audio
