@@ -188,9 +188,7 @@ enum CallSetup {
             }
             controller.joined(joined)
             if options.terminalView {
-                let view = TerminalView()
-                reporter.humanSink = { view.show($0) }
-                controller.startTerminalView(view)
+                controller.startTerminalView(TerminalView())
             }
             if options.startMuted { controller.setAudioMuted(true) }
             if options.stats { controller.reportStatistics(every: .seconds(2)) }
