@@ -113,6 +113,8 @@ public enum ConfProgram {
             OptionSpec("room-idle", value: "SECONDS", help: "forget a room after it has been empty this long", default: "600"),
             OptionSpec("rooms-per-minute", value: "N", help: "rooms one address may create a minute", default: "30"),
             OptionSpec("max-rooms", value: "N", help: "rooms held at once", default: "20000"),
+            OptionSpec("max-connections-per-client", value: "N",
+                       help: "connections one client (an IPv4 address, an IPv6 /64) may hold open; more are refused with 429", default: "64"),
             OptionSpec("quiet", short: "q", help: "log only errors, not joins and leaves"),
         ],
         examples: [Example("conf rendezvous --listen 0.0.0.0:7373", "A standing rendezvous on every interface.")])

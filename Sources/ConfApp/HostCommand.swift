@@ -25,12 +25,15 @@ struct HostCommand {
             ca = try context.caFile()
             listen = try context.listenEndpoint(default: "0.0.0.0:7373")
             // Last: after every option is checked, it opens the sound server.
-            settings = try ParticipantRun.Settings(context)
+            var parsed = try ParticipantRun.Settings(context)
+            parsed.call.leavesWhenNobodyConnects = false  // the host keeps its room open
+            settings = parsed
         } catch {
             reporter.failure(error)
             return error.exitCode.rawValue
         }
 
+        DescriptorLimit.raiseToHard()  // Before any socket: a soft limit of 1024 is reached under load.
         let loop = EventLoop()
         var exitCode = ExitCode.ok
         var embedded: RendezvousServer?

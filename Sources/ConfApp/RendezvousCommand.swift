@@ -16,18 +16,22 @@ struct RendezvousCommand {
     func run() -> Int32 {
         let config: RendezvousConfig
         let endpoint: HostPort
+        let perClient: Int
         let tls: (certificate: String, key: String)?
         do throws(CommandFailure) {
             config = try Self.config(context)
             endpoint = try context.listenEndpoint(default: "0.0.0.0:7373")
             tls = try Self.tls(context)
+            perClient = try context.positiveInteger("max-connections-per-client", default: 64)
         } catch {
             Console.err("conf rendezvous: \(error.message)")
             return error.exitCode.rawValue
         }
         let quiet = context.invocation.flag("quiet")
+        DescriptorLimit.raiseToHard()  // Before any socket: a soft limit of 1024 is reached under load.
         let loop = EventLoop()
-        let server = RendezvousServer(loop: loop, core: RendezvousCore(config: config, random: KernelRandom())) { line in
+        let limits = ConnectionAdmission.Limits(maxTotal: DescriptorLimit.connectionBudget, maxPerClient: perClient)
+        let server = RendezvousServer(loop: loop, core: RendezvousCore(config: config, random: KernelRandom()), limits: limits) { line in
             // Log lines quote what clients sent (room and participant names): escaped for the terminal.
             if !quiet { Console.err("rendezvous: " + TerminalEscape.escape(line)) }
         }

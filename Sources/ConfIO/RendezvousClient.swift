@@ -29,6 +29,8 @@ public final class RendezvousClient {
     private var connection: OpaquePointer?
     private var onMessage: ((String) -> Void)?
     private var onClosed: ((UInt16, String) -> Void)?
+    /// The signal handlers' link to us for the current connection; cut when it is replaced.
+    private var events: ClientBox?
 
     /// With `trusting`, a wss:// rendezvous is verified against the certificates in that PEM file
     /// (a private CA, or the server's self-signed certificate) instead of the system's.
@@ -91,12 +93,14 @@ public final class RendezvousClient {
         soup_session_send_and_read_async(session, message, G_PRIORITY_DEFAULT, nil, onAsyncReady, Unmanaged.passRetained(box).toOpaque())
     }
 
-    /// Opens the WebSocket. `opened` is called with nil once it is open, or with the failure.
+    /// Opens the WebSocket (again, after a lost connection: the old one is dropped silently).
+    /// `opened` is called with nil once it is open, or with the failure.
     /// Afterwards every text message goes to `message`, and the end of the connection (with its
     /// close code and reason; 1006 when it broke without a close frame) to `closed`, once.
     public func connect(opened: @escaping (RendezvousClientError?) -> Void,
                         message: @escaping (String) -> Void,
                         closed: @escaping (UInt16, String) -> Void) {
+        dropConnection()
         onMessage = message
         onClosed = closed
         let request = soup_message_new("GET", address.webSocketURL)!
@@ -117,6 +121,7 @@ public final class RendezvousClient {
             self.connection = connection
             soup_websocket_connection_set_max_incoming_payload_size(connection, UInt(ProtocolLimits.maxMessageBytes))
             let events = ClientBox(client: self)
+            self.events = events
             connectSignal(UnsafeMutableRawPointer(connection), "message", onClientMessage, box: events)
             connectSignal(UnsafeMutableRawPointer(connection), "closed", onClientClosed, box: events)
             opened(nil)
@@ -150,6 +155,16 @@ public final class RendezvousClient {
                                           + " (with --ca FILE if its certificate is self-signed or from a private CA)") : plain)
         }
         soup_session_send_and_read_async(session, probe, G_PRIORITY_DEFAULT, nil, onAsyncReady, Unmanaged.passRetained(box).toOpaque())
+    }
+
+    /// Forgets the current connection: nothing more from it reaches the owner.
+    private func dropConnection() {
+        events?.client = nil
+        events = nil
+        guard let old = connection else { return }
+        connection = nil
+        if soup_websocket_connection_get_state(old) == SOUP_WEBSOCKET_STATE_OPEN { soup_websocket_connection_close(old, 1001, nil) }
+        g_object_unref(UnsafeMutableRawPointer(old))
     }
 
     public func send(_ message: ClientMessage) {

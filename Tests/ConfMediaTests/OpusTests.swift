@@ -50,7 +50,7 @@ import Testing
         let writer = try WAVWriter(path: path)
         let tone = ToneSource(frequency: 300)
         var written: [Int16] = []
-        for _ in 0..<100 { let f = tone.nextFrame(); written += f; writer.append(f) }
+        for _ in 0..<100 { let f = tone.nextFrame(); written += f; try writer.append(f) }
         writer.close()
         #expect(try WAVFile.read(path: path) == written)
     }

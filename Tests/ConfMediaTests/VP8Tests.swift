@@ -44,8 +44,8 @@ import Testing
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("conf-\(UUID().uuidString).ivf").path
         defer { try? FileManager.default.removeItem(atPath: path) }
         let writer = try IVFWriter(path: path, width: 320, height: 240)
-        writer.append([1, 2, 3], timestamp: 0)
-        writer.append([4, 5], timestamp: 3000)
+        try writer.append([1, 2, 3], timestamp: 0)
+        try writer.append([4, 5], timestamp: 3000)
         writer.close()
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
         #expect(Array(bytes.prefix(4)) == Array("DKIF".utf8) && Array(bytes[8..<12]) == Array("VP80".utf8))

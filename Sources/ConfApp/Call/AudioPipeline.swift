@@ -19,7 +19,8 @@ final class AudioPipeline {
     private var lastDeviceCheck: Instant = .zero
     private let encoder: OpusEncoder?
     private var nextFrameAt: Instant?
-    private var usedRecordingNames: Set<String> = []
+    /// Where what is played out is also recorded (`--record`).
+    var recordings: Recordings?
     /// While muted nothing is sent (the encoder still runs on silence-free input: no).
     var muted = false
     /// Talking changes: (participant id or nil for ourselves, talking).
@@ -139,27 +140,8 @@ final class AudioPipeline {
                 reporter.note("conf: cannot play \(link.peer.name): \(error)")
             }
         }
-        if let directory = settings.recordDirectory {
-            var name = Self.recordingName(for: link.peer)
-            if usedRecordingNames.contains(name) { name += "-\(link.peer.id)" }
-            usedRecordingNames.insert(name)
-            let path = directory + "/" + name + ".wav"
-            do {
-                receiver.recorder = try WAVWriter(path: path)
-            } catch {
-                reporter.note("conf: cannot record \(link.peer.name): \(error)")
-            }
-        }
         link.audioIn = receiver
         return receiver
-    }
-
-    /// A file name from a participant's name: no slashes, no leading dots, no control characters.
-    static func recordingName(for peer: Participant) -> String {
-        let cleaned = String(peer.name.unicodeScalars.map { scalar -> Character in
-            scalar == "/" || scalar.properties.generalCategory == .control ? "_" : Character(scalar)
-        }).drop { $0 == "." }
-        return cleaned.isEmpty ? peer.id.rawValue : String(cleaned)
     }
 
     private func playOut(_ link: PeerLink, now: Instant) {
@@ -183,7 +165,7 @@ final class AudioPipeline {
             if var pcm {
                 if link.locallyMuted { pcm = [Int16](repeating: 0, count: pcm.count) }
                 if let change = link.talking.update(level: SignalAnalysis.level(pcm), now: due) { onTalking?(link.peer.id, change) }
-                receiver.recorder?.append(pcm)
+                recordings?.audio(pcm, from: link.peer, at: due)
                 receiver.playback?.play(pcm)
             }
             due = due + AudioFormat.frameDuration
@@ -216,13 +198,9 @@ final class AudioPipeline {
         }
     }
 
-    /// Finishes recordings.
     func close(links: [PeerLink]) {
         capture?.close()
-        for link in links {
-            link.audioIn?.recorder?.close()
-            link.audioIn?.playback?.close()
-        }
+        for link in links { link.audioIn?.playback?.close() }
     }
 }
 
@@ -234,7 +212,6 @@ final class AudioReceiver {
     var bytesSinceReport = 0
     var lastReport: (at: Instant, statistics: AudioJitterBuffer.Statistics)?
     var decoder: OpusDecoder?
-    var recorder: WAVWriter?
     var playback: PulseStream?
     var lastDeviceCheck: Instant = .zero
     var nextPlayoutAt: Instant?

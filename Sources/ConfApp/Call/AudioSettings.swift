@@ -1,3 +1,4 @@
+import ConfCore
 import ConfIO
 import ConfMedia
 #if canImport(Glibc)
@@ -30,6 +31,12 @@ struct AudioSettings {
     var fileSamples: [Int16] = []
     /// The PulseAudio server, connected up front when a source or sink needs it.
     var pulse: PulseConnection?
+    /// Set when the default devices were wanted and there is no sound server: why, and which
+    /// devices the call goes on without (silence is sent, nothing is played).
+    var missingDevices: (reason: String, devices: [String])?
+    /// Whether the source or sink was named by flag, environment or config file (then it must exist).
+    var askedForSource = false
+    var askedForSink = false
 
     static func parse(_ context: CommandContext) throws(CommandFailure) -> AudioSettings {
         var settings = AudioSettings()
@@ -68,6 +75,10 @@ struct AudioSettings {
             guard !directory.isEmpty else { throw context.usage("--record: give a directory") }
             settings.recordDirectory = directory
         }
+        // A device asked for by flag, environment or config file must be there (exit 9); the
+        // default devices are only wanted if a sound server runs.
+        settings.askedForSource = ["audio-source", "mic"].contains { context.setting($0) != nil }
+        settings.askedForSink = ["audio-sink", "speaker"].contains { context.setting($0) != nil }
         if let text = context.setting("audio-bitrate") {
             guard let bitrate = Int(text), (6_000...510_000).contains(bitrate) else {
                 throw context.usage("--audio-bitrate '\(text)': give bits per second from 6000 to 510000, like 32000")
@@ -79,10 +90,16 @@ struct AudioSettings {
 
     /// Connects to the PulseAudio server when a source or sink needs it: called once every
     /// option has been checked, so that a bad option is reported before any device is touched.
+    /// Without a server, the default devices are left out (`missingDevices`); one asked for is exit 9.
     mutating func connectSoundServer() throws(CommandFailure) {
         guard needsPulse, pulse == nil else { return }
         do {
             pulse = try PulseConnection()
+        } catch where !(askedForSource && source.isPulse) && !(askedForSink && sink.isPulse) {
+            var devices: [String] = []
+            if source.isPulse { devices.append("microphone"); source = .silence }
+            if sink.isPulse { devices.append("speaker"); sink = .none }
+            missingDevices = ("\(error)", devices)
         } catch {
             throw CommandFailure(.noAudioDevice, code: "no-pulseaudio",
                 "\(error) — start PulseAudio (`pulseaudio --start`, or log in to a desktop session), or run without devices: "
@@ -111,6 +128,13 @@ struct AudioSettings {
         }
     }
 
+    /// The line that says the call goes on without sound devices, and what to do about it.
+    static func missingDevicesAdvice(_ reason: String, devices: [String]) -> TerminalText {
+        "conf: no sound server (\(reason)): going on without \(devices.joined(separator: " and ")) — sending silence, playing nothing. "
+            + "Install and start pulseaudio or pipewire-pulse for sound, or choose --audio-source tone:440 (or file:PATH.wav) "
+            + "and --audio-sink none to say so"
+    }
+
     /// Whether anything here needs a PulseAudio server.
     var needsPulse: Bool {
         guard enabled else { return false }
@@ -128,4 +152,12 @@ struct AudioSettings {
         case .pulse: nil
         }
     }
+}
+
+extension AudioSettings.Source {
+    var isPulse: Bool { if case .pulse = self { true } else { false } }
+}
+
+extension AudioSettings.Sink {
+    var isPulse: Bool { if case .pulse = self { true } else { false } }
 }

@@ -21,6 +21,8 @@ enum CallSetup {
         var stats: Bool
         var video: VideoPipeline.Settings
         var terminalView: Bool
+        /// False for `conf host`: it stays in its room whoever fails to connect.
+        var leavesWhenNobodyConnects = true
     }
 
     static func options(_ context: CommandContext) throws(CommandFailure) -> Options {
@@ -60,7 +62,6 @@ enum CallSetup {
         var audio = try AudioSettings.parse(context)
         var video = VideoPipeline.Settings()
         video.enabled = !context.invocation.flag("no-video")
-        video.recordDirectory = audio.recordDirectory
         switch context.setting("video-source") {
         case nil, "none": video.source = .none
         case "pattern": video.source = .pattern
@@ -150,11 +151,17 @@ enum CallSetup {
         } catch {
             throw CommandFailure(.failure, code: "crypto", "cannot make the DTLS certificate: \(error)")
         }
+        if let missing = options.audio.missingDevices {
+            reporter.emit(.object(["type": "devices-missing", "devices": .array(missing.devices.map { .string($0) }),
+                                   "reason": .string(missing.reason)]),
+                          human: AudioSettings.missingDevicesAdvice(missing.reason, devices: missing.devices))
+        }
         let timeout = options.connectTimeout
         var controller: CallController!
         controller = CallController(
             loop: loop, reporter: reporter, certificate: certificate,
-            settings: .init(iceServers: options.iceServers, connectTimeout: timeout, say: options.say, relayOnly: options.relayOnly),
+            settings: .init(iceServers: options.iceServers, connectTimeout: timeout, say: options.say, relayOnly: options.relayOnly,
+                           leavesWhenNobodyConnects: options.leavesWhenNobodyConnects),
             sendSignal: { [weak session] peer, payload in session?.sendSignal(to: peer, payload) },
             onNoPeerConnected: { [weak session] in
                 session?.leave(failing: CommandFailure(
@@ -182,6 +189,12 @@ enum CallSetup {
                 controller.audio = audio
                 controller.video = try VideoPipeline(settings: options.video, sends: joined.role == .publisher,
                                                      resolution: joined.resolution, loop: loop, reporter: reporter)
+                if let directory = options.audio.recordDirectory {
+                    let recordings = Recordings(directory: directory, videoSize: joined.resolution.size, reporter: reporter)
+                    controller.recordings = recordings
+                    audio.recordings = recordings
+                    controller.video?.recordings = recordings
+                }
             } catch {
                 session?.leave(failing: error)
                 return
@@ -228,6 +241,7 @@ enum CallSetup {
         }
         controller.commands = commands
         session.onLeaving = { controller.isLeaving = true }
+        session.connectedPeers = { controller.links.values.count { $0.phase == .connected } }
         session.onPeerJoined = { controller.peerJoined($0) }
         session.onPeerLeft = { controller.peerLeft($0) }
         session.onSignal = { controller.signal(from: $0, $1) }

@@ -23,15 +23,12 @@ final class VideoPipeline {
         var framesPerSecond = 15
         var bitrateKbps = 600
         var enabled = true
-        var recordDirectory: String?
     }
 
     private let settings: Settings
     private let reporter: EventReporter
     private let encoder: BackgroundEncoder?
     private let loop: EventLoop
-    /// The room's video size: what we send, and what recordings declare.
-    private let size: (width: Int, height: Int)
     /// An encoded frame back from the encoder's queue, sent on the next tick: (data, frame index).
     private var encoded: (data: [UInt8], index: UInt32)?
     private var encoding = false
@@ -43,12 +40,13 @@ final class VideoPipeline {
     private var nextFrameAt: Instant?
     private var forceKeyFrame = false
     private var frameIndex: UInt32 = 0
+    /// Where received frames are also recorded (`--record`).
+    var recordings: Recordings?
 
     init(settings: Settings, sends: Bool, resolution: Resolution, loop: EventLoop, reporter: EventReporter) throws(CommandFailure) {
         self.settings = settings
         self.reporter = reporter
         self.loop = loop
-        size = resolution.size
         let (width, height) = resolution.size
         guard sends && settings.enabled && settings.source != .none else {
             encoder = nil
@@ -152,7 +150,7 @@ final class VideoPipeline {
             if let picture = receiver.decoder?.decode(frame.data) {
                 receiver.decodedFrames += 1
                 receiver.lastPicture = picture
-                receiver.recorder?.append(frame.data, timestamp: UInt64(frame.timestamp))
+                recordings?.video(frame.data, rtpTimestamp: frame.timestamp, ssrc: packet.ssrc, from: link.peer, at: now)
             } else {
                 broken = true
             }
@@ -166,21 +164,12 @@ final class VideoPipeline {
     private func makeReceiver(for link: PeerLink) -> VideoReceiver {
         let receiver = VideoReceiver()
         receiver.decoder = try? VP8Decoder()
-        if let directory = settings.recordDirectory {
-            let path = directory + "/" + AudioPipeline.recordingName(for: link.peer) + ".ivf"
-            do {
-                receiver.recorder = try IVFWriter(path: path, width: size.width, height: size.height)
-            } catch {
-                reporter.note("conf: cannot record \(link.peer.name)'s video: \(error)")
-            }
-        }
         link.videoIn = receiver
         return receiver
     }
 
     func close(links: [PeerLink]) {
         camera?.close()
-        for link in links { link.videoIn?.recorder?.close() }
     }
 }
 
@@ -189,7 +178,6 @@ final class VideoReceiver {
     var assembler = VP8FrameAssembler()
     var nack = NackTracker()
     var decoder: VP8Decoder?
-    var recorder: IVFWriter?
     var decodedFrames = 0
     /// The newest decoded picture, for the terminal view.
     var lastPicture: VideoFrame?

@@ -1,0 +1,155 @@
+import ConfCore
+import ConfMedia
+import ConfWire
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The files of `--record DIR`: one WAV and one IVF per participant per call, kept open across
+/// that participant's link restarts (keyed by participant id, not by link), so a restart appends
+/// instead of starting a file. The pipelines hand over what they receive; this decides the files.
+///
+/// Names: DIR/NAME.wav and DIR/NAME.ivf from the participant's name. A name another participant
+/// of this call has, or that a file already in DIR has (an earlier run), gets the first free
+/// number: NAME-2, NAME-3, ... Files are created with O_EXCL: nothing in DIR is ever overwritten.
+///
+/// A file that cannot be written (disk full, file size limit, no permission) is reported once as
+/// `record-error` and given up; the call and the participant's other file go on.
+///
+/// Threading: the event loop thread only.
+final class Recordings {
+    private final class Participant {
+        let base: String
+        var audio: WAVWriter?
+        var video: IVFWriter?
+        var audioFailed = false
+        var videoFailed = false
+        var audioTimeline = AudioRecordingTimeline()
+        var videoTimeline = VideoRecordingTimeline()
+
+        init(base: String) { self.base = base }
+    }
+
+    private let directory: String
+    private let videoSize: (width: Int, height: Int)
+    private let reporter: EventReporter
+    private var participants: [ParticipantID: Participant] = [:]
+    /// Base names handed out in this call (also those of participants who left).
+    private var usedNames: Set<String> = []
+
+    init(directory: String, videoSize: (width: Int, height: Int), reporter: EventReporter) {
+        self.directory = directory
+        self.videoSize = videoSize
+        self.reporter = reporter
+        // Under a file size limit (ulimit -f) a write past it would otherwise kill the process
+        // with SIGXFSZ; ignored, the write fails with EFBIG and becomes a record-error.
+        signal(SIGXFSZ, SIG_IGN)
+    }
+
+    /// A decoded frame of `peer`'s audio, played out at `at` (muted-here frames are silence).
+    func audio(_ pcm: [Int16], from peer: ConfWire.Participant, at: Instant) {
+        let entry = participant(peer)
+        guard !entry.audioFailed else { return }
+        if entry.audio == nil {
+            do {
+                entry.audio = try create(entry.base, "wav") { path throws(RecordingError) in try WAVWriter(path: path) }
+            } catch {
+                entry.audioFailed = true
+                report(error, peer: peer)
+                return
+            }
+        }
+        let silence = entry.audioTimeline.silenceBefore(frameAt: at, samples: pcm.count)
+        do {
+            if silence > 0 { try entry.audio?.append([Int16](repeating: 0, count: silence)) }
+            try entry.audio?.append(pcm)
+        } catch {
+            entry.audioFailed = true
+            entry.audio = nil
+            report(error, peer: peer)
+        }
+    }
+
+    /// A complete VP8 frame of `peer`'s video: its RTP timestamp and stream, arrived at `now`.
+    func video(_ frame: [UInt8], rtpTimestamp: UInt32, ssrc: UInt32, from peer: ConfWire.Participant, at now: Instant) {
+        let entry = participant(peer)
+        guard !entry.videoFailed else { return }
+        if entry.video == nil {
+            do {
+                entry.video = try create(entry.base, "ivf") { [videoSize] path throws(RecordingError) in
+                    try IVFWriter(path: path, width: videoSize.width, height: videoSize.height)
+                }
+            } catch {
+                entry.videoFailed = true
+                report(error, peer: peer)
+                return
+            }
+        }
+        let ticks = entry.videoTimeline.ticks(rtpTimestamp: rtpTimestamp, ssrc: ssrc, now: now)
+        do {
+            try entry.video?.append(frame, timestamp: ticks)
+        } catch {
+            entry.videoFailed = true
+            entry.video = nil
+            report(error, peer: peer)
+        }
+    }
+
+    /// The participant left the room: its files are complete. Should the same id record again, it
+    /// gets new files.
+    func finish(_ id: ParticipantID) {
+        guard let entry = participants.removeValue(forKey: id) else { return }
+        entry.audio?.close()
+        entry.video?.close()
+    }
+
+    /// The call ends: every file gets its final header.
+    func close() {
+        for id in Array(participants.keys) { finish(id) }
+    }
+
+    // MARK: Names
+
+    private func participant(_ peer: ConfWire.Participant) -> Participant {
+        if let entry = participants[peer.id] { return entry }
+        let name = Self.fileName(for: peer)
+        var number = 1
+        func candidate() -> String { number == 1 ? name : "\(name)-\(number)" }
+        while usedNames.contains(candidate()) || exists(candidate() + ".wav") || exists(candidate() + ".ivf") { number += 1 }
+        let entry = Participant(base: candidate())
+        usedNames.insert(entry.base)
+        participants[peer.id] = entry
+        return entry
+    }
+
+    /// Creates DIR/BASE.EXT, or the next free number should another process have taken it since.
+    private func create<W>(_ base: String, _ ext: String, _ make: (String) throws(RecordingError) -> W) throws(RecordingError) -> W {
+        var name = base
+        var number = 1
+        while true {
+            do {
+                return try make(directory + "/" + name + "." + ext)
+            } catch where error.code == EEXIST && number < 1000 {
+                number += 1
+                name = "\(base)-\(number)"
+            }
+        }
+    }
+
+    private func exists(_ file: String) -> Bool { access(directory + "/" + file, F_OK) == 0 }
+
+    /// A file name from a participant's name: no slashes, no leading dots, no control characters,
+    /// at most 64 characters; the id when nothing is left.
+    static func fileName(for peer: ConfWire.Participant) -> String {
+        let cleaned = String(peer.name.unicodeScalars.map { scalar -> Character in
+            scalar == "/" || scalar.properties.generalCategory == .control ? "_" : Character(scalar)
+        }).drop { $0 == "." }.prefix(64)
+        return cleaned.isEmpty ? peer.id.rawValue : String(cleaned)
+    }
+
+    private func report(_ error: RecordingError, peer: ConfWire.Participant) {
+        reporter.emit(.object(["type": "record-error", "peer": .string(peer.id.rawValue), "path": .string(error.path),
+                               "error": .string(error.reason)]),
+                      human: "conf: cannot record \(peer.name) to \(error.path): \(error.reason); the call goes on without this recording")
+    }
+}
