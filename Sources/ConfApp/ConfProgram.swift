@@ -51,7 +51,7 @@ public enum ConfProgram {
                                 configurable: true)
     static let speaker = OptionSpec("speaker", value: "SINK", help: "the PulseAudio sink to play to (see conf devices); same as --audio-sink pulse:SINK",
                                     configurable: true)
-    static let record = OptionSpec("record", value: "DIR", help: "record what you receive from each peer: DIR/NAME.wav (48 kHz mono) and DIR/NAME.ivf (VP8)",
+    static let record = OptionSpec("record", value: "DIR", help: "record what you receive from each peer: DIR/NAME.wav (48 kHz mono) and DIR/NAME.ivf (VP8); DIR is created if needed",
                                    completion: .directory)
     static let stats = OptionSpec("stats", help: "report audio-stats every 2 seconds: per peer bitrate, loss, jitter, buffer delay, concealment")
     static let muted = OptionSpec("muted", help: "start with the microphone muted (the `unmute` command turns it on)")
@@ -61,7 +61,7 @@ public enum ConfProgram {
     static let json = OptionSpec(
         "json", short: "j", help: "print events as JSON on stdout, one object a line; human-readable text goes to stderr")
 
-    static let commandsHelp = "During the call, commands on stdin, one a line: mute, unmute, mute-peer ID, unmute-peer ID (stop playing one participant, here only), say TEXT (chat), play FILE.wav, leave."
+    static let commandsHelp = "During the call, commands on stdin, one a line: mute, unmute, mute-peer ID, unmute-peer ID (stop playing one participant, here only), say TEXT (chat; typed before anyone is connected, it is kept and sent to the first peer who connects), play FILE.wav, leave."
 
     static let host = CommandSpec(
         "host", abstract: "open a room, print how others join it, and join it",

@@ -8,8 +8,9 @@ import ConfCore
 final class EventReporter {
     let json: Bool
     let style: Style
-    /// While video is drawn in the terminal, human lines go here instead of scrolling over it.
-    var humanSink: ((TerminalText) -> Void)?
+    /// While video is drawn in the terminal, human lines (with their event, if any) go here
+    /// instead of scrolling over it.
+    var humanSink: ((TerminalText, JSONValue?) -> Void)?
 
     init(json: Bool, environment: [String: String]) {
         self.json = json
@@ -22,7 +23,7 @@ final class EventReporter {
             Console.out(event.serialized)
             Console.err(human.rendered)
         } else if let humanSink {
-            humanSink(human)
+            humanSink(human, event)
         } else {
             Console.out(human.rendered)
         }
@@ -30,7 +31,7 @@ final class EventReporter {
 
     /// Human text with no event: hints, progress.
     func note(_ human: TerminalText) {
-        if json { Console.err(human.rendered) } else if let humanSink { humanSink(human) } else { Console.out(human.rendered) }
+        if json { Console.err(human.rendered) } else if let humanSink { humanSink(human, nil) } else { Console.out(human.rendered) }
     }
 
     /// A failure's message may quote what a server or peer said: escaped for the terminal, exact in JSON.

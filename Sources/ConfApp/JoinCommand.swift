@@ -33,6 +33,7 @@ struct JoinCommand {
         var call: CallController?
         let session = ParticipantSession(loop: loop, client: client, reporter: reporter, room: room, pin: pin, name: settings.name,
                                          duration: settings.duration) { result in
+            call?.stopTerminalView()  // the last lines belong on the normal screen
             exitCode = ParticipantRun.finish(result, reporter: reporter)
             if let call { call.close { loop.quit() } } else { loop.quit() }
         }

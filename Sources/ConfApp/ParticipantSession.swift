@@ -61,6 +61,8 @@ final class ParticipantSession {
     var onPeerJoined: ((Participant) -> Void)?
     var onPeerLeft: ((ParticipantID) -> Void)?
     var onSignal: ((ParticipantID, JSONValue) -> Void)?
+    /// We start leaving (a command, a signal, the duration): what ends after this is our doing.
+    var onLeaving: (() -> Void)?
 
     /// The client pings this often; the server drops clients silent for 45 s.
     static let pingInterval: Duration = .seconds(15)
@@ -105,6 +107,7 @@ final class ParticipantSession {
         case .inRoom:
             leaveReason = reason
             phase = .leaving
+            onLeaving?()
             client.send(.leave)
             client.close(code: 1000, reason: "left")
             // If the close handshake does not finish, do not hang on it.

@@ -72,10 +72,7 @@ struct AudioSettings {
         }
         if let speaker = context.setting("speaker") { settings.sink = .pulse(speaker) }
         if let directory = context.setting("record") {
-            var info = stat()
-            guard stat(directory, &info) == 0, info.st_mode & S_IFMT == S_IFDIR, access(directory, W_OK) == 0 else {
-                throw context.usage("--record \(directory): not a directory you can write to (create it first)")
-            }
+            guard !directory.isEmpty else { throw context.usage("--record: give a directory") }
             settings.recordDirectory = directory
         }
         // A device asked for by flag, environment or config file must be there (exit 9); the
@@ -107,6 +104,27 @@ struct AudioSettings {
             throw CommandFailure(.noAudioDevice, code: "no-pulseaudio",
                 "\(error) — start PulseAudio (`pulseaudio --start`, or log in to a desktop session), or run without devices: "
                 + "--audio-source tone:440 (or file:PATH.wav, silence) --audio-sink none")
+        }
+    }
+
+    /// Makes `--record`'s directory and its parents as `mkdir -p` would, once every option has
+    /// been checked; anything in the way, or a directory that cannot be written, is an error.
+    func createRecordDirectory() throws(CommandFailure) {
+        guard let directory = recordDirectory else { return }
+        var path = directory.hasPrefix("/") ? "/" : ""
+        for component in directory.split(separator: "/") {
+            path += (path.isEmpty || path == "/" ? "" : "/") + component
+            var info = stat()
+            if stat(path, &info) == 0 {
+                guard info.st_mode & S_IFMT == S_IFDIR else {
+                    throw CommandFailure(.usage, code: "usage", "--record \(directory): \(path) is in the way: it is not a directory")
+                }
+            } else if mkdir(path, 0o755) != 0 && errno != EEXIST {
+                throw CommandFailure(.usage, code: "usage", "--record \(directory): cannot create \(path): \(String(cString: strerror(errno)))")
+            }
+        }
+        guard access(directory, W_OK) == 0 else {
+            throw CommandFailure(.usage, code: "usage", "--record \(directory): cannot write there: \(String(cString: strerror(errno)))")
         }
     }
 

@@ -22,6 +22,9 @@ extension CallController {
             guard label == Self.chatLabel, !link.chatOpen else { return }
             link.chatOpen = true
             for text in self.settings.say { self.say(text, to: link) }
+            let held = self.heldChat
+            self.heldChat = []
+            for text in held { self.say(text, to: link) }
         }
         channels.onMessage = { [weak self] label, text in
             guard let self else { return }
@@ -48,6 +51,18 @@ extension CallController {
     @discardableResult
     func say(_ text: String) -> Int {
         links.values.filter(\.chatOpen).reduce(0) { count, link in count + (say(text, to: link) ? 1 : 0) }
+    }
+
+    static let maxHeldChat = 100
+
+    /// `say` typed on stdin: sent to every peer whose chat channel is open, or, with none open
+    /// yet, held and sent to the first peer whose channel opens. False when the hold is full.
+    func sayOrHold(_ text: String) -> Bool {
+        if say(text) > 0 { return true }
+        guard heldChat.count < Self.maxHeldChat else { return false }
+        heldChat.append(text)
+        reporter.note(reporter.style.dim("Nobody is connected yet: the message goes to the first peer who connects."))
+        return true
     }
 
     @discardableResult

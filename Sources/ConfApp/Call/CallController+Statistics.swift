@@ -4,18 +4,6 @@ import ConfSession
 import ConfWire
 
 extension CallController {
-    /// Redraws the terminal view five times a second while the call lasts.
-    func startTerminalView(_ view: TerminalView) {
-        terminalView = view
-        view.start()
-        viewTimer = loop.schedule(every: .milliseconds(200)) { [weak self] in
-            guard let self else { return false }
-            let peers = self.links.values.sorted { $0.peer.id.rawValue < $1.peer.id.rawValue }
-            view.render(peers.map { ("\($0.peer.name) (\($0.peer.id))", $0.videoIn?.lastPicture) })
-            return true
-        }
-    }
-
     /// `audio-stats` events every `interval` (`--stats`).
     func reportStatistics(every interval: Duration) {
         statsTimer = loop.schedule(every: interval) { [weak self] in

@@ -66,6 +66,11 @@ final class CallController {
     var recordings: Recordings?
     /// Kept alive with the call: the stdin command reader.
     var commands: LineReader?
+    /// `say` commands typed before any chat channel was open: sent when the first one opens.
+    var heldChat: [String] = []
+    /// Set when we start leaving: links that end from then on end because of us, and are not
+    /// reported as the peer going away.
+    var isLeaving = false
     private var mediaTicker: Timer?
     var statsTimer: Timer?
     var terminalView: TerminalView?
@@ -426,6 +431,7 @@ final class CallController {
     }
 
     private func report(disconnected link: PeerLink, code: DisconnectCode, reason: String) {
+        guard !isLeaving else { return }
         if link.phase == .connected && !link.announced { announce(link) }
         let verb = link.phase == .connected ? "lost" : "could not connect to"
         reporter.emit(.object(["type": "peer-disconnected", "peer": .string(link.peer.id.rawValue), "code": .string(code.rawValue),

@@ -91,6 +91,7 @@ enum CallSetup {
         }
         // Every option is valid: now look for the devices asked for, before the room is made.
         if case .camera(let path) = video.source, video.enabled { try checkCamera(path) }
+        try audio.createRecordDirectory()
         try audio.connectSoundServer()
         return Options(iceServers: servers, connectTimeout: timeout, say: say, relayOnly: relayOnly, audio: audio,
                        startMuted: context.invocation.flag("muted"), playAtStart: play, stats: context.invocation.flag("stats"), video: video,
@@ -189,8 +190,10 @@ enum CallSetup {
                 let audio = try AudioPipeline(settings: options.audio, sends: joined.role == .publisher, reporter: reporter)
                 audio.onTalking = { id, talking in
                     let who = id ?? joined.you
+                    // Named like every other line: "ann (p1)", or "you".
+                    let name = id.map { "\(controller.links[$0]?.peer.name ?? $0.rawValue) (\($0))" } ?? "you"
                     reporter.emit(.object(["type": "talking", "peer": .string(who.rawValue), "talking": .bool(talking)]),
-                                  human: reporter.style.dim("\(id == nil ? "you" : who.rawValue) \(talking ? "started" : "stopped") talking"))
+                                  human: reporter.style.dim("\(name) \(talking ? "started" : "stopped") talking"))
                 }
                 if let sound = options.playAtStart { audio.play(sound) }
                 controller.audio = audio
@@ -208,9 +211,7 @@ enum CallSetup {
             }
             controller.joined(joined)
             if options.terminalView {
-                let view = TerminalView()
-                reporter.humanSink = { view.show($0) }
-                controller.startTerminalView(view)
+                controller.startTerminalView(TerminalView())
             }
             if options.startMuted { controller.setAudioMuted(true) }
             if options.stats { controller.reportStatistics(every: .seconds(2)) }
@@ -228,7 +229,9 @@ enum CallSetup {
                 case .unmutePeer(let id)?:
                     if !controller.setLocallyMuted(id, false) { throw CommandLineProblem(message: "no participant \(id) is connected") }
                 case .say(let text)?:
-                    if controller.say(text) == 0 { throw CommandLineProblem(message: "nobody to say it to yet") }
+                    if !controller.sayOrHold(text) {
+                        throw CommandLineProblem(message: "nobody is connected yet and \(CallController.maxHeldChat) messages already wait: this one was dropped")
+                    }
                 case .play(let path)?:
                     do {
                         controller.audio?.play(try WAVFile.read(path: path))
@@ -244,7 +247,12 @@ enum CallSetup {
                               human: "conf: \(error.message)")
             }
         }
+        commands.onTooLong = {
+            let message = "a command line is longer than \(LineReader.maxLineBytes / 1024) KiB: it was ignored"
+            reporter.emit(.object(["type": "error", "code": "bad-command", "message": .string(message)]), human: "conf: \(message)")
+        }
         controller.commands = commands
+        session.onLeaving = { controller.isLeaving = true }
         session.connectedPeers = { controller.links.values.count { $0.phase == .connected } }
         session.isConnected = { controller.links[$0]?.phase == .connected }
         session.onPeerJoined = { controller.peerJoined($0) }

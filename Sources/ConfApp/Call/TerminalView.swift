@@ -3,11 +3,22 @@ import ConfIO
 import ConfMedia
 
 /// Video in the terminal (`--video-view terminal`): the alternate screen, each peer's newest
-/// picture in a grid with its name under it, and the last event line at the bottom. Event lines
-/// go to the bottom line instead of scrolling over the pictures. Names come from the network and
-/// are drawn escaped (`TerminalEscape`); the bottom line is already `TerminalText`.
+/// picture in a grid with its name and its short authentication words under it, and the last
+/// event line at the bottom. Event lines go to the bottom line instead of scrolling over the
+/// pictures. Names and words come from the network and are drawn escaped (`TerminalEscape`);
+/// the bottom line is already `TerminalText`.
 final class TerminalView {
+    /// One participant's cell.
+    struct Tile {
+        var peer: String
+        var name: String
+        var picture: VideoFrame?
+    }
+
     private var status = TerminalText(trusted: "")
+    /// Each connected peer's four words (from its `peer-connected` event), kept on screen under
+    /// its picture: the bottom line alone would lose them to the next event.
+    private var words: [String: String] = [:]
     private var active = false
 
     func start() {
@@ -15,24 +26,36 @@ final class TerminalView {
         Console.out("\u{1B}[?1049h\u{1B}[?25l\u{1B}[2J", terminator: "")
     }
 
-    func show(_ line: TerminalText) { status = line }
+    /// An event's human line; its JSON tells which peer's words to keep or forget.
+    func show(_ line: TerminalText, event: JSONValue?) {
+        status = line
+        guard let peer = event?["peer"]?.stringValue else { return }
+        switch event?["type"]?.stringValue {
+        case "peer-connected": words[peer] = event?["sas"]?.stringValue
+        case "peer-disconnected", "peer-left": words[peer] = nil
+        default: break
+        }
+    }
 
-    /// Draws `pictures` (name, newest picture if any) and the status line.
-    func render(_ pictures: [(name: String, picture: VideoFrame?)]) {
+    /// Draws the tiles and the status line.
+    func render(_ tiles: [Tile]) {
         guard active else { return }
         let size = terminalSize() ?? (80, 24)
         var out = "\u{1B}[H"
-        let cells = TerminalRenderer.grid(count: max(1, pictures.count), columns: size.columns, rows: max(2, size.rows - 1))
-        for (cell, item) in zip(cells, pictures) {
-            if let picture = item.picture {
+        let cells = TerminalRenderer.grid(count: max(1, tiles.count), columns: size.columns, rows: max(2, size.rows - 1))
+        for (cell, tile) in zip(cells, tiles) {
+            if let picture = tile.picture {
                 out += TerminalRenderer.draw(picture, row: cell.row, column: cell.column, columns: cell.columns, rows: max(1, cell.rows - 1))
             }
-            out += "\u{1B}[\(cell.row + cell.rows - 1);\(cell.column)H\u{1B}[K" + TerminalEscape.escape(item.name)
+            var label = TerminalEscape.escape(tile.name)
+            if let words = words[tile.peer], !words.isEmpty { label += "  " + TerminalEscape.escape(words) }
+            out += "\u{1B}[\(cell.row + cell.rows - 1);\(cell.column)H\u{1B}[K" + String(label.prefix(cell.columns))
         }
         out += "\u{1B}[\(size.rows);1H\u{1B}[K" + String(status.rendered.prefix(size.columns))
         Console.out(out, terminator: "")
     }
 
+    /// Back to the normal screen, where the lines that follow (leaving, errors) stay readable.
     func stop() {
         guard active else { return }
         active = false
