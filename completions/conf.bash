@@ -80,9 +80,10 @@ _conf() {
         --room-idle) COMPREPLY=(); return ;;
         --rooms-per-minute) COMPREPLY=(); return ;;
         --max-rooms) COMPREPLY=(); return ;;
+        --max-connections-per-client) COMPREPLY=(); return ;;
         esac
         if [[ "$cur" == -* ]]; then
-            COMPREPLY=($(compgen -W "--listen --tls-cert --tls-key --stun --turn --room-idle --rooms-per-minute --max-rooms --quiet --help" -- "$cur"))
+            COMPREPLY=($(compgen -W "--listen --tls-cert --tls-key --stun --turn --room-idle --rooms-per-minute --max-rooms --max-connections-per-client --quiet --help" -- "$cur"))
         fi
         ;;
     "conf devices")

@@ -70,6 +70,7 @@ complete -c conf -n '__fish_seen_subcommand_from rendezvous' -l turn -x -d 'a TU
 complete -c conf -n '__fish_seen_subcommand_from rendezvous' -l room-idle -x -d 'forget a room after it has been empty this long'
 complete -c conf -n '__fish_seen_subcommand_from rendezvous' -l rooms-per-minute -x -d 'rooms one address may create a minute'
 complete -c conf -n '__fish_seen_subcommand_from rendezvous' -l max-rooms -x -d 'rooms held at once'
+complete -c conf -n '__fish_seen_subcommand_from rendezvous' -l max-connections-per-client -x -d 'connections one client (an IPv4 address, an IPv6 /64) may hold open; more are refused with 429'
 complete -c conf -n '__fish_seen_subcommand_from rendezvous' -l quiet -s q -d 'log only errors, not joins and leaves'
 complete -c conf -n '__fish_seen_subcommand_from rendezvous' -l help -s h -d 'show this help and exit'
 complete -c conf -n '__fish_seen_subcommand_from devices' -l json -s j -d 'print events as JSON on stdout, one object a line; human-readable text goes to stderr'

@@ -1,7 +1,15 @@
+#define _GNU_SOURCE  // accept4
 #include "conf_shims.h"
 #include <time.h>
 #include <sys/random.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
 
 SoupServer *conf_soup_server_new(void) {
     return soup_server_new("server-header", "conf-rendezvous", NULL);
@@ -43,4 +51,44 @@ int conf_terminal_size(int fd, int *columns, int *rows) {
     *columns = size.ws_col;
     *rows = size.ws_row;
     return 0;
+}
+
+long conf_raise_descriptor_limit(void) {
+    struct rlimit limit;
+    if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return -1;
+    rlim_t target = limit.rlim_max;
+    if (target == RLIM_INFINITY) {
+        // The kernel refuses more than fs.nr_open descriptors whatever the hard limit says.
+        target = 1048576;
+        FILE *file = fopen("/proc/sys/fs/nr_open", "r");
+        if (file) {
+            unsigned long value = 0;
+            if (fscanf(file, "%lu", &value) == 1 && value > 0) target = value;
+            fclose(file);
+        }
+    }
+    if (limit.rlim_cur < target) {
+        struct rlimit raised = { target, limit.rlim_max };
+        if (setrlimit(RLIMIT_NOFILE, &raised) == 0) limit.rlim_cur = target;
+    }
+    return limit.rlim_cur == RLIM_INFINITY ? 1048576 : (long)limit.rlim_cur;
+}
+
+long conf_descriptor_limit(void) {
+    struct rlimit limit;
+    if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return -1;
+    return limit.rlim_cur == RLIM_INFINITY ? 1048576 : (long)limit.rlim_cur;
+}
+
+int conf_accept(int listening_fd) {
+    int fd = accept4(listening_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    return fd >= 0 ? fd : -errno;
+}
+
+void conf_set_tcp_nodelay(int fd, int on) {
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof on);
+}
+
+void conf_send_best_effort(int fd, const char *text) {
+    (void)send(fd, text, strlen(text), MSG_NOSIGNAL | MSG_DONTWAIT);
 }

@@ -60,13 +60,29 @@ struct CommandContext {
         }
     }
 
+    /// `--ca` as a readable file, or nil; a relative path is made absolute from the working directory.
+    func caFile() throws(CommandFailure) -> String? {
+        guard let ca = setting("ca") else { return nil }
+        var info = stat()
+        guard stat(ca, &info) == 0, access(ca, R_OK) == 0 else {
+            throw usage("\(origin("ca")) \(ca): cannot read it (\(String(cString: strerror(errno)))) — give a PEM file of certificates to trust")
+        }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            throw usage("\(origin("ca")) \(ca): not a file — give a PEM file of certificates to trust")
+        }
+        guard !ca.hasPrefix("/"), let cwd = getcwd(nil, 0) else { return ca }
+        defer { free(cwd) }
+        return String(cString: cwd) + "/" + ca
+    }
+
     /// A client for the rendezvous at `address`, trusting `--ca` when given.
     func rendezvousClient(_ address: RendezvousAddress) throws(CommandFailure) -> RendezvousClient {
-        let ca = setting("ca")
+        let ca = try caFile()
         do {
             return try RendezvousClient(address: address, trusting: ca)
         } catch {
-            throw CommandFailure(.failure, code: "ca", "\(origin("ca")) \(ca ?? ""): \(error.message)")
+            let why = error.message.hasSuffix(".") ? String(error.message.dropLast()) : error.message
+            throw usage("\(origin("ca")) \(ca ?? ""): \(why) — give a PEM file of certificates to trust")
         }
     }
 
@@ -76,6 +92,20 @@ struct CommandContext {
         case .success(let endpoint): return endpoint
         case .failure(let problem): throw usage("\(origin(long)) \(problem)")
         }
+    }
+
+    /// Where to listen: an IP address of this machine (or localhost) and a port, checked before
+    /// anything is started.
+    func listenEndpoint(default fallback: String) throws(CommandFailure) -> HostPort {
+        let endpoint = try endpoint("listen", default: fallback)
+        var buffer = [UInt8](repeating: 0, count: 16)
+        let isAddress = endpoint.host == "localhost" || inet_pton(AF_INET, endpoint.host, &buffer) == 1
+            || inet_pton(AF_INET6, endpoint.host, &buffer) == 1
+        guard isAddress else {
+            throw usage("\(origin("listen")) '\(setting("listen") ?? fallback)': '\(endpoint.host)' is not an IP address; "
+                        + "give an address of this machine and a port, like 0.0.0.0:7373 (every interface) or 127.0.0.1:7373")
+        }
+        return endpoint
     }
 
     func positiveInteger(_ long: String, default fallback: Int) throws(CommandFailure) -> Int {

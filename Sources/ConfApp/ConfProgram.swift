@@ -113,6 +113,8 @@ public enum ConfProgram {
             OptionSpec("room-idle", value: "SECONDS", help: "forget a room after it has been empty this long", default: "600"),
             OptionSpec("rooms-per-minute", value: "N", help: "rooms one address may create a minute", default: "30"),
             OptionSpec("max-rooms", value: "N", help: "rooms held at once", default: "20000"),
+            OptionSpec("max-connections-per-client", value: "N",
+                       help: "connections one client (an IPv4 address, an IPv6 /64) may hold open; more are refused with 429", default: "64"),
             OptionSpec("quiet", short: "q", help: "log only errors, not joins and leaves"),
         ],
         examples: [Example("conf rendezvous --listen 0.0.0.0:7373", "A standing rendezvous on every interface.")])
@@ -160,7 +162,7 @@ public enum ConfProgram {
                 ("$XDG_CONFIG_HOME/conf/config", "optional settings, one 'key = value' a line, '#' starts a comment; keys are long option names: server, ca, as, resolution, listen, audio-source, audio-sink, mic, speaker. Command-line options beat environment variables, which beat this file."),
             ],
             events: [
-                ("room", "room, pin, listen_pin, name, resolution, join_command", "conf host created the room"),
+                ("room", "room, pin, listen_pin, name, resolution, join_command, listen_join_command", "conf host created the room; the commands join as a publisher and as a listener"),
                 ("joined", "you, role, room, name, resolution, peers", "you are in the room; peers lists {id, name, role} of everyone already there"),
                 ("peer-joined", "peer, name, role", "someone joined"),
                 ("peer-left", "peer", "someone left or their connection dropped"),

@@ -21,10 +21,10 @@ public enum ExitCode: Int32, Sendable, CaseIterable {
         case .wrongPin: "wrong pin for the room"
         case .roomFull: "the room already has four participants"
         case .noSuchRoom: "no room with that id on the rendezvous (mistyped, or it expired)"
-        case .rendezvousUnreachable: "the rendezvous could not be reached, or the connection to it was lost"
+        case .rendezvousUnreachable: "the rendezvous could not be reached at join time, or was lost and no peer was connected (within 30 s)"
         case .rateLimited: "too many wrong pins recently, for this room or from this address: wait a minute"
-        case .noPeerConnected: "others were in the room but no peer connection could be made within --connect-timeout"
-        case .noAudioDevice: "no PulseAudio server, or no such device, when one was needed"
+        case .noPeerConnected: "conf join only: others were in the room when it joined but no peer connection could be made within --connect-timeout"
+        case .noAudioDevice: "a device asked for by flag, environment or config file could not be opened (no PulseAudio server, no such microphone or speaker, or no such camera)"
         }
     }
 

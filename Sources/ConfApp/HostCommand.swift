@@ -12,7 +12,7 @@ struct HostCommand {
 
     func run() -> Int32 {
         let reporter = EventReporter(json: context.json, environment: context.environment)
-        let request: CreateRoomRequest, standing: RendezvousAddress?, listen: HostPort, settings: ParticipantRun.Settings
+        let request: CreateRoomRequest, standing: RendezvousAddress?, ca: String?, listen: HostPort, settings: ParticipantRun.Settings
         do throws(CommandFailure) {
             let roomName = context.invocation.value("name") ?? "conf"
             if let problem = Names.problem(withRoomName: roomName) { throw context.usage("--name: \(problem)") }
@@ -21,14 +21,19 @@ struct HostCommand {
                 throw context.usage("\(context.origin("resolution")) '\(resolutionText)': use one of \(ConfProgram.resolutions.joined(separator: ", "))")
             }
             request = CreateRoomRequest(name: roomName, resolution: resolution)
-            settings = try ParticipantRun.Settings(context)
             standing = try context.rendezvousAddress()
-            listen = try context.endpoint("listen", default: "0.0.0.0:7373")
+            ca = try context.caFile()
+            listen = try context.listenEndpoint(default: "0.0.0.0:7373")
+            // Last: after every option is checked, it opens the sound server.
+            var parsed = try ParticipantRun.Settings(context)
+            parsed.call.leavesWhenNobodyConnects = false  // the host keeps its room open
+            settings = parsed
         } catch {
             reporter.failure(error)
             return error.exitCode.rawValue
         }
 
+        DescriptorLimit.raiseToHard()  // Before any socket: a soft limit of 1024 is reached under load.
         let loop = EventLoop()
         var exitCode = ExitCode.ok
         var embedded: RendezvousServer?
@@ -80,7 +85,8 @@ struct HostCommand {
             case .failure(let failure):
                 finish(.failure(ParticipantSession.describe(failure, address: address)))
             case .success(let room):
-                Self.report(room, advertised: advertised, reporter: reporter)
+                // Others need the same --ca to trust a wss:// rendezvous.
+                Self.report(room, advertised: advertised, ca: address.secure ? ca : nil, reporter: reporter)
                 let s = ParticipantSession(loop: loop, client: client, reporter: reporter, room: room.room, pin: room.pin,
                                            name: settings.name, duration: settings.duration, onEnd: finish)
                 session = s
@@ -97,17 +103,29 @@ struct HostCommand {
         return exitCode.rawValue
     }
 
-    static func report(_ room: RoomCreated, advertised: [String], reporter: EventReporter) {
-        let join = "conf join \(room.room) \(room.pin.digits) --server \(advertised[0])"
+    static func report(_ room: RoomCreated, advertised: [String], ca: String?, reporter: EventReporter) {
+        let trust = ca.map { " --ca " + shellQuoted($0) } ?? ""
+        let join = "conf join \(room.room) \(room.pin.digits) --server \(advertised[0])" + trust
+        let listenJoin = "conf join \(room.room) \(room.listenPin.digits) --server \(advertised[0])" + trust
         let style = reporter.style
-        var human = "Room \(style.bold(room.name))  id \(style.bold(room.room.rawValue))  pin \(style.bold(room.pin.digits))"
+        var human: TerminalText = "Room \(style.bold(room.name))  id \(style.bold(room.room.rawValue))  pin \(style.bold(room.pin.digits))"
             + "  listen-only pin \(style.bold(room.listenPin.digits))  (\(room.resolution.rawValue))\n"
-            + "Others join with:  \(join)"
+            + "Others join with:  \(join)\n"
+            + "Listeners join with:  \(listenJoin)"
         if advertised.count > 1 { human += "\n  (this machine is also at \(advertised.dropFirst().joined(separator: ", ")))" }
         reporter.emit(.object([
             "type": "room", "room": .string(room.room.rawValue), "pin": .string(room.pin.digits),
             "listen_pin": .string(room.listenPin.digits), "name": .string(room.name),
             "resolution": .string(room.resolution.rawValue), "join_command": .string(join),
+            "listen_join_command": .string(listenJoin),
         ]), human: human)
+    }
+
+    /// `text` as one word for a POSIX shell.
+    static func shellQuoted(_ text: String) -> String {
+        let plain = !text.isEmpty && text.unicodeScalars.allSatisfy {
+            ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || "/._-+:@%,=".unicodeScalars.contains($0)
+        }
+        return plain ? text : "'" + text.split(separator: "'", omittingEmptySubsequences: false).joined(separator: #"'\''"#) + "'"
     }
 }

@@ -27,6 +27,7 @@ struct JoinCommand {
             return error.exitCode.rawValue
         }
 
+        DescriptorLimit.raiseToHard()  // Before any socket: a soft limit of 1024 is reached under load.
         let loop = EventLoop()
         var exitCode = ExitCode.ok
         var call: CallController?

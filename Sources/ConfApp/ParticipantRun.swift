@@ -49,6 +49,7 @@ enum ParticipantRun {
         case "duration": "the duration ran out"
         case "signal": "interrupted"
         case "host-left": "the host ended the room"
+        case "nobody-left": "nobody else is left in the call"
         default: reason
         }
     }

@@ -1,5 +1,6 @@
 import ConfCore
 import ConfIO
+import ConfSession
 import ConfWire
 
 /// One participant's presence in a room: connects to the rendezvous, joins, reports who comes and
@@ -7,12 +8,21 @@ import ConfWire
 /// connection ends.
 ///
 ///     connecting ──open──▶ joining ──joined──▶ in room ──leave()──▶ leaving ──closed──▶ ended
-///          │                  │                   │
-///          └──────────────────┴── failure / closed by the server ─────────────────────▶ ended
+///          │                  │                 │  ▲
+///          └──────────────────┴── failure ──────┼──┼───────────────────────────────────▶ ended
+///                                  connection lost │ resumed (same seat)
+///                                               ▼  │
+///                                              away ──resume refused──▶ detached ──no link left──▶ ended
+///                                               │                          ▲
+///                                               └─ nobody connected 30 s ──┼──▶ ended (exit 6)
+///                                      in room ──host left (room closed)───┘
+///
+/// Away and detached, the peer links stay up: the call goes on with those connected; only
+/// newcomers (and links that need signalling to come back) wait for the rendezvous.
 ///
 /// Threading: lives on the `EventLoop` thread.
 final class ParticipantSession {
-    enum Phase { case idle, connecting, joining, inRoom, leaving, ended }
+    enum Phase { case idle, connecting, joining, inRoom, away, resuming, detached, leaving, ended }
 
     private let loop: EventLoop
     private let client: RendezvousClient
@@ -31,6 +41,19 @@ final class ParticipantSession {
     private var timers: [Timer] = []
     /// Set when the server said why the room ended, before closing.
     private var roomClosedReason: String?
+    /// From `joined`: takes our seat back after the connection to the rendezvous is lost.
+    private var resumeToken: String?
+    private var backoff = ReconnectBackoff()
+    private var random = KernelRandom()
+    /// When the rendezvous was lost (phase away or resuming).
+    private var lostAt: Instant?
+    /// Which connection attempt is current: callbacks from older ones are ignored.
+    private var attempt = 0
+    private var pingTimer: Timer?
+    private var awayTimer: Timer?
+
+    /// How many peer links carry the call now; asked while the rendezvous is away or gone.
+    var connectedPeers: () -> Int = { 0 }
 
     /// The room as it happens, for the peer connections.
     var onJoined: ((ServerMessage.Joined) -> Void)?
@@ -42,6 +65,8 @@ final class ParticipantSession {
     static let pingInterval: Duration = .seconds(15)
     /// No message (pongs included) from the server for this long: the connection is dead.
     static let serverSilenceLimit: Duration = .seconds(40)
+    /// With the rendezvous away and no peer connected for this long, the session ends (exit 6).
+    static let awayAloneLimit: Duration = .seconds(30)
 
     init(loop: EventLoop, client: RendezvousClient, reporter: EventReporter, room: RoomID, pin: Pin, name: String,
          duration: Duration?, onEnd: @escaping (Result<String, CommandFailure>) -> Void) {
@@ -57,17 +82,23 @@ final class ParticipantSession {
 
     func start() {
         phase = .connecting
+        connect()
+    }
+
+    private func connect() {
+        attempt += 1
+        let current = attempt
         client.connect(
-            opened: { [weak self] failure in self?.opened(failure) },
-            message: { [weak self] text in self?.received(text) },
-            closed: { [weak self] code, reason in self?.closed(code: code, reason: reason) })
+            opened: { [weak self] failure in if self?.attempt == current { self?.opened(failure) } },
+            message: { [weak self] text in if self?.attempt == current { self?.received(text) } },
+            closed: { [weak self] code, reason in if self?.attempt == current { self?.closed(code: code, reason: reason) } })
     }
 
     /// Leaves the room cleanly: the others are told at once.
     func leave(reason: String) {
         switch phase {
         case .idle, .ended: return
-        case .connecting, .joining:
+        case .connecting, .joining, .away, .resuming, .detached:
             leaveReason = reason
             end(.success(reason))
         case .inRoom:
@@ -94,6 +125,13 @@ final class ParticipantSession {
     }
 
     private func opened(_ failure: RendezvousClientError?) {
+        if phase == .away {
+            guard failure == nil, let resumeToken else { return scheduleReconnect() }
+            phase = .resuming
+            lastHeard = clock.now()
+            client.send(.resume(token: resumeToken))
+            return
+        }
         guard phase == .connecting else { return }
         if let failure { return end(.failure(Self.describe(failure, address: client.address))) }
         phase = .joining
@@ -111,30 +149,30 @@ final class ParticipantSession {
             return
         }
         switch message {
+        case .joined(let joined) where phase == .resuming:
+            resumed(joined)
         case .joined(let joined):
             guard phase == .joining else { return }
             phase = .inRoom
             me = joined.you
+            resumeToken = joined.resumeToken
             for peer in joined.peers { peers[peer.id] = peer }
             reportJoined(joined)
             startTimers()
             onJoined?(joined)
         case .peerJoined(let peer):
-            peers[peer.id] = peer
-            reporter.emit(.object(["type": "peer-joined", "peer": .string(peer.id.rawValue), "name": .string(peer.name),
-                                   "role": .string(peer.role.rawValue)]),
-                          human: reporter.style.green("+") + " \(peer.name) joined (\(peer.id), \(peer.role.rawValue))")
-            onPeerJoined?(peer)
+            arrived(peer)
         case .peerLeft(let id):
-            let peer = peers.removeValue(forKey: id)
-            reporter.emit(.object(["type": "peer-left", "peer": .string(id.rawValue)]),
-                          human: reporter.style.red("-") + " \(peer?.name ?? id.rawValue) left (\(id))")
-            onPeerLeft?(id)
+            departed(id)
         case .signal(let from, let payload):
             guard phase == .inRoom else { return }
             onSignal?(from, payload)
         case .error(let code, let text):
-            if phase == .joining {
+            if phase == .resuming {
+                // resume-refused, or a rendezvous that does not know `resume`: the seat is gone.
+                detach(reason: code == .resumeRefused ? "resume-refused" : code.rawValue,
+                       "the rendezvous at \(client.address) no longer has this room (\(text))")
+            } else if phase == .joining {
                 end(.failure(CommandFailure(ExitCode(code), code: code.rawValue, Self.explain(code, text, room: room))))
             } else {
                 reporter.emit(.object(["type": "error", "code": .string(code.rawValue), "message": .string(text)]),
@@ -151,9 +189,17 @@ final class ParticipantSession {
 
     private func closed(code: UInt16, reason: String) {
         switch phase {
-        case .ended: return
+        case .ended, .detached: return
         case .leaving: end(.success(leaveReason))
-        default:
+        case .away: scheduleReconnect()
+        case .resuming: lost("the connection closed again before the seat was taken back")
+        case .inRoom:
+            if roomClosedReason == "host-left" {
+                guard connectedPeers() > 0 else { return end(.success("host-left")) }
+                return detach(reason: "host-left", "the host left and their rendezvous with them")
+            }
+            lost(reason.isEmpty ? "connection closed (\(code))" : reason)
+        case .idle, .connecting, .joining:
             if let roomClosedReason {
                 if roomClosedReason == "host-left" { return end(.success("host-left")) }
                 return end(.failure(CommandFailure(.rendezvousUnreachable, code: "server-shutdown",
@@ -171,18 +217,128 @@ final class ParticipantSession {
     }
 
     private func startTimers() {
-        timers.append(loop.schedule(every: Self.pingInterval) { [weak self] in
+        startPinging()
+        if let duration {
+            timers.append(loop.schedule(after: duration) { [weak self] in self?.leave(reason: "duration") })
+        }
+    }
+
+    private func startPinging() {
+        pingTimer?.cancel()
+        pingTimer = loop.schedule(every: Self.pingInterval) { [weak self] in
             guard let self, self.phase == .inRoom else { return false }
             if self.clock.now().since(self.lastHeard) >= Self.serverSilenceLimit {
-                self.end(.failure(CommandFailure(.rendezvousUnreachable, code: "rendezvous-lost",
-                                                 "the rendezvous at \(self.client.address) stopped answering")))
+                self.lost("it stopped answering")
                 return false
             }
             self.client.send(.ping)
             return true
+        }
+    }
+
+    // MARK: Without the rendezvous
+
+    /// The connection to the rendezvous broke while in the room: the links stay, we reconnect.
+    private func lost(_ why: String) {
+        let wasInRoom = phase == .inRoom
+        phase = .away
+        pingTimer?.cancel()
+        if lostAt == nil { lostAt = clock.now() }
+        if wasInRoom {
+            reporter.emit(.object(["type": "rendezvous-lost", "reason": .string(why)]),
+                          human: reporter.style.red("!") + " lost the rendezvous at \(client.address) (\(why)); the call goes on with those "
+                              + "connected, nobody new can join until it is back; reconnecting")
+        }
+        guard resumeToken != nil else {
+            guard connectedPeers() > 0 else {
+                return end(.failure(CommandFailure(.rendezvousUnreachable, code: "rendezvous-lost",
+                    "lost the connection to the rendezvous at \(client.address) (\(why)) and no peer is connected: is it still running?")))
+            }
+            return detach(reason: "no-resume", "the rendezvous at \(client.address) gave no resume token, so the seat cannot be taken back")
+        }
+        watchAlone()
+        scheduleReconnect()
+    }
+
+    private func scheduleReconnect() {
+        guard phase == .away || phase == .resuming else { return }
+        phase = .away
+        let delay = backoff.next(using: &random)
+        timers.append(loop.schedule(after: delay) { [weak self] in
+            guard let self, self.phase == .away else { return }
+            self.connect()
         })
-        if let duration {
-            timers.append(loop.schedule(after: duration) { [weak self] in self?.leave(reason: "duration") })
+    }
+
+    /// The seat is ours again: report it and reconcile the roster with what changed while away.
+    private func resumed(_ joined: ServerMessage.Joined) {
+        phase = .inRoom
+        lostAt = nil
+        awayTimer?.cancel()
+        backoff.reset()
+        resumeToken = joined.resumeToken ?? resumeToken
+        reporter.emit(.object(["type": "rendezvous-back"]),
+                      human: reporter.style.green("!") + " the rendezvous at \(client.address) is back; newcomers can join again")
+        let now = Dictionary(joined.peers.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        for id in peers.keys where now[id] == nil { departed(id) }
+        for peer in joined.peers where peers[peer.id] == nil { arrived(peer) }
+        startPinging()
+    }
+
+    private func arrived(_ peer: Participant) {
+        guard peers[peer.id] == nil else { return }  // a seat we know (and may be talking to) already
+        peers[peer.id] = peer
+        reporter.emit(.object(["type": "peer-joined", "peer": .string(peer.id.rawValue), "name": .string(peer.name),
+                               "role": .string(peer.role.rawValue)]),
+                      human: reporter.style.green("+") + " \(peer.name) joined (\(peer.id), \(peer.role.rawValue))")
+        onPeerJoined?(peer)
+    }
+
+    private func departed(_ id: ParticipantID) {
+        guard let peer = peers.removeValue(forKey: id) else { return }
+        reporter.emit(.object(["type": "peer-left", "peer": .string(id.rawValue)]),
+                      human: reporter.style.red("-") + " \(peer.name) left (\(id))")
+        onPeerLeft?(id)
+    }
+
+    /// No rendezvous for good: the call goes on with those connected and ends when none is left.
+    private func detach(reason: String, _ why: String) {
+        if reason != "host-left" && connectedPeers() == 0 {
+            return end(.failure(CommandFailure(.rendezvousUnreachable, code: reason, "\(why), and no peer is connected")))
+        }
+        phase = .detached
+        pingTimer?.cancel()
+        awayTimer?.cancel()
+        client.close()
+        reporter.emit(.object(["type": "rendezvous-closed", "reason": .string(reason)]),
+                      human: reporter.style.red("!") + " \(why): the call goes on with those connected; nobody new can join")
+        timers.append(loop.schedule(every: .milliseconds(500)) { [weak self] in
+            guard let self, self.phase == .detached else { return false }
+            // Without a rendezvous a link that ends cannot be set up again: the call is over
+            // once none is left.
+            if self.connectedPeers() == 0 { self.end(.success(reason == "host-left" ? "host-left" : "nobody-left")) }
+            return self.phase == .detached
+        })
+    }
+
+    /// Away with nobody connected for `awayAloneLimit`: there is no call to keep (exit 6).
+    private func watchAlone() {
+        guard awayTimer == nil else { return }
+        var aloneSince: Instant?
+        awayTimer = loop.schedule(every: .milliseconds(500)) { [weak self] in
+            guard let self, self.phase == .away || self.phase == .resuming else { self?.awayTimer = nil; return false }
+            let now = self.clock.now()
+            if self.connectedPeers() > 0 {
+                aloneSince = nil
+            } else if now.since(aloneSince ?? now) >= Self.awayAloneLimit {
+                self.end(.failure(CommandFailure(.rendezvousUnreachable, code: "rendezvous-lost",
+                    "lost the connection to the rendezvous at \(self.client.address); it stayed unreachable for "
+                        + "\(Int(Self.awayAloneLimit.milliseconds / 1000)) s and no peer is connected: is it still running?")))
+                return false
+            } else if aloneSince == nil {
+                aloneSince = now
+            }
+            return true
         }
     }
 
@@ -191,6 +347,8 @@ final class ParticipantSession {
         phase = .ended
         for timer in timers { timer.cancel() }
         timers.removeAll()
+        pingTimer?.cancel()
+        awayTimer?.cancel()
         client.close()
         onEnd(result)
     }

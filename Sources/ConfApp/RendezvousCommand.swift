@@ -1,4 +1,5 @@
 import ConfCore
+import ConfCrypto
 import ConfIO
 import ConfRendezvous
 import ConfWire
@@ -15,19 +16,24 @@ struct RendezvousCommand {
     func run() -> Int32 {
         let config: RendezvousConfig
         let endpoint: HostPort
+        let perClient: Int
         let tls: (certificate: String, key: String)?
         do throws(CommandFailure) {
             config = try Self.config(context)
-            endpoint = try context.endpoint("listen", default: "0.0.0.0:7373")
+            endpoint = try context.listenEndpoint(default: "0.0.0.0:7373")
             tls = try Self.tls(context)
+            perClient = try context.positiveInteger("max-connections-per-client", default: 64)
         } catch {
             Console.err("conf rendezvous: \(error.message)")
             return error.exitCode.rawValue
         }
         let quiet = context.invocation.flag("quiet")
+        DescriptorLimit.raiseToHard()  // Before any socket: a soft limit of 1024 is reached under load.
         let loop = EventLoop()
-        let server = RendezvousServer(loop: loop, core: RendezvousCore(config: config, random: KernelRandom())) { line in
-            if !quiet { Console.err("rendezvous: \(line)") }
+        let limits = ConnectionAdmission.Limits(maxTotal: DescriptorLimit.connectionBudget, maxPerClient: perClient)
+        let server = RendezvousServer(loop: loop, core: RendezvousCore(config: config, random: KernelRandom()), limits: limits) { line in
+            // Log lines quote what clients sent (room and participant names): escaped for the terminal.
+            if !quiet { Console.err("rendezvous: " + TerminalEscape.escape(line)) }
         }
         let port: UInt16
         do throws(GLibError) {
@@ -79,7 +85,12 @@ struct RendezvousCommand {
         case (nil, nil): return nil
         case (let cert?, let key?):
             for (path, what) in [(cert, "--tls-cert"), (key, "--tls-key")] where access(path, R_OK) != 0 {
-                throw CommandFailure(.failure, code: "tls", "\(what) \(path): cannot read the file")
+                throw context.usage("\(what) \(path): cannot read the file (\(String(cString: strerror(errno))))")
+            }
+            do {
+                try PEMKeyPair.check(certificateFile: cert, keyFile: key)
+            } catch {
+                throw context.usage("--tls-cert/--tls-key: \(error) — give the certificate and the private key made with it")
             }
             return (cert, key)
         default:

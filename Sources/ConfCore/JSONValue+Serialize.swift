@@ -47,12 +47,23 @@ extension JSONValue {
             case "\n": out += "\\n"
             case "\r": out += "\\r"
             case "\t": out += "\\t"
-            case _ where scalar.value < 0x20 || scalar.value == 0x7F || (0x2028...0x2029).contains(scalar.value):
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            // Every character a terminal could act on is escaped too (the text stays exact): JSON
+            // lines printed to a terminal cannot move its cursor or reorder what it shows.
+            case _ where TerminalEscape.needsEscape(scalar):
+                if scalar.value > 0xFFFF {
+                    let offset = scalar.value - 0x10000
+                    out += hexEscape(0xD800 + (offset >> 10)) + hexEscape(0xDC00 + (offset & 0x3FF))
+                } else {
+                    out += hexEscape(scalar.value)
+                }
             default: out.unicodeScalars.append(scalar)
             }
         }
         out += "\""
+    }
+
+    private static func hexEscape(_ unit: UInt32) -> String {
+        let hex = String(unit, radix: 16)
+        return "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
     }
 }

@@ -5,6 +5,7 @@ internal import CGLib
 final class ListeningSocket {
     let socket: UnsafeMutablePointer<GSocket>
     let port: UInt16
+    var fd: Int32 { g_socket_get_fd(socket) }
 
     init(host: String, port: UInt16, backlog: Int32 = 4096) throws(GLibError) {
         let literal = host == "localhost" ? "127.0.0.1" : host

@@ -29,22 +29,29 @@ public final class RendezvousClient {
     private var connection: OpaquePointer?
     private var onMessage: ((String) -> Void)?
     private var onClosed: ((UInt16, String) -> Void)?
+    /// The signal handlers' link to us for the current connection; cut when it is replaced.
+    private var events: ClientBox?
 
     /// With `trusting`, a wss:// rendezvous is verified against the certificates in that PEM file
     /// (a private CA, or the server's self-signed certificate) instead of the system's.
+    /// A relative `caFile` is taken from the working directory (GLib wants an absolute path).
     public init(address: RendezvousAddress, trusting caFile: String? = nil, timeout: Duration = .seconds(10)) throws(GLibError) {
         self.address = address
-        session = UnsafeMutablePointer(OpaquePointer(conf_soup_session_new(UInt32(max(1, timeout.nanosecondsClamped / 1_000_000_000)))))
-        if let caFile {
-            do {
-                let database = try withGError { g_tls_file_database_new(caFile, $0) }
-                soup_session_set_tls_database(session, database)
-                g_object_unref(database)
-            } catch {
-                g_object_unref(session)
-                throw error
-            }
+        // The database first: once `session` is set, a throw would run deinit, which frees it.
+        let database = try caFile.map { file throws(GLibError) in
+            try withGError { g_tls_file_database_new(Self.absolute(file), $0) }
         }
+        session = UnsafeMutablePointer(OpaquePointer(conf_soup_session_new(UInt32(max(1, timeout.nanosecondsClamped / 1_000_000_000)))))
+        if let database {
+            soup_session_set_tls_database(session, database)
+            g_object_unref(database)
+        }
+    }
+
+    private static func absolute(_ path: String) -> String {
+        guard !path.hasPrefix("/"), let cwd = getcwd(nil, 0) else { return path }
+        defer { free(cwd) }
+        return String(cString: cwd) + "/" + path
     }
 
     deinit {
@@ -64,11 +71,11 @@ public final class RendezvousClient {
         let bytes = body.withCString { g_bytes_new($0, UInt(strlen($0))) }
         soup_message_set_request_body_from_bytes(message, "application/json", bytes)
         g_bytes_unref(bytes)
-        let box = AsyncBox { [address] source, result in
+        let box = AsyncBox { [self, address] source, result in
             var error: UnsafeMutablePointer<GError>?
             let answer = soup_session_send_and_read_finish(UnsafeMutablePointer(source), result, &error)
             defer { g_object_unref(UnsafeMutableRawPointer(message)); if let answer { g_bytes_unref(answer) } }
-            if let error { return completion(.failure(RendezvousClientError(connecting: GLibError(taking: error)))) }
+            if let error { return self.explain(GLibError(taking: error)) { completion(.failure($0)) } }
             let status = soup_message_get_status(message).rawValue
             let text = string(fromBytes: answer) ?? ""
             if status == 201 {
@@ -86,12 +93,14 @@ public final class RendezvousClient {
         soup_session_send_and_read_async(session, message, G_PRIORITY_DEFAULT, nil, onAsyncReady, Unmanaged.passRetained(box).toOpaque())
     }
 
-    /// Opens the WebSocket. `opened` is called with nil once it is open, or with the failure.
+    /// Opens the WebSocket (again, after a lost connection: the old one is dropped silently).
+    /// `opened` is called with nil once it is open, or with the failure.
     /// Afterwards every text message goes to `message`, and the end of the connection (with its
     /// close code and reason; 1006 when it broke without a close frame) to `closed`, once.
     public func connect(opened: @escaping (RendezvousClientError?) -> Void,
                         message: @escaping (String) -> Void,
                         closed: @escaping (UInt16, String) -> Void) {
+        dropConnection()
         onMessage = message
         onClosed = closed
         let request = soup_message_new("GET", address.webSocketURL)!
@@ -105,18 +114,57 @@ public final class RendezvousClient {
                 if status != 0 && status != 101 {
                     return opened(.badAnswer("\(address) refused the WebSocket upgrade (HTTP \(status)): is it a conf rendezvous?"))
                 }
-                return opened(RendezvousClientError(connecting: failure))
+                guard let self else { return opened(RendezvousClientError(connecting: failure)) }
+                return self.explain(failure, then: opened)
             }
             guard let self, let connection else { return }
             self.connection = connection
             soup_websocket_connection_set_max_incoming_payload_size(connection, UInt(ProtocolLimits.maxMessageBytes))
             let events = ClientBox(client: self)
+            self.events = events
             connectSignal(UnsafeMutableRawPointer(connection), "message", onClientMessage, box: events)
             connectSignal(UnsafeMutableRawPointer(connection), "closed", onClientClosed, box: events)
             opened(nil)
         }
         soup_session_websocket_connect_async(session, request, nil, nil, G_PRIORITY_DEFAULT, nil, onAsyncReady,
                                              Unmanaged.passRetained(box).toOpaque())
+    }
+
+    /// A plain (ws://) connection that was cut instead of answered may have reached a TLS
+    /// rendezvous, which drops an HTTP request it cannot read. Asks once over TLS: an answer, or a
+    /// certificate the TLS layer could judge, means the server speaks TLS, and the user is told to
+    /// use wss://. Otherwise (or when refused or timed out: no server, nothing to learn) the
+    /// original failure is reported.
+    private func explain(_ failure: GLibError, then report: @escaping (RendezvousClientError) -> Void) {
+        let plain = RendezvousClientError(connecting: failure)
+        let timedOut = failure.domain == "g-io-error-quark" && failure.code == Int32(G_IO_ERROR_TIMED_OUT.rawValue)
+        guard !address.secure, !failure.isConnectionRefused, !timedOut else { return report(plain) }
+        let secure = RendezvousAddress(endpoint: address.endpoint, secure: true)
+        let probe = soup_message_new("GET", secure.httpBase + "/v1/health")!
+        let box = AsyncBox { source, result in
+            var error: UnsafeMutablePointer<GError>?
+            let answer = soup_session_send_and_read_finish(UnsafeMutablePointer(source), result, &error)
+            g_object_unref(UnsafeMutableRawPointer(probe))
+            if let answer { g_bytes_unref(answer) }
+            var speaksTLS = true
+            if let error {
+                let tlsError = GLibError(taking: error)
+                speaksTLS = tlsError.domain == "g-tls-error-quark" && tlsError.code == Int32(G_TLS_ERROR_BAD_CERTIFICATE.rawValue)
+            }
+            report(speaksTLS ? .badAnswer("the rendezvous at \(self.address) speaks TLS: use --server \(secure)"
+                                          + " (with --ca FILE if its certificate is self-signed or from a private CA)") : plain)
+        }
+        soup_session_send_and_read_async(session, probe, G_PRIORITY_DEFAULT, nil, onAsyncReady, Unmanaged.passRetained(box).toOpaque())
+    }
+
+    /// Forgets the current connection: nothing more from it reaches the owner.
+    private func dropConnection() {
+        events?.client = nil
+        events = nil
+        guard let old = connection else { return }
+        connection = nil
+        if soup_websocket_connection_get_state(old) == SOUP_WEBSOCKET_STATE_OPEN { soup_websocket_connection_close(old, 1001, nil) }
+        g_object_unref(UnsafeMutableRawPointer(old))
     }
 
     public func send(_ message: ClientMessage) {

@@ -3,28 +3,49 @@ internal import CConfShims
 import ConfCore
 import ConfWire
 import ConfRendezvous
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The rendezvous on libsoup 3: `POST /v1/rooms`, `GET /v1/health` and the WebSocket at `/v1/ws`
 /// (docs/PROTOCOL.md). All decisions are `RendezvousCore`'s; this class moves bytes and events.
 ///
+/// Connections are accepted here, not by libsoup's listener (which stops for good at the first
+/// EMFILE): `ConnectionAcceptor` takes them off the listening socket, `ConnectionAdmission`
+/// decides which to keep (a cap per client and in all, a deadline for each request), and each
+/// kept one is handed to libsoup with `soup_server_accept_iostream`, wrapped in TLS first when
+/// serving HTTPS.
+///
 /// Threading: everything here runs on the `EventLoop` thread it was made on.
 public final class RendezvousServer {
     public let core: RendezvousCore
-    private let loop: EventLoop
-    private let clock: any MonotonicClock
-    private let log: (String) -> Void
-    private let server: UnsafeMutablePointer<SoupServer>
+    let loop: EventLoop
+    let clock: any MonotonicClock
+    let log: (String) -> Void
+    let server: UnsafeMutablePointer<SoupServer>
     private var listeners: [ListeningSocket] = []
+    var acceptors: [ConnectionAcceptor] = []
+    var certificates: [OpaquePointer] = []
+    var admission: ConnectionAdmission
+    /// The sockets handed to libsoup, by accept number, until libsoup lets go of them; kept
+    /// (with a reference) so that a connection past its deadline can be shut down.
+    var accepted: [UInt64: AcceptedSocket] = [:]
+    /// Accept numbers by the peer's "address port", which is how a libsoup message names its connection.
+    var acceptedByPeer: [String: UInt64] = [:]
+    var nextAccepted: UInt64 = 1
     private var connections: [ConnectionID: OpaquePointer] = [:]
     private var nextConnection: UInt64 = 1
     private var ticker: Timer?
     private var onAllClosed: (() -> Void)?
 
-    public init(loop: EventLoop, core: RendezvousCore, clock: any MonotonicClock = SystemClock(), log: @escaping (String) -> Void) {
+    /// `limits` defaults to a total that leaves `DescriptorLimit.reserve` descriptors free.
+    public init(loop: EventLoop, core: RendezvousCore, limits: ConnectionAdmission.Limits? = nil,
+                clock: any MonotonicClock = SystemClock(), log: @escaping (String) -> Void) {
         self.loop = loop
         self.core = core
         self.clock = clock
         self.log = log
+        admission = ConnectionAdmission(limits: limits ?? .init(maxTotal: DescriptorLimit.connectionBudget))
         server = UnsafeMutablePointer(OpaquePointer(conf_soup_server_new()))
         let me = Unmanaged.passUnretained(self).toOpaque()
         soup_server_add_early_handler(server, "/v1/rooms", onEarlyRequest, me, nil)
@@ -32,8 +53,12 @@ public final class RendezvousServer {
         soup_server_add_handler(server, "/v1/health", onHealthRequest, me, nil)
         soup_server_add_handler(server, nil, onOtherRequest, me, nil)
         soup_server_add_websocket_handler(server, "/v1/ws", nil, nil, onWebSocket, me, nil)
+        g_signal_connect_data(server, "request-read", unsafeBitCast(onRequestRead, to: GCallback.self), me, nil, GConnectFlags(rawValue: 0))
+        g_signal_connect_data(server, "request-finished", unsafeBitCast(onRequestFinished, to: GCallback.self), me, nil, GConnectFlags(rawValue: 0))
         ticker = loop.schedule(every: .seconds(1)) { [unowned self] in
-            self.core.handle(.tick, now: self.clock.now())
+            let now = self.clock.now()
+            for id in self.admission.expire(now: now) { self.shutDown(id) }
+            self.core.handle(.tick, now: now)
             self.flush()
             return true
         }
@@ -41,6 +66,9 @@ public final class RendezvousServer {
 
     deinit {
         ticker?.cancel()
+        for acceptor in acceptors { acceptor.stop() }
+        for socket in accepted.values { g_object_unref(socket.socket) }
+        for certificate in certificates { g_object_unref(UnsafeMutableRawPointer(certificate)) }
         for connection in connections.values { g_object_unref(UnsafeMutableRawPointer(connection)) }
         soup_server_disconnect(server)
         g_object_unref(server)
@@ -48,18 +76,21 @@ public final class RendezvousServer {
 
     /// Starts listening; returns the port (useful when `port` is 0). With `tls`, serves HTTPS/WSS.
     public func listen(on endpoint: HostPort, tls: (certificate: String, key: String)? = nil) throws(GLibError) -> UInt16 {
-        var options = SoupServerListenOptions(rawValue: 0)
+        var certificate: OpaquePointer?
         if let tls {
-            let certificate = try withGError { g_tls_certificate_new_from_files(tls.certificate, tls.key, $0) }
-            soup_server_set_tls_certificate(server, certificate)
-            g_object_unref(certificate)
-            options = SOUP_SERVER_LISTEN_HTTPS
+            certificate = try withGError { g_tls_certificate_new_from_files(tls.certificate, tls.key, $0) }.map(OpaquePointer.init)
+            certificates.append(certificate!)
         }
         let socket = try ListeningSocket(host: endpoint.host, port: endpoint.port)
-        _ = try withGError { soup_server_listen_socket(server, socket.socket, options, $0) }
         listeners.append(socket)
+        acceptors.append(ConnectionAcceptor(loop: loop, listeningFD: socket.fd, log: log) { [unowned self] fd in
+            self.accept(fd, tls: certificate)
+        })
         return socket.port
     }
+
+    /// How many accepted connections (HTTP or WebSocket) are open; for tests and health.
+    public var openConnections: Int { admission.count }
 
     /// Ends every room (`room-closed`), closes every connection, and calls `done` once they are
     /// closed or after `grace`, whichever is first.
@@ -75,7 +106,9 @@ public final class RendezvousServer {
 
     // MARK: libsoup events
 
-    fileprivate func webSocketOpened(_ connection: OpaquePointer, from address: String) {
+    fileprivate func webSocketOpened(_ connection: OpaquePointer, message: OpaquePointer) {
+        let address = remoteHost(message)
+        if let id = acceptedID(of: message) { admission.upgraded(id) }
         let id = ConnectionID(nextConnection)
         nextConnection += 1
         g_object_ref(UnsafeMutableRawPointer(connection))
@@ -225,7 +258,7 @@ private let onOtherRequest: SoupServerCallback = { _, message, path, _, data in
 
 private let onWebSocket: SoupServerWebsocketCallback = { _, message, _, connection, data in
     guard let message, let connection else { return }
-    server(data).webSocketOpened(connection, from: remoteHost(message))
+    server(data).webSocketOpened(connection, message: message)
 }
 
 private let onWebSocketMessage: @convention(c) (OpaquePointer?, Int32, OpaquePointer?, UnsafeMutableRawPointer?) -> Void = { _, type, bytes, data in

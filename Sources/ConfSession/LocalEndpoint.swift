@@ -10,17 +10,31 @@ public struct LocalEndpoint: Sendable {
     public var role: Role
     public var audioSSRC: UInt32
     public var videoSSRC: UInt32
+    /// The role the rendezvous gave the peer at the other end of this link. It decides what we
+    /// accept from the peer, whatever the peer's own SDP asks for.
+    public var peerRole: Role
 
-    public init(iceUfrag: String, icePwd: String, fingerprint: Fingerprint, role: Role, audioSSRC: UInt32, videoSSRC: UInt32) {
+    public init(iceUfrag: String, icePwd: String, fingerprint: Fingerprint, role: Role, audioSSRC: UInt32, videoSSRC: UInt32,
+                peerRole: Role = .publisher) {
         self.iceUfrag = iceUfrag
         self.icePwd = icePwd
         self.fingerprint = fingerprint
         self.role = role
         self.audioSSRC = audioSSRC
         self.videoSSRC = videoSSRC
+        self.peerRole = peerRole
     }
 
-    var mediaDirection: Direction { role == .publisher ? .sendrecv : .recvonly }
+    /// What we offer or answer for audio and video. The listen-only role is enforced here, by the
+    /// publisher, not trusted from the listener's client: toward a listener a publisher only sends
+    /// (a=sendonly, or a=inactive when the listener will not receive), whatever it offered.
+    var mediaDirection: Direction {
+        switch (role, peerRole) {
+        case (.listener, _): .recvonly
+        case (.publisher, .listener): .sendonly
+        case (.publisher, .publisher): .sendrecv
+        }
+    }
 }
 
 /// The outcome of offer/answer for one peer connection: everything the transport and DTLS need.

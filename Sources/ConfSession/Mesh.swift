@@ -20,6 +20,8 @@ public final class Mesh {
     private let makeEndpoint: (ParticipantID, _ controlling: Bool) -> LocalEndpoint
     private let sessionID: UInt64
     private var negotiators: [ParticipantID: PeerNegotiator] = [:]
+    /// Each peer's role as the rendezvous gave it: what we accept from the peer follows it.
+    private var roles: [ParticipantID: Role] = [:]
     private var outputs: [Output] = []
 
     /// `makeEndpoint` gives the local parameters for the link to a peer (fresh ICE credentials
@@ -33,16 +35,21 @@ public final class Mesh {
 
     /// We joined and found `peers` already there: we offer to each.
     public func joined(peers: [Participant]) {
-        for peer in peers { add(peer.id, offering: true) }
+        for peer in peers {
+            roles[peer.id] = peer.role
+            add(peer.id, offering: true)
+        }
     }
 
     /// Someone joined after us: they will offer.
     public func peerJoined(_ peer: Participant) {
+        roles[peer.id] = peer.role
         add(peer.id, offering: false)
     }
 
     public func peerLeft(_ id: ParticipantID) {
         guard negotiators.removeValue(forKey: id) != nil else { return }
+        roles[id] = nil
         outputs.append(.close(id))
     }
 
@@ -69,6 +76,15 @@ public final class Mesh {
         return true
     }
 
+    /// Whether we offered the link to `id` (and so are the side that sets it up again).
+    public func isOfferer(to id: ParticipantID) -> Bool { negotiators[id]?.isOfferer ?? false }
+
+    /// The link to `id` was given up on (it failed or timed out) by us, the answerer: the peer's
+    /// next offer starts a fresh link instead of landing on the dead one.
+    public func abandon(_ id: ParticipantID) {
+        negotiators[id]?.abandon()
+    }
+
     public func localCandidate(_ candidate: IceCandidate, for id: ParticipantID) {
         guard let negotiator = negotiators[id] else { return }
         negotiator.localCandidate(candidate)
@@ -87,7 +103,9 @@ public final class Mesh {
 
     private func add(_ id: ParticipantID, offering: Bool) {
         guard negotiators[id] == nil else { return }
-        let negotiator = PeerNegotiator(local: makeEndpoint(id, offering), isOfferer: offering, sessionID: sessionID)
+        var local = makeEndpoint(id, offering)
+        local.peerRole = roles[id] ?? .publisher
+        let negotiator = PeerNegotiator(local: local, isOfferer: offering, sessionID: sessionID)
         negotiators[id] = negotiator
         outputs.append(.open(id, controlling: offering))
         negotiator.start()

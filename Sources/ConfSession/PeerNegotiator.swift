@@ -99,6 +99,13 @@ public final class PeerNegotiator {
         enqueueLocal(.endOfCandidates)
     }
 
+    /// The owner gave the link up: nothing more is negotiated on it (no output).
+    public func abandon() {
+        state = .failed
+        pendingLocal.removeAll()
+        pendingRemote.removeAll()
+    }
+
     public func pollOutput() -> Output? {
         outputs.isEmpty ? nil : outputs.removeFirst()
     }

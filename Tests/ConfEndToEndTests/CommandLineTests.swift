@@ -67,5 +67,21 @@ import Testing
         #expect(p.stderr.contains("cannot run the rendezvous on \(server.address)"))
         #expect(p.stderr.contains("--listen"))
     }
-}
 
+    /// Every option is checked before a device is opened or a room made: a bad --listen is a
+    /// usage error even with no sound server, and a missing camera stops conf before the join line.
+    @Test func optionsAreCheckedBeforeAnythingStarts() throws {
+        let noSoundServer = ["CONF_AUDIO_SOURCE": "pulse", "CONF_AUDIO_SINK": "pulse", "PULSE_SERVER": "unix:/nonexistent/pulse"]
+        let badListen = try ConfProcess(["host", "--listen", "bad"], environment: noSoundServer)
+        #expect(badListen.waitForExit() == 2)
+        #expect(badListen.stderr.contains("--listen 'bad': 'bad' is not an IP address"), "\(badListen.stderr)")
+        let rendezvous = try ConfProcess(["rendezvous", "--listen", "example.org:7373"])
+        #expect(rendezvous.waitForExit() == 2)
+
+        let noCamera = try ConfProcess(["host", "--listen", "127.0.0.1:0", "--json", "--video-source", "v4l2:/dev/video9"])
+        #expect(noCamera.waitForExit() == 9)
+        #expect(noCamera.stderr.contains("/dev/video9"))
+        #expect(noCamera.events(ofType: "room").isEmpty && !noCamera.stdout.contains("conf join"), "\(noCamera.stdout)")
+        #expect(noCamera.events(ofType: "error").first?["code"] as? String == "no-camera")
+    }
+}

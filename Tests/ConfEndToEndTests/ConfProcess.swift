@@ -22,9 +22,14 @@ final class ConfProcess: @unchecked Sendable {
     /// With `interactive`, stdin is a pipe the test writes commands to with `send(_:)`.
     private var input: FileHandle?
 
-    init(_ arguments: [String], environment: [String: String] = [:], namespace: String? = nil, interactive: Bool = false) throws {
+    /// `launcher` runs before conf and execs it, as `prlimit --nofile=1024 --` would.
+    init(_ arguments: [String], environment: [String: String] = [:], namespace: String? = nil, interactive: Bool = false,
+         launcher: [String] = []) throws {
         self.arguments = arguments
-        if let namespace {
+        if let program = launcher.first {
+            process.executableURL = URL(fileURLWithPath: program)
+            process.arguments = launcher.dropFirst() + [Self.executable.path] + arguments
+        } else if let namespace {
             process.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
             process.arguments = ["netns", "exec", namespace, Self.executable.path] + arguments
         } else {
@@ -142,8 +147,9 @@ final class RendezvousProcess {
     let process: ConfProcess
     let address: String
 
-    init(_ extra: [String] = []) throws {
-        process = try ConfProcess(["rendezvous", "--listen", "127.0.0.1:0"] + extra)
+    /// `listen`: 127.0.0.1:0 for a free port, or a given address (to restart one on the same port).
+    init(_ extra: [String] = [], listen: String = "127.0.0.1:0", launcher: [String] = []) throws {
+        process = try ConfProcess(["rendezvous", "--listen", listen] + extra, launcher: launcher)
         guard let line = process.waitForOutput(containing: "listening on") else {
             throw TestFailure("conf rendezvous did not start: \(process.stderr)")
         }

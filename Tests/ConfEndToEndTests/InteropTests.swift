@@ -69,3 +69,35 @@ import Testing
         #expect(AudioTests.tonePower(samples.suffix(12_000), 660) > 0.01)
     }
 }
+
+/// A listener that ignores its role: webrtcbin joins with the listen-only pin, offers sendrecv Opus,
+/// applies conf's answer as if it said sendrecv, sends a tone and a chat message anyway. conf must
+/// answer sendonly, and neither record, play, report as talking nor deliver anything from it.
+@Suite struct ListenerEnforcementTests {
+    @Test func aListenerThatSendsAnywayIsNotHeardNorRead() throws {
+        let server = try RendezvousProcess()
+        let room = try server.createRoom(name: "interop")
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("conf-listener-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let conf = try ConfProcess(["join", room.room, room.pin, "--server", server.address, "--as", "conf", "--json",
+                                    "--say", "hello from conf", "--audio-source", "tone:440", "--record", dir.path])
+        #expect(conf.waitForEvent("joined") != nil)
+        let (_, text) = try InteropTests.runPeer([server.address, room.room, room.listenPin, "chat from a listener", "12", "660", "440",
+                                                  "--ignore-answer"])
+        #expect(text.contains("ANSWER-DIRECTION a=sendonly"), "webrtcbin peer: \(text)")
+        #expect(!text.contains("ANSWER-DIRECTION a=sendrecv"))
+        #expect(text.contains("HEARD 440"), "the listener still hears the publisher: \(text)")
+        // Its media reached conf and was dropped unread; its chat was not delivered.
+        let ignored = conf.waitForEvent("listener-ignored", timeout: .seconds(5)) { $0["what"] as? String == "media" }
+        #expect(ignored != nil, "conf: \(conf.stdout)")
+        #expect(conf.waitForEvent("listener-ignored", timeout: .seconds(5)) { $0["what"] as? String == "chat" } != nil)
+        conf.signal(SIGTERM)
+        #expect(conf.waitForExit() == 0)
+        #expect(conf.events(ofType: "chat").isEmpty)
+        let listener = conf.events(ofType: "peer-connected").first?["peer"] as? String
+        #expect(listener != nil)
+        #expect(!conf.events(ofType: "talking").contains { $0["peer"] as? String == listener })
+        #expect(fileSize(dir.appendingPathComponent("webrtcbin.wav").path) <= 44, "conf recorded the listener")
+    }
+}

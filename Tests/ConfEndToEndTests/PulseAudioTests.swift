@@ -239,6 +239,34 @@ final class PulseDaemon {
         #expect(devices.waitForExit() == 9)
     }
 
+    @Test func aDeviceAskedForByFlagWithoutPulseAudioIsStillExit9() throws {
+        let env = ["PULSE_SERVER": "unix:/nonexistent/native", "CONF_AUDIO_SOURCE": "", "CONF_AUDIO_SINK": ""]
+        let p = try ConfProcess(["join", "1234-5678", "123456", "--server", "127.0.0.1:1", "--audio-sink", "pulse:speakers"], environment: env)
+        #expect(p.waitForExit() == 9)
+        #expect(p.stderr.contains("PulseAudio"))
+    }
+
+    /// No sound server and no device asked for: the host opens its room, says so once, and calls
+    /// without devices (it used to exit 9 before making the room).
+    @Test func withoutASoundServerTheDefaultDevicesAreLeftOutAndTheCallGoesOn() throws {
+        let env = ["PULSE_SERVER": "unix:/nonexistent/native", "CONF_AUDIO_SOURCE": "", "CONF_AUDIO_SINK": ""]
+        let host = try ConfProcess(["host", "--listen", "127.0.0.1:0", "--name", "standup", "--as", "ann", "--json"], environment: env)
+        let missing = host.waitForEvent("devices-missing")
+        #expect(missing?["devices"] as? [String] == ["microphone", "speaker"], "host: \(host.stderr)")
+        #expect(host.stderr.contains("pipewire-pulse") && host.stderr.contains("--audio-source tone:440"))
+        let room = try #require(host.waitForEvent("room"))
+        let command = try #require(room["join_command"] as? String).split(separator: " ").map(String.init)
+        let guest = try ConfProcess(Array(command.dropFirst()) + ["--as", "bob", "--json", "--audio-source", "tone:440"], environment: env)
+        #expect(guest.waitForEvent("peer-connected", timeout: .seconds(15)) != nil)
+        #expect(host.waitForEvent("peer-connected", timeout: .seconds(15)) != nil)
+        // bob chose his source; only the default speaker is missing for him.
+        #expect(guest.events(ofType: "devices-missing").first?["devices"] as? [String] == ["speaker"])
+        #expect(host.events(ofType: "devices-missing").count == 1)
+        guest.signal(SIGTERM)
+        host.signal(SIGTERM)
+        #expect(guest.waitForExit() == 0 && host.waitForExit() == 0)
+    }
+
     @Test func aMissingDeviceIsNamed() throws {
         let pulse = try PulseDaemon(sinks: ["speakers"])
         let server = try RendezvousProcess()

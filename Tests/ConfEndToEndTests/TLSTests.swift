@@ -29,13 +29,71 @@ import Testing
         let trusted = try ConfProcess(["host", "--server", address, "--ca", cert, "--json", "--duration", "0.5"])
         #expect(trusted.waitForExit() == 0, "\(trusted.stderr)")
         #expect(trusted.events(ofType: "joined").count == 1)
-        #expect((trusted.events(ofType: "room").first?["join_command"] as? String)?.hasSuffix("--server \(address)") == true)
+        // The join command carries the --ca others need too.
+        #expect((trusted.events(ofType: "room").first?["join_command"] as? String)?.hasSuffix("--server \(address) --ca \(cert)") == true)
 
         let untrusted = try ConfProcess(["host", "--server", address, "--duration", "0.5"])
         #expect(untrusted.waitForExit() == 6)
         #expect(untrusted.stderr.contains("--ca"))
 
+        // Plain ws:// (or no scheme) to this TLS rendezvous: told to use wss://.
+        let plain = address.replacingOccurrences(of: "wss://", with: "ws://")
+        for arguments in [["host", "--server", plain], ["join", "1234-5678", "123456", "--server", String(plain.dropFirst(5))]] {
+            let p = try ConfProcess(arguments + ["--duration", "0.5"])
+            #expect(p.waitForExit() == 6)
+            #expect(p.stderr.contains("speaks TLS: use --server \(address)"), "\(p.stderr)")
+        }
+
         let missingKey = try ConfProcess(["rendezvous", "--tls-cert", cert])
         #expect(missingKey.waitForExit() == 2)
+    }
+
+    /// `--ca` relative to the working directory works (GLib itself wants an absolute path); a
+    /// missing or non-PEM file is one clear line and exit 2, with no GLib warnings.
+    @Test func caFileProblemsAreClearAndRelativePathsWork() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("conf-tls-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let (cert, key) = try Self.makeCertificate(in: dir)
+        let server = try ConfProcess(["rendezvous", "--listen", "127.0.0.1:0", "--tls-cert", cert, "--tls-key", key])
+        let line = try #require(server.waitForOutput(containing: "listening on https://"))
+        let address = "wss://" + line.split(separator: "/").last!
+
+        // The same file, named from the working directory the process inherits.
+        let up = FileManager.default.currentDirectoryPath.split(separator: "/").count
+        let relative = String(repeating: "../", count: up) + cert.dropFirst()
+        let trusted = try ConfProcess(["host", "--server", address, "--ca", relative, "--json"])
+        // The printed join command works as it is: its --ca names the file absolutely.
+        let join = try #require(trusted.waitForEvent("room")?["join_command"] as? String).split(separator: " ").dropFirst().map(String.init)
+        let guest = try ConfProcess(join + ["--duration", "0.5"])
+        #expect(guest.waitForExit() == 0, "\(guest.stderr)")
+        trusted.signal(SIGTERM)
+        #expect(trusted.waitForExit() == 0, "\(trusted.stderr)")
+        #expect(!trusted.stderr.contains("WARNING"))
+
+        for (ca, words) in [("/no/such/ca.pem", "cannot read it"), ("/etc/passwd", "No certificate"), (dir.path, "not a file")] {
+            let p = try ConfProcess(["join", "1234-5678", "123456", "--server", address, "--ca", ca])
+            #expect(p.waitForExit() == 2, "\(ca)")
+            #expect(p.stderr.contains("--ca \(ca): ") && p.stderr.contains(words), "\(p.stderr)")
+            #expect(p.stderr.split(separator: "\n").count == 1, "one line, no GLib CRITICAL: \(p.stderr)")
+        }
+        server.signal(SIGTERM)
+        #expect(server.waitForExit() == 0)
+    }
+
+    @Test func aKeyThatIsNotTheCertificatesIsRefusedAtStart() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("conf-tls-\(UUID().uuidString)")
+        let other = dir.appendingPathComponent("other")
+        try FileManager.default.createDirectory(at: other, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let (cert, _) = try Self.makeCertificate(in: dir)
+        let (_, otherKey) = try Self.makeCertificate(in: other)
+        let mismatched = try ConfProcess(["rendezvous", "--listen", "127.0.0.1:0", "--tls-cert", cert, "--tls-key", otherKey])
+        #expect(mismatched.waitForExit() == 2)
+        #expect(mismatched.stderr.contains("the key in \(otherKey) does not belong to the certificate in \(cert)"), "\(mismatched.stderr)")
+        #expect(!mismatched.stdout.contains("listening"))
+        let keyless = try ConfProcess(["rendezvous", "--listen", "127.0.0.1:0", "--tls-cert", cert, "--tls-key", cert])
+        #expect(keyless.waitForExit() == 2)
+        #expect(keyless.stderr.contains("holds no PEM private key"))
     }
 }

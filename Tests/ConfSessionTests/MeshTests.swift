@@ -23,14 +23,16 @@ final class SimulatedRoom {
     private var wire: [(from: ParticipantID, to: ParticipantID, PeerSignal)] = []
     var tamper: ((PeerSignal) -> PeerSignal)?
 
-    func join(role: Role = .publisher) -> ParticipantID {
+    /// `claims`: the role the participant's own client acts as (a hostile listener claims publisher);
+    /// the others know it by `role`, as the rendezvous tells them.
+    func join(role: Role = .publisher, claims: Role? = nil) -> ParticipantID {
         let id = ParticipantID("p\(next)")
         let fingerprint = Fingerprint(bytes: (0..<32).map { UInt8(truncatingIfNeeded: next * 31 + $0) })
         let number = next
         next += 1
         let mesh = Mesh(sessionID: UInt64(number)) { peer, _ in
             LocalEndpoint(iceUfrag: "u\(number)\(peer.rawValue)", icePwd: String(repeating: "\(number)", count: 24), fingerprint: fingerprint,
-                          role: role, audioSSRC: UInt32(number * 10), videoSSRC: UInt32(number * 10 + 1))
+                          role: claims ?? role, audioSSRC: UInt32(number * 10), videoSSRC: UInt32(number * 10 + 1))
         }
         let participant = Participant(id: id, name: id.rawValue, role: role)
         let present = order.compactMap { members[$0]?.participant }
@@ -207,5 +209,22 @@ final class SimulatedRoom {
         #expect(answer.media.count == 4 && answer.media[3].port == 0)
         #expect(answer.bundle == ["0", "1", "2"])
         #expect(link.dtlsRole == .client)  // the answerer to actpass is active: the DTLS client
+    }
+}
+
+@Suite struct MeshAbandonTests {
+    @Test func anAbandonedAnswererStartsAFreshLinkOnTheNextOffer() {
+        let room = SimulatedRoom()
+        let a = room.join()
+        let b = room.join()  // b offered to a
+        #expect(room.members[a]!.mesh.isOfferer(to: b) == false && room.members[b]!.mesh.isOfferer(to: a))
+        room.members[a]!.mesh.abandon(b)
+        room.pump()
+        #expect(room.members[a]!.negotiations == 1)
+        #expect(room.members[b]!.mesh.restart(a))
+        room.pump()
+        #expect(room.members[a]!.negotiations == 2 && room.members[b]!.negotiations == 2)
+        #expect(room.members[a]!.controlling[b] == false)
+        #expect(room.members[a]!.failures.isEmpty)
     }
 }

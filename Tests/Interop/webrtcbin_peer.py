@@ -10,7 +10,10 @@ offers a data channel named "chat", sends one message when it opens, and prints 
 With SEND_HZ and EXPECT_HZ it also offers Opus audio: it sends a SEND_HZ tone (audiotestsrc,
 opusenc) and checks that what it receives (opusdec) carries EXPECT_HZ.
 
-Output lines: "JOINED <id>", "OFFERED", "ANSWERED", "CHANNEL-OPEN", "RECEIVED <text>", "SENT <text>",
+With --ignore-answer it plays a peer that ignores its role: whatever directions the answer
+says, it applies it as a=sendrecv (so it sends its tone to a publisher that refused it).
+
+Output lines: "JOINED <id>", "OFFERED", "ANSWERED", "ANSWER-DIRECTION <a=...>" per media section, "CHANNEL-OPEN", "RECEIVED <text>", "SENT <text>",
 "HEARD <hz> <power>", "DONE" or "FAILED <why>". Exit status 0 once a message went each way (and,
 with audio, the expected tone was heard).
 """
@@ -79,10 +82,12 @@ class WebSocket:
 
 
 def main():
-    address, room, pin, text = sys.argv[1:5]
-    seconds = float(sys.argv[5]) if len(sys.argv) > 5 else 20
-    send_hz = float(sys.argv[6]) if len(sys.argv) > 7 else None
-    expect_hz = float(sys.argv[7]) if len(sys.argv) > 7 else None
+    ignore_answer = "--ignore-answer" in sys.argv
+    argv = [a for a in sys.argv if not a.startswith("--")]
+    address, room, pin, text = argv[1:5]
+    seconds = float(argv[5]) if len(argv) > 5 else 20
+    send_hz = float(argv[6]) if len(argv) > 7 else None
+    expect_hz = float(argv[7]) if len(argv) > 7 else None
     host, port = address.rsplit(":", 1)
     Gst.init(None)
     loop = GLib.MainLoop()
@@ -212,7 +217,14 @@ def main():
             return False
         payload = message["payload"]
         if payload["type"] == "answer":
-            ok, sdp = GstSdp.SDPMessage.new_from_text(payload["sdp"])
+            text = payload["sdp"]
+            directions = ("a=sendrecv", "a=sendonly", "a=recvonly", "a=inactive")
+            for line in text.split("\r\n"):
+                if line in directions:
+                    say("ANSWER-DIRECTION", line)
+            if ignore_answer:
+                text = "\r\n".join("a=sendrecv" if line in directions else line for line in text.split("\r\n"))
+            ok, sdp = GstSdp.SDPMessage.new_from_text(text)
             answer = GstWebRTC.WebRTCSessionDescription.new(GstWebRTC.WebRTCSDPType.ANSWER, sdp)
             webrtc.emit("set-remote-description", answer, Gst.Promise.new())
             say("ANSWERED")

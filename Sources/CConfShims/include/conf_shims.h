@@ -29,4 +29,20 @@ gssize conf_getrandom(void *buffer, gsize length);
 /// The terminal size of `fd` (TIOCGWINSZ; ioctl is variadic). 0 on success.
 int conf_terminal_size(int fd, int *columns, int *rows);
 
+/// Raises the soft RLIMIT_NOFILE to the hard limit (or to fs.nr_open when the hard limit is
+/// unlimited). Returns the soft limit in force afterwards, or -1 if it cannot be read.
+long conf_raise_descriptor_limit(void);
+
+/// The soft RLIMIT_NOFILE now in force (-1 if unknown).
+long conf_descriptor_limit(void);
+
+/// accept4(2) with SOCK_NONBLOCK | SOCK_CLOEXEC: the new descriptor, or -errno.
+int conf_accept(int listening_fd);
+
+/// Sets or clears TCP_NODELAY on a connected socket.
+void conf_set_tcp_nodelay(int fd, int on);
+
+/// write(2) of a short message to a fresh non-blocking socket, ignoring partial writes and
+/// errors (a best-effort refusal before close), never raising SIGPIPE.
+void conf_send_best_effort(int fd, const char *text);
 #endif

@@ -1,3 +1,4 @@
+import ConfCore
 import ConfIO
 import ConfMedia
 #if canImport(Glibc)
@@ -5,7 +6,8 @@ import Glibc
 #endif
 
 /// What `--audio-source`, `--audio-sink`, `--record` and `--audio-bitrate` ask for, checked before
-/// the call starts (an unreadable file is an error then, not later).
+/// the call starts (an unreadable file is an error then, not later). `parse` only checks;
+/// `connectSoundServer` then opens the sound server.
 struct AudioSettings {
     enum Source: Equatable {
         case tone(Double)
@@ -29,6 +31,12 @@ struct AudioSettings {
     var fileSamples: [Int16] = []
     /// The PulseAudio server, connected up front when a source or sink needs it.
     var pulse: PulseConnection?
+    /// Set when the default devices were wanted and there is no sound server: why, and which
+    /// devices the call goes on without (silence is sent, nothing is played).
+    var missingDevices: (reason: String, devices: [String])?
+    /// Whether the source or sink was named by flag, environment or config file (then it must exist).
+    var askedForSource = false
+    var askedForSink = false
 
     static func parse(_ context: CommandContext) throws(CommandFailure) -> AudioSettings {
         var settings = AudioSettings()
@@ -70,15 +78,10 @@ struct AudioSettings {
             }
             settings.recordDirectory = directory
         }
-        if settings.needsPulse {
-            do {
-                settings.pulse = try PulseConnection()
-            } catch {
-                throw CommandFailure(.noAudioDevice, code: "no-pulseaudio",
-                    "\(error) — start PulseAudio (`pulseaudio --start`, or log in to a desktop session), or run without devices: "
-                    + "--audio-source tone:440 (or file:PATH.wav, silence) --audio-sink none")
-            }
-        }
+        // A device asked for by flag, environment or config file must be there (exit 9); the
+        // default devices are only wanted if a sound server runs.
+        settings.askedForSource = ["audio-source", "mic"].contains { context.setting($0) != nil }
+        settings.askedForSink = ["audio-sink", "speaker"].contains { context.setting($0) != nil }
         if let text = context.setting("audio-bitrate") {
             guard let bitrate = Int(text), (6_000...510_000).contains(bitrate) else {
                 throw context.usage("--audio-bitrate '\(text)': give bits per second from 6000 to 510000, like 32000")
@@ -86,6 +89,32 @@ struct AudioSettings {
             settings.bitrate = bitrate
         }
         return settings
+    }
+
+    /// Connects to the PulseAudio server when a source or sink needs it: called once every
+    /// option has been checked, so that a bad option is reported before any device is touched.
+    /// Without a server, the default devices are left out (`missingDevices`); one asked for is exit 9.
+    mutating func connectSoundServer() throws(CommandFailure) {
+        guard needsPulse, pulse == nil else { return }
+        do {
+            pulse = try PulseConnection()
+        } catch where !(askedForSource && source.isPulse) && !(askedForSink && sink.isPulse) {
+            var devices: [String] = []
+            if source.isPulse { devices.append("microphone"); source = .silence }
+            if sink.isPulse { devices.append("speaker"); sink = .none }
+            missingDevices = ("\(error)", devices)
+        } catch {
+            throw CommandFailure(.noAudioDevice, code: "no-pulseaudio",
+                "\(error) — start PulseAudio (`pulseaudio --start`, or log in to a desktop session), or run without devices: "
+                + "--audio-source tone:440 (or file:PATH.wav, silence) --audio-sink none")
+        }
+    }
+
+    /// The line that says the call goes on without sound devices, and what to do about it.
+    static func missingDevicesAdvice(_ reason: String, devices: [String]) -> TerminalText {
+        "conf: no sound server (\(reason)): going on without \(devices.joined(separator: " and ")) — sending silence, playing nothing. "
+            + "Install and start pulseaudio or pipewire-pulse for sound, or choose --audio-source tone:440 (or file:PATH.wav) "
+            + "and --audio-sink none to say so"
     }
 
     /// Whether anything here needs a PulseAudio server.
@@ -105,4 +134,12 @@ struct AudioSettings {
         case .pulse: nil
         }
     }
+}
+
+extension AudioSettings.Source {
+    var isPulse: Bool { if case .pulse = self { true } else { false } }
+}
+
+extension AudioSettings.Sink {
+    var isPulse: Bool { if case .pulse = self { true } else { false } }
 }

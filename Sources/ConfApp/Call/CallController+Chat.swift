@@ -27,6 +27,12 @@ extension CallController {
             guard let self else { return }
             if label == Self.controlLabel { return self.control(text, from: link) }
             guard label == Self.chatLabel else { return }
+            // Listeners listen: their chat is not delivered (the room has no option to allow it).
+            if link.peer.role == .listener {
+                link.refusedListenerChat += 1
+                if link.refusedListenerChat == 1 { self.reportIgnoredListener(link, what: "chat") }
+                return
+            }
             self.reporter.emit(.object(["type": "chat", "from": .string(link.peer.id.rawValue), "name": .string(link.peer.name),
                                         "text": .string(text)]),
                                human: "\(self.reporter.style.bold(link.peer.name)): \(text)")

@@ -16,6 +16,10 @@ final class CallController {
         /// Chat messages to send to each peer as soon as its chat channel opens (`--say`).
         var say: [String]
         var relayOnly: Bool
+        /// A scripted `conf join` that finds others in the room and connects to none of them
+        /// ends (exit 8); a host, or anyone alone in its room at first, never leaves because of
+        /// another participant's failure.
+        var leavesWhenNobodyConnects: Bool
     }
 
     static let chatLabel = "chat"
@@ -30,6 +34,9 @@ final class CallController {
     static let silenceLimit: Duration = .milliseconds(2500)
     static let reportInterval: Duration = .milliseconds(500)
     static let restartDelay: Duration = .seconds(2)
+    /// A link that keeps failing is set up again at most this many times in a row (2, 4, 8, 16 s
+    /// apart), then left alone until the peer leaves and comes back.
+    static let maxRestarts = 4
 
     let loop: EventLoop
     let reporter: EventReporter
@@ -44,6 +51,8 @@ final class CallController {
     private var roster: [ParticipantID: Participant] = [:]
     var links: [ParticipantID: PeerLink] = [:]
     private var everConnected = false
+    /// Restarts in a row per peer since its link last connected.
+    private var restarts: [ParticipantID: Int] = [:]
     private var ticker: Timer?
     private var connectDeadline: Timer?
     private let addresses: [String]
@@ -92,20 +101,21 @@ final class CallController {
         for peer in joined.peers { roster[peer.id] = peer }
         mesh.joined(peers: joined.peers)
         drainMesh()
-        armConnectTimeout()
+        if settings.leavesWhenNobodyConnects && !joined.peers.isEmpty { armConnectTimeout() }
     }
 
     func peerJoined(_ peer: Participant) {
         roster[peer.id] = peer
+        restarts[peer.id] = nil
         mesh.peerJoined(peer)
         drainMesh()
-        armConnectTimeout()
     }
 
     func peerLeft(_ id: ParticipantID) {
         mesh.peerLeft(id)
         drainMesh()
         roster[id] = nil
+        restarts[id] = nil
     }
 
     func signal(from id: ParticipantID, _ payload: JSONValue) {
@@ -155,7 +165,7 @@ final class CallController {
     private func openLink(to id: ParticipantID, controlling: Bool) -> LocalEndpoint {
         let peer = roster[id] ?? Participant(id: id, name: id.rawValue, role: .publisher)
         if let old = links.removeValue(forKey: id) {  // a restart: the old link goes
-            if old.phase == .connected { report(disconnected: old, reason: "the peer is setting the link up again") }
+            if old.phase == .connected { report(disconnected: old, code: .restarting, reason: "the peer is setting the link up again") }
             old.audioIn?.playback?.close()  // its recordings go on in the new link's
             teardown(old)
         }
@@ -201,7 +211,7 @@ final class CallController {
                 do {
                     link.dtls = try DTLSEndpoint(certificate: certificate, role: negotiated.dtlsRole, remoteFingerprint: negotiated.remoteFingerprint)
                 } catch {
-                    disconnect(link, reason: "cannot set up DTLS: \(error)")
+                    disconnect(link, code: .dtlsFailed, reason: "cannot set up DTLS: \(error)")
                     continue
                 }
                 startDTLSIfReady(link)
@@ -210,12 +220,12 @@ final class CallController {
             case .remoteCandidatesDone(let id):
                 links[id]?.transport.remoteGatheringDone()
             case .failed(let id, let error):
-                if let link = links[id] { disconnect(link, reason: error.description) }
+                if let link = links[id] { disconnect(link, code: .negotiationFailed, reason: error.description) }
             case .close(let id):
                 if let link = links.removeValue(forKey: id) {
                     link.audioIn?.playback?.close()
                     recordings?.finish(id)
-                    if link.phase == .connected { report(disconnected: link, reason: "left") }
+                    if link.phase == .connected { report(disconnected: link, code: .left, reason: "left") }
                     link.phase = .disconnected
                     teardown(link)
                 }
@@ -233,7 +243,11 @@ final class CallController {
             if link.iceConnectedAt == nil { link.iceConnectedAt = clock.now() }
             startDTLSIfReady(link)
         case .failed:
-            disconnect(link, reason: link.phase == .connected ? "the network path failed (ICE)" : "no network path to the peer (ICE failed)")
+            if link.phase == .connected {
+                disconnect(link, code: .pathFailed, reason: "the network path failed (ICE)")
+            } else {
+                disconnect(link, code: .noPath, reason: Self.noPathAdvice)
+            }
         }
     }
 
@@ -276,6 +290,13 @@ final class CallController {
                 }
             }
         case .rtp:
+            // The listen-only role is enforced here too, whatever was negotiated: a listener's
+            // media is dropped unread (the rendezvous's roster says who listens).
+            if link.peer.role == .listener {
+                link.droppedFromListener += 1
+                if link.droppedFromListener == 1 { reportIgnoredListener(link, what: "media") }
+                return
+            }
             guard let plain = link.srtp?.unprotectRTP(datagram) else { return }
             link.lastHeard = now
             guard let packet = RTPPacket(bytes: plain) else { return }
@@ -299,7 +320,7 @@ final class CallController {
                 do {
                     link.srtp = try SRTPSession(keys: keys)
                 } catch {
-                    disconnect(link, reason: "cannot set up SRTP: \(error)")
+                    disconnect(link, code: .dtlsFailed, reason: "cannot set up SRTP: \(error)")
                     return
                 }
                 connected(link)
@@ -307,9 +328,9 @@ final class CallController {
             case .applicationData(let packet):
                 link.dataChannels?.receive(packet)
             case .failed(let reason):
-                disconnect(link, reason: reason)
+                disconnect(link, code: .dtlsFailed, reason: reason)
             case .closed:
-                disconnect(link, reason: "left", restart: false)
+                disconnect(link, code: .left, reason: "left", restart: false)
             }
         }
     }
@@ -323,6 +344,7 @@ final class CallController {
         link.lastReportSent = now
         link.dtlsConnectedAt = now
         everConnected = true
+        restarts[link.peer.id] = nil
         let fallback = link.handshakeRTT(connectedAt: now)
         send(link.meter.senderReport(now: now), on: link)
         loop.schedule(after: .milliseconds(500)) { [weak self] in
@@ -351,31 +373,55 @@ final class CallController {
                 + "rtt \(rounded) ms; check words with them: \(reporter.style.bold(sas))")
     }
 
-    private func disconnect(_ link: PeerLink, reason: String, restart: Bool = true) {
+    /// What to tell the user when ICE found no pair at all.
+    static let noPathAdvice = "no network path to the peer (ICE failed: no candidate pair worked; UDP may be blocked between you) "
+        + "— try --turn USER:PASS@HOST:PORT with a TURN server both of you can reach"
+
+    /// The link to a peer failed or ended: reported, its ICE agent closed at once (no more checks
+    /// toward the peer's candidates), and set up again later when it can be.
+    private func disconnect(_ link: PeerLink, code: DisconnectCode, reason: String, restart: Bool = true) {
         guard link.phase != .disconnected else { return }
-        let wasConnected = link.phase == .connected
-        report(disconnected: link, reason: reason)
-        // A link that was up and died while the peer stays in the room is set up again by the side
-        // that offered it (the other answers the new offer), a few seconds later.
-        if restart && wasConnected && link.isOfferer {
-            let id = link.peer.id
-            loop.schedule(after: Self.restartDelay) { [weak self] in
-                guard let self, self.roster[id] != nil, self.links[id] === link else { return }
-                self.mesh.restart(id)
-                self.drainMesh()
-            }
-        }
+        report(disconnected: link, code: code, reason: reason)
         link.phase = .disconnected
         link.dataChannels?.close()
         link.dataChannels = nil
         link.dtls?.close()
         drainDTLSQuietly(link)
+        link.transport.close()
+        let id = link.peer.id
+        guard restart, roster[id] != nil, let mesh else { return }
+        if mesh.isOfferer(to: id) {
+            // The side that offered sets the link up again (the other answers the new offer),
+            // with a growing delay, a bounded number of times in a row.
+            let attempt = restarts[id, default: 0]
+            guard attempt < Self.maxRestarts else {
+                reporter.note("conf: giving up on \(link.peer.name) (\(id)) after \(attempt) new attempts; the call goes on with the others")
+                return
+            }
+            restarts[id] = attempt + 1
+            loop.schedule(after: Self.restartDelay * (1 << attempt)) { [weak self] in
+                guard let self, self.roster[id] != nil, self.links[id] === link else { return }
+                self.mesh.restart(id)
+                self.drainMesh()
+            }
+        } else {
+            // The answerer waits for the peer's next offer, which starts a fresh link.
+            mesh.abandon(id)
+        }
     }
 
-    private func report(disconnected link: PeerLink, reason: String) {
+    /// Once per link and kind: a listener sent what its role does not allow; it is dropped.
+    func reportIgnoredListener(_ link: PeerLink, what: String) {
+        reporter.emit(.object(["type": "listener-ignored", "peer": .string(link.peer.id.rawValue), "what": .string(what)]),
+                      human: reporter.style.dim("\(link.peer.name) (\(link.peer.id)) joined to listen only: their \(what) is ignored"))
+    }
+
+    private func report(disconnected link: PeerLink, code: DisconnectCode, reason: String) {
         if link.phase == .connected && !link.announced { announce(link) }
-        reporter.emit(.object(["type": "peer-disconnected", "peer": .string(link.peer.id.rawValue), "reason": .string(reason)]),
-                      human: reporter.style.red("×") + " lost \(link.peer.name) (\(link.peer.id)): \(reason)")
+        let verb = link.phase == .connected ? "lost" : "could not connect to"
+        reporter.emit(.object(["type": "peer-disconnected", "peer": .string(link.peer.id.rawValue), "code": .string(code.rawValue),
+                               "reason": .string(reason)]),
+                      human: reporter.style.red("×") + " \(verb) \(link.peer.name) (\(link.peer.id)): \(reason)")
     }
 
     private func drainDTLSQuietly(_ link: PeerLink) {
@@ -402,12 +448,12 @@ final class CallController {
             // Each link gets --connect-timeout to come up; one that does not is reported (the call
             // goes on with the others; with nobody connected at all, the call ends with exit 8).
             if link.phase == .negotiating, now.since(link.openedAt) >= settings.connectTimeout {
-                disconnect(link, reason: "could not connect within \(Int(settings.connectTimeout.milliseconds / 1000)) s")
+                disconnect(link, code: .connectTimeout, reason: "could not connect within \(Self.seconds(settings.connectTimeout)) s")
                 continue
             }
             guard link.phase == .connected else { continue }
             if now.since(link.lastHeard) >= Self.silenceLimit {
-                disconnect(link, reason: "nothing heard for \(Self.silenceLimit.milliseconds / 1000) s: the peer vanished or the network broke")
+                disconnect(link, code: .silence, reason: "nothing heard for \(Self.seconds(Self.silenceLimit)) s: the peer vanished or the network broke")
                 continue
             }
             if !link.announced {
@@ -436,13 +482,19 @@ final class CallController {
         if let packet = link.srtp?.protectRTCP(report.bytes) { link.transport.send(packet) }
     }
 
-    /// Once someone else is in the room: if no link at all connects in time, the call has failed.
+    /// "2" or "2.5": a duration in seconds for people.
+    static func seconds(_ duration: Duration) -> String {
+        let value = duration.milliseconds / 1000
+        return value == value.rounded() ? String(Int(value)) : String(value)
+    }
+
+    /// We joined a room with others in it: if no link at all connects in time, the call has failed.
     private func armConnectTimeout() {
         guard connectDeadline == nil, !everConnected, !links.isEmpty else { return }
         connectDeadline = loop.schedule(after: settings.connectTimeout) { [weak self] in
             guard let self, !self.everConnected, !self.links.isEmpty else { return }
             for link in self.links.values where link.phase == .negotiating {
-                self.disconnect(link, reason: "could not connect within \(Int(self.settings.connectTimeout.milliseconds / 1000)) s")
+                self.disconnect(link, code: .connectTimeout, reason: "could not connect within \(Self.seconds(self.settings.connectTimeout)) s")
             }
             self.onNoPeerConnected()
         }

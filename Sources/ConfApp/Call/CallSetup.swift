@@ -3,6 +3,9 @@ import ConfCrypto
 import ConfIO
 import ConfMedia
 import ConfWire
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Builds the peer connections for a participant session from the command line: ICE servers,
 /// the DTLS certificate, the connect timeout; wires the room's events into a `CallController`.
@@ -18,6 +21,8 @@ enum CallSetup {
         var stats: Bool
         var video: VideoPipeline.Settings
         var terminalView: Bool
+        /// False for `conf host`: it stays in its room whoever fails to connect.
+        var leavesWhenNobodyConnects = true
     }
 
     static func options(_ context: CommandContext) throws(CommandFailure) -> Options {
@@ -54,7 +59,7 @@ enum CallSetup {
                 throw CommandFailure(.usage, code: "bad-audio-file", "--play: \(error)")
             }
         }
-        let audio = try AudioSettings.parse(context)
+        var audio = try AudioSettings.parse(context)
         var video = VideoPipeline.Settings()
         video.enabled = !context.invocation.flag("no-video")
         switch context.setting("video-source") {
@@ -79,9 +84,25 @@ enum CallSetup {
             terminalView = true
         case let other?: throw context.usage("--video-view '\(other)': use terminal or none")
         }
+        // Every option is valid: now look for the devices asked for, before the room is made.
+        if case .camera(let path) = video.source, video.enabled { try checkCamera(path) }
+        try audio.connectSoundServer()
         return Options(iceServers: servers, connectTimeout: timeout, say: say, relayOnly: relayOnly, audio: audio,
                        startMuted: context.invocation.flag("muted"), playAtStart: play, stats: context.invocation.flag("stats"), video: video,
                        terminalView: terminalView)
+    }
+
+    /// A missing camera is found before the room is created (the pipeline opens it once joined).
+    static func checkCamera(_ path: String) throws(CommandFailure) {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            throw CommandFailure(.noAudioDevice, code: "no-camera",
+                                 "--video-source v4l2:\(path): \(String(cString: strerror(errno))) — check the device with v4l2-ctl --list-devices")
+        }
+        guard info.st_mode & S_IFMT == S_IFCHR else {
+            throw CommandFailure(.noAudioDevice, code: "no-camera",
+                                 "--video-source v4l2:\(path): not a device — give a camera like /dev/video0 (v4l2-ctl --list-devices)")
+        }
     }
 
     static func resolve(_ endpoint: HostPort, credentials: (String, String)?, option: String) throws(CommandFailure) -> IceServerAddress {
@@ -129,11 +150,17 @@ enum CallSetup {
         } catch {
             throw CommandFailure(.failure, code: "crypto", "cannot make the DTLS certificate: \(error)")
         }
+        if let missing = options.audio.missingDevices {
+            reporter.emit(.object(["type": "devices-missing", "devices": .array(missing.devices.map { .string($0) }),
+                                   "reason": .string(missing.reason)]),
+                          human: AudioSettings.missingDevicesAdvice(missing.reason, devices: missing.devices))
+        }
         let timeout = options.connectTimeout
         var controller: CallController!
         controller = CallController(
             loop: loop, reporter: reporter, certificate: certificate,
-            settings: .init(iceServers: options.iceServers, connectTimeout: timeout, say: options.say, relayOnly: options.relayOnly),
+            settings: .init(iceServers: options.iceServers, connectTimeout: timeout, say: options.say, relayOnly: options.relayOnly,
+                           leavesWhenNobodyConnects: options.leavesWhenNobodyConnects),
             sendSignal: { [weak session] peer, payload in session?.sendSignal(to: peer, payload) },
             onNoPeerConnected: { [weak session] in
                 session?.leave(failing: CommandFailure(
@@ -206,6 +233,7 @@ enum CallSetup {
             }
         }
         controller.commands = commands
+        session.connectedPeers = { controller.links.values.count { $0.phase == .connected } }
         session.onPeerJoined = { controller.peerJoined($0) }
         session.onPeerLeft = { controller.peerLeft($0) }
         session.onSignal = { controller.signal(from: $0, $1) }

@@ -52,6 +52,10 @@ final class PeerLink {
     var videoOut: RTPSenderState
     var videoIn: VideoReceiver?
     var videoHistory = RetransmissionHistory()
+    /// RTP packets the peer sent although it joined as a listener: dropped, counted.
+    var droppedFromListener = 0
+    /// Chat messages from a listener: not delivered, counted.
+    var refusedListenerChat = 0
     /// DTLS is up; `peer-connected` waits for the first RTCP round trip (or a short deadline).
     var announced = false
 

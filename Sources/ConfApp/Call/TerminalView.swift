@@ -1,11 +1,13 @@
+import ConfCore
 import ConfIO
 import ConfMedia
 
 /// Video in the terminal (`--video-view terminal`): the alternate screen, each peer's newest
 /// picture in a grid with its name under it, and the last event line at the bottom. Event lines
-/// go to the bottom line instead of scrolling over the pictures.
+/// go to the bottom line instead of scrolling over the pictures. Names come from the network and
+/// are drawn escaped (`TerminalEscape`); the bottom line is already `TerminalText`.
 final class TerminalView {
-    private var status = ""
+    private var status = TerminalText(trusted: "")
     private var active = false
 
     func start() {
@@ -13,7 +15,7 @@ final class TerminalView {
         Console.out("\u{1B}[?1049h\u{1B}[?25l\u{1B}[2J", terminator: "")
     }
 
-    func show(_ line: String) { status = line }
+    func show(_ line: TerminalText) { status = line }
 
     /// Draws `pictures` (name, newest picture if any) and the status line.
     func render(_ pictures: [(name: String, picture: VideoFrame?)]) {
@@ -25,9 +27,9 @@ final class TerminalView {
             if let picture = item.picture {
                 out += TerminalRenderer.draw(picture, row: cell.row, column: cell.column, columns: cell.columns, rows: max(1, cell.rows - 1))
             }
-            out += "\u{1B}[\(cell.row + cell.rows - 1);\(cell.column)H\u{1B}[K\(item.name)"
+            out += "\u{1B}[\(cell.row + cell.rows - 1);\(cell.column)H\u{1B}[K" + TerminalEscape.escape(item.name)
         }
-        out += "\u{1B}[\(size.rows);1H\u{1B}[K" + String(status.prefix(size.columns))
+        out += "\u{1B}[\(size.rows);1H\u{1B}[K" + String(status.rendered.prefix(size.columns))
         Console.out(out, terminator: "")
     }
 

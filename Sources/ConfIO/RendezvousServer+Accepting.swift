@@ -1,0 +1,145 @@
+internal import CGLib
+internal import CConfShims
+import ConfCore
+import ConfWire
+import ConfRendezvous
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A connection handed to libsoup, as the server tracks it until libsoup lets go of it.
+struct AcceptedSocket {
+    /// Our own reference: the descriptor stays valid (and ours to shut down) until `socketGone`.
+    let socket: UnsafeMutablePointer<GSocket>
+    let peer: String
+}
+
+extension RendezvousServer {
+    /// A descriptor from `ConnectionAcceptor`: kept and handed to libsoup, or refused at once.
+    func accept(_ fd: Int32, tls certificate: OpaquePointer?) {
+        guard let socket = try? withGError({ g_socket_new_from_fd(fd, $0) }) ?? nil else { close(fd); return }
+        guard let remote = try? withGError({ g_socket_get_remote_address(socket, $0) }) ?? nil,
+              let local = try? withGError({ g_socket_get_local_address(socket, $0) }) ?? nil else {
+            g_object_unref(socket)  // Closes fd: the peer is already gone.
+            return
+        }
+        defer { g_object_unref(remote); g_object_unref(local) }
+        let peer = Self.peerName(remote)
+        let id = nextAccepted
+        nextAccepted += 1
+        switch admission.accept(id, from: ClientAddress(peer.host), now: clock.now()) {
+        case .refuse(let refusal):
+            // A plain-text answer fits in the empty send buffer of a new socket; a TLS client
+            // would only see garbage, so it just sees the connection close.
+            if certificate == nil { conf_send_best_effort(fd, Self.refusalResponse(refusal)) }
+            g_object_unref(socket)
+            return
+        case .admit(let evicting):
+            if let evicting { shutDown(evicting) }
+        }
+        conf_set_tcp_nodelay(fd, 1)
+        let connection = g_socket_connection_factory_create_connection(socket)!
+        let stream: UnsafeMutablePointer<GIOStream>
+        if let certificate {
+            guard let tls = try? withGError({ g_tls_server_connection_new(UnsafeMutablePointer(OpaquePointer(connection)), UnsafeMutablePointer(certificate), $0) }) ?? nil else {
+                g_object_unref(connection)
+                g_object_unref(socket)
+                admission.closed(id)
+                return
+            }
+            conf_object_set_boolean(tls, "require-close-notify", 0)
+            stream = UnsafeMutablePointer(OpaquePointer(tls))
+        } else {
+            stream = UnsafeMutablePointer(OpaquePointer(connection))
+        }
+        accepted[id] = AcceptedSocket(socket: socket, peer: peer.key)
+        acceptedByPeer[peer.key] = id
+        let box = Unmanaged.passRetained(AcceptedBox(server: self, id: id)).toOpaque()
+        g_object_weak_ref(UnsafeMutablePointer(OpaquePointer(connection)), onConnectionFinalized, box)
+        _ = try? withGError { soup_server_accept_iostream(server, stream, local, remote, $0) }
+        if certificate != nil { g_object_unref(connection) }  // The TLS connection holds its base stream.
+        g_object_unref(stream)
+    }
+
+    /// libsoup let go of connection `id` (closed by either side, or refused by libsoup).
+    func socketGone(_ id: UInt64) {
+        admission.closed(id)
+        guard let socket = accepted.removeValue(forKey: id) else { return }
+        if acceptedByPeer[socket.peer] == id { acceptedByPeer[socket.peer] = nil }
+        g_object_unref(socket.socket)
+    }
+
+    /// Ends connection `id` from under libsoup: its next read sees the end of the stream and
+    /// libsoup closes it. (Closing the descriptor instead would leave libsoup polling a number
+    /// the next accept may reuse.)
+    func shutDown(_ id: UInt64) {
+        guard let socket = accepted[id] else { return }
+        g_socket_shutdown(socket.socket, 1, 1, nil)
+    }
+
+    /// The accept number of the connection a libsoup message arrived on.
+    func acceptedID(of message: OpaquePointer) -> UInt64? {
+        guard let remote = soup_server_message_get_remote_address(message) else { return nil }
+        return acceptedByPeer[Self.peerName(remote).key]
+    }
+
+    func requestRead(_ message: OpaquePointer) {
+        if let id = acceptedID(of: message) { admission.requestRead(id, now: clock.now()) }
+    }
+
+    func requestFinished(_ message: OpaquePointer) {
+        if let id = acceptedID(of: message) { admission.requestAnswered(id, now: clock.now()) }
+    }
+
+    static func peerName(_ address: UnsafeMutablePointer<GSocketAddress>) -> (host: String, key: String) {
+        let inet = UnsafeMutablePointer<GInetSocketAddress>(OpaquePointer(address))
+        guard g_type_check_instance_is_a(UnsafeMutablePointer(OpaquePointer(address)), g_inet_socket_address_get_type()) != 0,
+              let text = g_inet_address_to_string(g_inet_socket_address_get_address(inet)) else { return ("unknown", "unknown") }
+        defer { g_free(text) }
+        let host = String(cString: text)
+        return (host, "\(host) \(g_inet_socket_address_get_port(inet))")
+    }
+
+    static func refusalResponse(_ refusal: ConnectionAdmission.Refusal) -> String {
+        let (status, body): (String, JSONValue)
+        switch refusal {
+        case .tooManyFromClient:
+            status = "429 Too Many Requests"
+            body = .object(["type": "error", "code": "too-many-connections",
+                            "message": "too many connections from your address: close some and try again"])
+        case .full:
+            status = "503 Service Unavailable"
+            body = ServerMessage.error(code: .serverFull, message: "this rendezvous holds as many connections as it may: try later").json
+        }
+        let text = body.serialized
+        return "HTTP/1.1 \(status)\r\nContent-Type: application/json\r\nContent-Length: \(text.utf8.count)\r\nConnection: close\r\n\r\n\(text)"
+    }
+}
+
+/// The weak-reference payload of one accepted connection.
+private final class AcceptedBox {
+    weak var server: RendezvousServer?
+    let id: UInt64
+    init(server: RendezvousServer, id: UInt64) {
+        self.server = server
+        self.id = id
+    }
+}
+
+/// GWeakNotify: (data, the object being finalized). libsoup drops its last reference on the loop
+/// thread, so this runs there.
+private let onConnectionFinalized: GWeakNotify = { data, _ in
+    let box = Unmanaged<AcceptedBox>.fromOpaque(data!).takeRetainedValue()
+    box.server?.socketGone(box.id)
+}
+
+// SoupServer "request-read" / "request-finished": (server, message, user data).
+let onRequestRead: @convention(c) (OpaquePointer?, OpaquePointer?, UnsafeMutableRawPointer?) -> Void = { _, message, data in
+    guard let message else { return }
+    Unmanaged<RendezvousServer>.fromOpaque(data!).takeUnretainedValue().requestRead(message)
+}
+
+let onRequestFinished: @convention(c) (OpaquePointer?, OpaquePointer?, UnsafeMutableRawPointer?) -> Void = { _, message, data in
+    guard let message else { return }
+    Unmanaged<RendezvousServer>.fromOpaque(data!).takeUnretainedValue().requestFinished(message)
+}

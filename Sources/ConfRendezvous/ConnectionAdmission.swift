@@ -1,0 +1,105 @@
+import ConfCore
+
+/// Which TCP connections the rendezvous keeps, before any of them is a WebSocket: at most
+/// `maxPerClient` from one client (`ClientAddress.client`, so an IPv6 /64 counts once), at most
+/// `maxTotal` in all, and none that takes longer than `requestTimeout` to send a complete
+/// request (or to take its answer) — a slow-header ("slowloris") client cannot hold descriptors.
+///
+/// Pure: the I/O layer reports accepts, requests, upgrades and closes with `now`, closes what
+/// `accept` evicts and what `expire` returns, and refuses what `accept` refuses.
+///
+///     accepted ──request read──▶ answering ──answered──▶ accepted (keep-alive: a new deadline)
+///        │                           │
+///        └── deadline passed ────────┴──▶ expired          WebSocket upgrade ──▶ upgraded (no deadline:
+///                                                          RendezvousCore's lobby and silence timeouts)
+///
+/// When the table is full, a newcomer takes the place of the connection that has waited
+/// longest for its request, so a flood of slow connections cannot keep a real client out; only
+/// when every connection is an upgraded WebSocket is the newcomer refused.
+public struct ConnectionAdmission: Sendable {
+    public struct Limits: Sendable, Equatable {
+        public var maxTotal: Int
+        public var maxPerClient: Int
+        public var requestTimeout: Duration
+
+        public init(maxTotal: Int, maxPerClient: Int = 64, requestTimeout: Duration = .seconds(10)) {
+            self.maxTotal = maxTotal
+            self.maxPerClient = maxPerClient
+            self.requestTimeout = requestTimeout
+        }
+    }
+
+    public enum Refusal: Sendable, Equatable {
+        /// The client already holds `maxPerClient` connections.
+        case tooManyFromClient
+        /// `maxTotal` connections are open and all of them are WebSockets.
+        case full
+    }
+
+    public enum Decision: Sendable, Equatable {
+        /// Keep the connection; close `evicting` first when it is set.
+        case admit(evicting: UInt64?)
+        case refuse(Refusal)
+    }
+
+    private struct Entry {
+        let client: String
+        /// nil once upgraded to a WebSocket.
+        var deadline: Instant?
+    }
+
+    public let limits: Limits
+    private var entries: [UInt64: Entry] = [:]
+    private var perClient: [String: Int] = [:]
+
+    public init(limits: Limits) { self.limits = limits }
+
+    public var count: Int { entries.count }
+
+    public func count(from client: ClientAddress) -> Int { perClient[client.client] ?? 0 }
+
+    /// A connection `id` from `client` was just accepted.
+    public mutating func accept(_ id: UInt64, from client: ClientAddress, now: Instant) -> Decision {
+        if perClient[client.client, default: 0] >= max(1, limits.maxPerClient) { return .refuse(.tooManyFromClient) }
+        var evicted: UInt64?
+        if entries.count >= max(1, limits.maxTotal) {
+            guard let oldest = entries.filter({ $0.value.deadline != nil }).min(by: { $0.value.deadline! < $1.value.deadline! })?.key else {
+                return .refuse(.full)
+            }
+            remove(oldest)
+            evicted = oldest
+        }
+        entries[id] = Entry(client: client.client, deadline: now + limits.requestTimeout)
+        perClient[client.client, default: 0] += 1
+        return .admit(evicting: evicted)
+    }
+
+    /// A complete request arrived on `id`: its answer must be taken within the timeout.
+    public mutating func requestRead(_ id: UInt64, now: Instant) { restartDeadline(id, now: now) }
+
+    /// The answer on `id` went out: a keep-alive connection has the timeout to send its next request.
+    public mutating func requestAnswered(_ id: UInt64, now: Instant) { restartDeadline(id, now: now) }
+
+    /// `id` is a WebSocket now: RendezvousCore times it out if it does not join or goes silent.
+    public mutating func upgraded(_ id: UInt64) { entries[id]?.deadline = nil }
+
+    public mutating func closed(_ id: UInt64) { remove(id) }
+
+    /// The connections past their deadline, removed from the table: close them.
+    public mutating func expire(now: Instant) -> [UInt64] {
+        let late = entries.filter { $0.value.deadline.map { now >= $0 } ?? false }.map(\.key).sorted()
+        for id in late { remove(id) }
+        return late
+    }
+
+    private mutating func restartDeadline(_ id: UInt64, now: Instant) {
+        guard entries[id]?.deadline != nil else { return }
+        entries[id]?.deadline = now + limits.requestTimeout
+    }
+
+    private mutating func remove(_ id: UInt64) {
+        guard let entry = entries.removeValue(forKey: id) else { return }
+        let left = perClient[entry.client, default: 1] - 1
+        perClient[entry.client] = left > 0 ? left : nil
+    }
+}
