@@ -126,38 +126,55 @@ import Testing
         #expect(Set(heard) == [440, 660], "\(heard)")
     }
 
-    /// A file size limit (as `ulimit -f` sets) stands in for a full disk: the write fails (EFBIG,
-    /// with SIGXFSZ, which would kill a process that does not ignore it).
-    @Test func aFailedWriteIsReportedAndTheCallGoesOnWithATruthfulHeader() throws {
-        let dir = try Self.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
+    /// A recording that stops being writable mid-call: one `record-error` naming the file and the
+    /// system's words, a header that matches the file, and a call that goes on to its --duration.
+    func failingRecording(into dir: String, error expected: String, maxBytes: Int, prepare: (ConfProcess) throws -> Void) throws {
         let server = try RendezvousProcess()
         let room = try server.createRoom()
         let rec = try ConfProcess(["join", room.room, room.pin, "--server", server.address, "--as", "rec", "--json",
-                                   "--record", dir.path, "--duration", "6"])
+                                   "--record", dir, "--duration", "6"])
         #expect(rec.waitForEvent("joined") != nil)
-        // 100,000 bytes: about a second of audio, then no more.
-        let limit = Process()
-        limit.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
-        limit.arguments = ["--pid", "\(rec.pid)", "--fsize=100000:100000"]
-        try limit.run()
-        limit.waitUntilExit()
-        #expect(limit.terminationStatus == 0)
+        try prepare(rec)
         let bob = try ConfProcess(["join", room.room, room.pin, "--server", server.address, "--as", "bob", "--json",
-                                   "--audio-source", "tone:440", "--say", "still here"])
-        let path = dir.appendingPathComponent("bob.wav").path
+                                   "--audio-source", "tone:440"], interactive: true)
+        let path = dir + "/bob.wav"
         let failed = rec.waitForEvent("record-error", timeout: .seconds(15))
         #expect(failed?["path"] as? String == path)
-        #expect(failed?["error"] as? String == "File too large")
+        #expect(failed?["error"] as? String == expected)
         #expect(failed?["peer"] as? String == bob.waitForEvent("joined")?["you"] as? String)
-        #expect(rec.stderr.contains(path) && rec.stderr.contains("File too large"))
-        // The call goes on to its --duration, and the header describes what the file holds.
-        #expect(rec.waitForEvent("chat") { $0["text"] as? String == "still here" } != nil)
+        #expect(rec.stderr.contains(path) && rec.stderr.contains(expected), "\(rec.stderr)")
+        // The call goes on: chat after the failure arrives, and the call lasts its --duration.
+        bob.send("say after the error")
+        #expect(rec.waitForEvent("chat") { $0["text"] as? String == "after the error" } != nil)
         #expect(rec.waitForExit(timeout: .seconds(15)) == 0, "\(rec.stderr)")
+        #expect(rec.events(ofType: "left").first?["reason"] as? String == "duration")
         #expect(rec.events(ofType: "record-error").count == 1)
+        // The header describes what the file holds.
         let sizes = try Self.wavSizes(path)
-        #expect(sizes.header == sizes.onDisk && sizes.onDisk > 0 && fileSize(path) <= 100_000, "\(sizes), \(fileSize(path)) bytes")
+        #expect(sizes.header == sizes.onDisk && sizes.onDisk > 0 && fileSize(path) <= maxBytes, "\(sizes), \(fileSize(path)) bytes")
         bob.signal(SIGTERM)
         #expect(bob.waitForExit() == 0)
+    }
+
+    @Test(.enabled(if: TinyFilesystem.available, "needs root to mount a tmpfs in a private mount namespace"))
+    func aFullDiskIsReportedAndTheCallGoesOnWithATruthfulHeader() throws {
+        let disk = try TinyFilesystem(kilobytes: 64)
+        try failingRecording(into: disk.path, error: "No space left on device", maxBytes: 64 * 1024) { _ in }
+    }
+
+    /// A file size limit (as `ulimit -f` sets): the write fails with EFBIG, and SIGXFSZ, which
+    /// would kill a process that does not ignore it.
+    @Test func aFileSizeLimitIsReportedAndTheCallGoesOnWithATruthfulHeader() throws {
+        let dir = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try failingRecording(into: dir.path, error: "File too large", maxBytes: 100_000) { rec in
+            // 100,000 bytes: about a second of audio, then no more.
+            let limit = Process()
+            limit.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
+            limit.arguments = ["--pid", "\(rec.pid)", "--fsize=100000:100000"]
+            try limit.run()
+            limit.waitUntilExit()
+            #expect(limit.terminationStatus == 0)
+        }
     }
 }
