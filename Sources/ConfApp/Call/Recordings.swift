@@ -59,9 +59,13 @@ final class Recordings {
                 return
             }
         }
-        let silence = entry.audioTimeline.silenceBefore(frameAt: at, samples: pcm.count)
+        var silence = entry.audioTimeline.silenceBefore(frameAt: at, samples: pcm.count)
         do {
-            if silence > 0 { try entry.audio?.append([Int16](repeating: 0, count: silence)) }
+            while silence > 0 {  // a second at a time: a long gap is not one huge buffer
+                let chunk = min(silence, AudioFormat.sampleRate)
+                try entry.audio?.append([Int16](repeating: 0, count: chunk))
+                silence -= chunk
+            }
             try entry.audio?.append(pcm)
         } catch {
             entry.audioFailed = true
