@@ -51,7 +51,7 @@ public enum ConfProgram {
                                 configurable: true)
     static let speaker = OptionSpec("speaker", value: "SINK", help: "the PulseAudio sink to play to (see conf devices); same as --audio-sink pulse:SINK",
                                     configurable: true)
-    static let record = OptionSpec("record", value: "DIR", help: "record what you receive from each peer: DIR/NAME.wav (48 kHz mono) and DIR/NAME.ivf (VP8); DIR is created if needed",
+    static let record = OptionSpec("record", value: "DIR", help: "record what you receive from each peer: DIR/NAME.wav (48 kHz mono) and DIR/NAME.ivf (VP8), one pair per participant per call; a taken name gets a number (NAME-2), nothing is overwritten; DIR is created if needed",
                                    completion: .directory)
     static let stats = OptionSpec("stats", help: "report audio-stats every 2 seconds: per peer bitrate, loss, jitter, buffer delay, concealment")
     static let muted = OptionSpec("muted", help: "start with the microphone muted (the `unmute` command turns it on)")

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Writes 48 kHz mono 16-bit WAV as audio arrives, into a new file (never over an existing one).
 ///
 /// The header's sizes always describe what is on disk: they are rewritten each second of audio
@@ -29,8 +33,10 @@ public final class WAVWriter {
     /// Appends `samples`; throws once, for the write that failed, and writes nothing after.
     public func append(_ samples: [Int16]) throws(RecordingError) {
         guard !finished, !samples.isEmpty else { return }
-        let bytes = samples.withUnsafeBufferPointer { buffer in
-            buffer.flatMap { [UInt8(truncatingIfNeeded: UInt16(bitPattern: $0)), UInt8(UInt16(bitPattern: $0) >> 8)] }
+        let bytes = samples.map { $0.littleEndian }.withUnsafeBytes { Array($0) }
+        guard Self.headerSize + (samplesWritten + samples.count) * 2 <= Int(UInt32.max) else {
+            finish()  // a RIFF file's sizes are 32-bit: past 4 GiB (12 hours) the header could not tell the truth
+            throw RecordingError(path: file.path, code: EFBIG)
         }
         let before = samplesWritten / AudioFormat.sampleRate
         do {

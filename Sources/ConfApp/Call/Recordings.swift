@@ -59,9 +59,13 @@ final class Recordings {
                 return
             }
         }
-        let silence = entry.audioTimeline.silenceBefore(frameAt: at, samples: pcm.count)
+        var silence = entry.audioTimeline.silenceBefore(frameAt: at, samples: pcm.count)
         do {
-            if silence > 0 { try entry.audio?.append([Int16](repeating: 0, count: silence)) }
+            while silence > 0 {  // a second at a time: a long gap is not one huge buffer
+                let chunk = min(silence, AudioFormat.sampleRate)
+                try entry.audio?.append([Int16](repeating: 0, count: chunk))
+                silence -= chunk
+            }
             try entry.audio?.append(pcm)
         } catch {
             entry.audioFailed = true
@@ -139,12 +143,13 @@ final class Recordings {
     private func exists(_ file: String) -> Bool { access(directory + "/" + file, F_OK) == 0 }
 
     /// A file name from a participant's name: no slashes, no leading dots, no control characters,
-    /// at most 64 characters; the id when nothing is left.
+    /// at most 96 bytes (a file name has 255, with room for "-NNN.wav"); the id when nothing is left.
     static func fileName(for peer: ConfWire.Participant) -> String {
-        let cleaned = String(peer.name.unicodeScalars.map { scalar -> Character in
+        var cleaned = String(String(peer.name.unicodeScalars.map { scalar -> Character in
             scalar == "/" || scalar.properties.generalCategory == .control ? "_" : Character(scalar)
-        }).drop { $0 == "." }.prefix(64)
-        return cleaned.isEmpty ? peer.id.rawValue : String(cleaned)
+        }).drop { $0 == "." })
+        while cleaned.utf8.count > 96 { cleaned.removeLast() }
+        return cleaned.isEmpty ? peer.id.rawValue : cleaned
     }
 
     private func report(_ error: RecordingError, peer: ConfWire.Participant) {
