@@ -38,6 +38,8 @@ public final class DTLSEndpoint {
 
     /// Largest datagram we emit; leaves room for IP, UDP and TURN headers under 1280 (IPv6 minimum MTU).
     public static let mtu = 1200
+    /// The four words to read aloud (ShortAuthenticationString), once the handshake is done.
+    public private(set) var sasWords: [String]?
     static let srtpProfile = "SRTP_AES128_CM_SHA1_80"
 
     public let role: DTLSRole
@@ -159,6 +161,15 @@ public final class DTLSEndpoint {
         guard SSL_export_keying_material(ssl, &material, 60, label, label.utf8.count, nil, 0, 0) == 1 else {
             return fail(CryptoError.openSSL("cannot export SRTP keys").description)
         }
+        // The SAS words come from this session's own exported secret (RFC 5705), not from the
+        // fingerprints alone: a party in the middle holds two sessions with two different secrets,
+        // so it cannot choose certificates offline to make both ends read the same words.
+        var sas = [UInt8](repeating: 0, count: 32)
+        let sasLabel = ShortAuthenticationString.exporterLabel
+        guard SSL_export_keying_material(ssl, &sas, 32, sasLabel, sasLabel.utf8.count, nil, 0, 0) == 1 else {
+            return fail(CryptoError.openSSL("cannot export the SAS secret").description)
+        }
+        sasWords = ShortAuthenticationString.words(exported: sas)
         // RFC 5764 section 4.2: client key | server key | client salt | server salt.
         let clientKey = Array(material[0..<16]) + Array(material[32..<46])
         let serverKey = Array(material[16..<32]) + Array(material[46..<60])

@@ -1,16 +1,20 @@
 internal import COpenSSL
 import ConfWire
 
-/// Four words both ends of a link derive from the two DTLS fingerprints, whichever end computes
-/// them. Read aloud, they tell the participants that the certificates each saw are the ones the
-/// other holds: a rendezvous in the middle would have to substitute fingerprints, changing the words.
+/// Four words both ends of a link derive from their DTLS session, whichever end computes them.
+/// Read aloud, they tell the participants that they share one session: a party in the middle (a
+/// rendezvous that swapped the fingerprints) runs two sessions, whose words differ.
 ///
-/// Words = SHA-256("conf-sas-v1" | smaller fingerprint | larger fingerprint), first four bytes,
-/// each indexing `words` (256 entries).
+/// Words = SHA-256("conf-sas-v2" | 32 bytes exported from the DTLS session with the label
+/// `exporterLabel`, RFC 5705), first four bytes, each indexing `words` (256 entries). The exported
+/// secret depends on both ends' randoms and the key exchange, so an attacker cannot search for
+/// matching words offline: each try is a live handshake, with a 2^-32 chance (docs/SECURITY.md).
 public enum ShortAuthenticationString {
-    public static func words(_ a: Fingerprint, _ b: Fingerprint) -> [String] {
-        let (low, high) = a.bytes.lexicographicallyPrecedes(b.bytes) ? (a, b) : (b, a)
-        let input = Array("conf-sas-v1".utf8) + low.bytes + high.bytes
+    /// The RFC 5705 exporter label of the SAS secret ("EXTRACTOR-" labels are for private use).
+    public static let exporterLabel = "EXTRACTOR-conf-sas-v2"
+
+    public static func words(exported secret: [UInt8]) -> [String] {
+        let input = Array("conf-sas-v2".utf8) + secret
         var digest = [UInt8](repeating: 0, count: 32)
         _ = input.withUnsafeBufferPointer { SHA256($0.baseAddress, $0.count, &digest) }
         return digest.prefix(4).map { words[Int($0)] }

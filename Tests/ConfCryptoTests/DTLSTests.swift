@@ -121,3 +121,35 @@ import Testing
     }
 }
 
+
+@Suite struct SASTests {
+    static func handshake(_ a: DTLSCertificate, _ b: DTLSCertificate) throws -> (client: DTLSEndpoint, server: DTLSEndpoint) {
+        let client = try DTLSEndpoint(certificate: a, role: .client, remoteFingerprint: b.fingerprint)
+        let server = try DTLSEndpoint(certificate: b, role: .server, remoteFingerprint: a.fingerprint)
+        client.start(now: .zero)
+        DTLSTests.pump(client, server)
+        return (client, server)
+    }
+
+    @Test func bothEndsOfOneSessionReadTheSameFourWords() throws {
+        let (client, server) = try Self.handshake(DTLSTests.alice, DTLSTests.bob)
+        let words = try #require(client.sasWords)
+        #expect(words.count == 4)
+        #expect(server.sasWords == words)
+    }
+
+    /// A party in the middle runs one session with each end: even with the very same certificates,
+    /// two sessions give two sets of words (2^-32 chance of a match per live try), so the words
+    /// cannot be matched by choosing certificates offline.
+    @Test func anotherSessionReadsOtherWords() throws {
+        let first = try Self.handshake(DTLSTests.alice, DTLSTests.bob)
+        var differing = 0
+        for _ in 0..<4 {
+            let other = try Self.handshake(DTLSTests.alice, DTLSTests.bob)
+            if other.client.sasWords != first.client.sasWords { differing += 1 }
+        }
+        #expect(differing == 4)
+        #expect(ShortAuthenticationString.words(exported: [1] + [UInt8](repeating: 0, count: 31))
+                != ShortAuthenticationString.words(exported: [UInt8](repeating: 0, count: 32)))
+    }
+}

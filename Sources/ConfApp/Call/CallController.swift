@@ -370,7 +370,7 @@ final class CallController {
     private func announce(_ link: PeerLink, fallbackRTT: Double? = nil) {
         link.announced = true
         let rtt = link.meter.latest?.milliseconds ?? fallbackRTT ?? 0
-        let sas = link.remoteFingerprint.map { ShortAuthenticationString.words(certificate.fingerprint, $0).joined(separator: " ") } ?? ""
+        let sas = link.dtls?.sasWords?.joined(separator: " ") ?? ""
         let local = link.selectedPair.map { "\($0.local.address):\($0.local.port)" } ?? ""
         let remote = link.selectedPair.map { "\($0.remote.address):\($0.remote.port)" } ?? ""
         let rounded = (rtt * 10).rounded() / 10
