@@ -55,7 +55,10 @@ struct RendezvousCommand {
             loop.onSignal(signal) {
                 if stopping { exit(ExitCode.failure.rawValue) }
                 stopping = true
-                server.shutdown(reason: "server-shutdown") { loop.quit() }
+                // A standing rendezvous stopping is most often a restart: rooms are not ended, so
+                // participants keep their calls and take their seats back from the next process
+                // (which finds the same secret in --state-dir).
+                server.shutdown(reason: "server-shutdown", endRooms: false) { loop.quit() }
             }
         }
         loop.run()

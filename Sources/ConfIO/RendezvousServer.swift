@@ -89,10 +89,11 @@ public final class RendezvousServer {
         return socket.port
     }
 
-    /// Ends every room (`room-closed`), closes every connection, and calls `done` once they are
-    /// closed or after `grace`, whichever is first.
-    public func shutdown(reason: String, grace: Duration = .milliseconds(500), done: @escaping () -> Void) {
-        core.shutdown(reason: reason)
+    /// Closes every connection, and calls `done` once they are closed or after `grace`, whichever
+    /// is first. With `endRooms`, every participant is first told its room is over (`room-closed`);
+    /// without, they see a lost rendezvous and try to resume their seats (a restart).
+    public func shutdown(reason: String, endRooms: Bool = true, grace: Duration = .milliseconds(500), done: @escaping () -> Void) {
+        core.shutdown(reason: reason, endRooms: endRooms)
         flush()
         guard !connections.isEmpty else { return done() }
         var called = false
