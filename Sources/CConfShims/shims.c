@@ -92,3 +92,8 @@ void conf_set_tcp_nodelay(int fd, int on) {
 void conf_send_best_effort(int fd, const char *text) {
     (void)send(fd, text, strlen(text), MSG_NOSIGNAL | MSG_DONTWAIT);
 }
+
+#ifndef CONF_COMMIT
+#define CONF_COMMIT ""
+#endif
+const char *conf_build_commit(void) { return CONF_COMMIT; }

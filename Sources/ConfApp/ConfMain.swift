@@ -1,5 +1,6 @@
 import ConfCLI
 import ConfCore
+import ConfIO
 import ConfWire
 #if canImport(Glibc)
 import Glibc
@@ -18,7 +19,7 @@ public enum ConfMain {
             return ExitCode.usage.rawValue
         }
         if invocation.flag("version") {
-            Console.out("conf \(ConfProgram.version)")
+            Console.out("conf \(ConfProgram.version)" + (BuildInfo.commit.map { " (commit \($0))" } ?? ""))
             return ExitCode.ok.rawValue
         }
         if invocation.flag("help") {

@@ -6,6 +6,9 @@
 #include <gio/gio.h>
 #include <libsoup/soup.h>
 
+/// The commit conf was built from, or "" (set with `-Xcc -DCONF_COMMIT=\"abc1234\"` by scripts/package-deb).
+const char *conf_build_commit(void);
+
 /// soup_server_new with our server header and no other properties.
 SoupServer *conf_soup_server_new(void);
 
