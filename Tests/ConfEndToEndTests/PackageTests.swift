@@ -15,11 +15,15 @@ import Testing
         try process.run()
         // Read stderr on another thread: the build writes a lot to it.
         nonisolated(unsafe) var errText = ""
-        let reader = Thread { errText = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) }
-        reader.start()
+        let readErrors = DispatchGroup()
+        readErrors.enter()
+        Thread {
+            errText = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            readErrors.leave()
+        }.start()
         let outText = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
-        while !reader.isFinished { usleep(1_000) }
+        readErrors.wait()
         return (process.terminationStatus, outText, errText)
     }
 

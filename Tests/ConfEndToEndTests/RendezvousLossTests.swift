@@ -8,6 +8,16 @@ import Testing
         ConfProcess.waitUntil(timeout: .seconds(20)) { process.events(ofType: "peer-connected").count >= count }
     }
 
+    /// A room on `server` with ann and bob in it, their link up.
+    static func annAndBobConnected(through server: RendezvousProcess) throws -> (room: (room: String, pin: String, listenPin: String), ann: ConfProcess, bob: ConfProcess) {
+        let room = try server.createRoom()
+        let ann = try ConfProcess(["join", room.room, room.pin, "--server", server.address, "--as", "ann", "--json"], interactive: true)
+        #expect(ann.waitForEvent("joined") != nil)
+        let bob = try ConfProcess(["join", room.room, room.pin, "--server", server.address, "--as", "bob", "--json"], interactive: true)
+        #expect(Self.connected(ann, 1) && Self.connected(bob, 1))
+        return (room, ann, bob)
+    }
+
     @Test func whenTheHostLeavesTheOthersTalkOnUntilNobodyIsLeft() throws {
         let (host, room, pin, _, server) = try CallGoesOnTests.host()
         let bob = try ConfProcess(["join", room, pin, "--server", server, "--as", "bob", "--json"], interactive: true)
@@ -31,11 +41,7 @@ import Testing
 
     @Test func aKilledRendezvousDoesNotEndTheCall() throws {
         let server = try RendezvousProcess()
-        let room = try server.createRoom()
-        let ann = try ConfProcess(["join", room.room, room.pin, "--server", server.address, "--as", "ann", "--json"], interactive: true)
-        #expect(ann.waitForEvent("joined") != nil)
-        let bob = try ConfProcess(["join", room.room, room.pin, "--server", server.address, "--as", "bob", "--json"], interactive: true)
-        #expect(Self.connected(ann, 1) && Self.connected(bob, 1))
+        let (room, ann, bob) = try Self.annAndBobConnected(through: server)
         server.process.signal(SIGKILL)
         #expect(ann.waitForEvent("rendezvous-lost", timeout: .seconds(5)) != nil, "ann: \(ann.stdout)")
         #expect(bob.waitForEvent("rendezvous-lost", timeout: .seconds(5)) != nil)
@@ -53,11 +59,7 @@ import Testing
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("conf-rdv-state-\(UUID().uuidString.prefix(8))")
         defer { try? FileManager.default.removeItem(at: state) }
         let server = try RendezvousProcess(["--state-dir", state.path])
-        let room = try server.createRoom()
-        let ann = try ConfProcess(["join", room.room, room.pin, "--server", server.address, "--as", "ann", "--json"], interactive: true)
-        #expect(ann.waitForEvent("joined") != nil)
-        let bob = try ConfProcess(["join", room.room, room.pin, "--server", server.address, "--as", "bob", "--json"], interactive: true)
-        #expect(Self.connected(ann, 1) && Self.connected(bob, 1))
+        let (room, ann, bob) = try Self.annAndBobConnected(through: server)
         // The operator restarts it (SIGTERM, as systemd does): a restart does not end the rooms.
         server.process.signal(SIGTERM)
         #expect(server.process.waitForExit() == 0)
@@ -84,11 +86,7 @@ import Testing
         let second = FileManager.default.temporaryDirectory.appendingPathComponent("conf-rdv-state-\(UUID().uuidString.prefix(8))")
         defer { for dir in [first, second] { try? FileManager.default.removeItem(at: dir) } }
         let server = try RendezvousProcess(["--state-dir", first.path])
-        let room = try server.createRoom()
-        let ann = try ConfProcess(["join", room.room, room.pin, "--server", server.address, "--as", "ann", "--json"], interactive: true)
-        #expect(ann.waitForEvent("joined") != nil)
-        let bob = try ConfProcess(["join", room.room, room.pin, "--server", server.address, "--as", "bob", "--json"], interactive: true)
-        #expect(Self.connected(ann, 1) && Self.connected(bob, 1))
+        let (room, ann, bob) = try Self.annAndBobConnected(through: server)
         server.process.signal(SIGKILL)
         _ = server.process.waitForExit()
         #expect(ann.waitForEvent("rendezvous-lost", timeout: .seconds(5)) != nil)
