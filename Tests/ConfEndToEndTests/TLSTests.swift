@@ -17,14 +17,22 @@ import Testing
         return (cert, key)
     }
 
+    /// A `conf rendezvous` over TLS with a fresh self-signed certificate; its wss:// address.
+    static func startTLSRendezvous(in dir: URL) throws -> (cert: String, key: String, server: ConfProcess, address: String) {
+        let (cert, key) = try makeCertificate(in: dir)
+        let server = try ConfProcess(["rendezvous", "--listen", "127.0.0.1:0", "--tls-cert", cert, "--tls-key", key])
+        guard let line = server.waitForOutput(containing: "listening on https://") else {
+            throw TestFailure("conf rendezvous did not start over TLS: \(server.stderr)")
+        }
+        return (cert, key, server, "wss://" + line.split(separator: "/").last!)
+    }
+
     @Test func secureRendezvousWithATrustedCertificate() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("conf-tls-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
-        let (cert, key) = try Self.makeCertificate(in: dir)
-        let server = try ConfProcess(["rendezvous", "--listen", "127.0.0.1:0", "--tls-cert", cert, "--tls-key", key])
-        let line = try #require(server.waitForOutput(containing: "listening on https://"))
-        let address = "wss://" + line.split(separator: "/").last!
+        let (cert, _, server, address) = try Self.startTLSRendezvous(in: dir)
+        defer { withExtendedLifetime(server) {} }
 
         let trusted = try ConfProcess(["host", "--server", address, "--ca", cert, "--json", "--duration", "0.5"])
         #expect(trusted.waitForExit() == 0, "\(trusted.stderr)")
@@ -54,10 +62,7 @@ import Testing
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("conf-tls-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
-        let (cert, key) = try Self.makeCertificate(in: dir)
-        let server = try ConfProcess(["rendezvous", "--listen", "127.0.0.1:0", "--tls-cert", cert, "--tls-key", key])
-        let line = try #require(server.waitForOutput(containing: "listening on https://"))
-        let address = "wss://" + line.split(separator: "/").last!
+        let (cert, _, server, address) = try Self.startTLSRendezvous(in: dir)
 
         // The same file, named from the working directory the process inherits.
         let up = FileManager.default.currentDirectoryPath.split(separator: "/").count
