@@ -2,11 +2,12 @@
 // The layers, top to bottom. Dependencies only point down; only ConfIO, ConfMedia and ConfCrypto import C modules.
 //
 //   conf            executable: wiring only
-//   ConfApp         the commands' behaviour: host, join, rendezvous, completions
+//   ConfApp         the commands' behaviour: host, join, rendezvous, completions; drives ConfCall with real devices
 //   ConfCLI         the declarative command tree -> parser, --help, completions, man page
 //   ConfIO          thin adapters: GLib main loop, libsoup rendezvous server and client, libnice,
 //                   usrsctp data channels, PulseAudio, V4L2 cameras, getrandom
 //   ConfMedia       Opus and VP8 encoders/decoders, sources, sinks, signal analysis; no devices
+//   ConfCall        pure: the call engine (one per participant): links, RTP streams, events (sans-IO)
 //   ConfCrypto      DTLS (OpenSSL over memory BIOs), SRTP (libsrtp2), SAS words; no sockets
 //   ConfSession     pure: offer/answer, per-peer negotiation, the mesh (sans-IO)
 //   ConfRendezvous  pure: rooms, pins, rate limits, relaying (sans-IO server core)
@@ -48,9 +49,10 @@ let package = Package(
         .target(name: "ConfSession", dependencies: ["ConfCore", "ConfWire"]),
         .target(name: "ConfCrypto", dependencies: ["ConfCore", "ConfWire", "COpenSSL", "CSRTP", "CCryptoShims"]),
         .target(name: "ConfMedia", dependencies: ["ConfCore", "COpus", "CVPX", "CMediaShims"]),
+        .target(name: "ConfCall", dependencies: ["ConfCore", "ConfWire", "ConfSession", "ConfCrypto"]),
         .target(name: "ConfIO", dependencies: ["ConfCore", "ConfWire", "ConfRendezvous", "CGLib", "CConfShims", "CSCTPShims", "CPulse", "CV4L2Shims", "ConfMedia"]),
         .target(name: "ConfCLI", dependencies: ["ConfCore"]),
-        .target(name: "ConfApp", dependencies: ["ConfCore", "ConfWire", "ConfRendezvous", "ConfSession", "ConfCrypto", "ConfMedia", "ConfIO", "ConfCLI"]),
+        .target(name: "ConfApp", dependencies: ["ConfCore", "ConfWire", "ConfRendezvous", "ConfSession", "ConfCrypto", "ConfCall", "ConfMedia", "ConfIO", "ConfCLI"]),
         .executableTarget(name: "conf", dependencies: ["ConfApp"]),
 
         .testTarget(name: "ConfCoreTests", dependencies: ["ConfCore"]),
@@ -58,6 +60,7 @@ let package = Package(
         .testTarget(name: "ConfRendezvousTests", dependencies: ["ConfRendezvous", "ConfCrypto"]),
         .testTarget(name: "ConfSessionTests", dependencies: ["ConfSession"]),
         .testTarget(name: "ConfCryptoTests", dependencies: ["ConfCrypto"]),
+        .testTarget(name: "ConfCallTests", dependencies: ["ConfCall", "ConfCrypto", "ConfSession", "ConfWire"]),
         .testTarget(name: "ConfIOTests", dependencies: ["ConfIO"]),
         .testTarget(name: "ConfMediaTests", dependencies: ["ConfMedia", "ConfWire"]),
         .testTarget(name: "ConfCLITests", dependencies: ["ConfCLI", "ConfApp"]),
