@@ -22,10 +22,22 @@ final class SimulatedCall {
         var audioFrames: [ParticipantID: Int] = [:]
         var videoFrames: [ParticipantID: Int] = [:]
         var keyFrameRequests = 0
+        var videoFrameLog: [ParticipantID] = []
         /// Sends a 20 ms audio frame this often while in the room (nil: no audio).
         var sendsAudio = false
         var nextAudioAt: Instant?
         var pending: [CallEngine.Input] = []
+        /// Sends a made-up 3-packet VP8 frame every 66 ms while in the room.
+        var sendsVideo = false
+        var nextVideoAt: Instant?
+        var videoFramesSent = 0
+
+        /// A frame the assembler takes as VP8 (a key frame every 30th: bit 0 of the tag clear).
+        func nextVideoFrame() -> [UInt8] {
+            defer { videoFramesSent += 1 }
+            let key = videoFramesSent % 30 == 0
+            return [key ? 0x10 : 0x11] + [UInt8](repeating: UInt8(truncatingIfNeeded: videoFramesSent), count: 2_999)
+        }
 
         init(id: ParticipantID, name: String, role: Role, engine: CallEngine, address: String) {
             self.id = id
@@ -56,7 +68,13 @@ final class SimulatedCall {
     let rendezvousDelay: Duration = .milliseconds(10)
     var random: SeededRandom
 
-    init(seed: UInt64 = 1) {
+    /// Real DTLS (OpenSSL) keeps its retransmission timer in real time: only for runs where no
+    /// handshake packet is lost. `FakeDTLS` retransmits on the simulated clock.
+    enum Handshake { case realDTLS, fakeDTLS }
+    let handshake: Handshake
+
+    init(seed: UInt64 = 1, handshake: Handshake = .realDTLS) {
+        self.handshake = handshake
         random = SeededRandom(seed: seed)
         network = TestNetwork(seed: seed)
     }
@@ -67,9 +85,13 @@ final class SimulatedCall {
     func add(_ name: String, role: Role = .publisher, configure: (inout CallEngine.Configuration) -> Void = { _ in }) throws -> Participant {
         var configuration = CallEngine.Configuration()
         configuration.connectTimeout = .seconds(10)
+        configuration.sendsVideo = true
         configure(&configuration)
-        let certificate = try DTLSCertificate()
-        let engine = CallEngine(configuration: configuration, security: CertificateSecurity(certificate: certificate),
+        let security: any LinkSecurity = switch handshake {
+        case .realDTLS: CertificateSecurity(certificate: try DTLSCertificate())
+        case .fakeDTLS: FakeSecurity(seed: random.next())
+        }
+        let engine = CallEngine(configuration: configuration, security: security,
                                 dataChannels: FakeDataChannelFactory(), random: SeededRandom(seed: random.next()))
         let participant = Participant(id: ParticipantID("p\(participants.count + 1)"), name: name, role: role, engine: engine,
                                       address: "10.0.0.\(participants.count + 1)")
@@ -85,6 +107,7 @@ final class SimulatedCall {
         who.inRoom = true
         who.pending.append(.joined(role: who.role, peers: present.map(\.card)))
         if who.sendsAudio { who.nextAudioAt = now }
+        if who.sendsVideo { who.nextVideoAt = now }
         for other in present { relay(to: other, .peerJoined(who.card)) }
     }
 
@@ -103,12 +126,27 @@ final class SimulatedCall {
         for other in participants where other.inRoom { relay(to: other, .peerLeft(who.id)) }
     }
 
+    /// Every relayed signal arrives twice (a rendezvous or client bug, or a resend after a reconnect).
+    var duplicatesSignals = false
+
+    /// The rendezvous is TCP: what is relayed to a frozen participant waits in its socket.
     private func relay(to who: Participant, _ input: CallEngine.Input) {
-        order += 1
-        rendezvous.append((now + rendezvousDelay, order, { [weak who] in
-            guard let who, who.inRoom, !who.frozen else { return }
-            who.pending.append(input)
-        }))
+        let copies = duplicatesSignals && { if case .signal = input { true } else { false } }() ? 2 : 1
+        for _ in 0..<copies {
+            order += 1
+            rendezvous.append((now + rendezvousDelay, order, { [weak who] in
+                guard let who, who.inRoom else { return }
+                who.pending.append(input)
+            }))
+        }
+    }
+
+    /// SIGSTOP: `who` runs nothing and loses what the network brings, until `thaw`.
+    func freeze(_ who: Participant) { who.frozen = true }
+
+    func thaw(_ who: Participant) {
+        who.frozen = false
+        if who.sendsAudio { who.nextAudioAt = now }
     }
 
     // MARK: Running
@@ -136,6 +174,7 @@ final class SimulatedCall {
         var times: [Instant] = rendezvous.map(\.at)
         if let delivery = network.nextDelivery { times.append(delivery) }
         for participant in participants where !participant.frozen && participant.inRoom {
+            if participant.sendsVideo, let at = participant.nextVideoAt { times.append(at) }
             if let deadline = participant.engine.nextDeadline() { times.append(deadline) }
             if participant.sendsAudio, let at = participant.nextAudioAt { times.append(at) }
             for agent in participant.agents.values where agent.canCheck { times.append(agent.nextCheckAt ?? now) }
@@ -156,6 +195,10 @@ final class SimulatedCall {
             if participant.sendsAudio, let at = participant.nextAudioAt, at <= now {
                 participant.pending.append(.audioFrame(opus: [0xF8, 0xFF, 0xFE], level: 30))
                 participant.nextAudioAt = at + .milliseconds(20)
+            }
+            if participant.sendsVideo, let at = participant.nextVideoAt, at <= now {
+                participant.pending.append(.videoFrame(participant.nextVideoFrame(), captured: at))
+                participant.nextVideoAt = at + .milliseconds(66)
             }
             runChecks(participant)
             participant.pending.append(.timeout)
@@ -204,6 +247,7 @@ final class SimulatedCall {
         case .audio(let id, _, _):
             participant.audioFrames[id, default: 0] += 1
         case .video(let id, _, _):
+            participant.videoFrameLog.append(id)
             participant.videoFrames[id, default: 0] += 1
         case .keyFrameRequested:
             participant.keyFrameRequests += 1
