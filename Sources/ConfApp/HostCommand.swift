@@ -74,7 +74,7 @@ struct HostCommand {
             return error.exitCode.rawValue
         }
         var session: ParticipantSession?
-        var call: CallController?
+        var call: CallDriver?
         let finish = { (result: Result<String, CommandFailure>) in
             call?.stopTerminalView()  // the last lines belong on the normal screen
             exitCode = ParticipantRun.finish(result, reporter: reporter)

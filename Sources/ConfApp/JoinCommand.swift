@@ -30,7 +30,7 @@ struct JoinCommand {
         DescriptorLimit.raiseToHard()  // Before any socket: a soft limit of 1024 is reached under load.
         let loop = EventLoop()
         var exitCode = ExitCode.ok
-        var call: CallController?
+        var call: CallDriver?
         let session = ParticipantSession(loop: loop, client: client, reporter: reporter, room: room, pin: pin, name: settings.name,
                                          duration: settings.duration) { result in
             call?.stopTerminalView()  // the last lines belong on the normal screen

@@ -57,7 +57,10 @@ public final class IceTransport {
     /// unless told; conf passes the machine's IPv4 addresses and 127.0.0.1).
     /// With `relayOnly`, only TURN relay candidates are gathered and used (WebRTC's "relay" ICE
     /// transport policy): peers never learn this machine's addresses.
-    public init(loop: EventLoop, controlling: Bool, addresses: [String], servers: [IceServerAddress], relayOnly: Bool = false) throws(GLibError) {
+    /// `credentials`: the local ufrag and password to use (the call engine chooses them, so that
+    /// the offer can be written before the agent exists); libnice makes its own without.
+    public init(loop: EventLoop, controlling: Bool, addresses: [String], servers: [IceServerAddress], relayOnly: Bool = false,
+                credentials: (ufrag: String, pwd: String)? = nil) throws(GLibError) {
         // Trickle ICE. Consent to send (RFC 7675) is kept by the owner, not by libnice: libnice's
         // consent and keepalive checks fail a working pair when one STUN transaction goes
         // unanswered, which at 30 % loss each way happens every 10-16 s and tore good calls
@@ -89,6 +92,7 @@ public final class IceTransport {
             nice_agent_set_relay_info(agent, stream, 1, turn.host, UInt32(turn.port), credentials.username,
                                       credentials.password, turn.overTCP ? NICE_RELAY_TYPE_TURN_TCP : NICE_RELAY_TYPE_TURN_UDP)
         }
+        if let credentials { nice_agent_set_local_credentials(agent, stream, credentials.ufrag, credentials.pwd) }
         var ufrag: UnsafeMutablePointer<gchar>?, pwd: UnsafeMutablePointer<gchar>?
         nice_agent_get_local_credentials(agent, stream, &ufrag, &pwd)
         localUfrag = ufrag.map { String(cString: $0) } ?? ""

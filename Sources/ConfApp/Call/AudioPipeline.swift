@@ -1,16 +1,24 @@
+import ConfCall
 import ConfCore
 import ConfIO
 import ConfMedia
 import ConfSession
 import ConfWire
 
-/// A participant's audio: one source and one Opus encoder whatever the number of peers (encode
-/// once, packetise and protect per peer); per peer, a jitter buffer, a decoder and the sinks.
+/// A participant's audio devices and codec: one source and one Opus encoder whatever the number
+/// of peers (the engine packetises and protects per peer); per peer, a decoder and a playback
+/// stream. What goes on the wire is the engine's business (ConfCall).
 ///
-/// Driven by `tick(now:links:)` every few milliseconds from the event loop: frames go out and are
-/// played out on a 20 ms cadence kept against the monotonic clock (late ticks catch up).
-/// Threading: the event loop thread only.
+/// Frames are taken on a 20 ms cadence kept against the monotonic clock (late ticks catch up);
+/// the microphone paces itself. Threading: the event loop thread only.
 final class AudioPipeline {
+    /// One 20 ms frame for the engine: encoded (nil while muted or not sending) and its level.
+    struct Frame {
+        var opus: [UInt8]?
+        var level: UInt8
+        var at: Instant
+    }
+
     private let settings: AudioSettings
     private let reporter: EventReporter
     /// A generated or file source, paced by our clock; or the microphone, paced by its own.
@@ -21,13 +29,11 @@ final class AudioPipeline {
     private var nextFrameAt: Instant?
     /// Where what is played out is also recorded (`--record`).
     var recordings: Recordings?
-    /// While muted nothing is sent (the encoder still runs on silence-free input: no).
+    /// While muted nothing is encoded.
     var muted = false
-    /// Talking changes: (participant id or nil for ourselves, talking).
-    var onTalking: ((ParticipantID?, Bool) -> Void)?
-    private var selfTalking = TalkingDetector()
     /// Sounds to mix into what we send, once each (`--play`, the `play` command).
     private let mixer = SoundMixer()
+    private var receivers: [ParticipantID: AudioReceiver] = [:]
 
     /// Mixes a WAV file into what is sent, once.
     func play(_ samples: [Int16]) { mixer.add(samples) }
@@ -54,17 +60,11 @@ final class AudioPipeline {
         }
     }
 
-    /// Sends what is due and plays out what is due.
-    func tick(now: Instant, links: [PeerLink]) {
-        guard settings.enabled else { return }
-        send(now: now, links: links)
-        for link in links { playOut(link, now: now) }
-    }
-
     // MARK: Sending
 
-    private func send(now: Instant, links: [PeerLink]) {
-        guard let encoder else { return }
+    /// The frames due by `now`, encoded once for every peer.
+    func frames(now: Instant) -> [Frame] {
+        guard settings.enabled, let encoder else { return [] }
         if let capture {
             if now.since(lastDeviceCheck) >= .seconds(1) {
                 lastDeviceCheck = now
@@ -72,165 +72,92 @@ final class AudioPipeline {
                     reporter.emit(.object(["type": "device-lost", "device": "microphone"]),
                                   human: "conf: the microphone went away; sending silence from now on")
                     self.capture = nil
-                    return
+                    return []
                 }
             }
             // The microphone's clock paces sending: every complete 20 ms frame goes out.
-            var frame = [Int16](repeating: 0, count: AudioFormat.frameSamples)
+            var frames: [Frame] = []
+            var pcm = [Int16](repeating: 0, count: AudioFormat.frameSamples)
             while capture.ring.available >= AudioFormat.frameSamples {
-                frame.withUnsafeMutableBufferPointer { _ = capture.ring.read(into: $0) }
-                encodeAndSend(mixer.mix(frame), encoder: encoder, links: links, now: now)
+                pcm.withUnsafeMutableBufferPointer { _ = capture.ring.read(into: $0) }
+                frames.append(encode(mixer.mix(pcm), encoder: encoder, at: now))
             }
-            return
+            return frames
         }
         var due = nextFrameAt ?? now
         if now.since(due) > .milliseconds(200) { due = now }  // we were suspended: do not burst
+        var frames: [Frame] = []
         while now >= due {
-            encodeAndSend(mixer.mix(source.nextFrame()), encoder: encoder, links: links, now: due)
+            frames.append(encode(mixer.mix(source.nextFrame()), encoder: encoder, at: due))
             due = due + AudioFormat.frameDuration
         }
         nextFrameAt = due
+        return frames
     }
 
-    /// Encode once, then packetise and protect for each peer. Nothing goes out while muted.
-    private func encodeAndSend(_ frame: [Int16], encoder: OpusEncoder, links: [PeerLink], now: Instant) {
-        let level = muted ? 127 : SignalAnalysis.level(frame)
-        if let change = selfTalking.update(level: level, now: now) { onTalking?(nil, change) }
-        guard !muted, let packet = try? encoder.encode(frame) else { return }
-        for link in links where link.phase == .connected {
-            send(packet, level: AudioLevel(voiceActivity: level < 50, level: level), to: link)
-        }
-    }
-
-    private func send(_ opus: [UInt8], level: AudioLevel, to link: PeerLink) {
-        guard let audio = link.audio, audio.sends, let srtp = link.srtp else { return }
-        var extensions: [UInt8: [UInt8]] = [:]
-        if let id = audio.audioLevelExtension { extensions[id] = level.bytes }
-        let packet = RTPPacket(marker: link.audioOut.sequence == link.audioOut.firstSequence, payloadType: audio.payloadType,
-                               sequenceNumber: link.audioOut.sequence, timestamp: link.audioOut.timestamp, ssrc: link.localSSRC,
-                               extensions: extensions, payload: opus)
-        link.audioOut.sequence &+= 1
-        link.audioOut.timestamp &+= UInt32(AudioFormat.frameSamples)
-        link.audioOut.packets &+= 1
-        link.audioOut.octets &+= UInt32(opus.count)
-        if let protected = srtp.protectRTP(packet.bytes) { link.transport.send(protected) }
+    private func encode(_ pcm: [Int16], encoder: OpusEncoder, at: Instant) -> Frame {
+        let level = muted ? 127 : SignalAnalysis.level(pcm)
+        return Frame(opus: muted ? nil : try? encoder.encode(pcm), level: level, at: at)
     }
 
     // MARK: Receiving
 
-    /// An RTP packet that passed SRTP on `link`.
-    func received(_ packet: RTPPacket, on link: PeerLink, now: Instant) {
-        guard settings.enabled, let audio = link.audio, audio.receives, packet.payloadType == audio.payloadType else { return }
-        let receiver = link.audioIn ?? makeReceiver(for: link)
-        if receiver.lastReport == nil { receiver.lastReport = (now, receiver.buffer.statistics) }
-        receiver.buffer.insert(sequence: packet.sequenceNumber, timestamp: packet.timestamp, payload: packet.payload, arrival: now)
-        receiver.bytesSinceReport += packet.payload.count
-        if receiver.reception?.ssrc != packet.ssrc { receiver.reception = ReceptionStatistics(ssrc: packet.ssrc) }
-        receiver.reception?.update(sequence: packet.sequenceNumber, timestamp: packet.timestamp, arrival: now)
-        if receiver.nextPlayoutAt == nil { receiver.nextPlayoutAt = now }
+    /// A peer's frame at its playout time: decoded (or concealed), played and recorded; returns
+    /// the level played (-dBov), for the peer's talking state.
+    func play(_ audio: CallEngine.ReceivedAudio, from peer: Participant, muted: Bool, at: Instant) -> UInt8? {
+        guard settings.enabled else { return nil }
+        let receiver = receivers[peer.id] ?? makeReceiver(for: peer)
+        if let playback = receiver.playback, at.since(receiver.lastDeviceCheck) >= .seconds(1) {
+            receiver.lastDeviceCheck = at
+            if playback.hasFailed {
+                reporter.emit(.object(["type": "device-lost", "device": "speaker", "peer": .string(peer.id.rawValue)]),
+                              human: "conf: the speaker for \(peer.name) went away; the call goes on without playing them")
+                receiver.playback = nil
+            }
+        }
+        let decoded: [Int16]?
+        switch audio {
+        case .frame(let payload): decoded = receiver.decoder?.decode(payload) ?? receiver.decoder?.conceal(usingNext: nil)
+        case .lost(let next): decoded = receiver.decoder?.conceal(usingNext: next)
+        }
+        guard var pcm = decoded else { return nil }
+        if muted { pcm = [Int16](repeating: 0, count: pcm.count) }
+        recordings?.audio(pcm, from: peer, at: at)
+        receiver.playback?.play(pcm)
+        return SignalAnalysis.level(pcm)
     }
 
-    private func makeReceiver(for link: PeerLink) -> AudioReceiver {
+    private func makeReceiver(for peer: Participant) -> AudioReceiver {
         let receiver = AudioReceiver()
         receiver.decoder = try? OpusDecoder()
         if case .pulse(let device) = settings.sink, let pulse = settings.pulse {
             do {
-                receiver.playback = try PulseStream(pulse, direction: .playback, name: link.peer.name, device: device)
+                receiver.playback = try PulseStream(pulse, direction: .playback, name: peer.name, device: device)
             } catch {
-                reporter.note("conf: cannot play \(link.peer.name): \(error)")
+                reporter.note("conf: cannot play \(peer.name): \(error)")
             }
         }
-        link.audioIn = receiver
+        receivers[peer.id] = receiver
         return receiver
     }
 
-    private func playOut(_ link: PeerLink, now: Instant) {
-        guard let receiver = link.audioIn, var due = receiver.nextPlayoutAt else { return }
-        if let playback = receiver.playback, now.since(receiver.lastDeviceCheck) >= .seconds(1) {
-            receiver.lastDeviceCheck = now
-            if playback.hasFailed {
-                reporter.emit(.object(["type": "device-lost", "device": "speaker", "peer": .string(link.peer.id.rawValue)]),
-                              human: "conf: the speaker for \(link.peer.name) went away; the call goes on without playing them")
-                receiver.playback = nil
-            }
-        }
-        if now.since(due) > .milliseconds(200) { due = now }
-        while now >= due {
-            let pcm: [Int16]?
-            switch receiver.buffer.pop(now: due) {
-            case .waiting: pcm = nil
-            case .frame(let payload): pcm = receiver.decoder?.decode(payload) ?? receiver.decoder?.conceal(usingNext: nil)
-            case .lost(let next): pcm = receiver.decoder?.conceal(usingNext: next)
-            }
-            if var pcm {
-                if link.locallyMuted { pcm = [Int16](repeating: 0, count: pcm.count) }
-                if let change = link.talking.update(level: SignalAnalysis.level(pcm), now: due) { onTalking?(link.peer.id, change) }
-                recordings?.audio(pcm, from: link.peer, at: due)
-                receiver.playback?.play(pcm)
-            }
-            due = due + AudioFormat.frameDuration
-        }
-        receiver.nextPlayoutAt = due
+    /// The peer left: its playback stream closes (a restart keeps it).
+    func peerLeft(_ id: ParticipantID) {
+        receivers.removeValue(forKey: id)?.playback?.close()
     }
 
-    /// Per-peer receive figures since the last call: what `audio-stats` reports.
-    func statistics(links: [PeerLink], now: Instant) -> [JSONValue] {
-        links.compactMap { link -> JSONValue? in
-            guard let receiver = link.audioIn else { return nil }
-            let current = receiver.buffer.statistics
-            let previous = receiver.lastReport
-            let seconds = previous.map { now.since($0.at).milliseconds / 1000 } ?? 0
-            let played = current.played - (previous?.statistics.played ?? 0)
-            let lost = current.lost - (previous?.statistics.lost ?? 0)
-            let concealed = current.concealed - (previous?.statistics.concealed ?? 0)
-            let kbps = seconds > 0 ? Double(receiver.bytesSinceReport) * 8 / seconds / 1000 : 0
-            receiver.bytesSinceReport = 0
-            receiver.lastReport = (now, current)
-            func round1(_ v: Double) -> JSONValue { .number((v * 10).rounded() / 10) }
-            return .object([
-                "peer": .string(link.peer.id.rawValue), "kbps": round1(kbps),
-                "loss_percent": round1(played + lost > 0 ? Double(lost) * 100 / Double(played + lost) : 0),
-                "jitter_ms": round1(receiver.reception?.jitterMilliseconds ?? 0),
-                "buffer_ms": .number(Double(receiver.buffer.bufferedFrames * 20)),
-                "target_ms": round1(receiver.buffer.targetDelay.milliseconds),
-                "concealed_ms": .number(Double(concealed * 20)),
-            ])
-        }
-    }
-
-    func close(links: [PeerLink]) {
+    func close() {
         capture?.close()
-        for link in links { link.audioIn?.playback?.close() }
+        for receiver in receivers.values { receiver.playback?.close() }
+        receivers.removeAll()
     }
 }
 
-/// Per-peer receiving state.
+/// Per-peer playing state.
 final class AudioReceiver {
-    var buffer = AudioJitterBuffer()
-    /// For RTCP receiver reports and `audio-stats`.
-    var reception: ReceptionStatistics?
-    var bytesSinceReport = 0
-    var lastReport: (at: Instant, statistics: AudioJitterBuffer.Statistics)?
     var decoder: OpusDecoder?
     var playback: PulseStream?
     var lastDeviceCheck: Instant = .zero
-    var nextPlayoutAt: Instant?
-}
-
-/// Per-peer sending state: the RTP sequence and timestamp of this link's audio stream.
-struct RTPSenderState {
-    let firstSequence: UInt16
-    var sequence: UInt16
-    var timestamp: UInt32
-    /// Sent so far, for RTCP sender reports.
-    var packets: UInt32 = 0
-    var octets: UInt32 = 0
-
-    init<R: RandomNumberGenerator>(random: inout R) {
-        firstSequence = UInt16.random(in: 0...UInt16.max, using: &random)
-        sequence = firstSequence
-        timestamp = UInt32.random(in: 0...UInt32.max, using: &random)
-    }
 }
 
 /// One-shot sounds mixed into outgoing frames.

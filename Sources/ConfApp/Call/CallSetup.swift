@@ -1,3 +1,4 @@
+import ConfCall
 import ConfCore
 import ConfCrypto
 import ConfIO
@@ -149,7 +150,7 @@ enum CallSetup {
 
     /// Attaches peer connections to `session`.
     static func attach(to session: ParticipantSession, loop: EventLoop, reporter: EventReporter, options: Options)
-        throws(CommandFailure) -> CallController
+        throws(CommandFailure) -> CallDriver
     {
         let certificate: DTLSCertificate
         do {
@@ -163,13 +164,18 @@ enum CallSetup {
                           human: AudioSettings.missingDevicesAdvice(missing.reason, devices: missing.devices))
         }
         let timeout = options.connectTimeout
-        var controller: CallController!
-        controller = CallController(
-            loop: loop, reporter: reporter, certificate: certificate,
-            settings: .init(iceServers: options.iceServers, connectTimeout: timeout, say: options.say, relayOnly: options.relayOnly,
-                           leavesWhenNobodyConnects: options.leavesWhenNobodyConnects),
+        var configuration = CallEngine.Configuration()
+        configuration.connectTimeout = timeout
+        configuration.say = options.say
+        configuration.failsWhenNobodyConnects = options.leavesWhenNobodyConnects
+        configuration.statsInterval = options.stats ? .seconds(2) : nil
+        configuration.receivesAudio = options.audio.enabled
+        configuration.receivesVideo = options.video.enabled
+        let driver = CallDriver(
+            loop: loop, reporter: reporter, clock: SystemClock(), random: KernelRandom(), security: CertificateSecurity(certificate: certificate),
+            configuration: configuration, settings: .init(iceServers: options.iceServers, relayOnly: options.relayOnly),
             sendSignal: { [weak session] peer, payload in session?.sendSignal(to: peer, payload) },
-            onNoPeerConnected: { [weak session] noPath in
+            onCallFailed: { [weak session] noPath in
                 let advice = noPath
                     ? "no network path: UDP to the others seems blocked here or there (a firewall, or NATs that need a relay) — try "
                         + "--turn USER:PASS@HOST:PORT?transport=tcp with a TURN server both sides can reach over TCP, or a network that lets UDP through"
@@ -185,56 +191,54 @@ enum CallSetup {
                     "--relay-only needs a TURN server, and neither --turn nor the rendezvous gave one: add --turn USER:PASS@HOST:PORT"))
                 return
             }
-            controller.addIceServers(offered)
+            driver.settings.iceServers += offered
+            let publishes = joined.role == .publisher
+            driver.engine.configuration.sendsAudio = publishes && options.audio.enabled
+            driver.engine.configuration.sendsVideo = publishes && options.video.enabled && options.video.source != .none
             do throws(CommandFailure) {
-                let audio = try AudioPipeline(settings: options.audio, sends: joined.role == .publisher, reporter: reporter)
-                audio.onTalking = { id, talking in
-                    let who = id ?? joined.you
-                    // Named like every other line: "ann (p1)", or "you".
-                    let name = id.map { "\(controller.links[$0]?.peer.name ?? $0.rawValue) (\($0))" } ?? "you"
-                    reporter.emit(.object(["type": "talking", "peer": .string(who.rawValue), "talking": .bool(talking)]),
-                                  human: reporter.style.dim("\(name) \(talking ? "started" : "stopped") talking"))
-                }
+                let audio = try AudioPipeline(settings: options.audio, sends: publishes, reporter: reporter)
                 if let sound = options.playAtStart { audio.play(sound) }
-                controller.audio = audio
-                controller.video = try VideoPipeline(settings: options.video, sends: joined.role == .publisher,
-                                                     resolution: joined.resolution, loop: loop, reporter: reporter)
+                driver.audio = audio
+                driver.video = try VideoPipeline(settings: options.video, sends: publishes, resolution: joined.resolution, loop: loop, reporter: reporter)
                 if let directory = options.audio.recordDirectory {
                     let recordings = Recordings(directory: directory, videoSize: joined.resolution.size, reporter: reporter)
-                    controller.recordings = recordings
+                    driver.recordings = recordings
                     audio.recordings = recordings
-                    controller.video?.recordings = recordings
+                    driver.video?.recordings = recordings
                 }
             } catch {
                 session?.leave(failing: error)
                 return
             }
-            controller.joined(joined)
-            if options.terminalView {
-                controller.startTerminalView(TerminalView())
-            }
-            if options.startMuted { controller.setAudioMuted(true) }
-            if options.stats { controller.reportStatistics(every: .seconds(2)) }
+            driver.joined(joined)
+            if options.terminalView { driver.startTerminalView(TerminalView()) }
+            if options.startMuted { driver.setAudioMuted(true) }
         }
-        // Commands on stdin, one a line; a bad one is reported and the call goes on.
+        driver.commands = commandReader(loop: loop, driver: driver, session: session, reporter: reporter)
+        session.onLeaving = { driver.feed(.leave) }
+        session.connectedPeers = { driver.engine.connectedPeers.count }
+        session.isConnected = { driver.engine.isConnected($0) }
+        session.onPeerJoined = { driver.feed(.peerJoined($0)) }
+        session.onPeerLeft = { driver.peerLeft($0) }
+        session.onSignal = { driver.feed(.signal(from: $0, $1)) }
+        return driver
+    }
+
+    /// Commands on stdin, one a line; a bad one is reported and the call goes on.
+    private static func commandReader(loop: EventLoop, driver: CallDriver, session: ParticipantSession, reporter: EventReporter) -> LineReader {
         let commands = LineReader(loop: loop)
         commands.onLine = { [weak session] line in
             do throws(CommandLineProblem) {
                 switch try CallCommand.parse(line) {
                 case nil: break
-                case .mute?: controller.setAudioMuted(true)
-                case .unmute?: controller.setAudioMuted(false)
-                case .mutePeer(let id)?:
-                    if !controller.setLocallyMuted(id, true) { throw CommandLineProblem(message: "no participant \(id) is connected") }
-                case .unmutePeer(let id)?:
-                    if !controller.setLocallyMuted(id, false) { throw CommandLineProblem(message: "no participant \(id) is connected") }
-                case .say(let text)?:
-                    if !controller.sayOrHold(text) {
-                        throw CommandLineProblem(message: "nobody is connected yet and \(CallController.maxHeldChat) messages already wait: this one was dropped")
-                    }
+                case .mute?: driver.setAudioMuted(true)
+                case .unmute?: driver.setAudioMuted(false)
+                case .mutePeer(let who)?: try driver.setLocallyMuted(who, true)
+                case .unmutePeer(let who)?: try driver.setLocallyMuted(who, false)
+                case .say(let text)?: try driver.say(text)
                 case .play(let path)?:
                     do {
-                        controller.audio?.play(try WAVFile.read(path: path))
+                        driver.audio?.play(try WAVFile.read(path: path))
                     } catch {
                         throw CommandLineProblem(message: "play: \(error)")
                     }
@@ -251,13 +255,6 @@ enum CallSetup {
             let message = "a command line is longer than \(LineReader.maxLineBytes / 1024) KiB: it was ignored"
             reporter.emit(.object(["type": "error", "code": "bad-command", "message": .string(message)]), human: "conf: \(message)")
         }
-        controller.commands = commands
-        session.onLeaving = { controller.isLeaving = true }
-        session.connectedPeers = { controller.links.values.count { $0.phase == .connected } }
-        session.isConnected = { controller.links[$0]?.phase == .connected }
-        session.onPeerJoined = { controller.peerJoined($0) }
-        session.onPeerLeft = { controller.peerLeft($0) }
-        session.onSignal = { controller.signal(from: $0, $1) }
-        return controller
+        return commands
     }
 }

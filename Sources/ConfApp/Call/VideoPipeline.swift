@@ -5,10 +5,9 @@ import ConfMedia
 import ConfSession
 import ConfWire
 
-/// A participant's video: one source and one VP8 encoder at the room's resolution whatever the
-/// number of peers (the frame is packetised once; sequence numbers, timestamps and SRTP are per
-/// peer); per peer, a frame assembler, a decoder and the recording. A peer missing a frame asks
-/// for a key frame with RTCP PLI.
+/// A participant's video devices and codec: one source and one VP8 encoder at the room's
+/// resolution whatever the number of peers (the engine packetises once and sends per peer); per
+/// peer, a decoder and the recording.
 ///
 /// Threading: the event loop thread only, driven by `tick(now:links:)`.
 final class VideoPipeline {
@@ -29,17 +28,20 @@ final class VideoPipeline {
     private let reporter: EventReporter
     private let encoder: BackgroundEncoder?
     private let loop: EventLoop
-    /// An encoded frame back from the encoder's queue, sent on the next tick: (data, frame index).
-    private var encoded: (data: [UInt8], index: UInt32)?
+    /// An encoded frame back from the encoder's queue, handed on at the next tick: (data, when taken).
+    private var encoded: (data: [UInt8], captured: Instant)?
+    /// Each encoded frame, with when its picture was taken: for the engine to send.
+    var onEncoded: (([UInt8], Instant) -> Void)?
+    private var decoders: [ParticipantID: VP8Decoder] = [:]
+    /// Each peer's newest decoded picture, for the terminal view.
+    private(set) var pictures: [ParticipantID: VideoFrame] = [:]
     private var encoding = false
     private let pattern: TestPatternSource?
     private var camera: V4L2Camera?
     /// The camera's newest picture, encoded at the next frame time.
     private var latest: VideoFrame?
-    private var packetizer = VP8Packetizer()
     private var nextFrameAt: Instant?
     private var forceKeyFrame = false
-    private var frameIndex: UInt32 = 0
     /// Where received frames are also recorded (`--record`).
     var recordings: Recordings?
 
@@ -82,13 +84,12 @@ final class VideoPipeline {
     /// A peer asked for a key frame (PLI).
     func keyFrameRequested() { forceKeyFrame = true }
 
-    /// Sends what the encoder finished, and hands it the next picture when one is due.
-    func tick(now: Instant, links: [PeerLink]) {
+    /// Hands the encoder the next picture when one is due; `encoded` frames go to `onEncoded` on a later tick.
+    func tick(now: Instant) {
         guard settings.enabled, let encoder else { return }
-        if let (data, index) = encoded {
+        if let (data, captured) = encoded {
             encoded = nil
-            let payloads = packetizer.packetize(data)
-            for link in links where link.phase == .connected { send(payloads, index: index, to: link) }
+            onEncoded?(data, captured)
         }
         let interval = Duration.milliseconds(1000 / Int64(settings.framesPerSecond))
         var due = nextFrameAt ?? now
@@ -100,105 +101,37 @@ final class VideoPipeline {
         guard !encoding, let picture = pattern?.nextFrame() ?? latest else { return }
         let key = forceKeyFrame
         forceKeyFrame = false
-        let index = frameIndex
-        frameIndex &+= 1
         encoding = true
         let pipeline = Unchecked(self)
         encoder.encode(picture, keyFrame: key) { [loop] data in
             loop.invoke {
                 pipeline.value.encoding = false
-                if let data { pipeline.value.encoded = (data, index) }
+                if let data { pipeline.value.encoded = (data, now) }
             }
         }
     }
 
-    private func send(_ payloads: [[UInt8]], index: UInt32, to link: PeerLink) {
-        guard let video = link.video, video.sends, let srtp = link.srtp else { return }
-        let timestamp = link.videoOut.timestamp &+ index &* UInt32(90_000 / settings.framesPerSecond)
-        for (i, payload) in payloads.enumerated() {
-            let packet = RTPPacket(marker: i == payloads.count - 1, payloadType: video.payloadType, sequenceNumber: link.videoOut.sequence,
-                                   timestamp: timestamp, ssrc: link.videoSSRC, payload: payload)
-            link.videoOut.sequence &+= 1
-            link.videoOut.packets &+= 1
-            link.videoOut.octets &+= UInt32(payload.count)
-            let bytes = packet.bytes
-            link.videoHistory.record(packet.sequenceNumber, bytes)
-            if let protected = srtp.protectRTP(bytes) { link.transport.send(protected) }
-        }
+    /// A peer's complete frame: decoded (kept for the terminal view) and recorded. False when it
+    /// could not be decoded (the engine then asks the peer for a key frame).
+    func received(_ frame: VP8FrameAssembler.Frame, ssrc: UInt32, from peer: Participant, at: Instant) -> Bool {
+        guard settings.enabled else { return true }
+        let decoder = decoders[peer.id] ?? (try? VP8Decoder())
+        decoders[peer.id] = decoder
+        guard let picture = decoder?.decode(frame.data) else { return false }
+        pictures[peer.id] = picture
+        recordings?.video(frame.data, rtpTimestamp: frame.timestamp, ssrc: ssrc, from: peer, at: at)
+        return true
     }
 
-    /// A peer's NACK: send those packets again from the history, if they are still in it.
-    func resend(_ sequences: [UInt16], on link: PeerLink) {
-        guard let srtp = link.srtp else { return }
-        for sequence in sequences {
-            if let bytes = link.videoHistory.packet(sequence), let protected = srtp.protectRTP(bytes) { link.transport.send(protected) }
-        }
+    /// The peer left: its decoder and picture go (a restart keeps them).
+    func peerLeft(_ id: ParticipantID) {
+        decoders[id] = nil
+        pictures[id] = nil
     }
 
-    /// A video RTP packet that passed SRTP. Returns RTCP feedback to send: a NACK for packets
-    /// that went missing, a PLI when a frame could not be used.
-    func received(_ packet: RTPPacket, on link: PeerLink, now: Instant) -> [RTCPPacket] {
-        guard settings.enabled, let video = link.video, video.receives, packet.payloadType == video.payloadType else { return [] }
-        let receiver = link.videoIn ?? makeReceiver(for: link)
-        var feedback: [RTCPPacket] = []
-        let missing = receiver.nack.received(packet.sequenceNumber, now: now)
-        if !missing.isEmpty { feedback.append(.negativeAcknowledgement(sender: link.localSSRC, media: packet.ssrc, lost: missing)) }
-        let droppedBefore = receiver.assembler.droppedFrames
-        var broken = false
-        for frame in receiver.assembler.insert(sequence: packet.sequenceNumber, timestamp: packet.timestamp, marker: packet.marker,
-                                               payload: packet.payload, now: now) {
-            if let picture = receiver.decoder?.decode(frame.data) {
-                receiver.decodedFrames += 1
-                receiver.lastPicture = picture
-                recordings?.video(frame.data, rtpTimestamp: frame.timestamp, ssrc: packet.ssrc, from: link.peer, at: now)
-            } else {
-                broken = true
-            }
-        }
-        if receiver.assembler.droppedFrames > droppedBefore { broken = true }
-        guard broken, now.since(receiver.lastKeyFrameRequest) >= .milliseconds(300) else { return feedback }
-        receiver.lastKeyFrameRequest = now
-        return feedback + [.pictureLossIndication(sender: link.localSSRC, media: packet.ssrc)]
-    }
-
-    private func makeReceiver(for link: PeerLink) -> VideoReceiver {
-        let receiver = VideoReceiver()
-        receiver.decoder = try? VP8Decoder()
-        link.videoIn = receiver
-        return receiver
-    }
-
-    func close(links: [PeerLink]) {
+    func close() {
         camera?.close()
     }
-}
-
-/// Per-peer video receiving state.
-final class VideoReceiver {
-    var assembler = VP8FrameAssembler()
-    var nack = NackTracker()
-    var decoder: VP8Decoder?
-    var decodedFrames = 0
-    /// The newest decoded picture, for the terminal view.
-    var lastPicture: VideoFrame?
-    var lastKeyFrameRequest: Instant = .zero
-}
-
-/// The video packets sent on a link lately (plain RTP), kept for retransmission on NACK.
-struct RetransmissionHistory {
-    private var packets: [UInt16: [UInt8]] = [:]
-    private var order: [UInt16] = []
-    let capacity = 512
-
-    mutating func record(_ sequence: UInt16, _ bytes: [UInt8]) {
-        if packets.updateValue(bytes, forKey: sequence) == nil { order.append(sequence) }
-        if order.count > capacity {
-            let old = order.removeFirst()
-            packets[old] = nil
-        }
-    }
-
-    func packet(_ sequence: UInt16) -> [UInt8]? { packets[sequence] }
 }
 
 /// The VP8 encoder on its own serial queue, so that encoding (milliseconds a frame) never holds up

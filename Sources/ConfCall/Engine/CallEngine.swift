@@ -103,11 +103,11 @@ public final class CallEngine {
     /// A link that keeps failing is set up again at most this many times in a row (2, 4, 8, 16 s
     /// apart), then left alone until the peer leaves and comes back.
     static let maxRestarts = 4
-    static let maxHeldChat = 100
+    public static let maxHeldChat = 100
     static let audioFrameDuration: Duration = .milliseconds(20)
     static let audioFrameSamples: UInt32 = 960
 
-    var configuration: Configuration
+    public var configuration: Configuration
     let security: any LinkSecurity
     let dataChannelFactory: (any DataChannelFactory)?
     var random: any RandomNumberGenerator

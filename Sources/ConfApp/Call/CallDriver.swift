@@ -1,0 +1,256 @@
+import ConfCall
+import ConfCore
+import ConfCrypto
+import ConfIO
+import ConfWire
+
+/// Runs a participant's `CallEngine` with real things: a libnice agent per link, usrsctp data
+/// channels, the audio and video pipelines, the recordings, the terminal view. Everything the
+/// engine decides comes out of `pollOutput()` and is carried out here; everything that happens
+/// here goes back in as an input with the monotonic clock's `now`.
+///
+/// Threading: the event loop thread only.
+final class CallDriver {
+    struct Settings {
+        var iceServers: [IceServerAddress]
+        var relayOnly: Bool
+    }
+
+    let loop: EventLoop
+    let reporter: EventReporter
+    let clock: any MonotonicClock
+    var settings: Settings
+    private(set) var engine: CallEngine!
+    private var transports: [ParticipantID: IceTransport] = [:]
+    private let addresses: [String]
+    private let sendSignal: (ParticipantID, JSONValue) -> Void
+    /// Nobody connected within the connect timeout: whether some link found no network path.
+    private let onCallFailed: (_ noPath: Bool) -> Void
+    /// Our own id, once joined: `talking` reports us by it.
+    var you: ParticipantID?
+    var audio: AudioPipeline?
+    var video: VideoPipeline?
+    var recordings: Recordings?
+    var commands: LineReader?
+    var terminalView: TerminalView?
+    private var ticker: Timer?
+    private var viewTimer: Timer?
+    private var draining = false
+    /// ICE agents being closed (TURN allocations released) when we leave.
+    private var closing = 0
+    private var onAllClosed: (() -> Void)?
+
+    init(loop: EventLoop, reporter: EventReporter, clock: any MonotonicClock, random: any RandomNumberGenerator,
+         security: any LinkSecurity, configuration: CallEngine.Configuration, settings: Settings,
+         sendSignal: @escaping (ParticipantID, JSONValue) -> Void, onCallFailed: @escaping (_ noPath: Bool) -> Void) {
+        self.loop = loop
+        self.reporter = reporter
+        self.clock = clock
+        self.settings = settings
+        self.sendSignal = sendSignal
+        self.onCallFailed = onCallFailed
+        addresses = NetworkInterfaces.reachableIPv4Addresses() + ["127.0.0.1"]
+        let factory = UsrsctpFactory(loop: loop) { [weak self] in self?.drain() }
+        engine = CallEngine(configuration: configuration, security: security, dataChannels: factory, random: random)
+    }
+
+    // MARK: Inputs
+
+    /// One input to the engine, then everything it wants done.
+    func feed(_ input: CallEngine.Input) {
+        engine.handle(input, now: clock.now())
+        drain()
+    }
+
+    /// Carries out the engine's outputs (inputs they cause are fed as they come).
+    func drain() {
+        guard !draining else { return }  // the loop below picks it up
+        draining = true
+        defer { draining = false }
+        while let output = engine.pollOutput() { perform(output) }
+    }
+
+    /// We are in the room: media and time start.
+    func joined(_ joined: ServerMessage.Joined) {
+        you = joined.you
+        video?.onEncoded = { [weak self] frame, captured in self?.feed(.videoFrame(frame, captured: captured)) }
+        // Every 5 ms: audio frames due, video to encode or send, and the engine's deadlines.
+        ticker = loop.schedule(every: .milliseconds(5)) { [weak self] in
+            guard let self else { return false }
+            let now = self.clock.now()
+            for frame in self.audio?.frames(now: now) ?? [] {
+                self.engine.handle(.audioFrame(opus: frame.opus, level: frame.level), now: now)
+            }
+            self.video?.tick(now: now)
+            if let deadline = self.engine.nextDeadline(), deadline <= now { self.engine.handle(.timeout, now: now) }
+            self.drain()
+            return true
+        }
+        feed(.joined(role: joined.role, peers: joined.peers))
+    }
+
+    func peerLeft(_ id: ParticipantID) {
+        feed(.peerLeft(id))
+        audio?.peerLeft(id)
+        video?.peerLeft(id)
+        recordings?.finish(id)
+    }
+
+    // MARK: Outputs
+
+    private func perform(_ output: CallEngine.Output) {
+        switch output {
+        case .startIce(let id, let credentials, let controlling):
+            startIce(id, credentials: credentials, controlling: controlling)
+        case .gather(let id):
+            transports[id]?.gather()
+        case .setRemoteCredentials(let id, let ufrag, let pwd):
+            transports[id]?.setRemoteCredentials(ufrag: ufrag, pwd: pwd)
+        case .addRemoteCandidate(let id, let candidate):
+            transports[id]?.addRemote(candidate)
+        case .remoteCandidatesDone(let id):
+            transports[id]?.remoteGatheringDone()
+        case .closeIce(let id):
+            guard let transport = transports.removeValue(forKey: id) else { return }
+            closing += 1
+            transport.close { [weak self] in self?.closed() }
+        case .transmit(let id, let datagram):
+            transports[id]?.send(datagram)
+        case .signal(let id, let payload):
+            sendSignal(id, payload)
+        case .event(let event):
+            report(event)
+        case .audio(let id, let received, let muted):
+            guard let peer = engine.participant(id), let level = audio?.play(received, from: peer, muted: muted, at: clock.now()) else { return }
+            engine.handle(.played(id, level: level), now: clock.now())
+        case .video(let id, let frame, let ssrc):
+            guard let peer = engine.participant(id), let video else { return }
+            if !video.received(frame, ssrc: ssrc, from: peer, at: clock.now()) { engine.handle(.videoUndecodable(id), now: clock.now()) }
+        case .keyFrameRequested:
+            video?.keyFrameRequested()
+        case .callFailed(let noPath):
+            onCallFailed(noPath)
+        }
+    }
+
+    private func startIce(_ id: ParticipantID, credentials: IceCredentials, controlling: Bool) {
+        let transport: IceTransport
+        do {
+            transport = try IceTransport(loop: loop, controlling: controlling, addresses: addresses, servers: settings.iceServers,
+                                         relayOnly: settings.relayOnly, credentials: (credentials.ufrag, credentials.pwd))
+        } catch {
+            return engine.handle(.iceUnavailable(id, reason: "\(error)"), now: clock.now())
+        }
+        transports[id] = transport
+        // Callbacks of an agent that was replaced (a restart) or closed are not for the engine.
+        transport.onCandidate = { [weak self, unowned transport] candidate in
+            guard let self, self.transports[id] === transport else { return }
+            self.feed(.localCandidate(id, candidate))
+        }
+        transport.onGatheringDone = { [weak self, unowned transport] in
+            guard let self, self.transports[id] === transport else { return }
+            self.feed(.localGatheringDone(id))
+        }
+        transport.onState = { [weak self, unowned transport] state in
+            guard let self, self.transports[id] === transport else { return }
+            self.feed(.iceState(id, state.engineState))
+        }
+        transport.onSelectedPair = { [weak self, unowned transport] pair in
+            guard let self, self.transports[id] === transport else { return }
+            self.feed(.selectedPair(id, CandidatePair(local: pair.local, remote: pair.remote)))
+        }
+        transport.onDatagram = { [weak self, unowned transport] datagram in
+            guard let self, self.transports[id] === transport else { return }
+            self.feed(.datagram(from: id, datagram))
+        }
+    }
+
+    // MARK: Leaving
+
+    /// Closes every link (we are leaving); `done` once TURN allocations are released, or after
+    /// half a second at most.
+    func close(then done: @escaping () -> Void) {
+        ticker?.cancel()
+        stopTerminalView()
+        commands?.stop()
+        audio?.close()
+        video?.close()
+        recordings?.close()
+        feed(.leave)
+        var finished = false
+        let finish = {
+            guard !finished else { return }
+            finished = true
+            done()
+        }
+        if closing == 0 { return finish() }
+        onAllClosed = finish
+        loop.schedule(after: .milliseconds(500), finish)
+    }
+
+    private func closed() {
+        closing -= 1
+        if closing == 0, let onAllClosed {
+            self.onAllClosed = nil
+            onAllClosed()
+        }
+    }
+
+    // MARK: Terminal view
+
+    /// Redraws the terminal view five times a second while the call lasts; event lines go to it.
+    func startTerminalView(_ view: TerminalView) {
+        terminalView = view
+        reporter.humanSink = { line, event in view.show(line, event: event) }
+        view.start()
+        viewTimer = loop.schedule(every: .milliseconds(200)) { [weak self] in
+            guard let self else { return false }
+            let peers = self.engine.connectedPeers.compactMap { self.engine.participant($0) }.sorted { $0.id.rawValue < $1.id.rawValue }
+            view.render(peers.map { .init(peer: $0.id.rawValue, name: "\($0.name) (\($0.id))", picture: self.video?.pictures[$0.id]) })
+            return true
+        }
+    }
+
+    /// Leaves the terminal view before the session's last lines ("Left the room", an error), so
+    /// that they are printed on the normal screen instead of vanishing with the alternate one.
+    func stopTerminalView() {
+        viewTimer?.cancel()
+        terminalView?.stop()
+        terminalView = nil
+        reporter.humanSink = nil
+    }
+}
+
+extension IceTransport.State {
+    var engineState: CallEngine.IceState {
+        switch self {
+        case .checking: .checking
+        case .connected: .connected
+        case .failed: .failed
+        }
+    }
+}
+
+/// The stdin commands that act on the call.
+extension CallDriver {
+    func setAudioMuted(_ muted: Bool) {
+        audio?.muted = muted
+        engine.setAudioMuted(muted, now: clock.now())
+        drain()
+    }
+
+    /// `mute-peer ann` or `mute-peer p2`.
+    func setLocallyMuted(_ who: String, _ muted: Bool) throws(CommandLineProblem) {
+        guard let id = engine.findPeer(who), engine.setLocallyMuted(id, muted, now: clock.now()) else {
+            throw CommandLineProblem(message: "no participant \(who) is connected")
+        }
+        drain()
+    }
+
+    func say(_ text: String) throws(CommandLineProblem) {
+        defer { drain() }
+        guard engine.say(text, now: clock.now()) else {
+            throw CommandLineProblem(message: "nobody is connected yet and \(CallEngine.maxHeldChat) messages already wait: this one was dropped")
+        }
+    }
+}
