@@ -6,8 +6,9 @@ import ConfWire
 extension CallEngine {
     func joined(role: Role, peers: [Participant], now: Instant) {
         self.role = role
+        // The mesh asks for links from inside later inputs: they open at that input's time.
         mesh = Mesh(sessionID: random.next() >> 1) { [unowned self] id, controlling in
-            self.openLink(to: id, controlling: controlling, now: now)
+            self.openLink(to: id, controlling: controlling, now: self.now)
         }
         for peer in peers { roster[peer.id] = peer }
         if let interval = configuration.statsInterval { nextStatsAt = now + interval }

@@ -125,6 +125,8 @@ public final class CallEngine {
     var callFailedReported = false
     var isLeaving = false
     var outputs: [Output] = []
+    /// The latest `now` given: what the mesh's link requests are stamped with.
+    var now = Instant.zero
 
     public internal(set) var audioMuted = false
     public internal(set) var videoMuted = false
@@ -146,6 +148,7 @@ public final class CallEngine {
     // MARK: Driving
 
     public func handle(_ input: Input, now: Instant) {
+        self.now = max(self.now, now)
         switch input {
         case .joined(let role, let peers): joined(role: role, peers: peers, now: now)
         case .peerJoined(let peer): peerJoined(peer, now: now)

@@ -37,6 +37,20 @@ import Testing
         }
     }
 
+    /// A link opens when the peer arrives, not when we joined: its connect timeout counts from then.
+    @Test func aPeerWhoArrivesLongAfterUsConnects() throws {
+        let call = SimulatedCall(seed: 2)
+        let ann = try call.add("ann") { $0.failsWhenNobodyConnects = false }
+        let bob = try call.add("bob")
+        call.join(ann)
+        call.run(for: .seconds(30))
+        call.join(bob)
+        #expect(call.run(for: .seconds(5)) { call.fullMesh([ann, bob]) && !ann.connectedEvents.isEmpty })
+        #expect(ann.disconnections.isEmpty, "\(ann.disconnections)")
+        let setup = try #require(ann.connectedEvents.first?.setupMilliseconds)
+        #expect(setup.connected < 1_000, "set-up counted from bob's arrival: \(setup) ms")
+    }
+
     @Test func duplicatedSignalsDoNotBreakTheMesh() throws {
         let call = SimulatedCall(seed: 3)
         call.duplicatesSignals = true
