@@ -42,6 +42,16 @@ import Testing
         #expect(network.conditions(from: "bob", to: "ann") == network.defaultConditions)
     }
 
+    @Test func outOfRangeSettingsAreClamped() {
+        let network = Network(seed: 1, conditions: LinkConditions(delay: .milliseconds(-5), reorderDelay: .milliseconds(-1), duplication: 2))
+        network.send([1], from: "ann", to: "bob", now: ms(10))
+        #expect(network.deliver(upTo: ms(10)).map(\.at) == [ms(10), ms(10)], "never before it was sent; always duplicated")
+        network.setConditions(LinkConditions(loss: -1, burstLoss: .init(goodToBad: 5, badToGood: -3)), from: "ann", to: "bob")
+        network.send([2], from: "ann", to: "bob", now: ms(20))
+        network.send([3], from: "ann", to: "bob", now: ms(20))
+        #expect(network.deliver(upTo: ms(20)).map(\.bytes) == [[2]], "into the bad state at once and never out")
+    }
+
     // MARK: Loss
 
     @Test(arguments: [(0.1, 100_000), (0.01, 20_000), (0.3, 20_000)])

@@ -2,7 +2,8 @@
 ///
 /// A datagram goes through these stages in order (see `SimulatedNetwork.send`):
 /// partition → duplication → bandwidth cap with its queue → random and bursty loss → delay, jitter, reordering.
-/// The defaults are a perfect link: no delay, nothing lost, no cap.
+/// The defaults are a perfect link: no delay, nothing lost, no cap. Out-of-range settings are clamped:
+/// a negative delay is none, a probability above 1 is certain.
 struct LinkConditions: Equatable, Sendable {
     /// One-way propagation delay, added after serialisation.
     var delay: Duration = .zero

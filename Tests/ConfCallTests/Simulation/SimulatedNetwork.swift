@@ -175,14 +175,14 @@ final class SimulatedNetwork<Node: Hashable> {
             return
         }
 
-        var delay = conditions.delay.nanosecondsClamped
+        var delay = max(0, conditions.delay.nanosecondsClamped)
         let jitter = conditions.jitter.nanosecondsClamped
         if jitter > 0 {
             // Uniform over -jitter...jitter (2 * jitter + 1 values), by the high half of a 128-bit product.
             let offset = Int64(UInt64(2 * jitter + 1).multipliedFullWidth(by: random.next()).high) - jitter
             delay = max(0, delay + offset)
         }
-        if chance(conditions.reorder) { delay += conditions.reorderDelay.nanosecondsClamped }
+        if chance(conditions.reorder) { delay += max(0, conditions.reorderDelay.nanosecondsClamped) }
 
         link.counters.inFlight += 1
         inFlight.insert(datagram, at: leaves + .nanoseconds(delay))
