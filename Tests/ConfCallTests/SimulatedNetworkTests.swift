@@ -93,7 +93,7 @@ import Testing
 
     @Test func duplicationDeliversSomeDatagramsTwice() {
         let network = Network(seed: 5, conditions: LinkConditions(delay: .milliseconds(10), duplication: 0.2))
-        let sent = 10_000
+        let sent = 5_000
         for sequence in 0..<sent { network.send(bytes(sequence), from: "ann", to: "bob", now: ms(sequence)) }
         let deliveries = network.deliver(upTo: ms(sent + 10))
         let counters = network.counters(from: "ann", to: "bob")
@@ -104,8 +104,8 @@ import Testing
         #expect(copies.values.filter { $0 == 2 }.count == counters.duplicated)
         #expect(copies.values.allSatisfy { $0 <= 2 })
         #expect(deliveries.count == sent + counters.duplicated)
-        // Standard deviation of the count is 40.
-        #expect(abs(counters.duplicated - 2_000) < 200, "\(counters.duplicated) duplicated")
+        // Standard deviation of the count is 28.
+        #expect(abs(counters.duplicated - 1_000) < 120, "\(counters.duplicated) duplicated")
     }
 
     // MARK: Reordering
@@ -124,9 +124,9 @@ import Testing
 
     @Test func reorderProbabilityHoldsDatagramsBack() {
         let conditions = LinkConditions(delay: .milliseconds(5), reorder: 0.05, reorderDelay: .milliseconds(20))
-        let reordered = overtakenCount(conditions, spacing: .milliseconds(1), count: 10_000)
-        // About 500 held back, each overtaken by the next 20; standard deviation ≈ 22.
-        #expect(abs(reordered - 500) < 100, "\(reordered) of 10000 overtaken")
+        let reordered = overtakenCount(conditions, spacing: .milliseconds(1), count: 5_000)
+        // About 250 held back, each overtaken by the next 20; standard deviation ≈ 15.
+        #expect(abs(reordered - 250) < 60, "\(reordered) of 5000 overtaken")
     }
 
     // MARK: Bandwidth cap
@@ -253,6 +253,13 @@ import Testing
         #expect(first != other)
     }
 
+    /// Within one process two runs share the hash seed, so the test above cannot see state that
+    /// depends on hashing order; a recorded fingerprint shows a seed gives the same run in every process.
+    /// Re-record it only when the model changes on purpose (the order of draws, a new stage).
+    @Test func aSeedGivesTheSameTraceInEveryProcess() {
+        #expect(fingerprint(trace(seed: 11)) == 11_585_735_367_119_114_742)
+    }
+
     @Test func everyDatagramIsAccountedFor() {
         let network = Network(seed: 8, conditions: everything)
         for index in 0..<3_000 {
@@ -288,6 +295,18 @@ import Testing
             deliveries += network.deliver(upTo: now)
         }
         return deliveries + network.deliver(upTo: ms(100000))
+    }
+
+    /// FNV-1a over every delivery's ends, arrival time and bytes.
+    private func fingerprint(_ deliveries: [Network.Delivery]) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        func mix(_ byte: UInt8) { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        for delivery in deliveries {
+            for byte in (delivery.from + ">" + delivery.to).utf8 { mix(byte) }
+            withUnsafeBytes(of: delivery.at.nanoseconds.littleEndian) { $0.forEach(mix) }
+            delivery.bytes.forEach(mix)
+        }
+        return hash
     }
 
     /// Which of `count` datagrams sent one after another over `conditions` (without delay or
