@@ -53,7 +53,7 @@ import Testing
     }
 
     @Test func linksStayUpAtThirtyPercentLoss() throws {
-        let (call, ann, bob) = try connectedPair(seed: 14) { $0.network.loss = 0.3 }
+        let (call, ann, bob) = try connectedPair(seed: 14) { $0.network.defaultConditions.loss = 0.3 }
         ann.sendsAudio = true
         bob.sendsAudio = true
         call.thaw(ann)
@@ -64,7 +64,7 @@ import Testing
     }
 
     @Test func nackRecoversVideoAtFifteenPercentLoss() throws {
-        let (call, ann, bob) = try connectedPair(seed: 15) { $0.network.loss = 0.15 }
+        let (call, ann, bob) = try connectedPair(seed: 15) { $0.network.defaultConditions.loss = 0.15 }
         let sentBefore = bob.videoFramesSent
         bob.sendsVideo = true
         bob.nextVideoAt = call.now

@@ -61,7 +61,7 @@ final class SimulatedCall {
     }
 
     let clock = ManualClock(Instant.zero + .seconds(1))
-    var network: TestNetwork<ParticipantID>
+    let network: SimulatedNetwork<ParticipantID>
     private(set) var participants: [Participant] = []
     private var rendezvous: [(at: Instant, order: Int, action: () -> Void)] = []
     private var order = 0
@@ -76,7 +76,7 @@ final class SimulatedCall {
     init(seed: UInt64 = 1, handshake: Handshake = .realDTLS) {
         self.handshake = handshake
         random = SeededRandom(seed: seed)
-        network = TestNetwork(seed: seed)
+        network = SimulatedNetwork(seed: seed, conditions: LinkConditions(delay: .milliseconds(20)))
     }
 
     var now: Instant { clock.now() }
