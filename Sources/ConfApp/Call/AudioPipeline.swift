@@ -1,3 +1,4 @@
+import ConfCall
 import ConfCore
 import ConfIO
 import ConfMedia
@@ -69,8 +70,7 @@ final class AudioPipeline {
             if now.since(lastDeviceCheck) >= .seconds(1) {
                 lastDeviceCheck = now
                 if capture.hasFailed {
-                    reporter.emit(.object(["type": "device-lost", "device": "microphone"]),
-                                  human: "conf: the microphone went away; sending silence from now on")
+                    reporter.emit(.deviceLost(.microphone))
                     self.capture = nil
                     return
                 }
@@ -149,8 +149,7 @@ final class AudioPipeline {
         if let playback = receiver.playback, now.since(receiver.lastDeviceCheck) >= .seconds(1) {
             receiver.lastDeviceCheck = now
             if playback.hasFailed {
-                reporter.emit(.object(["type": "device-lost", "device": "speaker", "peer": .string(link.peer.id.rawValue)]),
-                              human: "conf: the speaker for \(link.peer.name) went away; the call goes on without playing them")
+                reporter.emit(.deviceLost(.speaker(link.peer)))
                 receiver.playback = nil
             }
         }
@@ -174,8 +173,8 @@ final class AudioPipeline {
     }
 
     /// Per-peer receive figures since the last call: what `audio-stats` reports.
-    func statistics(links: [PeerLink], now: Instant) -> [JSONValue] {
-        links.compactMap { link -> JSONValue? in
+    func statistics(links: [PeerLink], now: Instant) -> [CallEvent.AudioStatistics] {
+        links.compactMap { link -> CallEvent.AudioStatistics? in
             guard let receiver = link.audioIn else { return nil }
             let current = receiver.buffer.statistics
             let previous = receiver.lastReport
@@ -186,15 +185,11 @@ final class AudioPipeline {
             let kbps = seconds > 0 ? Double(receiver.bytesSinceReport) * 8 / seconds / 1000 : 0
             receiver.bytesSinceReport = 0
             receiver.lastReport = (now, current)
-            func round1(_ v: Double) -> JSONValue { .number((v * 10).rounded() / 10) }
-            return .object([
-                "peer": .string(link.peer.id.rawValue), "kbps": round1(kbps),
-                "loss_percent": round1(played + lost > 0 ? Double(lost) * 100 / Double(played + lost) : 0),
-                "jitter_ms": round1(receiver.reception?.jitterMilliseconds ?? 0),
-                "buffer_ms": .number(Double(receiver.buffer.bufferedFrames * 20)),
-                "target_ms": round1(receiver.buffer.targetDelay.milliseconds),
-                "concealed_ms": .number(Double(concealed * 20)),
-            ])
+            return .init(peer: link.peer.id, kbps: kbps,
+                         lossPercent: played + lost > 0 ? Double(lost) * 100 / Double(played + lost) : 0,
+                         jitter: .nanoseconds(Int64((receiver.reception?.jitterMilliseconds ?? 0) * 1e6)),
+                         buffered: AudioFormat.frameDuration * receiver.buffer.bufferedFrames, target: receiver.buffer.targetDelay,
+                         concealed: AudioFormat.frameDuration * concealed)
         }
     }
 

@@ -1,3 +1,4 @@
+import ConfCall
 import ConfCore
 import ConfIO
 import ConfSession
@@ -33,12 +34,10 @@ extension CallController {
             // Listeners listen: their chat is not delivered (the room has no option to allow it).
             if link.peer.role == .listener {
                 link.refusedListenerChat += 1
-                if link.refusedListenerChat == 1 { self.reportIgnoredListener(link, what: "chat") }
+                if link.refusedListenerChat == 1 { self.reportIgnoredListener(link, what: .chat) }
                 return
             }
-            self.reporter.emit(.object(["type": "chat", "from": .string(link.peer.id.rawValue), "name": .string(link.peer.name),
-                                        "text": .string(text)]),
-                               human: "\(self.reporter.style.bold(link.peer.name)): \(text)")
+            self.reporter.emit(.chat(from: link.peer, text: text))
         }
         channels.connect(remotePort: port)
         if link.isOfferer {
@@ -68,8 +67,7 @@ extension CallController {
     @discardableResult
     private func say(_ text: String, to link: PeerLink) -> Bool {
         guard link.phase == .connected, link.dataChannels?.send(text: text, label: Self.chatLabel) == true else { return false }
-        reporter.emit(.object(["type": "sent", "to": .string(link.peer.id.rawValue), "text": .string(text)]),
-                      human: reporter.style.dim("you → \(link.peer.name): \(text)"))
+        reporter.emit(.sent(to: link.peer, text: text))
         return true
     }
 
@@ -79,8 +77,7 @@ extension CallController {
         guard muted != audioMuted else { return }
         audioMuted = muted
         audio?.muted = muted
-        reporter.emit(.object(["type": "muted", "audio": .bool(audioMuted), "video": .bool(videoMuted)]),
-                      human: muted ? "Microphone muted: nothing is sent." : "Microphone on.")
+        reporter.emit(.muted(audio: audioMuted, video: videoMuted))
         for link in links.values where link.controlOpen { sendState(to: link) }
     }
 
@@ -88,8 +85,7 @@ extension CallController {
     func setLocallyMuted(_ id: String, _ muted: Bool) -> Bool {
         guard let link = links[ParticipantID(id)] else { return false }
         link.locallyMuted = muted
-        reporter.emit(.object(["type": "peer-muted-locally", "peer": .string(id), "muted": .bool(muted)]),
-                      human: muted ? "\(link.peer.name) is muted here." : "\(link.peer.name) plays again.")
+        reporter.emit(.peerMutedLocally(link.peer, muted: muted))
         return true
     }
 
@@ -105,7 +101,6 @@ extension CallController {
         guard audio != link.remoteAudioMuted || video != link.remoteVideoMuted else { return }
         link.remoteAudioMuted = audio
         link.remoteVideoMuted = video
-        reporter.emit(.object(["type": "peer-muted", "peer": .string(link.peer.id.rawValue), "audio": .bool(audio), "video": .bool(video)]),
-                      human: "\(link.peer.name) \(audio ? "muted" : "unmuted") their microphone")
+        reporter.emit(.peerMuted(link.peer, audio: audio, video: video))
     }
 }

@@ -1,3 +1,4 @@
+import ConfCall
 import ConfCore
 import ConfCrypto
 import ConfIO
@@ -173,7 +174,7 @@ final class CallController {
     private func openLink(to id: ParticipantID, controlling: Bool) -> LocalEndpoint {
         let peer = roster[id] ?? Participant(id: id, name: id.rawValue, role: .publisher)
         if let old = links.removeValue(forKey: id) {  // a restart: the old link goes
-            if old.phase == .connected { report(disconnected: old, code: .restarting, reason: "the peer is setting the link up again") }
+            if old.phase == .connected { report(disconnected: old, .restarting) }
             old.audioIn?.playback?.close()  // its recordings go on in the new link's
             teardown(old)
         }
@@ -219,7 +220,7 @@ final class CallController {
                 do {
                     link.dtls = try DTLSEndpoint(certificate: certificate, role: negotiated.dtlsRole, remoteFingerprint: negotiated.remoteFingerprint)
                 } catch {
-                    disconnect(link, code: .dtlsFailed, reason: "cannot set up DTLS: \(error)")
+                    disconnect(link, .dtlsFailed(.setup, detail: "\(error)"))
                     continue
                 }
                 startDTLSIfReady(link)
@@ -231,12 +232,12 @@ final class CallController {
                 let name = roster[id]?.name ?? id.rawValue
                 reporter.note("conf: \(name) (\(id)) sent more than \(limit) ICE candidates for one link; the rest are ignored")
             case .failed(let id, let error):
-                if let link = links[id] { disconnect(link, code: .negotiationFailed, reason: error.description) }
+                if let link = links[id] { disconnect(link, .negotiationFailed(error.description)) }
             case .close(let id):
                 if let link = links.removeValue(forKey: id) {
                     link.audioIn?.playback?.close()
                     recordings?.finish(id)
-                    if link.phase == .connected { report(disconnected: link, code: .left, reason: "left") }
+                    if link.phase == .connected { report(disconnected: link, .left) }
                     link.phase = .disconnected
                     teardown(link)
                 }
@@ -255,10 +256,10 @@ final class CallController {
             startDTLSIfReady(link)
         case .failed:
             if link.phase == .connected {
-                disconnect(link, code: .pathFailed, reason: "the network path failed (ICE)")
+                disconnect(link, .pathFailed)
             } else {
                 sawNoPath = true
-                disconnect(link, code: .noPath, reason: Self.noPathAdvice)
+                disconnect(link, .noPath(within: nil))
             }
         }
     }
@@ -307,7 +308,7 @@ final class CallController {
             // media is dropped unread (the rendezvous's roster says who listens).
             if link.peer.role == .listener {
                 link.droppedFromListener += 1
-                if link.droppedFromListener == 1 { reportIgnoredListener(link, what: "media") }
+                if link.droppedFromListener == 1 { reportIgnoredListener(link, what: .media) }
                 return
             }
             guard let plain = link.srtp?.unprotectRTP(datagram) else { return }
@@ -334,7 +335,7 @@ final class CallController {
                 do {
                     link.srtp = try SRTPSession(keys: keys)
                 } catch {
-                    disconnect(link, code: .dtlsFailed, reason: "cannot set up SRTP: \(error)")
+                    disconnect(link, .dtlsFailed(.srtp, detail: "\(error)"))
                     return
                 }
                 connected(link)
@@ -342,9 +343,9 @@ final class CallController {
             case .applicationData(let packet):
                 link.dataChannels?.receive(packet)
             case .failed(let reason):
-                disconnect(link, code: .dtlsFailed, reason: reason)
+                disconnect(link, .dtlsFailed(.handshake, detail: reason))
             case .closed:
-                disconnect(link, code: .left, reason: "left", restart: false)
+                disconnect(link, .left, restart: false)
             }
         }
     }
@@ -370,32 +371,20 @@ final class CallController {
     private func announce(_ link: PeerLink, fallbackRTT: Double? = nil) {
         link.announced = true
         let rtt = link.meter.latest?.milliseconds ?? fallbackRTT ?? 0
-        let sas = link.dtls?.sasWords?.joined(separator: " ") ?? ""
-        let local = link.selectedPair.map { "\($0.local.address):\($0.local.port)" } ?? ""
-        let remote = link.selectedPair.map { "\($0.remote.address):\($0.remote.port)" } ?? ""
-        let rounded = (rtt * 10).rounded() / 10
-        func since(_ instant: Instant?) -> JSONValue? {
-            instant.map { .number(($0.since(link.openedAt).milliseconds * 10).rounded() / 10) }
-        }
-        // Milliseconds from the link's creation (offer made or expected) to each step.
-        let setup = JSONValue.object(["ice": since(link.iceConnectedAt), "dtls": since(link.dtlsConnectedAt), "connected": since(clock.now())])
-        reporter.emit(
-            .object(["type": "peer-connected", "peer": .string(link.peer.id.rawValue), "name": .string(link.peer.name),
-                     "path": .string(link.path), "local": .string(local), "remote": .string(remote),
-                     "rtt_ms": .number(rounded), "sas": .string(sas), "setup_ms": setup]),
-            human: reporter.style.green("=") + " connected to \(link.peer.name) (\(link.peer.id)): \(link.path) \(local) ↔ \(remote), "
-                + "rtt \(rounded) ms; check words with them: \(reporter.style.bold(sas))")
+        reporter.emit(.peerConnected(.init(
+            peer: link.peer, path: link.path,
+            local: link.selectedPair.map { "\($0.local.address):\($0.local.port)" } ?? "",
+            remote: link.selectedPair.map { "\($0.remote.address):\($0.remote.port)" } ?? "",
+            roundTrip: .nanoseconds(Int64(rtt * 1e6)), sas: link.dtls?.sasWords ?? [],
+            iceConnected: link.iceConnectedAt?.since(link.openedAt), dtlsConnected: link.dtlsConnectedAt?.since(link.openedAt),
+            announced: clock.now().since(link.openedAt))))
     }
-
-    /// What to tell the user when ICE found no pair at all.
-    static let noPathAdvice = "no network path to the peer: no ICE check was answered, so UDP between you is blocked or "
-        + "filtered (a firewall, or NATs that need a relay) — try --turn USER:PASS@HOST:PORT with a TURN server both of you can reach (add ?transport=tcp to reach it over TCP)"
 
     /// The link to a peer failed or ended: reported, its ICE agent closed at once (no more checks
     /// toward the peer's candidates), and set up again later when it can be.
-    private func disconnect(_ link: PeerLink, code: DisconnectCode, reason: String, restart: Bool = true) {
+    private func disconnect(_ link: PeerLink, _ reason: DisconnectReason, restart: Bool = true) {
         guard link.phase != .disconnected else { return }
-        report(disconnected: link, code: code, reason: reason)
+        report(disconnected: link, reason)
         link.phase = .disconnected
         link.dataChannels?.close()
         link.dataChannels = nil
@@ -425,18 +414,14 @@ final class CallController {
     }
 
     /// Once per link and kind: a listener sent what its role does not allow; it is dropped.
-    func reportIgnoredListener(_ link: PeerLink, what: String) {
-        reporter.emit(.object(["type": "listener-ignored", "peer": .string(link.peer.id.rawValue), "what": .string(what)]),
-                      human: reporter.style.dim("\(link.peer.name) (\(link.peer.id)) joined to listen only: their \(what) is ignored"))
+    func reportIgnoredListener(_ link: PeerLink, what: CallEvent.ListenerTraffic) {
+        reporter.emit(.listenerIgnored(link.peer, what: what))
     }
 
-    private func report(disconnected link: PeerLink, code: DisconnectCode, reason: String) {
+    private func report(disconnected link: PeerLink, _ reason: DisconnectReason) {
         guard !isLeaving else { return }
         if link.phase == .connected && !link.announced { announce(link) }
-        let verb = link.phase == .connected ? "lost" : "could not connect to"
-        reporter.emit(.object(["type": "peer-disconnected", "peer": .string(link.peer.id.rawValue), "code": .string(code.rawValue),
-                               "reason": .string(reason)]),
-                      human: reporter.style.red("×") + " \(verb) \(link.peer.name) (\(link.peer.id)): \(reason)")
+        reporter.emit(.peerDisconnected(.init(peer: link.peer, reason: reason, wasConnected: link.phase == .connected)))
     }
 
     private func drainDTLSQuietly(_ link: PeerLink) {
@@ -472,7 +457,7 @@ final class CallController {
             // connect timeout, not the silence limit.
             let limit = link.heardSRTP ? Self.silenceLimit : max(Self.silenceLimit, settings.connectTimeout)
             if now.since(link.lastHeard) >= limit {
-                disconnect(link, code: .silence, reason: "nothing heard for \(Self.seconds(limit)) s: the peer vanished or the network broke")
+                disconnect(link, .silence(limit: limit))
                 continue
             }
             if !link.announced {
@@ -510,23 +495,16 @@ final class CallController {
 
     /// A link that did not come up within --connect-timeout, reported for what held it up.
     private func timedOut(_ link: PeerLink) {
-        let seconds = Self.seconds(settings.connectTimeout)
+        let timeout = settings.connectTimeout
         if link.remoteFingerprint == nil {
-            disconnect(link, code: .connectTimeout, reason: "could not connect within \(seconds) s: the peer never answered the offer")
+            disconnect(link, .connectTimeout(timeout, stalledAt: .unanswered))
         } else if !link.iceConnected {
             // Negotiated through the rendezvous (TCP), yet no UDP check came back.
             sawNoPath = true
-            disconnect(link, code: .noPath, reason: "could not connect within \(seconds) s: " + Self.noPathAdvice)
+            disconnect(link, .noPath(within: timeout))
         } else {
-            disconnect(link, code: .connectTimeout, reason: "could not connect within \(seconds) s: the network path works but the "
-                + "encrypted handshake (DTLS) did not finish")
+            disconnect(link, .connectTimeout(timeout, stalledAt: .handshake))
         }
-    }
-
-    /// "2" or "2.5": a duration in seconds for people.
-    static func seconds(_ duration: Duration) -> String {
-        let value = duration.milliseconds / 1000
-        return value == value.rounded() ? String(Int(value)) : String(value)
     }
 
     /// We joined a room with others in it: if no link at all connects in time, the call has failed.

@@ -1,3 +1,4 @@
+import ConfCall
 import ConfCore
 import ConfCrypto
 import ConfIO
@@ -158,9 +159,7 @@ enum CallSetup {
             throw CommandFailure(.failure, code: "crypto", "cannot make the DTLS certificate: \(error)")
         }
         if let missing = options.audio.missingDevices {
-            reporter.emit(.object(["type": "devices-missing", "devices": .array(missing.devices.map { .string($0) }),
-                                   "reason": .string(missing.reason)]),
-                          human: AudioSettings.missingDevicesAdvice(missing.reason, devices: missing.devices))
+            reporter.emit(.devicesMissing(missing.devices, reason: missing.reason))
         }
         let timeout = options.connectTimeout
         var controller: CallController!
@@ -189,11 +188,8 @@ enum CallSetup {
             do throws(CommandFailure) {
                 let audio = try AudioPipeline(settings: options.audio, sends: joined.role == .publisher, reporter: reporter)
                 audio.onTalking = { id, talking in
-                    let who = id ?? joined.you
-                    // Named like every other line: "ann (p1)", or "you".
-                    let name = id.map { "\(controller.links[$0]?.peer.name ?? $0.rawValue) (\($0))" } ?? "you"
-                    reporter.emit(.object(["type": "talking", "peer": .string(who.rawValue), "talking": .bool(talking)]),
-                                  human: reporter.style.dim("\(name) \(talking ? "started" : "stopped") talking"))
+                    let speaker = id.map { CallEvent.Speaker.peer(controller.links[$0]?.peer ?? Participant(id: $0, name: $0.rawValue, role: .publisher)) }
+                    reporter.emit(.talking(speaker ?? .you(joined.you), talking: talking))
                 }
                 if let sound = options.playAtStart { audio.play(sound) }
                 controller.audio = audio
@@ -238,18 +234,17 @@ enum CallSetup {
                     } catch {
                         throw CommandLineProblem(message: "play: \(error)")
                     }
-                case .leave?: session?.leave(reason: "command")
+                case .leave?: session?.leave(reason: .command)
                 case .admit(let knock)?: if session?.answer(knock, admit: true) == false { throw CommandLineProblem(message: "not connected to the rendezvous right now: try again in a moment") }
                 case .deny(let knock)?: if session?.answer(knock, admit: false) == false { throw CommandLineProblem(message: "not connected to the rendezvous right now: try again in a moment") }
                 }
             } catch {
-                reporter.emit(.object(["type": "error", "code": "bad-command", "message": .string(error.message)]),
-                              human: "conf: \(error.message)")
+                reporter.emit(.error(.badCommand(error.message)))
             }
         }
         commands.onTooLong = {
             let message = "a command line is longer than \(LineReader.maxLineBytes / 1024) KiB: it was ignored"
-            reporter.emit(.object(["type": "error", "code": "bad-command", "message": .string(message)]), human: "conf: \(message)")
+            reporter.emit(.error(.badCommand(message)))
         }
         controller.commands = commands
         session.onLeaving = { controller.isLeaving = true }
