@@ -124,14 +124,3 @@ extension CallEvent.Speaker {
 extension CallEvent.SoundDevice {
     var json: JSONValue { .object(["name": .string(name), "description": .string(description), "monitor": .bool(isMonitor)]) }
 }
-
-extension CallEvent.RendezvousLoss {
-    /// The reason in words (`rendezvous-lost`'s `reason`).
-    public var words: String {
-        switch self {
-        case .closed(let code, let reason): reason.isEmpty ? "connection closed (\(code))" : reason
-        case .stoppedAnswering: "it stopped answering"
-        case .closedWhileResuming: "the connection closed again before the seat was taken back"
-        }
-    }
-}
