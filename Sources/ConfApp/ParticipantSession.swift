@@ -37,6 +37,7 @@ final class ParticipantSession {
     private(set) var phase = Phase.idle
     private var me: ParticipantID?
     private var peers: [ParticipantID: Participant] = [:]
+    /// Set by `leave(reason:)` before the phase becomes `.leaving`, where it is read.
     private var leaveReason = CallEvent.LeaveReason.command
     private var lastHeard = Instant.zero
     private var timers: [Timer] = []
