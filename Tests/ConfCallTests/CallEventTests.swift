@@ -95,7 +95,7 @@ import Testing
             (.left, .left), (.restarting, .restarting), (.noPath(within: nil), .noPath), (.noPath(within: .seconds(10)), .noPath),
             (.pathFailed, .pathFailed), (.connectTimeout(.seconds(10), stalledAt: .handshake), .connectTimeout),
             (.silence(limit: .seconds(3)), .silence), (.negotiationFailed("no audio section"), .negotiationFailed),
-            (.dtlsFailed(.srtp, detail: "bad key"), .dtlsFailed),
+            (.dtlsFailed(.srtp, detail: "bad key"), .dtlsFailed), (.iceUnavailable("no addresses"), .noPath),
         ]
         for (reason, code) in reasons {
             #expect(reason.code == code)

@@ -32,6 +32,8 @@ public enum DisconnectReason: Equatable, Sendable {
     case silence(limit: Duration)
     /// What the negotiation refused (may quote the peer's SDP: escaped on a terminal).
     case negotiationFailed(String)
+    /// The driver could not start an ICE agent for the link (the system's words).
+    case iceUnavailable(String)
     case dtlsFailed(DTLSStage, detail: String)
 
     /// Where a link that timed out was held up.
@@ -51,7 +53,7 @@ public enum DisconnectReason: Equatable, Sendable {
         switch self {
         case .left: .left
         case .restarting: .restarting
-        case .noPath: .noPath
+        case .noPath, .iceUnavailable: .noPath
         case .pathFailed: .pathFailed
         case .connectTimeout: .connectTimeout
         case .silence: .silence
@@ -74,6 +76,7 @@ public enum DisconnectReason: Equatable, Sendable {
             "could not connect within \(timeout.secondsForPeople) s: the network path works but the encrypted handshake (DTLS) did not finish"
         case .silence(let limit): "nothing heard for \(limit.secondsForPeople) s: the peer vanished or the network broke"
         case .negotiationFailed(let detail): detail
+        case .iceUnavailable(let detail): "cannot start ICE: \(detail)"
         case .dtlsFailed(.setup, let detail): "cannot set up DTLS: \(detail)"
         case .dtlsFailed(.srtp, let detail): "cannot set up SRTP: \(detail)"
         case .dtlsFailed(.handshake, let detail): detail
