@@ -63,7 +63,7 @@ let package = Package(
         .testTarget(name: "ConfCallTests", dependencies: ["ConfCall", "ConfCrypto", "ConfSession", "ConfWire"]),
         .testTarget(name: "ConfIOTests", dependencies: ["ConfIO"]),
         .testTarget(name: "ConfMediaTests", dependencies: ["ConfMedia", "ConfWire"]),
-        .testTarget(name: "ConfCLITests", dependencies: ["ConfCLI", "ConfApp"]),
+        .testTarget(name: "ConfCLITests", dependencies: ["ConfCLI", "ConfApp", "ConfCall"]),
         .testTarget(name: "ConfEndToEndTests", dependencies: ["ConfCore", "ConfMedia"]),
     ]
 )

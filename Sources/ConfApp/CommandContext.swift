@@ -21,6 +21,11 @@ struct CommandContext {
 
     var json: Bool { invocation.flag("json") }
 
+    /// The command's reporter, on the system's clocks (its events' `t` counts from now).
+    func reporter() -> EventReporter {
+        EventReporter(json: json, environment: environment, clock: SystemClock(), wallClock: SystemWallClock())
+    }
+
     func setting(_ long: String) -> String? {
         invocation.setting(long, environment: environment, config: config)?.value
     }

@@ -45,21 +45,3 @@ public enum Console {
         return result
     }
 }
-
-/// Bold and colour for human-readable lines, or nothing when colour is off. A `String` given
-/// here is text from elsewhere and is escaped; a `TerminalText` is kept.
-struct Style {
-    let enabled: Bool
-    func bold(_ s: TerminalText) -> TerminalText { wrap(s, "1") }
-    func green(_ s: TerminalText) -> TerminalText { wrap(s, "32") }
-    func red(_ s: TerminalText) -> TerminalText { wrap(s, "31") }
-    func dim(_ s: TerminalText) -> TerminalText { wrap(s, "2") }
-    func bold(_ s: String) -> TerminalText { bold(TerminalText(escaping: s)) }
-    func green(_ s: String) -> TerminalText { green(TerminalText(escaping: s)) }
-    func red(_ s: String) -> TerminalText { red(TerminalText(escaping: s)) }
-    func dim(_ s: String) -> TerminalText { dim(TerminalText(escaping: s)) }
-
-    private func wrap(_ s: TerminalText, _ sgr: String) -> TerminalText {
-        enabled ? TerminalText(trusted: "\u{1B}[\(sgr)m") + s + TerminalText(trusted: "\u{1B}[0m") : s
-    }
-}

@@ -1,3 +1,4 @@
+import ConfCall
 import ConfCore
 import ConfIO
 
@@ -8,7 +9,7 @@ struct DevicesCommand {
     init(_ context: CommandContext) { self.context = context }
 
     func run() -> Int32 {
-        let reporter = EventReporter(json: context.json, environment: context.environment)
+        let reporter = context.reporter()
         let devices: (sources: [PulseConnection.Device], sinks: [PulseConnection.Device])
         do {
             devices = try PulseConnection().devices()
@@ -17,20 +18,10 @@ struct DevicesCommand {
                                             "\(error) — start PulseAudio (`pulseaudio --start`, or log in to a desktop session)"))
             return ExitCode.noAudioDevice.rawValue
         }
-        func json(_ device: PulseConnection.Device) -> JSONValue {
-            .object(["name": .string(device.name), "description": .string(device.description), "monitor": .bool(device.isMonitor)])
+        func device(_ device: PulseConnection.Device) -> CallEvent.SoundDevice {
+            .init(name: device.name, description: device.description, isMonitor: device.isMonitor)
         }
-        if context.json {
-            Console.out(JSONValue.object(["type": "devices", "sources": .array(devices.sources.map(json)),
-                                          "sinks": .array(devices.sinks.map(json))]).serialized)
-            return ExitCode.ok.rawValue
-        }
-        Console.out("Sources (--mic):")
-        for source in devices.sources {
-            Console.out("  \(source.name)  \(reporter.style.dim(source.description + (source.isMonitor ? " (monitor of a sink)" : "")))")
-        }
-        Console.out("Sinks (--speaker):")
-        for sink in devices.sinks { Console.out("  \(sink.name)  \(reporter.style.dim(sink.description))") }
+        reporter.emit(.devices(sources: devices.sources.map(device), sinks: devices.sinks.map(device)))
         return ExitCode.ok.rawValue
     }
 }

@@ -1,31 +1,42 @@
+import ConfCall
 import ConfCore
 
 /// Reports what happens in a call: as JSON lines on stdout with `--json` (human text then goes to
 /// stderr), else as human-readable lines on stdout. Errors always reach stderr in words.
 ///
-/// Human lines are `TerminalText`: whatever a line quotes from the network (names, chat, reasons,
-/// server messages) is shown escaped, never raw; JSON carries the exact text (escaped by JSON).
+/// Every event is a `CallEvent`, rendered by its one JSON and one human renderer; each JSON event
+/// carries `t` (seconds since this reporter was made, from `clock`) and `at` (from `wallClock`).
+/// Human lines are `TerminalText`: whatever a line quotes from the network is shown escaped.
 final class EventReporter {
     let json: Bool
     let style: Style
+    private let clock: any MonotonicClock
+    private let wallClock: any WallClock
+    private let start: Instant
     /// While video is drawn in the terminal, human lines (with their event, if any) go here
     /// instead of scrolling over it.
-    var humanSink: ((TerminalText, JSONValue?) -> Void)?
+    var humanSink: ((TerminalText, CallEvent?) -> Void)?
 
-    init(json: Bool, environment: [String: String]) {
+    init(json: Bool, environment: [String: String], clock: any MonotonicClock, wallClock: any WallClock) {
         self.json = json
         style = Style(enabled: Console.wantsColor(fd: json ? 2 : 1, environment: environment))
+        self.clock = clock
+        self.wallClock = wallClock
+        start = clock.now()
     }
 
-    /// An event: its JSON object (whose first member is `type`) and its human line.
-    func emit(_ event: JSONValue, human: TerminalText) {
+    /// The event's JSON line as it would be printed now.
+    func jsonLine(_ event: CallEvent) -> String {
+        event.json(at: EventTime(sinceStart: clock.now().since(start), wall: wallClock.now())).serialized
+    }
+
+    func emit(_ event: CallEvent) {
+        let human = event.human(style)
         if json {
-            Console.out(event.serialized)
-            Console.err(human.rendered)
-        } else if let humanSink {
-            humanSink(human, event)
-        } else {
-            Console.out(human.rendered)
+            Console.out(jsonLine(event))
+            if let human { Console.err(human.rendered) }
+        } else if let human {
+            if let humanSink { humanSink(human, event) } else { Console.out(human.rendered) }
         }
     }
 
@@ -34,11 +45,11 @@ final class EventReporter {
         if json { Console.err(human.rendered) } else if let humanSink { humanSink(human, nil) } else { Console.out(human.rendered) }
     }
 
-    /// A failure's message may quote what a server or peer said: escaped for the terminal, exact in JSON.
+    /// A failure: an `error` event with `--json`, and its words always on stderr. Its message may
+    /// quote what a server or peer said: escaped for the terminal, exact in JSON.
     func failure(_ failure: CommandFailure) {
-        if json {
-            Console.out(JSONValue.object(["type": "error", "code": .string(failure.code), "message": .string(failure.message)]).serialized)
-        }
-        Console.err(("conf: " + style.red(failure.message)).rendered)
+        let event = CallEvent.error(.failed(code: failure.code, message: failure.message))
+        if json { Console.out(jsonLine(event)) }
+        if let human = event.human(style) { Console.err(human.rendered) }
     }
 }

@@ -1,3 +1,4 @@
+import ConfCall
 import ConfCore
 import ConfIO
 import ConfRendezvous
@@ -11,7 +12,7 @@ struct HostCommand {
     init(_ context: CommandContext) { self.context = context }
 
     func run() -> Int32 {
-        let reporter = EventReporter(json: context.json, environment: context.environment)
+        let reporter = context.reporter()
         let request: CreateRoomRequest, standing: RendezvousAddress?, ca: String?, listen: HostPort, settings: ParticipantRun.Settings
         do throws(CommandFailure) {
             let roomName = context.invocation.value("name") ?? "conf"
@@ -75,14 +76,14 @@ struct HostCommand {
         }
         var session: ParticipantSession?
         var call: CallDriver?
-        let finish = { (result: Result<String, CommandFailure>) in
+        let finish = { (result: Result<CallEvent.LeaveReason, CommandFailure>) in
             call?.stopTerminalView()  // the last lines belong on the normal screen
             exitCode = ParticipantRun.finish(result, reporter: reporter)
             let stopServer = { if let embedded { embedded.shutdown(reason: "host-left") { loop.quit() } } else { loop.quit() } }
             if let call { call.close(then: stopServer) } else { stopServer() }
         }
         ParticipantRun.leaveOnSignals(loop) {
-            if let session { session.leave(reason: "signal") } else { finish(.success("signal")) }
+            if let session { session.leave(reason: .signal) } else { finish(.success(.signal)) }
         }
         client.createRoom(request) { result in
             switch result {
@@ -111,18 +112,8 @@ struct HostCommand {
         let trust = ca.map { " --ca " + shellQuoted($0) } ?? ""
         let join = "conf join \(room.room) \(room.pin.digits) --server \(advertised[0])" + trust
         let listenJoin = "conf join \(room.room) \(room.listenPin.digits) --server \(advertised[0])" + trust
-        let style = reporter.style
-        var human: TerminalText = "Room \(style.bold(room.name))  id \(style.bold(room.room.rawValue))  pin \(style.bold(room.pin.digits))"
-            + "  listen-only pin \(style.bold(room.listenPin.digits))  (\(room.resolution.rawValue))\n"
-            + "Others join with:  \(join)\n"
-            + "Listeners join with:  \(listenJoin)"
-        if advertised.count > 1 { human += "\n  (this machine is also at \(advertised.dropFirst().joined(separator: ", ")))" }
-        reporter.emit(.object([
-            "type": "room", "room": .string(room.room.rawValue), "pin": .string(room.pin.digits),
-            "listen_pin": .string(room.listenPin.digits), "name": .string(room.name),
-            "resolution": .string(room.resolution.rawValue), "join_command": .string(join),
-            "listen_join_command": .string(listenJoin),
-        ]), human: human)
+        reporter.emit(.room(.init(room: room, joinCommand: join, listenJoinCommand: listenJoin,
+                                  otherAddresses: Array(advertised.dropFirst()))))
     }
 
     /// `text` as one word for a POSIX shell.

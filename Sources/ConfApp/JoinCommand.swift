@@ -1,3 +1,4 @@
+import ConfCall
 import ConfCore
 import ConfIO
 import ConfWire
@@ -9,7 +10,7 @@ struct JoinCommand {
     init(_ context: CommandContext) { self.context = context }
 
     func run() -> Int32 {
-        let reporter = EventReporter(json: context.json, environment: context.environment)
+        let reporter = context.reporter()
         let room: RoomID, pin: Pin, client: RendezvousClient, settings: ParticipantRun.Settings
         do throws(CommandFailure) {
             let roomText = context.invocation.argument("ROOM") ?? ""
@@ -43,7 +44,7 @@ struct JoinCommand {
             reporter.failure(error)
             return error.exitCode.rawValue
         }
-        ParticipantRun.leaveOnSignals(loop) { session.leave(reason: "signal") }
+        ParticipantRun.leaveOnSignals(loop) { session.leave(reason: .signal) }
         session.start()
         loop.run()
         withExtendedLifetime(call) {}

@@ -1,3 +1,4 @@
+import ConfCall
 import ConfCore
 import ConfIO
 #if canImport(Glibc)
@@ -21,14 +22,14 @@ enum ParticipantRun {
     }
 
     /// Reports the end of a session (`error` if it failed, then `left`) and returns the exit status.
-    static func finish(_ result: Result<String, CommandFailure>, reporter: EventReporter) -> ExitCode {
+    static func finish(_ result: Result<CallEvent.LeaveReason, CommandFailure>, reporter: EventReporter) -> ExitCode {
         switch result {
         case .success(let reason):
-            reporter.emit(.object(["type": "left", "reason": .string(reason)]), human: "Left the room (\(humanReason(reason))).")
+            reporter.emit(.left(reason))
             return .ok
         case .failure(let failure):
             reporter.failure(failure)
-            if reporter.json { Console.out(JSONValue.object(["type": "left", "reason": .string(failure.code)]).serialized) }
+            reporter.emit(.left(.failed(code: failure.code)))
             return failure.exitCode
         }
     }
@@ -41,16 +42,6 @@ enum ParticipantRun {
                 signalled = true
                 leave()
             }
-        }
-    }
-
-    private static func humanReason(_ reason: String) -> String {
-        switch reason {
-        case "duration": "the duration ran out"
-        case "signal": "interrupted"
-        case "host-left": "the host ended the room"
-        case "nobody-left": "nobody else is left in the call"
-        default: reason
         }
     }
 }

@@ -1,3 +1,4 @@
+import ConfCall
 import ConfCore
 import ConfIO
 import ConfSession
@@ -32,11 +33,12 @@ final class ParticipantSession {
     private let name: String
     private let duration: Duration?
     private let clock = SystemClock()
-    private let onEnd: (Result<String, CommandFailure>) -> Void
+    private let onEnd: (Result<CallEvent.LeaveReason, CommandFailure>) -> Void
     private(set) var phase = Phase.idle
     private var me: ParticipantID?
     private var peers: [ParticipantID: Participant] = [:]
-    private var leaveReason = "left"
+    /// Set by `leave(reason:)` before the phase becomes `.leaving`, where it is read.
+    private var leaveReason = CallEvent.LeaveReason.command
     private var lastHeard = Instant.zero
     private var timers: [Timer] = []
     /// Set when the server said why the room ended, before closing.
@@ -72,7 +74,7 @@ final class ParticipantSession {
     static let awayAloneLimit: Duration = .seconds(30)
 
     init(loop: EventLoop, client: RendezvousClient, reporter: EventReporter, room: RoomID, pin: Pin, name: String,
-         duration: Duration?, onEnd: @escaping (Result<String, CommandFailure>) -> Void) {
+         duration: Duration?, onEnd: @escaping (Result<CallEvent.LeaveReason, CommandFailure>) -> Void) {
         self.loop = loop
         self.client = client
         self.reporter = reporter
@@ -98,7 +100,7 @@ final class ParticipantSession {
     }
 
     /// Leaves the room cleanly: the others are told at once.
-    func leave(reason: String) {
+    func leave(reason: CallEvent.LeaveReason) {
         switch phase {
         case .idle, .ended: return
         case .connecting, .joining, .away, .resuming, .detached:
@@ -181,13 +183,11 @@ final class ParticipantSession {
         case .error(let code, let text):
             if phase == .resuming {
                 // resume-refused, or a rendezvous that does not know `resume`: the seat is gone.
-                detach(reason: code == .resumeRefused ? "resume-refused" : code.rawValue,
-                       "the rendezvous at \(client.address) no longer has this room (\(text))")
+                detach(.seatGone(code, message: text))
             } else if phase == .joining {
                 end(.failure(CommandFailure(ExitCode(code), code: code.rawValue, Self.explain(code, text, room: room))))
             } else {
-                reporter.emit(.object(["type": "error", "code": .string(code.rawValue), "message": .string(text)]),
-                              human: "conf: the rendezvous reported: \(text)")
+                reporter.emit(.error(.rendezvous(code, message: text)))
             }
         case .pong:
             break
@@ -195,15 +195,11 @@ final class ParticipantSession {
             roomClosedReason = reason
         case .knocking(let text):
             guard phase == .joining else { return }
-            reporter.emit(.object(["type": "knocking", "room": .string(room.rawValue), "message": .string(text)]),
-                          human: "Room \(room) is locked after too many wrong pins: waiting for someone in the call to let you in")
+            reporter.emit(.knocking(room: room, message: text))
         case .knock(let knock):
-            reporter.emit(.object(["type": "knock", "knock": .string(knock.id.rawValue), "name": .string(knock.name),
-                                   "role": .string(knock.role.rawValue)]),
-                          human: reporter.style.bold("?") + " \(knock.name) knocks (\(knock.role.rawValue), \(knock.id)): type `admit \(knock.id)` to let them in or `deny \(knock.id)`")
+            reporter.emit(.knock(knock))
         case .knockEnded(let id, let outcome):
-            reporter.emit(.object(["type": "knock-ended", "knock": .string(id.rawValue), "outcome": .string(outcome.rawValue)]),
-                          human: reporter.style.dim("knock \(id) \(outcome.rawValue)"))
+            reporter.emit(.knockEnded(id, outcome: outcome))
         }
     }
 
@@ -212,16 +208,16 @@ final class ParticipantSession {
         case .ended, .detached: return
         case .leaving: end(.success(leaveReason))
         case .away: scheduleReconnect()
-        case .resuming: lost("the connection closed again before the seat was taken back")
+        case .resuming: lost(.closedWhileResuming)
         case .inRoom:
             if roomClosedReason == "host-left" {
-                guard connectedPeers() > 0 else { return end(.success("host-left")) }
-                return detach(reason: "host-left", "the host left and their rendezvous with them")
+                guard connectedPeers() > 0 else { return end(.success(.hostLeft)) }
+                return detach(.hostLeft)
             }
-            lost(reason.isEmpty ? "connection closed (\(code))" : reason)
+            lost(.closed(code: code, reason: reason))
         case .idle, .connecting, .joining:
             if let roomClosedReason {
-                if roomClosedReason == "host-left" { return end(.success("host-left")) }
+                if roomClosedReason == "host-left" { return end(.success(.hostLeft)) }
                 return end(.failure(CommandFailure(.rendezvousUnreachable, code: "server-shutdown",
                                                    "the rendezvous at \(client.address) shut down; the call is over")))
             }
@@ -239,7 +235,7 @@ final class ParticipantSession {
     private func startTimers() {
         startPinging()
         if let duration {
-            timers.append(loop.schedule(after: duration) { [weak self] in self?.leave(reason: "duration") })
+            timers.append(loop.schedule(after: duration) { [weak self] in self?.leave(reason: .duration) })
         }
     }
 
@@ -248,7 +244,7 @@ final class ParticipantSession {
         pingTimer = loop.schedule(every: Self.pingInterval) { [weak self] in
             guard let self, self.phase == .inRoom else { return false }
             if self.clock.now().since(self.lastHeard) >= Self.serverSilenceLimit {
-                self.lost("it stopped answering")
+                self.lost(.stoppedAnswering)
                 return false
             }
             self.client.send(.ping)
@@ -259,21 +255,19 @@ final class ParticipantSession {
     // MARK: Without the rendezvous
 
     /// The connection to the rendezvous broke while in the room: the links stay, we reconnect.
-    private func lost(_ why: String) {
+    private func lost(_ why: CallEvent.RendezvousLoss) {
         let wasInRoom = phase == .inRoom
         phase = .away
         pingTimer?.cancel()
         if wasInRoom {
-            reporter.emit(.object(["type": "rendezvous-lost", "reason": .string(why)]),
-                          human: reporter.style.red("!") + " lost the rendezvous at \(client.address) (\(why)); the call goes on with those "
-                              + "connected, nobody new can join until it is back; reconnecting")
+            reporter.emit(.rendezvousLost(rendezvous: client.address.description, reason: why))
         }
         guard resumeToken != nil else {
             guard connectedPeers() > 0 else {
                 return end(.failure(CommandFailure(.rendezvousUnreachable, code: "rendezvous-lost",
-                    "lost the connection to the rendezvous at \(client.address) (\(why)) and no peer is connected: is it still running?")))
+                    "lost the connection to the rendezvous at \(client.address) (\(why.words)) and no peer is connected: is it still running?")))
             }
-            return detach(reason: "no-resume", "the rendezvous at \(client.address) gave no resume token, so the seat cannot be taken back")
+            return detach(.noResume)
         }
         watchAlone()
         scheduleReconnect()
@@ -297,8 +291,7 @@ final class ParticipantSession {
         awayTimer = nil
         backoff.reset()
         resumeToken = joined.resumeToken ?? resumeToken
-        reporter.emit(.object(["type": "rendezvous-back"]),
-                      human: reporter.style.green("!") + " the rendezvous at \(client.address) is back; newcomers can join again")
+        reporter.emit(.rendezvousBack(rendezvous: client.address.description))
         let now = Dictionary(joined.peers.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         // A peer missing from the roster that we still talk to stays: a restarted rendezvous
         // seats each of us as our resumes arrive, and its peer-joined will follow. One that
@@ -311,36 +304,33 @@ final class ParticipantSession {
     private func arrived(_ peer: Participant) {
         guard peers[peer.id] == nil else { return }  // a seat we know (and may be talking to) already
         peers[peer.id] = peer
-        reporter.emit(.object(["type": "peer-joined", "peer": .string(peer.id.rawValue), "name": .string(peer.name),
-                               "role": .string(peer.role.rawValue)]),
-                      human: reporter.style.green("+") + " \(peer.name) joined (\(peer.id), \(peer.role.rawValue))")
+        reporter.emit(.peerJoined(peer))
         onPeerJoined?(peer)
     }
 
     private func departed(_ id: ParticipantID) {
         guard let peer = peers.removeValue(forKey: id) else { return }
-        reporter.emit(.object(["type": "peer-left", "peer": .string(id.rawValue)]),
-                      human: reporter.style.red("-") + " \(peer.name) left (\(id))")
+        reporter.emit(.peerLeft(peer))
         onPeerLeft?(id)
     }
 
     /// No rendezvous for good: the call goes on with those connected and ends when none is left.
-    private func detach(reason: String, _ why: String) {
-        if reason != "host-left" && connectedPeers() == 0 {
-            return end(.failure(CommandFailure(.rendezvousUnreachable, code: reason, "\(why), and no peer is connected")))
+    private func detach(_ reason: CallEvent.RendezvousClosing) {
+        if reason != .hostLeft && connectedPeers() == 0 {
+            return end(.failure(CommandFailure(.rendezvousUnreachable, code: reason.code,
+                                               "\(reason.words(rendezvous: client.address.description)), and no peer is connected")))
         }
         phase = .detached
         pingTimer?.cancel()
         awayTimer?.cancel()
         awayTimer = nil
         client.close()
-        reporter.emit(.object(["type": "rendezvous-closed", "reason": .string(reason)]),
-                      human: reporter.style.red("!") + " \(why): the call goes on with those connected; nobody new can join")
+        reporter.emit(.rendezvousClosed(rendezvous: client.address.description, reason: reason))
         timers.append(loop.schedule(every: .milliseconds(500)) { [weak self] in
             guard let self, self.phase == .detached else { return false }
             // Without a rendezvous a link that ends cannot be set up again: the call is over
             // once none is left.
-            if self.connectedPeers() == 0 { self.end(.success(reason == "host-left" ? "host-left" : "nobody-left")) }
+            if self.connectedPeers() == 0 { self.end(.success(reason == .hostLeft ? .hostLeft : .nobodyLeft)) }
             return self.phase == .detached
         })
     }
@@ -366,7 +356,7 @@ final class ParticipantSession {
         }
     }
 
-    private func end(_ result: Result<String, CommandFailure>) {
+    private func end(_ result: Result<CallEvent.LeaveReason, CommandFailure>) {
         guard phase != .ended else { return }
         phase = .ended
         for timer in timers { timer.cancel() }
@@ -379,15 +369,8 @@ final class ParticipantSession {
     }
 
     private func reportJoined(_ joined: ServerMessage.Joined) {
-        let peerList = JSONValue.array(joined.peers.map(\.json))
-        let others = joined.peers.isEmpty
-            ? "nobody else is here yet"
-            : "here: " + joined.peers.map { "\($0.name) (\($0.id), \($0.role.rawValue))" }.joined(separator: ", ")
-        reporter.emit(
-            .object(["type": "joined", "you": .string(joined.you.rawValue), "role": .string(joined.role.rawValue),
-                     "room": .string(joined.room.rawValue), "name": .string(joined.roomName),
-                     "resolution": .string(joined.resolution.rawValue), "peers": peerList]),
-            human: "Joined \(reporter.style.bold(joined.roomName)) as \(name) (\(joined.you), \(joined.role.rawValue)); \(others)")
+        reporter.emit(.joined(.init(you: joined.you, name: name, role: joined.role, room: joined.room, roomName: joined.roomName,
+                                    resolution: joined.resolution, peers: joined.peers)))
     }
 
     static func describe(_ failure: RendezvousClientError, address: RendezvousAddress) -> CommandFailure {

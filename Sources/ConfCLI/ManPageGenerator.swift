@@ -33,7 +33,7 @@ public enum ManPageGenerator {
         for option in root.allOptions(isRoot: true) { out += optionEntry(option) }
         out += ".SH EXIT STATUS\n"
         for (code, meaning) in info.exitCodes { out += ".TP\n.B \(code)\n\(escape(meaning))\n" }
-        out += ".SH JSON EVENTS\nWith \\fB\\-\\-json\\fR, events are printed on standard output, one JSON object a line, each with a \\fBtype\\fR:\n"
+        out += ".SH JSON EVENTS\nWith \\fB\\-\\-json\\fR, events are printed on standard output, one JSON object a line, each with a \\fBtype\\fR, \\fBt\\fR (seconds since the command started) and \\fBat\\fR (the time, ISO 8601 in UTC with milliseconds), then the members below:\n"
         for (event, fields, meaning) in info.events {
             out += ".TP\n.B \(escape(event))\n\(escape(fields.isEmpty ? meaning : "{\(fields)}: \(meaning)"))\n"
         }

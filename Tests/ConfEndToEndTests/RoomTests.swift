@@ -145,4 +145,42 @@ import Testing
         #expect(host.stdout.contains("Left the room (the duration ran out)."))
         #expect(!host.stdout.contains("{\""))
     }
+
+    /// Every JSON line starts with `type`, `t` (seconds since the process started, never going
+    /// back) and `at` (UTC with milliseconds, today): a failure's `error` and `left` too.
+    @Test func everyEventCarriesItsTimeSinceStartAndTheTimeOfDay() throws {
+        let before = Date()
+        let server = try RendezvousProcess()
+        let host = try ConfProcess(["host", "--server", server.address, "--as", "ann", "--json", "--duration", "4",
+                                    "--audio-source", "silence", "--audio-sink", "none"])
+        let room = try #require(host.waitForEvent("room"))
+        let id = try #require(room["room"] as? String), pin = try #require(room["pin"] as? String)
+        let bob = try join(server, id, pin, as: "bob", ["--duration", "2", "--audio-source", "silence", "--audio-sink", "none"])
+        let wrong = try join(server, id, pin == "111111" ? "222222" : "111111", as: "eve")
+        #expect(wrong.waitForExit() == 3)
+        #expect(bob.waitForExit(timeout: .seconds(15)) == 0, "\(bob.stderr)")
+        #expect(host.waitForExit(timeout: .seconds(15)) == 0, "\(host.stderr)")
+        let after = Date()
+        let pattern = try Regex(#"^\{"type":"[a-z-]+","t":[0-9]+(\.[0-9]{1,3})?,"at":"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3})Z","#)
+        let format = Date.ISO8601FormatStyle(includingFractionalSeconds: true, timeZone: .gmt)
+        for p in [host, bob, wrong] {
+            let lines = p.stdout.split(separator: "\n")
+            #expect(lines.count >= 2, "\(p.arguments): \(p.stdout)")
+            #expect(p.events(ofType: "left").count == 1)
+            var previous = 0.0
+            for line in lines {
+                guard let match = try pattern.firstMatch(in: String(line)) else {
+                    Issue.record("\(p.arguments): not type, t, at first: \(line)")
+                    continue
+                }
+                let event = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+                let t = try #require(event["t"] as? Double)
+                #expect(t >= previous && t < 30, "\(line)")
+                previous = t
+                let at = try format.parse(String(match.output[2].substring ?? "") + "Z")
+                #expect(at >= before.addingTimeInterval(-1) && at <= after.addingTimeInterval(1), "\(line)")
+            }
+        }
+        #expect(wrong.events(ofType: "error").first?["code"] as? String == "wrong-pin")
+    }
 }

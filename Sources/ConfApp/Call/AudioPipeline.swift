@@ -69,8 +69,7 @@ final class AudioPipeline {
             if now.since(lastDeviceCheck) >= .seconds(1) {
                 lastDeviceCheck = now
                 if capture.hasFailed {
-                    reporter.emit(.object(["type": "device-lost", "device": "microphone"]),
-                                  human: "conf: the microphone went away; sending silence from now on")
+                    reporter.emit(.deviceLost(.microphone))
                     self.capture = nil
                     return []
                 }
@@ -110,8 +109,7 @@ final class AudioPipeline {
         if let playback = receiver.playback, at.since(receiver.lastDeviceCheck) >= .seconds(1) {
             receiver.lastDeviceCheck = at
             if playback.hasFailed {
-                reporter.emit(.object(["type": "device-lost", "device": "speaker", "peer": .string(peer.id.rawValue)]),
-                              human: "conf: the speaker for \(peer.name) went away; the call goes on without playing them")
+                reporter.emit(.deviceLost(.speaker(peer)))
                 receiver.playback = nil
             }
         }

@@ -1,3 +1,4 @@
+import ConfCall
 import ConfCore
 import ConfIO
 import ConfMedia
@@ -33,7 +34,7 @@ struct AudioSettings {
     var pulse: PulseConnection?
     /// Set when the default devices were wanted and there is no sound server: why, and which
     /// devices the call goes on without (silence is sent, nothing is played).
-    var missingDevices: (reason: String, devices: [String])?
+    var missingDevices: (reason: String, devices: [CallEvent.Device])?
     /// Whether the source or sink was named by flag, environment or config file (then it must exist).
     var askedForSource = false
     var askedForSink = false
@@ -96,9 +97,9 @@ struct AudioSettings {
         do {
             pulse = try PulseConnection()
         } catch where !(askedForSource && source.isPulse) && !(askedForSink && sink.isPulse) {
-            var devices: [String] = []
-            if source.isPulse { devices.append("microphone"); source = .silence }
-            if sink.isPulse { devices.append("speaker"); sink = .none }
+            var devices: [CallEvent.Device] = []
+            if source.isPulse { devices.append(.microphone); source = .silence }
+            if sink.isPulse { devices.append(.speaker); sink = .none }
             missingDevices = ("\(error)", devices)
         } catch {
             throw CommandFailure(.noAudioDevice, code: "no-pulseaudio",
@@ -126,13 +127,6 @@ struct AudioSettings {
         guard access(directory, W_OK) == 0 else {
             throw CommandFailure(.usage, code: "usage", "--record \(directory): cannot write there: \(String(cString: strerror(errno)))")
         }
-    }
-
-    /// The line that says the call goes on without sound devices, and what to do about it.
-    static func missingDevicesAdvice(_ reason: String, devices: [String]) -> TerminalText {
-        "conf: no sound server (\(reason)): going on without \(devices.joined(separator: " and ")) — sending silence, playing nothing. "
-            + "Install and start pulseaudio or pipewire-pulse for sound, or choose --audio-source tone:440 (or file:PATH.wav) "
-            + "and --audio-sink none to say so"
     }
 
     /// Whether anything here needs a PulseAudio server.

@@ -26,8 +26,6 @@ final class CallDriver {
     private let sendSignal: (ParticipantID, JSONValue) -> Void
     /// Nobody connected within the connect timeout: whether some link found no network path.
     private let onCallFailed: (_ noPath: Bool) -> Void
-    /// Our own id, once joined: `talking` reports us by it.
-    var you: ParticipantID?
     var audio: AudioPipeline?
     var video: VideoPipeline?
     var recordings: Recordings?
@@ -72,7 +70,6 @@ final class CallDriver {
 
     /// We are in the room: media and time start.
     func joined(_ joined: ServerMessage.Joined) {
-        you = joined.you
         video?.onEncoded = { [weak self] frame, captured in self?.feed(.videoFrame(frame, captured: captured)) }
         // Every 5 ms: audio frames due, video to encode or send, and the engine's deadlines.
         ticker = loop.schedule(every: .milliseconds(5)) { [weak self] in
@@ -86,7 +83,7 @@ final class CallDriver {
             self.drain()
             return true
         }
-        feed(.joined(role: joined.role, peers: joined.peers))
+        feed(.joined(you: joined.you, role: joined.role, peers: joined.peers))
     }
 
     func peerLeft(_ id: ParticipantID) {
@@ -119,7 +116,9 @@ final class CallDriver {
         case .signal(let id, let payload):
             sendSignal(id, payload)
         case .event(let event):
-            report(event)
+            reporter.emit(event)
+        case .note(let text):
+            reporter.note("\(text)")
         case .audio(let id, let received, let muted):
             guard let peer = engine.participant(id), let level = audio?.play(received, from: peer, muted: muted, at: clock.now()) else { return }
             engine.handle(.played(id, level: level), now: clock.now())

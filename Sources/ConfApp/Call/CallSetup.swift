@@ -159,9 +159,7 @@ enum CallSetup {
             throw CommandFailure(.failure, code: "crypto", "cannot make the DTLS certificate: \(error)")
         }
         if let missing = options.audio.missingDevices {
-            reporter.emit(.object(["type": "devices-missing", "devices": .array(missing.devices.map { .string($0) }),
-                                   "reason": .string(missing.reason)]),
-                          human: AudioSettings.missingDevicesAdvice(missing.reason, devices: missing.devices))
+            reporter.emit(.devicesMissing(missing.devices, reason: missing.reason))
         }
         let timeout = options.connectTimeout
         var configuration = CallEngine.Configuration()
@@ -242,18 +240,17 @@ enum CallSetup {
                     } catch {
                         throw CommandLineProblem(message: "play: \(error)")
                     }
-                case .leave?: session?.leave(reason: "command")
+                case .leave?: session?.leave(reason: .command)
                 case .admit(let knock)?: if session?.answer(knock, admit: true) == false { throw CommandLineProblem(message: "not connected to the rendezvous right now: try again in a moment") }
                 case .deny(let knock)?: if session?.answer(knock, admit: false) == false { throw CommandLineProblem(message: "not connected to the rendezvous right now: try again in a moment") }
                 }
             } catch {
-                reporter.emit(.object(["type": "error", "code": "bad-command", "message": .string(error.message)]),
-                              human: "conf: \(error.message)")
+                reporter.emit(.error(.badCommand(error.message)))
             }
         }
         commands.onTooLong = {
             let message = "a command line is longer than \(LineReader.maxLineBytes / 1024) KiB: it was ignored"
-            reporter.emit(.object(["type": "error", "code": "bad-command", "message": .string(message)]), human: "conf: \(message)")
+            reporter.emit(.error(.badCommand(message)))
         }
         return commands
     }

@@ -1,3 +1,4 @@
+import ConfCall
 import ConfCore
 import ConfMedia
 import ConfWire
@@ -153,8 +154,6 @@ final class Recordings {
     }
 
     private func report(_ error: RecordingError, peer: ConfWire.Participant) {
-        reporter.emit(.object(["type": "record-error", "peer": .string(peer.id.rawValue), "path": .string(error.path),
-                               "error": .string(error.reason)]),
-                      human: "conf: cannot record \(peer.name) to \(error.path): \(error.reason); the call goes on without this recording")
+        reporter.emit(.recordError(peer: peer, path: error.path, error: error.reason))
     }
 }

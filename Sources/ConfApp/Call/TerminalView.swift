@@ -1,3 +1,4 @@
+import ConfCall
 import ConfCore
 import ConfIO
 import ConfMedia
@@ -27,12 +28,12 @@ final class TerminalView {
     }
 
     /// An event's human line; its JSON tells which peer's words to keep or forget.
-    func show(_ line: TerminalText, event: JSONValue?) {
+    func show(_ line: TerminalText, event: CallEvent?) {
         status = line
-        guard let peer = event?["peer"]?.stringValue else { return }
-        switch event?["type"]?.stringValue {
-        case "peer-connected": words[peer] = event?["sas"]?.stringValue
-        case "peer-disconnected", "peer-left": words[peer] = nil
+        switch event {
+        case .peerConnected(let connected)?: words[connected.peer.id.rawValue] = connected.sas.joined(separator: " ")
+        case .peerDisconnected(let disconnected)?: words[disconnected.peer.id.rawValue] = nil
+        case .peerLeft(let peer)?: words[peer.id.rawValue] = nil
         default: break
         }
     }

@@ -1,3 +1,4 @@
+import ConfCall
 import ConfCore
 import ConfIO
 import Dispatch
@@ -67,8 +68,7 @@ final class VideoPipeline {
                 let camera = try V4L2Camera(loop: loop, path: path, width: width, height: height, framesPerSecond: settings.framesPerSecond)
                 camera.onFrame = { [weak self] frame in self?.latest = frame }
                 camera.onLost = { [weak self] in
-                    self?.reporter.emit(.object(["type": "device-lost", "device": "camera"]),
-                                        human: "conf: the camera went away; no more video from you")
+                    self?.reporter.emit(.deviceLost(.camera))
                     self?.camera = nil
                     self?.latest = nil
                 }

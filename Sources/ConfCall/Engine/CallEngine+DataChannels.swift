@@ -57,10 +57,10 @@ extension CallEngine {
         // Listeners listen: their chat is not delivered (the room has no option to allow it).
         if link.peer.role == .listener {
             link.refusedListenerChat += 1
-            if link.refusedListenerChat == 1 { reportIgnoredListener(link, what: "chat") }
+            if link.refusedListenerChat == 1 { reportIgnoredListener(link, what: .chat) }
             return
         }
-        outputs.append(.event(.chat(from: link.id, name: link.peer.name, text: text)))
+        outputs.append(.event(.chat(from: link.peer, text: text)))
     }
 
     // MARK: Commands
@@ -72,14 +72,14 @@ extension CallEngine {
         if sent > 0 { return true }
         guard heldChat.count < Self.maxHeldChat else { return false }
         heldChat.append(text)
-        outputs.append(.event(.note("Nobody is connected yet: the message goes to the first peer who connects.")))
+        outputs.append(.note("Nobody is connected yet: the message goes to the first peer who connects."))
         return true
     }
 
     @discardableResult
     private func say(_ text: String, to link: PeerConnection) -> Bool {
         guard link.phase == .connected, link.dataChannels?.send(text: text, label: Self.chatLabel) == true else { return false }
-        outputs.append(.event(.sent(to: link.id, name: link.peer.name, text: text)))
+        outputs.append(.event(.sent(to: link.peer, text: text)))
         return true
     }
 
@@ -94,7 +94,7 @@ extension CallEngine {
     public func setLocallyMuted(_ id: ParticipantID, _ muted: Bool, now: Instant) -> Bool {
         guard let link = links[id] else { return false }
         link.locallyMuted = muted
-        outputs.append(.event(.peerMutedLocally(peer: id, name: link.peer.name, muted: muted)))
+        outputs.append(.event(.peerMutedLocally(link.peer, muted: muted)))
         return true
     }
 
@@ -110,6 +110,6 @@ extension CallEngine {
         guard audio != link.remoteAudioMuted || video != link.remoteVideoMuted else { return }
         link.remoteAudioMuted = audio
         link.remoteVideoMuted = video
-        outputs.append(.event(.peerMuted(peer: link.id, name: link.peer.name, audio: audio, video: video)))
+        outputs.append(.event(.peerMuted(link.peer, audio: audio, video: video)))
     }
 }

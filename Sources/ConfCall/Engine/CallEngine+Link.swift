@@ -16,10 +16,10 @@ extension CallEngine {
             startDTLSIfReady(link, now: now)
         case .failed:
             if link.phase == .connected {
-                disconnect(link, code: .pathFailed, detail: "the network path failed (ICE)", now: now)
+                disconnect(link, .pathFailed, now: now)
             } else {
                 sawNoPath = true
-                disconnect(link, code: .noPath, detail: Self.noPathAdvice, now: now)
+                disconnect(link, .noPath(within: nil), now: now)
             }
         }
     }
@@ -52,7 +52,7 @@ extension CallEngine {
             // media is dropped unread (the rendezvous's roster says who listens).
             if link.peer.role == .listener {
                 link.droppedFromListener += 1
-                if link.droppedFromListener == 1 { reportIgnoredListener(link, what: "media") }
+                if link.droppedFromListener == 1 { reportIgnoredListener(link, what: .media) }
                 return
             }
             guard let plain = link.srtp?.unprotectRTP(datagram) else { return }
@@ -93,7 +93,7 @@ extension CallEngine {
                 do {
                     link.srtp = try security.makeSRTP(keys: keys)
                 } catch {
-                    disconnect(link, code: .dtlsFailed, detail: "cannot set up SRTP: \(error)", now: now)
+                    disconnect(link, .dtlsFailed(.srtp, detail: "\(error)"), now: now)
                     return
                 }
                 connected(link, now: now)
@@ -101,9 +101,9 @@ extension CallEngine {
             case .applicationData(let packet):
                 link.dataChannels?.receive(packet)
             case .failed(let reason):
-                disconnect(link, code: .dtlsFailed, detail: reason, now: now)
+                disconnect(link, .dtlsFailed(.handshake, detail: reason), now: now)
             case .closed:
-                disconnect(link, code: .left, detail: "left", now: now, restart: false)
+                disconnect(link, .left, now: now, restart: false)
             }
         }
     }
@@ -127,27 +127,21 @@ extension CallEngine {
         link.announceBy = nil
         let fallback = link.dtlsConnectedAt.flatMap { link.handshakeRTT(connectedAt: $0) }
         let rtt = link.meter.latest?.milliseconds ?? fallback ?? 0
-        func since(_ instant: Instant?) -> Double? {
-            instant.map { ($0.since(link.openedAt).milliseconds * 10).rounded() / 10 }
-        }
         let pair = link.selectedPair
-        outputs.append(.event(.peerConnected(PeerConnectedInfo(
-            peer: link.id, name: link.peer.name, path: pair?.path ?? "unknown",
+        outputs.append(.event(.peerConnected(.init(
+            peer: link.peer, path: pair?.path ?? "unknown",
             local: pair.map { "\($0.local.address):\($0.local.port)" } ?? "",
             remote: pair.map { "\($0.remote.address):\($0.remote.port)" } ?? "",
-            rttMilliseconds: (rtt * 10).rounded() / 10, sas: link.dtls?.sasWords?.joined(separator: " ") ?? "",
-            setupMilliseconds: (since(link.iceConnectedAt), since(link.dtlsConnectedAt), since(now) ?? 0)))))
+            roundTrip: .nanoseconds(Int64(rtt * 1e6)), sas: link.dtls?.sasWords ?? [],
+            iceConnected: link.iceConnectedAt?.since(link.openedAt), dtlsConnected: link.dtlsConnectedAt?.since(link.openedAt),
+            announced: now.since(link.openedAt)))))
     }
-
-    /// What to tell the user when ICE found no pair at all.
-    static let noPathAdvice = "no network path to the peer: no ICE check was answered, so UDP between you is blocked or "
-        + "filtered (a firewall, or NATs that need a relay) — try --turn USER:PASS@HOST:PORT with a TURN server both of you can reach (add ?transport=tcp to reach it over TCP)"
 
     /// The link to a peer failed or ended: reported, its agent closed at once, and set up again
     /// later when it can be (the side that offered restarts; the other answers the new offer).
-    func disconnect(_ link: PeerConnection, code: DisconnectCode, detail: String, now: Instant, restart: Bool = true) {
+    func disconnect(_ link: PeerConnection, _ reason: DisconnectReason, now: Instant, restart: Bool = true) {
         guard link.phase != .disconnected else { return }
-        report(disconnected: link, code: code, detail: detail)
+        report(disconnected: link, reason)
         link.phase = .disconnected
         teardown(link)
         let id = link.id
@@ -155,7 +149,7 @@ extension CallEngine {
         if mesh.isOfferer(to: id) {
             let attempt = restarts[id, default: 0]
             guard attempt < Self.maxRestarts else {
-                outputs.append(.event(.note("conf: giving up on \(link.peer.name) (\(id)) after \(attempt) new attempts; the call goes on with the others")))
+                outputs.append(.note("conf: giving up on \(link.peer.name) (\(id)) after \(attempt) new attempts; the call goes on with the others"))
                 return
             }
             restarts[id] = attempt + 1
@@ -176,16 +170,15 @@ extension CallEngine {
         }
     }
 
-    func report(disconnected link: PeerConnection, code: DisconnectCode, detail: String) {
+    func report(disconnected link: PeerConnection, _ reason: DisconnectReason) {
         guard !isLeaving else { return }
         if link.phase == .connected && !link.announced, let at = link.dtlsConnectedAt { announce(link, now: at) }
-        outputs.append(.event(.peerDisconnected(peer: link.id, name: link.peer.name, code: code,
-                                                wasConnected: link.phase == .connected, reason: detail)))
+        outputs.append(.event(.peerDisconnected(.init(peer: link.peer, reason: reason, wasConnected: link.phase == .connected))))
     }
 
     /// Once per link and kind: a listener sent what its role does not allow; it is dropped.
-    func reportIgnoredListener(_ link: PeerConnection, what: String) {
-        outputs.append(.event(.listenerIgnored(peer: link.id, name: link.peer.name, what: what)))
+    func reportIgnoredListener(_ link: PeerConnection, what: CallEvent.ListenerTraffic) {
+        outputs.append(.event(.listenerIgnored(link.peer, what: what)))
     }
 
     /// Closes what the link holds: data channels, DTLS (its close_notify goes out), the agent.

@@ -10,7 +10,7 @@ extension CallEngine {
     func sendAudio(_ opus: [UInt8]?, level: UInt8, now: Instant) {
         let heard = audioMuted ? 127 : level
         if let change = selfTalking.update(level: heard, now: now) {
-            outputs.append(.event(.talking(peer: nil, name: "you", talking: change)))
+            if let me { outputs.append(.event(.talking(.you(me), talking: change))) }
         }
         guard let opus, !audioMuted, configuration.sendsAudio else { return }
         let audioLevel = AudioLevel(voiceActivity: level < 50, level: level)
@@ -113,7 +113,7 @@ extension CallEngine {
 
     /// Per-peer receive figures since the last report: `audio-stats`.
     func reportStatistics(now: Instant) {
-        var peers: [AudioStatistics] = []
+        var peers: [CallEvent.AudioStatistics] = []
         for link in links.values.sorted(by: { $0.id.rawValue < $1.id.rawValue }) {
             guard var inbound = link.audioIn else { continue }
             let current = inbound.buffer.statistics
@@ -122,12 +122,12 @@ extension CallEngine {
             let played = current.played - (previous?.statistics.played ?? 0)
             let lost = current.lost - (previous?.statistics.lost ?? 0)
             let concealed = current.concealed - (previous?.statistics.concealed ?? 0)
-            peers.append(AudioStatistics(
+            peers.append(.init(
                 peer: link.id, kbps: seconds > 0 ? Double(inbound.bytesSinceReport) * 8 / seconds / 1000 : 0,
                 lossPercent: played + lost > 0 ? Double(lost) * 100 / Double(played + lost) : 0,
-                jitterMilliseconds: inbound.reception?.jitterMilliseconds ?? 0,
-                bufferMilliseconds: Double(inbound.buffer.bufferedFrames * 20),
-                targetMilliseconds: inbound.buffer.targetDelay.milliseconds, concealedMilliseconds: Double(concealed * 20)))
+                jitter: .nanoseconds(Int64((inbound.reception?.jitterMilliseconds ?? 0) * 1e6)),
+                buffered: Self.audioFrameDuration * inbound.buffer.bufferedFrames, target: inbound.buffer.targetDelay,
+                concealed: Self.audioFrameDuration * concealed))
             inbound.bytesSinceReport = 0
             inbound.lastReport = (now, current)
             link.audioIn = inbound

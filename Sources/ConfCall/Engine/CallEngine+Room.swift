@@ -4,7 +4,8 @@ import ConfWire
 
 /// The room's events and the mesh's negotiation.
 extension CallEngine {
-    func joined(role: Role, peers: [Participant], now: Instant) {
+    func joined(you: ParticipantID, role: Role, peers: [Participant], now: Instant) {
+        me = you
         self.role = role
         // The mesh asks for links from inside later inputs: they open at that input's time.
         mesh = Mesh(sessionID: random.next() >> 1) { [unowned self] id, controlling in
@@ -37,7 +38,7 @@ extension CallEngine {
         do {
             mesh?.received(try PeerSignal(json: payload), from: id)
         } catch {
-            outputs.append(.event(.note("conf: ignored a bad signal from \(id): \(error)")))
+            outputs.append(.note("conf: ignored a bad signal from \(id): \(error)"))
             return
         }
         drainMesh(now: now)
@@ -48,7 +49,7 @@ extension CallEngine {
     private func openLink(to id: ParticipantID, controlling: Bool, now: Instant) -> LocalEndpoint {
         let peer = roster[id] ?? Participant(id: id, name: id.rawValue, role: .publisher)
         if let old = links.removeValue(forKey: id) {  // a restart: the old link goes
-            if old.phase == .connected { report(disconnected: old, code: .restarting, detail: "the peer is setting the link up again") }
+            if old.phase == .connected { report(disconnected: old, .restarting) }
             if old.phase != .disconnected { teardown(old) }
             old.phase = .disconnected
         }
@@ -78,12 +79,12 @@ extension CallEngine {
                 if links[id] != nil { outputs.append(.remoteCandidatesDone(id)) }
             case .candidateLimitReached(let id, let limit):
                 let name = roster[id]?.name ?? id.rawValue
-                outputs.append(.event(.note("conf: \(name) (\(id)) sent more than \(limit) ICE candidates for one link; the rest are ignored")))
+                outputs.append(.note("conf: \(name) (\(id)) sent more than \(limit) ICE candidates for one link; the rest are ignored"))
             case .failed(let id, let error):
-                if let link = links[id] { disconnect(link, code: .negotiationFailed, detail: error.description, now: now) }
+                if let link = links[id] { disconnect(link, .negotiationFailed(error.description), now: now) }
             case .close(let id):
                 guard let link = links.removeValue(forKey: id) else { continue }
-                if link.phase == .connected { report(disconnected: link, code: .left, detail: "left") }
+                if link.phase == .connected { report(disconnected: link, .left) }
                 if link.phase != .disconnected { teardown(link) }
                 link.phase = .disconnected
             }
@@ -97,7 +98,7 @@ extension CallEngine {
         do {
             link.dtls = try security.makeDTLS(role: negotiated.dtlsRole, remoteFingerprint: negotiated.remoteFingerprint)
         } catch {
-            disconnect(link, code: .dtlsFailed, detail: "cannot set up DTLS: \(error)", now: now)
+            disconnect(link, .dtlsFailed(.setup, detail: "\(error)"), now: now)
             return
         }
         startDTLSIfReady(link, now: now)
@@ -112,7 +113,7 @@ extension CallEngine {
             if case .gather(let to) = output { return to == id }
             return false
         }
-        disconnect(link, code: .noPath, detail: "cannot start ICE: \(reason)", now: now, restart: false)
+        disconnect(link, .iceUnavailable(reason), now: now, restart: false)
     }
 
     /// We are leaving: every link closes (DTLS close_notify goes out first) and nothing more is reported.

@@ -52,8 +52,7 @@ extension CallEngine {
         }
         guard link.phase == .connected else { return }
         if now.since(link.lastHeard) >= silenceLimit(link) {
-            let seconds = Self.seconds(silenceLimit(link))
-            disconnect(link, code: .silence, detail: "nothing heard for \(seconds) s: the peer vanished or the network broke", now: now)
+            disconnect(link, .silence(limit: silenceLimit(link)), now: now)
             return
         }
         if let announceBy = link.announceBy, now >= announceBy, !link.announced {
@@ -96,22 +95,15 @@ extension CallEngine {
 
     /// A link that did not come up within --connect-timeout, reported for what held it up.
     func timedOut(_ link: PeerConnection, now: Instant) {
-        let seconds = Self.seconds(configuration.connectTimeout)
+        let timeout = configuration.connectTimeout
         if link.negotiated == nil {
-            disconnect(link, code: .connectTimeout, detail: "could not connect within \(seconds) s: the peer never answered the offer", now: now)
+            disconnect(link, .connectTimeout(timeout, stalledAt: .unanswered), now: now)
         } else if !link.iceConnected {
             // Negotiated through the rendezvous (TCP), yet no UDP check came back.
             sawNoPath = true
-            disconnect(link, code: .noPath, detail: "could not connect within \(seconds) s: " + Self.noPathAdvice, now: now)
+            disconnect(link, .noPath(within: timeout), now: now)
         } else {
-            disconnect(link, code: .connectTimeout, detail: "could not connect within \(seconds) s: the network path works but the "
-                + "encrypted handshake (DTLS) did not finish", now: now)
+            disconnect(link, .connectTimeout(timeout, stalledAt: .handshake), now: now)
         }
-    }
-
-    /// "2" or "2.5": a duration in seconds for people.
-    static func seconds(_ duration: Duration) -> String {
-        let value = duration.milliseconds / 1000
-        return value == value.rounded() ? String(Int(value)) : String(value)
     }
 }

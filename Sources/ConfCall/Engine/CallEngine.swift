@@ -34,8 +34,8 @@ public final class CallEngine {
     }
 
     public enum Input: Sendable {
-        /// We are in the room, with these others already there.
-        case joined(role: Role, peers: [Participant])
+        /// We are in the room as `you`, with these others already there.
+        case joined(you: ParticipantID, role: Role, peers: [Participant])
         case peerJoined(Participant)
         case peerLeft(ParticipantID)
         /// A peer signal relayed by the rendezvous (offer, answer, candidate).
@@ -76,6 +76,8 @@ public final class CallEngine {
         case transmit(ParticipantID, [UInt8])
         case signal(ParticipantID, JSONValue)
         case event(CallEvent)
+        /// A line for the person with no event (hints, what was ignored): the driver shows it escaped.
+        case note(String)
         /// A peer's audio at its playout time: decode (or conceal) and play. `muted`: muted here.
         case audio(ParticipantID, ReceivedAudio, muted: Bool)
         /// A peer's complete VP8 frame, in order: decode and show or record.
@@ -114,6 +116,8 @@ public final class CallEngine {
 
     var mesh: Mesh?
     var role = Role.publisher
+    /// Our own id in the room, from `joined`.
+    var me: ParticipantID?
     var roster: [ParticipantID: Participant] = [:]
     var links: [ParticipantID: PeerConnection] = [:]
     /// Restarts in a row per peer since its link last connected, and when the next one is due.
@@ -150,7 +154,7 @@ public final class CallEngine {
     public func handle(_ input: Input, now: Instant) {
         self.now = max(self.now, now)
         switch input {
-        case .joined(let role, let peers): joined(role: role, peers: peers, now: now)
+        case .joined(let you, let role, let peers): joined(you: you, role: role, peers: peers, now: now)
         case .peerJoined(let peer): peerJoined(peer, now: now)
         case .peerLeft(let id): peerLeft(id, now: now)
         case .signal(let id, let payload): signal(from: id, payload, now: now)
@@ -169,7 +173,7 @@ public final class CallEngine {
         case .videoFrame(let frame, let captured): sendVideo(frame, captured: captured, now: now)
         case .played(let id, let level):
             guard let link = links[id], let change = link.talking.update(level: level, now: now) else { break }
-            outputs.append(.event(.talking(peer: id, name: link.peer.name, talking: change)))
+            outputs.append(.event(.talking(.peer(link.peer), talking: change)))
         case .videoUndecodable(let id):
             if let link = links[id] { requestKeyFrame(on: link, now: now) }
         case .leave: leave()

@@ -1,44 +1,103 @@
 import ConfCore
 import ConfWire
 
-// PLACEHOLDER until the `events` branch lands with the full enum and its renderers.
-public enum DisconnectCode: String, Sendable {
-    case left, restarting
-    case noPath = "no-path"
-    case pathFailed = "path-failed"
-    case connectTimeout = "connect-timeout"
-    case silence
-    case negotiationFailed = "negotiation-failed"
-    case dtlsFailed = "dtls-failed"
-}
-
-public struct PeerConnectedInfo: Equatable, Sendable {
-    public var peer: ParticipantID
-    public var name: String
-    public var path: String
-    public var local: String
-    public var remote: String
-    public var rttMilliseconds: Double
-    public var sas: String
-    public var setupMilliseconds: (ice: Double?, dtls: Double?, connected: Double)
-    public static func == (a: Self, b: Self) -> Bool { a.peer == b.peer && a.sas == b.sas && a.path == b.path }
-}
-
+/// Everything a participant reports while it runs: one case per `--json` event `type`. Cases carry
+/// typed values, including what only the human line shows (a peer's name where the JSON has its
+/// id); the words of a reason are made from its code and details by the renderers
+/// (`CallEvent+JSON.swift`, `CallEvent+Human.swift`), never at the place that reports it.
+///
+/// Text in these values may come from the network (names, chat, reasons): JSON carries it exact,
+/// the human renderer escapes it.
 public enum CallEvent: Equatable, Sendable {
-    case peerConnected(PeerConnectedInfo)
-    case peerDisconnected(peer: ParticipantID, name: String, code: DisconnectCode, wasConnected: Bool, reason: String)
-    case chat(from: ParticipantID, name: String, text: String)
-    case sent(to: ParticipantID, name: String, text: String)
+    /// conf host created its room.
+    case room(RoomOpened)
+    /// We are in the room.
+    case joined(Joined)
+    case peerJoined(Participant)
+    case peerLeft(Participant)
+    case peerConnected(PeerConnected)
+    case peerDisconnected(PeerDisconnected)
+    case chat(from: Participant, text: String)
+    case sent(to: Participant, text: String)
+    /// Our own mute state.
     case muted(audio: Bool, video: Bool)
-    case peerMuted(peer: ParticipantID, name: String, audio: Bool, video: Bool)
-    case peerMutedLocally(peer: ParticipantID, name: String, muted: Bool)
-    case talking(peer: ParticipantID?, name: String, talking: Bool)
-    case listenerIgnored(peer: ParticipantID, name: String, what: String)
+    /// A peer muted or unmuted itself.
+    case peerMuted(Participant, audio: Bool, video: Bool)
+    /// We stopped or resumed playing a peer (here only).
+    case peerMutedLocally(Participant, muted: Bool)
+    case talking(Speaker, talking: Bool)
     case audioStats([AudioStatistics])
-    case note(String)
-}
+    /// `conf devices`: the sound server's sources and sinks.
+    case devices(sources: [SoundDevice], sinks: [SoundDevice])
+    /// No sound server: the call goes on without the default devices; `reason` is the library's words.
+    case devicesMissing([Device], reason: String)
+    case deviceLost(LostDevice)
+    /// A recording stopped; `error` is the system's words ("No space left on device").
+    case recordError(peer: Participant, path: String, error: String)
+    /// A listen-only participant sent what its role does not allow (reported once per kind).
+    case listenerIgnored(Participant, what: ListenerTraffic)
+    /// Our join waits at a locked room for someone to admit it; `message` is the rendezvous's.
+    case knocking(room: RoomID, message: String)
+    case knock(ServerMessage.Knock)
+    case knockEnded(KnockID, outcome: ServerMessage.KnockOutcome)
+    case rendezvousLost(rendezvous: String, reason: RendezvousLoss)
+    case rendezvousBack(rendezvous: String)
+    case rendezvousClosed(rendezvous: String, reason: RendezvousClosing)
+    case left(LeaveReason)
+    case error(ErrorReport)
 
-public struct AudioStatistics: Equatable, Sendable {
-    public var peer: ParticipantID
-    public var kbps, lossPercent, jitterMilliseconds, bufferMilliseconds, targetMilliseconds, concealedMilliseconds: Double
+    /// The event's `type`, one per case; `Kind.allCases` is what the documentation must list.
+    public enum Kind: String, CaseIterable, Sendable {
+        case room, joined
+        case peerJoined = "peer-joined", peerLeft = "peer-left"
+        case peerConnected = "peer-connected", peerDisconnected = "peer-disconnected"
+        case chat, sent, muted
+        case peerMuted = "peer-muted", peerMutedLocally = "peer-muted-locally"
+        case talking
+        case audioStats = "audio-stats"
+        case devices
+        case devicesMissing = "devices-missing", deviceLost = "device-lost"
+        case recordError = "record-error"
+        case listenerIgnored = "listener-ignored"
+        case knocking, knock
+        case knockEnded = "knock-ended"
+        case rendezvousLost = "rendezvous-lost", rendezvousBack = "rendezvous-back", rendezvousClosed = "rendezvous-closed"
+        case left, error
+    }
+
+    /// Every event type conf prints, for checking the documentation against.
+    public static let allTypes: [String] = Kind.allCases.map(\.rawValue)
+
+    public var kind: Kind {
+        switch self {
+        case .room: .room
+        case .joined: .joined
+        case .peerJoined: .peerJoined
+        case .peerLeft: .peerLeft
+        case .peerConnected: .peerConnected
+        case .peerDisconnected: .peerDisconnected
+        case .chat: .chat
+        case .sent: .sent
+        case .muted: .muted
+        case .peerMuted: .peerMuted
+        case .peerMutedLocally: .peerMutedLocally
+        case .talking: .talking
+        case .audioStats: .audioStats
+        case .devices: .devices
+        case .devicesMissing: .devicesMissing
+        case .deviceLost: .deviceLost
+        case .recordError: .recordError
+        case .listenerIgnored: .listenerIgnored
+        case .knocking: .knocking
+        case .knock: .knock
+        case .knockEnded: .knockEnded
+        case .rendezvousLost: .rendezvousLost
+        case .rendezvousBack: .rendezvousBack
+        case .rendezvousClosed: .rendezvousClosed
+        case .left: .left
+        case .error: .error
+        }
+    }
+
+    public var type: String { kind.rawValue }
 }

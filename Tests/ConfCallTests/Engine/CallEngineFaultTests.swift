@@ -88,7 +88,7 @@ import Testing
         }
         call.step(ann)
         call.run(for: .seconds(1))
-        let ignored = ann.events.filter { if case .listenerIgnored(let peer, _, "media") = $0.event { peer == lou.id } else { false } }
+        let ignored = ann.events.filter { if case .listenerIgnored(let peer, .media) = $0.event { peer.id == lou.id } else { false } }
         #expect(ignored.count == 1)
         #expect(ann.audioFrames[lou.id] == nil)
         #expect(call.fullMesh([ann, lou]), "the listener stays connected")

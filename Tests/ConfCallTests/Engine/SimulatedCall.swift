@@ -49,15 +49,15 @@ final class SimulatedCall {
 
         func connected(to other: Participant) -> Bool { engine.isConnected(other.id) }
 
-        var connectedEvents: [PeerConnectedInfo] {
+        var connectedEvents: [CallEvent.PeerConnected] {
             events.compactMap { if case .peerConnected(let info) = $0.event { info } else { nil } }
         }
 
         var disconnections: [(peer: ParticipantID, code: DisconnectCode)] {
-            events.compactMap { if case .peerDisconnected(let peer, _, let code, _, _) = $0.event { (peer, code) } else { nil } }
+            events.compactMap { if case .peerDisconnected(let d) = $0.event { (d.peer.id, d.reason.code) } else { nil } }
         }
 
-        var chats: [String] { events.compactMap { if case .chat(_, _, let text) = $0.event { text } else { nil } } }
+        var chats: [String] { events.compactMap { if case .chat(_, let text) = $0.event { text } else { nil } } }
     }
 
     let clock = ManualClock(Instant.zero + .seconds(1))
@@ -105,7 +105,7 @@ final class SimulatedCall {
     func join(_ who: Participant) {
         let present = participants.filter { $0.inRoom && $0 !== who }
         who.inRoom = true
-        who.pending.append(.joined(role: who.role, peers: present.map(\.card)))
+        who.pending.append(.joined(you: who.id, role: who.role, peers: present.map(\.card)))
         if who.sendsAudio { who.nextAudioAt = now }
         if who.sendsVideo { who.nextVideoAt = now }
         for other in present { relay(to: other, .peerJoined(who.card)) }
@@ -244,6 +244,8 @@ final class SimulatedCall {
             relay(to: to, .signal(from: from, payload))
         case .event(let event):
             participant.events.append((now, event))
+        case .note:
+            break
         case .audio(let id, _, _):
             participant.audioFrames[id, default: 0] += 1
         case .video(let id, _, _):

@@ -1,0 +1,112 @@
+import ConfCore
+import ConfWire
+
+extension CallEvent {
+    /// The event as a line (or a few) for a person, styled with `style`; nil when it has none
+    /// (`left` after a failure: the error's line said it). Whatever came from the network is
+    /// interpolated as a `String`, so `TerminalText` shows it escaped.
+    public func human(_ style: Style) -> TerminalText? {
+        switch self {
+        case .room(let r):
+            var text: TerminalText = "Room \(style.bold(r.room.name))  id \(style.bold(r.room.room.rawValue))  pin \(style.bold(r.room.pin.digits))"
+                + "  listen-only pin \(style.bold(r.room.listenPin.digits))  (\(r.room.resolution.rawValue))\n"
+                + "Others join with:  \(r.joinCommand)\n"
+                + "Listeners join with:  \(r.listenJoinCommand)"
+            if !r.otherAddresses.isEmpty { text += "\n  (this machine is also at \(r.otherAddresses.joined(separator: ", ")))" }
+            return text
+        case .joined(let j):
+            let others = j.peers.isEmpty
+                ? "nobody else is here yet"
+                : "here: " + j.peers.map { "\($0.name) (\($0.id), \($0.role.rawValue))" }.joined(separator: ", ")
+            return "Joined \(style.bold(j.roomName)) as \(j.name) (\(j.you), \(j.role.rawValue)); \(others)"
+        case .peerJoined(let peer):
+            return style.green("+") + " \(peer.name) joined (\(peer.id), \(peer.role.rawValue))"
+        case .peerLeft(let peer):
+            return style.red("-") + " \(peer.name) left (\(peer.id))"
+        case .peerConnected(let c):
+            let rtt = (c.roundTrip.milliseconds * 10).rounded() / 10
+            return style.green("=") + " connected to \(c.peer.name) (\(c.peer.id)): \(c.path) \(c.local) ↔ \(c.remote), "
+                + "rtt \(rtt) ms; check words with them: \(style.bold(c.sas.joined(separator: " ")))"
+        case .peerDisconnected(let d):
+            let verb = d.wasConnected ? "lost" : "could not connect to"
+            return style.red("×") + " \(verb) \(d.peer.name) (\(d.peer.id)): \(d.reason.words)"
+        case .chat(let from, let text):
+            return "\(style.bold(from.name)): \(text)"
+        case .sent(let to, let text):
+            return style.dim("you → \(to.name): \(text)")
+        case .muted(let audio, _):
+            return audio ? "Microphone muted: nothing is sent." : "Microphone on."
+        case .peerMuted(let peer, let audio, _):
+            return "\(peer.name) \(audio ? "muted" : "unmuted") their microphone"
+        case .peerMutedLocally(let peer, let muted):
+            return muted ? "\(peer.name) is muted here." : "\(peer.name) plays again."
+        case .talking(let speaker, let talking):
+            let who = switch speaker {
+            case .you: "you"
+            case .peer(let peer): "\(peer.name) (\(peer.id))"
+            }
+            return style.dim("\(who) \(talking ? "started" : "stopped") talking")
+        case .audioStats(let peers):
+            func tenths(_ value: Double) -> Double { (value * 10).rounded() / 10 }
+            let figures = peers.map { s in
+                "\(s.peer): \(tenths(s.kbps)) kbit/s, loss \(tenths(s.lossPercent)) %, jitter \(tenths(s.jitter.milliseconds)) ms, "
+                    + "buffer \(tenths(s.buffered.milliseconds)) ms, concealed \(tenths(s.concealed.milliseconds)) ms"
+            }
+            return style.dim("audio: " + figures.joined(separator: "; "))
+        case .devices(let sources, let sinks):
+            var text: TerminalText = "Sources (--mic):"
+            for source in sources {
+                text += "\n  \(source.name)  \(style.dim(source.description + (source.isMonitor ? " (monitor of a sink)" : "")))"
+            }
+            text += "\nSinks (--speaker):"
+            for sink in sinks { text += "\n  \(sink.name)  \(style.dim(sink.description))" }
+            return text
+        case .devicesMissing(let devices, let reason):
+            return "conf: no sound server (\(reason)): going on without \(devices.map(\.rawValue).joined(separator: " and ")) — "
+                + "sending silence, playing nothing. Install and start pulseaudio or pipewire-pulse for sound, or choose "
+                + "--audio-source tone:440 (or file:PATH.wav) and --audio-sink none to say so"
+        case .deviceLost(.microphone):
+            return "conf: the microphone went away; sending silence from now on"
+        case .deviceLost(.camera):
+            return "conf: the camera went away; no more video from you"
+        case .deviceLost(.speaker(let peer)):
+            return "conf: the speaker for \(peer.name) went away; the call goes on without playing them"
+        case .recordError(let peer, let path, let error):
+            return "conf: cannot record \(peer.name) to \(path): \(error); the call goes on without this recording"
+        case .listenerIgnored(let peer, let what):
+            return style.dim("\(peer.name) (\(peer.id)) joined to listen only: their \(what.rawValue) is ignored")
+        case .knocking(let room, _):
+            return "Room \(room) is locked after too many wrong pins: waiting for someone in the call to let you in"
+        case .knock(let knock):
+            return style.bold("?")
+                + " \(knock.name) knocks (\(knock.role.rawValue), \(knock.id)): type `admit \(knock.id)` to let them in or `deny \(knock.id)`"
+        case .knockEnded(let id, let outcome):
+            return style.dim("knock \(id) \(outcome.rawValue)")
+        case .rendezvousLost(let rendezvous, let reason):
+            return style.red("!") + " lost the rendezvous at \(rendezvous) (\(reason.words)); the call goes on with those "
+                + "connected, nobody new can join until it is back; reconnecting"
+        case .rendezvousBack(let rendezvous):
+            return style.green("!") + " the rendezvous at \(rendezvous) is back; newcomers can join again"
+        case .rendezvousClosed(let rendezvous, let reason):
+            return style.red("!") + " \(reason.words(rendezvous: rendezvous)): the call goes on with those connected; nobody new can join"
+        case .left(.failed):
+            return nil
+        case .left(let reason):
+            let words = switch reason {
+            case .duration: "the duration ran out"
+            case .signal: "interrupted"
+            case .command: "you typed leave"
+            case .hostLeft: "the host ended the room"
+            case .nobodyLeft: "nobody else is left in the call"
+            case .failed(let code): code
+            }
+            return "Left the room (\(words))."
+        case .error(.rendezvous(_, let message)):
+            return "conf: the rendezvous reported: \(message)"
+        case .error(.badCommand(let message)):
+            return "conf: \(message)"
+        case .error(.failed(_, let message)):
+            return "conf: " + style.red(message)
+        }
+    }
+}

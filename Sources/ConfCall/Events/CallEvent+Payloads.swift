@@ -1,0 +1,142 @@
+import ConfCore
+import ConfWire
+
+/// What the bigger events carry.
+extension CallEvent {
+    public struct RoomOpened: Equatable, Sendable {
+        public var room: RoomCreated
+        /// The command that joins as a publisher, and the one that joins as a listener.
+        public var joinCommand: String
+        public var listenJoinCommand: String
+        /// Further addresses of this machine, after the one the commands name.
+        public var otherAddresses: [String]
+
+        public init(room: RoomCreated, joinCommand: String, listenJoinCommand: String, otherAddresses: [String] = []) {
+            self.room = room
+            self.joinCommand = joinCommand
+            self.listenJoinCommand = listenJoinCommand
+            self.otherAddresses = otherAddresses
+        }
+    }
+
+    public struct Joined: Equatable, Sendable {
+        public var you: ParticipantID
+        /// Our own name, as we gave it.
+        public var name: String
+        public var role: Role
+        public var room: RoomID
+        public var roomName: String
+        public var resolution: Resolution
+        public var peers: [Participant]
+
+        public init(you: ParticipantID, name: String, role: Role, room: RoomID, roomName: String, resolution: Resolution,
+                    peers: [Participant]) {
+            self.you = you
+            self.name = name
+            self.role = role
+            self.room = room
+            self.roomName = roomName
+            self.resolution = resolution
+            self.peers = peers
+        }
+    }
+
+    public struct PeerConnected: Equatable, Sendable {
+        public var peer: Participant
+        /// "host", "srflx", "prflx" or "relay": the least direct kind on the selected pair.
+        public var path: String
+        /// The selected pair's addresses, "HOST:PORT" (empty when unknown).
+        public var local: String
+        public var remote: String
+        public var roundTrip: Duration
+        /// The short authentication string's words.
+        public var sas: [String]
+        /// From the link's creation (offer made or expected) to each step.
+        public var iceConnected: Duration?
+        public var dtlsConnected: Duration?
+        public var announced: Duration?
+
+        public init(peer: Participant, path: String, local: String, remote: String, roundTrip: Duration, sas: [String],
+                    iceConnected: Duration?, dtlsConnected: Duration?, announced: Duration?) {
+            self.peer = peer
+            self.path = path
+            self.local = local
+            self.remote = remote
+            self.roundTrip = roundTrip
+            self.sas = sas
+            self.iceConnected = iceConnected
+            self.dtlsConnected = dtlsConnected
+            self.announced = announced
+        }
+    }
+
+    public struct PeerDisconnected: Equatable, Sendable {
+        public var peer: Participant
+        public var reason: DisconnectReason
+        /// Whether the link had been up ("lost ann") or never came up ("could not connect to ann").
+        public var wasConnected: Bool
+
+        public init(peer: Participant, reason: DisconnectReason, wasConnected: Bool) {
+            self.peer = peer
+            self.reason = reason
+            self.wasConnected = wasConnected
+        }
+    }
+
+    /// Who started or stopped talking.
+    public enum Speaker: Equatable, Sendable {
+        /// Ourselves, by our own id.
+        case you(ParticipantID)
+        case peer(Participant)
+    }
+
+    /// One peer's received audio since the previous report.
+    public struct AudioStatistics: Equatable, Sendable {
+        public var peer: ParticipantID
+        public var kbps: Double
+        public var lossPercent: Double
+        public var jitter: Duration
+        public var buffered: Duration
+        public var target: Duration
+        public var concealed: Duration
+
+        public init(peer: ParticipantID, kbps: Double, lossPercent: Double, jitter: Duration, buffered: Duration,
+                    target: Duration, concealed: Duration) {
+            self.peer = peer
+            self.kbps = kbps
+            self.lossPercent = lossPercent
+            self.jitter = jitter
+            self.buffered = buffered
+            self.target = target
+            self.concealed = concealed
+        }
+    }
+
+    public struct SoundDevice: Equatable, Sendable {
+        public var name: String
+        public var description: String
+        /// A source that records what a sink plays.
+        public var isMonitor: Bool
+
+        public init(name: String, description: String, isMonitor: Bool) {
+            self.name = name
+            self.description = description
+            self.isMonitor = isMonitor
+        }
+    }
+
+    public enum Device: String, Sendable {
+        case microphone, speaker, camera
+    }
+
+    public enum LostDevice: Equatable, Sendable {
+        case microphone
+        case camera
+        /// The playback stream of one peer.
+        case speaker(Participant)
+    }
+
+    public enum ListenerTraffic: String, Sendable {
+        case media, chat
+    }
+}

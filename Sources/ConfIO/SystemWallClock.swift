@@ -1,0 +1,14 @@
+import ConfCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The system's time of day (CLOCK_REALTIME): only for timestamps, never for durations.
+public struct SystemWallClock: WallClock {
+    public init() {}
+    public func now() -> WallTime {
+        var spec = timespec()
+        clock_gettime(CLOCK_REALTIME, &spec)
+        return WallTime(nanosecondsSince1970: Int64(spec.tv_sec) * 1_000_000_000 + Int64(spec.tv_nsec))
+    }
+}
