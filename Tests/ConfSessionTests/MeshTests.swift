@@ -33,7 +33,7 @@ final class SimulatedRoom {
         next += 1
         let mesh = Mesh(sessionID: UInt64(number)) { peer, _ in
             LocalEndpoint(iceUfrag: "u\(number)\(peer.rawValue)", icePwd: String(repeating: "\(number)", count: 24), fingerprint: fingerprint,
-                          role: claims ?? role, audioSSRC: UInt32(number * 10), videoSSRC: UInt32(number * 10 + 1))
+                          role: claims ?? role, audioSSRC: SSRC(UInt32(number * 10)), videoSSRC: SSRC(UInt32(number * 10 + 1)))
         }
         let participant = Participant(id: id, name: id.rawValue, role: role)
         let present = order.compactMap { members[$0]?.participant }

@@ -219,15 +219,15 @@ final class AudioReceiver {
 
 /// Per-peer sending state: the RTP sequence and timestamp of this link's audio stream.
 struct RTPSenderState {
-    let firstSequence: UInt16
-    var sequence: UInt16
+    let firstSequence: SequenceNumber
+    var sequence: SequenceNumber
     var timestamp: UInt32
     /// Sent so far, for RTCP sender reports.
     var packets: UInt32 = 0
     var octets: UInt32 = 0
 
     init<R: RandomNumberGenerator>(random: inout R) {
-        firstSequence = UInt16.random(in: 0...UInt16.max, using: &random)
+        firstSequence = SequenceNumber.random(using: &random)
         sequence = firstSequence
         timestamp = UInt32.random(in: 0...UInt32.max, using: &random)
     }

@@ -177,7 +177,7 @@ final class CallController {
             old.audioIn?.playback?.close()  // its recordings go on in the new link's
             teardown(old)
         }
-        let audioSSRC = UInt32(truncatingIfNeeded: random.next()), videoSSRC = UInt32(truncatingIfNeeded: random.next())
+        let audioSSRC = SSRC(UInt32(truncatingIfNeeded: random.next())), videoSSRC = SSRC(UInt32(truncatingIfNeeded: random.next()))
         do {
             let transport = try IceTransport(loop: loop, controlling: controlling, addresses: addresses, servers: settings.iceServers,
                                              relayOnly: settings.relayOnly)

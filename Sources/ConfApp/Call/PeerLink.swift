@@ -15,7 +15,7 @@ final class PeerLink {
 
     let peer: Participant
     let transport: IceTransport
-    let localSSRC: UInt32
+    let localSSRC: SSRC
     let openedAt: Instant
     var phase = Phase.negotiating
     var dtls: DTLSEndpoint?
@@ -50,7 +50,7 @@ final class PeerLink {
     var audioOut: RTPSenderState
     var audioIn: AudioReceiver?
     var video: NegotiatedMedia?
-    var videoSSRC: UInt32 = 0
+    var videoSSRC: SSRC = 0
     var videoOut: RTPSenderState
     var videoIn: VideoReceiver?
     var videoHistory = RetransmissionHistory()
@@ -61,7 +61,7 @@ final class PeerLink {
     /// DTLS is up; `peer-connected` waits for the first RTCP round trip (or a short deadline).
     var announced = false
 
-    init(peer: Participant, transport: IceTransport, localSSRC: UInt32, now: Instant) {
+    init(peer: Participant, transport: IceTransport, localSSRC: SSRC, now: Instant) {
         self.peer = peer
         self.transport = transport
         self.localSSRC = localSSRC

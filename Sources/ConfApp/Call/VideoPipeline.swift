@@ -128,7 +128,7 @@ final class VideoPipeline {
     }
 
     /// A peer's NACK: send those packets again from the history, if they are still in it.
-    func resend(_ sequences: [UInt16], on link: PeerLink) {
+    func resend(_ sequences: [SequenceNumber], on link: PeerLink) {
         guard let srtp = link.srtp else { return }
         for sequence in sequences {
             if let bytes = link.videoHistory.packet(sequence), let protected = srtp.protectRTP(bytes) { link.transport.send(protected) }
@@ -150,7 +150,7 @@ final class VideoPipeline {
             if let picture = receiver.decoder?.decode(frame.data) {
                 receiver.decodedFrames += 1
                 receiver.lastPicture = picture
-                recordings?.video(frame.data, rtpTimestamp: frame.timestamp, ssrc: packet.ssrc, from: link.peer, at: now)
+                recordings?.video(frame.data, rtpTimestamp: frame.timestamp, ssrc: packet.ssrc.rawValue, from: link.peer, at: now)
             } else {
                 broken = true
             }
@@ -186,11 +186,11 @@ final class VideoReceiver {
 
 /// The video packets sent on a link lately (plain RTP), kept for retransmission on NACK.
 struct RetransmissionHistory {
-    private var packets: [UInt16: [UInt8]] = [:]
-    private var order: [UInt16] = []
+    private var packets: [SequenceNumber: [UInt8]] = [:]
+    private var order: [SequenceNumber] = []
     let capacity = 512
 
-    mutating func record(_ sequence: UInt16, _ bytes: [UInt8]) {
+    mutating func record(_ sequence: SequenceNumber, _ bytes: [UInt8]) {
         if packets.updateValue(bytes, forKey: sequence) == nil { order.append(sequence) }
         if order.count > capacity {
             let old = order.removeFirst()
@@ -198,7 +198,7 @@ struct RetransmissionHistory {
         }
     }
 
-    func packet(_ sequence: UInt16) -> [UInt8]? { packets[sequence] }
+    func packet(_ sequence: SequenceNumber) -> [UInt8]? { packets[sequence] }
 }
 
 /// The VP8 encoder on its own serial queue, so that encoding (milliseconds a frame) never holds up
