@@ -1,3 +1,4 @@
+import ConfCall
 import ConfCore
 import ConfIO
 import ConfMedia
@@ -106,14 +107,8 @@ final class AudioPipeline {
         guard let audio = link.audio, audio.sends, let srtp = link.srtp else { return }
         var extensions: [UInt8: [UInt8]] = [:]
         if let id = audio.audioLevelExtension { extensions[id] = level.bytes }
-        let packet = RTPPacket(marker: link.audioOut.sequence == link.audioOut.firstSequence, payloadType: audio.payloadType,
-                               sequenceNumber: link.audioOut.sequence, timestamp: link.audioOut.timestamp, ssrc: link.localSSRC,
-                               extensions: extensions, payload: opus)
-        link.audioOut.sequence &+= 1
-        link.audioOut.timestamp &+= UInt32(AudioFormat.frameSamples)
-        link.audioOut.packets &+= 1
-        link.audioOut.octets &+= UInt32(opus.count)
-        if let protected = srtp.protectRTP(packet.bytes) { link.transport.send(protected) }
+        let packets = link.audioOut.packetize([opus], duration: UInt32(AudioFormat.frameSamples), extensions: extensions)
+        for datagram in srtp.protect(packets) { link.transport.send(datagram) }
     }
 
     // MARK: Receiving
@@ -122,11 +117,7 @@ final class AudioPipeline {
     func received(_ packet: RTPPacket, on link: PeerLink, now: Instant) {
         guard settings.enabled, let audio = link.audio, audio.receives, packet.payloadType == audio.payloadType else { return }
         let receiver = link.audioIn ?? makeReceiver(for: link)
-        if receiver.lastReport == nil { receiver.lastReport = (now, receiver.buffer.statistics) }
-        receiver.buffer.insert(sequence: packet.sequenceNumber, timestamp: packet.timestamp, payload: packet.payload, arrival: now)
-        receiver.bytesSinceReport += packet.payload.count
-        if receiver.reception?.ssrc != packet.ssrc { receiver.reception = ReceptionStatistics(ssrc: packet.ssrc) }
-        receiver.reception?.update(sequence: packet.sequenceNumber, timestamp: packet.timestamp, arrival: now)
+        receiver.stream.received(packet, now: now)
         if receiver.nextPlayoutAt == nil { receiver.nextPlayoutAt = now }
     }
 
@@ -157,7 +148,7 @@ final class AudioPipeline {
         if now.since(due) > .milliseconds(200) { due = now }
         while now >= due {
             let pcm: [Int16]?
-            switch receiver.buffer.pop(now: due) {
+            switch receiver.stream.pop(now: due) {
             case .waiting: pcm = nil
             case .frame(let payload): pcm = receiver.decoder?.decode(payload) ?? receiver.decoder?.conceal(usingNext: nil)
             case .lost(let next): pcm = receiver.decoder?.conceal(usingNext: next)
@@ -177,23 +168,15 @@ final class AudioPipeline {
     func statistics(links: [PeerLink], now: Instant) -> [JSONValue] {
         links.compactMap { link -> JSONValue? in
             guard let receiver = link.audioIn else { return nil }
-            let current = receiver.buffer.statistics
-            let previous = receiver.lastReport
-            let seconds = previous.map { now.since($0.at).milliseconds / 1000 } ?? 0
-            let played = current.played - (previous?.statistics.played ?? 0)
-            let lost = current.lost - (previous?.statistics.lost ?? 0)
-            let concealed = current.concealed - (previous?.statistics.concealed ?? 0)
-            let kbps = seconds > 0 ? Double(receiver.bytesSinceReport) * 8 / seconds / 1000 : 0
-            receiver.bytesSinceReport = 0
-            receiver.lastReport = (now, current)
+            let report = receiver.stream.report(now: now)
             func round1(_ v: Double) -> JSONValue { .number((v * 10).rounded() / 10) }
             return .object([
-                "peer": .string(link.peer.id.rawValue), "kbps": round1(kbps),
-                "loss_percent": round1(played + lost > 0 ? Double(lost) * 100 / Double(played + lost) : 0),
-                "jitter_ms": round1(receiver.reception?.jitterMilliseconds ?? 0),
-                "buffer_ms": .number(Double(receiver.buffer.bufferedFrames * 20)),
-                "target_ms": round1(receiver.buffer.targetDelay.milliseconds),
-                "concealed_ms": .number(Double(concealed * 20)),
+                "peer": .string(link.peer.id.rawValue), "kbps": round1(report.kbps),
+                "loss_percent": round1(report.lossPercent),
+                "jitter_ms": round1(report.jitterMilliseconds),
+                "buffer_ms": .number(report.bufferMilliseconds),
+                "target_ms": round1(report.targetMilliseconds),
+                "concealed_ms": .number(report.concealedMilliseconds),
             ])
         }
     }
@@ -204,33 +187,14 @@ final class AudioPipeline {
     }
 }
 
-/// Per-peer receiving state.
+/// Per-peer receiving state: the stream (jitter buffer, statistics for RTCP and `audio-stats`)
+/// and what plays it.
 final class AudioReceiver {
-    var buffer = AudioJitterBuffer()
-    /// For RTCP receiver reports and `audio-stats`.
-    var reception: ReceptionStatistics?
-    var bytesSinceReport = 0
-    var lastReport: (at: Instant, statistics: AudioJitterBuffer.Statistics)?
+    var stream = InboundAudioStream()
     var decoder: OpusDecoder?
     var playback: PulseStream?
     var lastDeviceCheck: Instant = .zero
     var nextPlayoutAt: Instant?
-}
-
-/// Per-peer sending state: the RTP sequence and timestamp of this link's audio stream.
-struct RTPSenderState {
-    let firstSequence: SequenceNumber
-    var sequence: SequenceNumber
-    var timestamp: UInt32
-    /// Sent so far, for RTCP sender reports.
-    var packets: UInt32 = 0
-    var octets: UInt32 = 0
-
-    init<R: RandomNumberGenerator>(random: inout R) {
-        firstSequence = SequenceNumber.random(using: &random)
-        sequence = firstSequence
-        timestamp = UInt32.random(in: 0...UInt32.max, using: &random)
-    }
 }
 
 /// One-shot sounds mixed into outgoing frames.

@@ -181,8 +181,7 @@ final class CallController {
         do {
             let transport = try IceTransport(loop: loop, controlling: controlling, addresses: addresses, servers: settings.iceServers,
                                              relayOnly: settings.relayOnly)
-            let link = PeerLink(peer: peer, transport: transport, localSSRC: audioSSRC, now: clock.now())
-            link.videoSSRC = videoSSRC
+            let link = PeerLink(peer: peer, transport: transport, localSSRC: audioSSRC, videoSSRC: videoSSRC, now: clock.now())
             links[id] = link
             transport.onCandidate = { [weak self] candidate in self?.mesh.localCandidate(candidate, for: id); self?.drainMesh() }
             transport.onGatheringDone = { [weak self] in self?.mesh.localGatheringDone(for: id); self?.drainMesh() }
@@ -497,11 +496,9 @@ final class CallController {
     /// how it notices when we are gone.
     private func sendReport(_ link: PeerLink, now: Instant) {
         link.lastReportSent = now
-        let out = link.audioOut
-        let sent = out.packets > 0 ? (packets: out.packets, octets: out.octets, rtpTimestamp: out.timestamp) : nil
-        var reception = link.audioIn?.reception
-        send(link.meter.report(now: now, sent: sent, reception: &reception), on: link)
-        link.audioIn?.reception = reception
+        var reception = link.audioIn?.stream.reception
+        send(link.meter.report(now: now, sent: link.audioOut.senderInfo, reception: &reception), on: link)
+        link.audioIn?.stream.reception = reception
     }
 
     private func send(_ report: RTCPPacket, on link: PeerLink) {

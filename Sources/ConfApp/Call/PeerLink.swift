@@ -1,3 +1,4 @@
+import ConfCall
 import ConfCore
 import ConfCrypto
 import ConfIO
@@ -45,15 +46,18 @@ final class PeerLink {
     var heardSRTP = false
     var lastReportSent: Instant = .zero
     var meter: RoundTripMeter
-    /// What was agreed for audio on this link, once negotiated.
-    var audio: NegotiatedMedia?
-    var audioOut: RTPSenderState
+    /// What was agreed for audio on this link, once negotiated; its payload type goes on what we send.
+    var audio: NegotiatedMedia? {
+        didSet { if let audio { audioOut.payloadType = audio.payloadType } }
+    }
+    var audioOut: OutboundRTPStream
     var audioIn: AudioReceiver?
-    var video: NegotiatedMedia?
-    var videoSSRC: SSRC = 0
-    var videoOut: RTPSenderState
+    var video: NegotiatedMedia? {
+        didSet { if let video { videoOut.payloadType = video.payloadType } }
+    }
+    /// Keeps the last 512 packets for NACKs.
+    var videoOut: OutboundRTPStream
     var videoIn: VideoReceiver?
-    var videoHistory = RetransmissionHistory()
     /// RTP packets the peer sent although it joined as a listener: dropped, counted.
     var droppedFromListener = 0
     /// Chat messages from a listener: not delivered, counted.
@@ -61,7 +65,7 @@ final class PeerLink {
     /// DTLS is up; `peer-connected` waits for the first RTCP round trip (or a short deadline).
     var announced = false
 
-    init(peer: Participant, transport: IceTransport, localSSRC: SSRC, now: Instant) {
+    init(peer: Participant, transport: IceTransport, localSSRC: SSRC, videoSSRC: SSRC, now: Instant) {
         self.peer = peer
         self.transport = transport
         self.localSSRC = localSSRC
@@ -69,8 +73,10 @@ final class PeerLink {
         lastHeard = now
         meter = RoundTripMeter(localSSRC: localSSRC)
         var random = KernelRandom()
-        audioOut = RTPSenderState(random: &random)
-        videoOut = RTPSenderState(random: &random)
+        audioOut = OutboundRTPStream(ssrc: localSSRC, payloadType: PayloadType(masking: SDPNegotiation.opusPayloadType), marker: .firstPacket,
+                                     random: &random)
+        videoOut = OutboundRTPStream(ssrc: videoSSRC, payloadType: PayloadType(masking: SDPNegotiation.vp8PayloadType),
+                                     marker: .lastPacketOfFrame, historyCapacity: 512, random: &random)
     }
 
     /// "host", "srflx", "prflx" or "relay": the least direct kind on the selected pair.

@@ -1,3 +1,4 @@
+import ConfCall
 import ConfCore
 import ConfIO
 import Dispatch
@@ -114,25 +115,14 @@ final class VideoPipeline {
 
     private func send(_ payloads: [[UInt8]], index: UInt32, to link: PeerLink) {
         guard let video = link.video, video.sends, let srtp = link.srtp else { return }
-        let timestamp = link.videoOut.timestamp &+ index &* UInt32(90_000 / settings.framesPerSecond)
-        for (i, payload) in payloads.enumerated() {
-            let packet = RTPPacket(marker: i == payloads.count - 1, payloadType: video.payloadType, sequenceNumber: link.videoOut.sequence,
-                                   timestamp: timestamp, ssrc: link.videoSSRC, payload: payload)
-            link.videoOut.sequence &+= 1
-            link.videoOut.packets &+= 1
-            link.videoOut.octets &+= UInt32(payload.count)
-            let bytes = packet.bytes
-            link.videoHistory.record(packet.sequenceNumber, bytes)
-            if let protected = srtp.protectRTP(bytes) { link.transport.send(protected) }
-        }
+        let packets = link.videoOut.packetize(payloads, mediaTime: index &* UInt32(90_000 / settings.framesPerSecond))
+        for datagram in srtp.protect(packets) { link.transport.send(datagram) }
     }
 
     /// A peer's NACK: send those packets again from the history, if they are still in it.
     func resend(_ sequences: [SequenceNumber], on link: PeerLink) {
         guard let srtp = link.srtp else { return }
-        for sequence in sequences {
-            if let bytes = link.videoHistory.packet(sequence), let protected = srtp.protectRTP(bytes) { link.transport.send(protected) }
-        }
+        for datagram in srtp.protect(rtp: link.videoOut.resend(sequences)) { link.transport.send(datagram) }
     }
 
     /// A video RTP packet that passed SRTP. Returns RTCP feedback to send: a NACK for packets
@@ -140,13 +130,10 @@ final class VideoPipeline {
     func received(_ packet: RTPPacket, on link: PeerLink, now: Instant) -> [RTCPPacket] {
         guard settings.enabled, let video = link.video, video.receives, packet.payloadType == video.payloadType else { return [] }
         let receiver = link.videoIn ?? makeReceiver(for: link)
-        var feedback: [RTCPPacket] = []
-        let missing = receiver.nack.received(packet.sequenceNumber, now: now)
-        if !missing.isEmpty { feedback.append(.negativeAcknowledgement(sender: link.localSSRC, media: packet.ssrc, lost: missing)) }
-        let droppedBefore = receiver.assembler.droppedFrames
+        let received = receiver.stream.received(packet, now: now)
+        var feedback = received.feedback
         var broken = false
-        for frame in receiver.assembler.insert(sequence: packet.sequenceNumber, timestamp: packet.timestamp, marker: packet.marker,
-                                               payload: packet.payload, now: now) {
+        for frame in received.frames {
             if let picture = receiver.decoder?.decode(frame.data) {
                 receiver.decodedFrames += 1
                 receiver.lastPicture = picture
@@ -155,14 +142,13 @@ final class VideoPipeline {
                 broken = true
             }
         }
-        if receiver.assembler.droppedFrames > droppedBefore { broken = true }
-        guard broken, now.since(receiver.lastKeyFrameRequest) >= .milliseconds(300) else { return feedback }
-        receiver.lastKeyFrameRequest = now
-        return feedback + [.pictureLossIndication(sender: link.localSSRC, media: packet.ssrc)]
+        // A frame the decoder refused also needs a key frame (the stream rate-limits the request).
+        if broken, let request = receiver.stream.keyFrameRequest(now: now) { feedback.append(request) }
+        return feedback
     }
 
     private func makeReceiver(for link: PeerLink) -> VideoReceiver {
-        let receiver = VideoReceiver()
+        let receiver = VideoReceiver(localSSRC: link.localSSRC)
         receiver.decoder = try? VP8Decoder()
         link.videoIn = receiver
         return receiver
@@ -173,32 +159,15 @@ final class VideoPipeline {
     }
 }
 
-/// Per-peer video receiving state.
+/// Per-peer video receiving state: the stream (assembly, NACK, PLI) and its decoder.
 final class VideoReceiver {
-    var assembler = VP8FrameAssembler()
-    var nack = NackTracker()
+    var stream: InboundVideoStream
     var decoder: VP8Decoder?
     var decodedFrames = 0
     /// The newest decoded picture, for the terminal view.
     var lastPicture: VideoFrame?
-    var lastKeyFrameRequest: Instant = .zero
-}
 
-/// The video packets sent on a link lately (plain RTP), kept for retransmission on NACK.
-struct RetransmissionHistory {
-    private var packets: [SequenceNumber: [UInt8]] = [:]
-    private var order: [SequenceNumber] = []
-    let capacity = 512
-
-    mutating func record(_ sequence: SequenceNumber, _ bytes: [UInt8]) {
-        if packets.updateValue(bytes, forKey: sequence) == nil { order.append(sequence) }
-        if order.count > capacity {
-            let old = order.removeFirst()
-            packets[old] = nil
-        }
-    }
-
-    func packet(_ sequence: SequenceNumber) -> [UInt8]? { packets[sequence] }
+    init(localSSRC: SSRC) { stream = InboundVideoStream(localSSRC: localSSRC) }
 }
 
 /// The VP8 encoder on its own serial queue, so that encoding (milliseconds a frame) never holds up
