@@ -30,7 +30,7 @@ public struct NackTracker: Sendable {
             if extended - last > 1 && extended - last <= UInt64(horizon) {
                 for gap in (last + 1)..<extended {
                     missing[gap] = (now, 1)
-                    ask.append(SequenceNumber(UInt16(truncatingIfNeeded: gap)))
+                    ask.append(SequenceNumber(extended: gap))
                 }
             }
             highest = extended
@@ -50,6 +50,6 @@ public struct NackTracker: Sendable {
                 ask.append(sequence)
             }
         }
-        return ask.sorted().map { SequenceNumber(UInt16(truncatingIfNeeded: $0)) }
+        return ask.sorted().map { SequenceNumber(extended: $0) }
     }
 }

@@ -47,6 +47,8 @@ public struct SequenceNumber: RawRepresentable, Hashable, Sendable, ExpressibleB
     public init(rawValue: UInt16) { self.rawValue = rawValue }
     public init(_ rawValue: UInt16) { self.rawValue = rawValue }
     public init(integerLiteral value: UInt16) { rawValue = value }
+    /// The 16 bits on the wire of an extended (unwrapped, `SequenceUnwrapper`) number.
+    public init(extended: UInt64) { rawValue = UInt16(truncatingIfNeeded: extended) }
 
     public static func random<R: RandomNumberGenerator>(using random: inout R) -> SequenceNumber {
         SequenceNumber(UInt16.random(in: 0...UInt16.max, using: &random))
@@ -81,7 +83,7 @@ public struct SequenceUnwrapper: Sendable {
             self.last = first
             return first
         }
-        let lastLow = SequenceNumber(UInt16(truncatingIfNeeded: last))
+        let lastLow = SequenceNumber(extended: last)
         let value = UInt64(max(0, Int64(last) + Int64(lastLow.distance(to: sequence))))
         if value > last { self.last = value }
         return value
