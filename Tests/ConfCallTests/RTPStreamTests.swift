@@ -155,4 +155,36 @@ struct TaggingProtector: RTPProtector {
         #expect(video.keyFrameRequest(now: clock.now()) == .pictureLossIndication(sender: 42, media: 5))
         #expect(video.keyFrameRequest(now: clock.now()) == nil)
     }
+
+    @Test func aNackedPacketIsSentAgainAndItsFrameCompletes() throws {
+        var random = SeededRandom(seed: 3)
+        var sender = OutboundRTPStream(ssrc: 5, payloadType: 96, marker: .lastPacketOfFrame, historyCapacity: 64, random: &random)
+        var receiver = InboundVideoStream(localSSRC: 42)
+        var packetizer = VP8Packetizer(maximumPayload: 100)
+        let frames = (0..<4).map { n in [UInt8(n == 0 ? 0x00 : 0x01)] + [UInt8](repeating: UInt8(n), count: 250) }
+        var delivered: [[UInt8]] = []
+        var feedback: [RTCPPacket] = []
+        for (n, frame) in frames.enumerated() {
+            let packets = sender.packetize(packetizer.packetize(frame), mediaTime: UInt32(n) * 6_000)
+            for (i, packet) in packets.enumerated() where !(n == 1 && i == 1) {  // the network loses one
+                let received = receiver.received(packet, now: Self.at(Int64(n) * 66))
+                delivered += received.frames.map(\.data)
+                feedback += received.feedback
+            }
+        }
+        #expect(delivered == [frames[0]])  // frame 1 is incomplete; 2 and 3 wait behind it
+        // Asked for at once, and again a round trip later (frame 3 came 132 ms after): the same packet.
+        let nacks = feedback.compactMap { packet -> [SequenceNumber]? in
+            guard case .negativeAcknowledgement(42, 5, let lost) = packet else { return nil }
+            return lost
+        }
+        #expect(nacks.count == 2 && nacks.count == feedback.count && nacks[0] == nacks[1])
+        let lost = try #require(nacks.first)
+        for bytes in sender.resend(lost) {
+            let received = receiver.received(try #require(RTPPacket(bytes: bytes)), now: Self.at(220))
+            delivered += received.frames.map(\.data)
+            #expect(received.feedback.isEmpty)  // no key frame needed
+        }
+        #expect(delivered == frames && receiver.droppedFrames == 0)
+    }
 }
