@@ -57,6 +57,7 @@ public final class Mesh {
 
     public func received(_ signal: PeerSignal, from id: ParticipantID) {
         guard var negotiator = negotiators[id] else { return }  // a peer we no longer know: late, harmless
+        if negotiator.isRepeat(signal) { return }  // relayed twice: already taken
         // A fresh offer on a link we answered before: the offerer is restarting it (its link
         // died while we both stayed in the room). Start over as the answerer.
         if case .offer = signal, !negotiator.isOfferer, negotiator.isNegotiated || negotiator.hasFailed {

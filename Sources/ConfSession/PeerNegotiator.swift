@@ -40,6 +40,9 @@ public final class PeerNegotiator {
     private var pendingRemote: [PeerSignal] = []
     private var outputs: [Output] = []
     private var remoteCandidateCount = 0
+    /// The offer or answer we took, to know it again if the rendezvous delivers it twice.
+    private var takenDescription: String?
+    private var remoteCandidatesSeen: Set<IceCandidate> = []
 
     public init(local: LocalEndpoint, isOfferer: Bool, sessionID: UInt64) {
         self.local = local
@@ -49,6 +52,14 @@ public final class PeerNegotiator {
 
     public var isNegotiated: Bool { if case .negotiated = state { true } else { false } }
     public var hasFailed: Bool { if case .failed = state { true } else { false } }
+
+    /// A description we already took, arriving again (a duplicate relay, not a new offer).
+    public func isRepeat(_ signal: PeerSignal) -> Bool {
+        switch signal {
+        case .offer(let text), .answer(let text): text == takenDescription
+        case .candidate, .endOfCandidates: false
+        }
+    }
 
     /// The offerer's first step: sends the offer.
     public func start() {
@@ -66,6 +77,7 @@ public final class PeerNegotiator {
         case (.idle, .offer(let text)) where !isOfferer:
             do {
                 let offer = try parse(text)
+                takenDescription = text
                 var (answer, link) = try SDPNegotiation.answer(to: offer, from: local, sessionID: sessionID)
                 link.remoteCandidates = admit(link.remoteCandidates)
                 state = .negotiated(transportMid: link.transportMid)
@@ -79,6 +91,7 @@ public final class PeerNegotiator {
         case (.offered(let offer), .answer(let text)):
             do {
                 var link = try SDPNegotiation.accept(answer: try parse(text), to: offer)
+                takenDescription = text
                 link.remoteCandidates = admit(link.remoteCandidates)
                 state = .negotiated(transportMid: link.transportMid)
                 outputs.append(.negotiated(link))
@@ -123,7 +136,14 @@ public final class PeerNegotiator {
     }
 
     /// The candidates that fit under the cap; the first refusal is reported.
-    private func admit(_ candidates: [IceCandidate]) -> [IceCandidate] {
+    private func admit(_ offered: [IceCandidate]) -> [IceCandidate] {
+        // A candidate sent twice is one candidate: not added again, not counted again. (The set
+        // holds at most the admitted ones: past the cap every candidate is refused anyway.)
+        var candidates: [IceCandidate] = []
+        for candidate in offered where !remoteCandidatesSeen.contains(candidate) {
+            if remoteCandidatesSeen.count < Self.maxRemoteCandidates { remoteCandidatesSeen.insert(candidate) }
+            candidates.append(candidate)
+        }
         let room = max(0, Self.maxRemoteCandidates - remoteCandidateCount)
         remoteCandidateCount += candidates.count
         if candidates.count > room && remoteCandidateCount - candidates.count <= Self.maxRemoteCandidates {

@@ -31,8 +31,11 @@ final class SimulatedRoom {
         let fingerprint = Fingerprint(bytes: (0..<32).map { UInt8(truncatingIfNeeded: next * 31 + $0) })
         let number = next
         next += 1
+        var links = 0
         let mesh = Mesh(sessionID: UInt64(number)) { peer, _ in
-            LocalEndpoint(iceUfrag: "u\(number)\(peer.rawValue)", icePwd: String(repeating: "\(number)", count: 24), fingerprint: fingerprint,
+            // Fresh credentials for every link, as a restart has (RFC 8839 §4.4.1.1.1).
+            links += 1
+            return LocalEndpoint(iceUfrag: "u\(number)\(peer.rawValue)x\(links)", icePwd: String(repeating: "\(number)", count: 24), fingerprint: fingerprint,
                           role: claims ?? role, audioSSRC: SSRC(UInt32(number * 10)), videoSSRC: SSRC(UInt32(number * 10 + 1)))
         }
         let participant = Participant(id: id, name: id.rawValue, role: role)

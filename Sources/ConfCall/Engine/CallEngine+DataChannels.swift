@@ -1,0 +1,115 @@
+import ConfCore
+import ConfWire
+
+/// Data channels on each link: chat, and conf's control channel that carries the mute state.
+extension CallEngine {
+    /// SCTP over the DTLS association; the offerer opens the channels (RFC 8832).
+    func startDataChannels(_ link: PeerConnection) {
+        guard let port = link.negotiated?.sctpPort, let dtls = link.dtls, let factory = dataChannelFactory else { return }
+        let channels = factory.makeAssociation(isDTLSClient: dtls.role == .client)
+        link.dataChannels = channels
+        channels.connect(remotePort: port)
+        if link.controlling {
+            channels.open(label: Self.chatLabel)
+            channels.open(label: Self.controlLabel)
+        }
+    }
+
+    func drainDataChannels() {
+        for link in links.values { drainDataChannels(link) }
+    }
+
+    func drainDataChannels(_ link: PeerConnection) {
+        guard let channels = link.dataChannels else { return }
+        while let output = channels.pollOutput() {
+            switch output {
+            case .packet(let packet):
+                guard let dtls = link.dtls else { continue }
+                dtls.send(packet)
+                while let out = dtls.pollOutput() {
+                    if case .send(let datagram) = out { outputs.append(.transmit(link.id, datagram)) }
+                }
+            case .opened(let label): opened(label, on: link)
+            case .message(let label, let text): message(text, label: label, from: link)
+            case .closed(let label):
+                if label == Self.chatLabel || label == nil { link.chatOpen = false }
+                if label == Self.controlLabel || label == nil { link.controlOpen = false }
+            }
+        }
+    }
+
+    private func opened(_ label: String, on link: PeerConnection) {
+        if label == Self.controlLabel, !link.controlOpen {
+            link.controlOpen = true
+            sendState(to: link)
+        }
+        guard label == Self.chatLabel, !link.chatOpen else { return }
+        link.chatOpen = true
+        for text in configuration.say { say(text, to: link) }
+        let held = heldChat
+        heldChat = []
+        for text in held { say(text, to: link) }
+    }
+
+    private func message(_ text: String, label: String, from link: PeerConnection) {
+        if label == Self.controlLabel { return control(text, from: link) }
+        guard label == Self.chatLabel else { return }
+        // Listeners listen: their chat is not delivered (the room has no option to allow it).
+        if link.peer.role == .listener {
+            link.refusedListenerChat += 1
+            if link.refusedListenerChat == 1 { reportIgnoredListener(link, what: "chat") }
+            return
+        }
+        outputs.append(.event(.chat(from: link.id, name: link.peer.name, text: text)))
+    }
+
+    // MARK: Commands
+
+    /// Sends a chat message to every peer whose chat channel is open, or, with none open yet,
+    /// holds it for the first peer whose channel opens. False when the hold is full.
+    public func say(_ text: String, now: Instant) -> Bool {
+        let sent = links.values.filter(\.chatOpen).reduce(0) { count, link in count + (say(text, to: link) ? 1 : 0) }
+        if sent > 0 { return true }
+        guard heldChat.count < Self.maxHeldChat else { return false }
+        heldChat.append(text)
+        outputs.append(.event(.note("Nobody is connected yet: the message goes to the first peer who connects.")))
+        return true
+    }
+
+    @discardableResult
+    private func say(_ text: String, to link: PeerConnection) -> Bool {
+        guard link.phase == .connected, link.dataChannels?.send(text: text, label: Self.chatLabel) == true else { return false }
+        outputs.append(.event(.sent(to: link.id, name: link.peer.name, text: text)))
+        return true
+    }
+
+    public func setAudioMuted(_ muted: Bool, now: Instant) {
+        guard muted != audioMuted else { return }
+        audioMuted = muted
+        outputs.append(.event(.muted(audio: audioMuted, video: videoMuted)))
+        for link in links.values where link.controlOpen { sendState(to: link) }
+    }
+
+    /// Stops (or resumes) playing one participant here; they are not told. False for nobody connected by that id.
+    public func setLocallyMuted(_ id: ParticipantID, _ muted: Bool, now: Instant) -> Bool {
+        guard let link = links[id] else { return false }
+        link.locallyMuted = muted
+        outputs.append(.event(.peerMutedLocally(peer: id, name: link.peer.name, muted: muted)))
+        return true
+    }
+
+    private func sendState(to link: PeerConnection) {
+        let state = JSONValue.object(["type": "state", "audio_muted": .bool(audioMuted), "video_muted": .bool(videoMuted)])
+        _ = link.dataChannels?.send(text: state.serialized, label: Self.controlLabel)
+    }
+
+    /// A control message from a peer: malformed ones are ignored.
+    private func control(_ text: String, from link: PeerConnection) {
+        guard let message = try? JSONValue.parse(text, maxDepth: 4), message["type"] == "state" else { return }
+        let audio = message["audio_muted"]?.boolValue ?? false, video = message["video_muted"]?.boolValue ?? false
+        guard audio != link.remoteAudioMuted || video != link.remoteVideoMuted else { return }
+        link.remoteAudioMuted = audio
+        link.remoteVideoMuted = video
+        outputs.append(.event(.peerMuted(peer: link.id, name: link.peer.name, audio: audio, video: video)))
+    }
+}

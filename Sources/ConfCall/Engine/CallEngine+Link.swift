@@ -1,0 +1,204 @@
+import ConfCore
+import ConfCrypto
+import ConfSession
+import ConfWire
+
+/// Each link's transport, handshake and lifetime: ICE as reported, DTLS driven, packets
+/// classified (RFC 7983), `peer-connected` / `peer-disconnected`, restarts.
+extension CallEngine {
+    func iceState(_ id: ParticipantID, _ state: IceState, now: Instant) {
+        guard let link = links[id], link.phase != .disconnected else { return }
+        switch state {
+        case .checking: break
+        case .connected:
+            link.iceConnected = true
+            if link.iceConnectedAt == nil { link.iceConnectedAt = now }
+            startDTLSIfReady(link, now: now)
+        case .failed:
+            if link.phase == .connected {
+                disconnect(link, code: .pathFailed, detail: "the network path failed (ICE)", now: now)
+            } else {
+                sawNoPath = true
+                disconnect(link, code: .noPath, detail: Self.noPathAdvice, now: now)
+            }
+        }
+    }
+
+    /// The DTLS client starts once ICE has a pair; the server waits for the ClientHello.
+    func startDTLSIfReady(_ link: PeerConnection, now: Instant) {
+        guard link.iceConnected, let dtls = link.dtls, dtls.role == .client, link.dtlsStartedAt == nil else { return }
+        link.dtlsStartedAt = now
+        dtls.start(now: now)
+        drainDTLS(link, now: now)
+    }
+
+    func received(_ datagram: [UInt8], on link: PeerConnection, now: Instant) {
+        guard link.phase != .disconnected else { return }
+        switch PacketKind(classifying: datagram) {
+        case .dtls:
+            guard let dtls = link.dtls else { return }
+            if link.dtlsStartedAt == nil { link.dtlsStartedAt = now }
+            dtls.handle(datagram: datagram, now: now)
+            if dtls.isConnected { link.lastHeard = now }
+            drainDTLS(link, now: now)
+        case .rtcp:
+            guard let plain = link.srtp?.unprotectRTCP(datagram) else { return }
+            link.lastHeard = now
+            link.heardSRTP = true
+            guard let packets = RTCPPacket.parseCompound(plain) else { return }
+            receivedRTCP(packets, on: link, now: now)
+        case .rtp:
+            // The listen-only role is enforced here too, whatever was negotiated: a listener's
+            // media is dropped unread (the rendezvous's roster says who listens).
+            if link.peer.role == .listener {
+                link.droppedFromListener += 1
+                if link.droppedFromListener == 1 { reportIgnoredListener(link, what: "media") }
+                return
+            }
+            guard let plain = link.srtp?.unprotectRTP(datagram) else { return }
+            link.lastHeard = now
+            link.heardSRTP = true
+            guard let packet = RTPPacket(bytes: plain) else { return }
+            receivedRTP(packet, on: link, now: now)
+        case .stun, .turnChannel, .unknown:
+            break
+        }
+    }
+
+    private func receivedRTCP(_ packets: [RTCPPacket], on link: PeerConnection, now: Instant) {
+        for packet in packets {
+            switch packet {
+            case .pictureLossIndication: outputs.append(.keyFrameRequested)
+            case .negativeAcknowledgement(_, _, let lost): resendVideo(lost, on: link)
+            default: break
+            }
+        }
+        if let answer = link.meter.received(packets, now: now) { send(answer, on: link) }
+        guard !link.announced else { return }
+        if link.meter.latest != nil {
+            announce(link, now: now)
+        } else {
+            // The peer has its keys now (it sent this): our earlier SR may have come too soon.
+            send(link.meter.senderReport(now: now), on: link)
+        }
+    }
+
+    func drainDTLS(_ link: PeerConnection, now: Instant) {
+        guard let dtls = link.dtls else { return }
+        while let output = dtls.pollOutput() {
+            switch output {
+            case .send(let datagram):
+                outputs.append(.transmit(link.id, datagram))
+            case .connected(let keys):
+                do {
+                    link.srtp = try security.makeSRTP(keys: keys)
+                } catch {
+                    disconnect(link, code: .dtlsFailed, detail: "cannot set up SRTP: \(error)", now: now)
+                    return
+                }
+                connected(link, now: now)
+                startDataChannels(link)
+            case .applicationData(let packet):
+                link.dataChannels?.receive(packet)
+            case .failed(let reason):
+                disconnect(link, code: .dtlsFailed, detail: reason, now: now)
+            case .closed:
+                disconnect(link, code: .left, detail: "left", now: now, restart: false)
+            }
+        }
+    }
+
+    /// DTLS is up: measure a round trip with RTCP before announcing the link (it takes one), with
+    /// the handshake's estimate as a fallback if the peer does not answer sender reports.
+    private func connected(_ link: PeerConnection, now: Instant) {
+        link.phase = .connected
+        link.lastHeard = now
+        link.lastReportSent = now
+        link.dtlsConnectedAt = now
+        link.announceBy = now + Self.announceWait
+        everConnected = true
+        connectDeadline = nil
+        restarts[link.id] = nil
+        send(link.meter.senderReport(now: now), on: link)
+    }
+
+    func announce(_ link: PeerConnection, now: Instant) {
+        link.announced = true
+        link.announceBy = nil
+        let fallback = link.dtlsConnectedAt.flatMap { link.handshakeRTT(connectedAt: $0) }
+        let rtt = link.meter.latest?.milliseconds ?? fallback ?? 0
+        func since(_ instant: Instant?) -> Double? {
+            instant.map { ($0.since(link.openedAt).milliseconds * 10).rounded() / 10 }
+        }
+        let pair = link.selectedPair
+        outputs.append(.event(.peerConnected(PeerConnectedInfo(
+            peer: link.id, name: link.peer.name, path: pair?.path ?? "unknown",
+            local: pair.map { "\($0.local.address):\($0.local.port)" } ?? "",
+            remote: pair.map { "\($0.remote.address):\($0.remote.port)" } ?? "",
+            rttMilliseconds: (rtt * 10).rounded() / 10, sas: link.dtls?.sasWords?.joined(separator: " ") ?? "",
+            setupMilliseconds: (since(link.iceConnectedAt), since(link.dtlsConnectedAt), since(now) ?? 0)))))
+    }
+
+    /// What to tell the user when ICE found no pair at all.
+    static let noPathAdvice = "no network path to the peer: no ICE check was answered, so UDP between you is blocked or "
+        + "filtered (a firewall, or NATs that need a relay) — try --turn USER:PASS@HOST:PORT with a TURN server both of you can reach (add ?transport=tcp to reach it over TCP)"
+
+    /// The link to a peer failed or ended: reported, its agent closed at once, and set up again
+    /// later when it can be (the side that offered restarts; the other answers the new offer).
+    func disconnect(_ link: PeerConnection, code: DisconnectCode, detail: String, now: Instant, restart: Bool = true) {
+        guard link.phase != .disconnected else { return }
+        report(disconnected: link, code: code, detail: detail)
+        link.phase = .disconnected
+        teardown(link)
+        let id = link.id
+        guard restart, roster[id] != nil, let mesh else { return }
+        if mesh.isOfferer(to: id) {
+            let attempt = restarts[id, default: 0]
+            guard attempt < Self.maxRestarts else {
+                outputs.append(.event(.note("conf: giving up on \(link.peer.name) (\(id)) after \(attempt) new attempts; the call goes on with the others")))
+                return
+            }
+            restarts[id] = attempt + 1
+            restartAt[id] = now + Self.restartDelay * (1 << attempt)
+        } else {
+            // The answerer waits for the peer's next offer, which starts a fresh link.
+            mesh.abandon(id)
+        }
+    }
+
+    /// Restarts that are due: the link to the peer is set up again from a new offer.
+    func runRestarts(now: Instant) {
+        for (id, at) in restartAt where at <= now {
+            restartAt[id] = nil
+            guard roster[id] != nil, links[id]?.phase == .disconnected else { continue }
+            mesh?.restart(id)
+            drainMesh(now: now)
+        }
+    }
+
+    func report(disconnected link: PeerConnection, code: DisconnectCode, detail: String) {
+        guard !isLeaving else { return }
+        if link.phase == .connected && !link.announced, let at = link.dtlsConnectedAt { announce(link, now: at) }
+        outputs.append(.event(.peerDisconnected(peer: link.id, name: link.peer.name, code: code,
+                                                wasConnected: link.phase == .connected, reason: detail)))
+    }
+
+    /// Once per link and kind: a listener sent what its role does not allow; it is dropped.
+    func reportIgnoredListener(_ link: PeerConnection, what: String) {
+        outputs.append(.event(.listenerIgnored(peer: link.id, name: link.peer.name, what: what)))
+    }
+
+    /// Closes what the link holds: data channels, DTLS (its close_notify goes out), the agent.
+    func teardown(_ link: PeerConnection) {
+        link.dataChannels?.close()
+        drainDataChannels(link)
+        link.dataChannels = nil
+        link.dtls?.close()
+        while let output = link.dtls?.pollOutput() { if case .send(let datagram) = output { outputs.append(.transmit(link.id, datagram)) } }
+        outputs.append(.closeIce(link.id))
+    }
+
+    func send(_ report: RTCPPacket, on link: PeerConnection) {
+        if let packet = link.srtp?.protectRTCP(report.bytes) { outputs.append(.transmit(link.id, packet)) }
+    }
+}

@@ -1,0 +1,129 @@
+import ConfCore
+import ConfSession
+import ConfWire
+
+/// The room's events and the mesh's negotiation.
+extension CallEngine {
+    func joined(role: Role, peers: [Participant], now: Instant) {
+        self.role = role
+        mesh = Mesh(sessionID: random.next() >> 1) { [unowned self] id, controlling in
+            self.openLink(to: id, controlling: controlling, now: now)
+        }
+        for peer in peers { roster[peer.id] = peer }
+        if let interval = configuration.statsInterval { nextStatsAt = now + interval }
+        mesh?.joined(peers: peers)
+        drainMesh(now: now)
+        if configuration.failsWhenNobodyConnects && !peers.isEmpty { connectDeadline = now + configuration.connectTimeout }
+    }
+
+    func peerJoined(_ peer: Participant, now: Instant) {
+        roster[peer.id] = peer
+        restarts[peer.id] = nil
+        restartAt[peer.id] = nil
+        mesh?.peerJoined(peer)
+        drainMesh(now: now)
+    }
+
+    func peerLeft(_ id: ParticipantID, now: Instant) {
+        mesh?.peerLeft(id)
+        drainMesh(now: now)
+        roster[id] = nil
+        restarts[id] = nil
+        restartAt[id] = nil
+    }
+
+    func signal(from id: ParticipantID, _ payload: JSONValue, now: Instant) {
+        do {
+            mesh?.received(try PeerSignal(json: payload), from: id)
+        } catch {
+            outputs.append(.event(.note("conf: ignored a bad signal from \(id): \(error)")))
+            return
+        }
+        drainMesh(now: now)
+    }
+
+    /// The mesh wants a link to `id`: a fresh `PeerConnection` (a restart replaces the old one),
+    /// and the driver is asked for an ICE agent with the link's credentials.
+    private func openLink(to id: ParticipantID, controlling: Bool, now: Instant) -> LocalEndpoint {
+        let peer = roster[id] ?? Participant(id: id, name: id.rawValue, role: .publisher)
+        if let old = links.removeValue(forKey: id) {  // a restart: the old link goes
+            if old.phase == .connected { report(disconnected: old, code: .restarting, detail: "the peer is setting the link up again") }
+            if old.phase != .disconnected { teardown(old) }
+            old.phase = .disconnected
+        }
+        let link = PeerConnection(peer: peer, controlling: controlling, now: now, random: &random)
+        links[id] = link
+        outputs.append(.startIce(id, link.credentials, controlling: controlling))
+        return LocalEndpoint(iceUfrag: link.credentials.ufrag, icePwd: link.credentials.pwd, fingerprint: security.fingerprint,
+                             role: role, audioSSRC: link.audioSSRC, videoSSRC: link.videoSSRC)
+    }
+
+    func drainMesh(now: Instant) {
+        guard let mesh else { return }
+        while let output = mesh.pollOutput() {
+            switch output {
+            case .open(let id, _):
+                // Gathering waits until the mesh knows the peer: an agent may report host
+                // candidates at once.
+                if links[id] != nil { outputs.append(.gather(id)) }
+            case .signal(let id, let signal):
+                outputs.append(.signal(id, signal.json))
+            case .negotiated(let id, let negotiated):
+                guard let link = links[id], link.phase == .negotiating else { continue }
+                negotiatedLink(link, negotiated, now: now)
+            case .remoteCandidate(let id, let candidate):
+                if links[id] != nil { outputs.append(.addRemoteCandidate(id, candidate)) }
+            case .remoteCandidatesDone(let id):
+                if links[id] != nil { outputs.append(.remoteCandidatesDone(id)) }
+            case .candidateLimitReached(let id, let limit):
+                let name = roster[id]?.name ?? id.rawValue
+                outputs.append(.event(.note("conf: \(name) (\(id)) sent more than \(limit) ICE candidates for one link; the rest are ignored")))
+            case .failed(let id, let error):
+                if let link = links[id] { disconnect(link, code: .negotiationFailed, detail: error.description, now: now) }
+            case .close(let id):
+                guard let link = links.removeValue(forKey: id) else { continue }
+                if link.phase == .connected { report(disconnected: link, code: .left, detail: "left") }
+                if link.phase != .disconnected { teardown(link) }
+                link.phase = .disconnected
+            }
+        }
+    }
+
+    private func negotiatedLink(_ link: PeerConnection, _ negotiated: NegotiatedLink, now: Instant) {
+        link.negotiated = negotiated
+        outputs.append(.setRemoteCredentials(link.id, ufrag: negotiated.remoteUfrag, pwd: negotiated.remotePwd))
+        for candidate in negotiated.remoteCandidates { outputs.append(.addRemoteCandidate(link.id, candidate)) }
+        do {
+            link.dtls = try security.makeDTLS(role: negotiated.dtlsRole, remoteFingerprint: negotiated.remoteFingerprint)
+        } catch {
+            disconnect(link, code: .dtlsFailed, detail: "cannot set up DTLS: \(error)", now: now)
+            return
+        }
+        startDTLSIfReady(link, now: now)
+    }
+
+    /// The driver could not make the agent: the link fails now (its offer or answer is not sent:
+    /// it would name an agent that does not exist) rather than at the connect timeout.
+    func iceUnavailable(_ id: ParticipantID, reason: String, now: Instant) {
+        guard let link = links[id] else { return }
+        outputs.removeAll { output in
+            if case .signal(let to, _) = output { return to == id }
+            if case .gather(let to) = output { return to == id }
+            return false
+        }
+        disconnect(link, code: .noPath, detail: "cannot start ICE: \(reason)", now: now, restart: false)
+    }
+
+    /// We are leaving: every link closes (DTLS close_notify goes out first) and nothing more is reported.
+    func leave() {
+        isLeaving = true
+        for link in links.values where link.phase != .disconnected {
+            link.phase = .disconnected
+            teardown(link)
+        }
+        links.removeAll()
+        restartAt.removeAll()
+        nextStatsAt = nil
+        connectDeadline = nil
+    }
+}

@@ -1,0 +1,117 @@
+import ConfCore
+import ConfSession
+import ConfWire
+
+/// What is due at a given time: DTLS retransmissions, reports, silence, timeouts, restarts,
+/// audio playout, statistics.
+extension CallEngine {
+    func linkDeadlines(_ link: PeerConnection) -> [Instant] {
+        guard link.phase != .disconnected else { return [] }
+        var deadlines: [Instant] = []
+        if let timeout = link.dtls?.timeout { deadlines.append(timeout) }
+        if link.phase == .negotiating { deadlines.append(link.openedAt + configuration.connectTimeout) }
+        if link.phase == .connected {
+            deadlines.append(link.lastHeard + silenceLimit(link))
+            deadlines.append(link.announced ? link.lastReportSent + reportInterval(for: link) : link.lastReportSent + .milliseconds(100))
+            if let announceBy = link.announceBy { deadlines.append(announceBy) }
+        }
+        if let playout = link.audioIn?.nextPlayoutAt { deadlines.append(playout) }
+        return deadlines
+    }
+
+    func service(now: Instant) {
+        if isLeaving { return }
+        runRestarts(now: now)
+        for link in Array(links.values) { serviceLink(link, now: now) }
+        if let deadline = connectDeadline, !everConnected, now >= deadline {
+            connectDeadline = nil
+            if !links.isEmpty && !callFailedReported {
+                for link in links.values where link.phase == .negotiating { timedOut(link, now: now) }
+                callFailedReported = true
+                outputs.append(.callFailed(noPath: sawNoPath))
+            }
+        }
+        if let at = nextStatsAt, now >= at, let interval = configuration.statsInterval {
+            nextStatsAt = now + interval
+            reportStatistics(now: now)
+        }
+    }
+
+    private func serviceLink(_ link: PeerConnection, now: Instant) {
+        guard link.phase != .disconnected else { return }
+        if let dtls = link.dtls, let timeout = dtls.timeout, now >= timeout {
+            dtls.handleTimeout(now: now)
+            drainDTLS(link, now: now)
+        }
+        playOut(link, now: now)
+        // Each link gets --connect-timeout to come up; one that does not is reported (the call
+        // goes on with the others).
+        if link.phase == .negotiating, now.since(link.openedAt) >= configuration.connectTimeout {
+            timedOut(link, now: now)
+            return
+        }
+        guard link.phase == .connected else { return }
+        if now.since(link.lastHeard) >= silenceLimit(link) {
+            let seconds = Self.seconds(silenceLimit(link))
+            disconnect(link, code: .silence, detail: "nothing heard for \(seconds) s: the peer vanished or the network broke", now: now)
+            return
+        }
+        if let announceBy = link.announceBy, now >= announceBy, !link.announced {
+            announce(link, now: now)
+        }
+        if !link.announced {
+            // The peer may not have had its keys when our first SR came: ask again until answered.
+            if now.since(link.lastReportSent) >= .milliseconds(100) {
+                link.lastReportSent = now
+                send(link.meter.senderReport(now: now), on: link)
+            }
+        } else if now.since(link.lastReportSent) >= reportInterval(for: link) {
+            sendReport(link, now: now)
+        }
+    }
+
+    /// Until the peer's first SRTP packet its side of the DTLS handshake may still be retrying
+    /// (our last flight lost, under heavy loss for seconds): it gets the connect timeout, not
+    /// the silence limit.
+    func silenceLimit(_ link: PeerConnection) -> Duration {
+        link.heardSRTP ? Self.silenceLimit : max(Self.silenceLimit, configuration.connectTimeout)
+    }
+
+    /// How often the peer gets a report from us: it is how the peer knows we are there (see
+    /// `silenceLimit`). With no audio going out (a listener, muted), four a second, so that even
+    /// 30 % loss leaves it hearing from us several times within the limit.
+    func reportInterval(for link: PeerConnection) -> Duration {
+        link.negotiated?.audio?.sends == true && !audioMuted && configuration.sendsAudio ? Self.reportInterval : Self.reportInterval / 2
+    }
+
+    /// A report twice a second: SR when we send audio, with a block for what we receive.
+    private func sendReport(_ link: PeerConnection, now: Instant) {
+        link.lastReportSent = now
+        let out = link.audioOut
+        let sent = out.packets > 0 ? (packets: out.packets, octets: out.octets, rtpTimestamp: out.timestamp) : nil
+        var reception = link.audioIn?.reception
+        send(link.meter.report(now: now, sent: sent, reception: &reception), on: link)
+        link.audioIn?.reception = reception
+    }
+
+    /// A link that did not come up within --connect-timeout, reported for what held it up.
+    func timedOut(_ link: PeerConnection, now: Instant) {
+        let seconds = Self.seconds(configuration.connectTimeout)
+        if link.negotiated == nil {
+            disconnect(link, code: .connectTimeout, detail: "could not connect within \(seconds) s: the peer never answered the offer", now: now)
+        } else if !link.iceConnected {
+            // Negotiated through the rendezvous (TCP), yet no UDP check came back.
+            sawNoPath = true
+            disconnect(link, code: .noPath, detail: "could not connect within \(seconds) s: " + Self.noPathAdvice, now: now)
+        } else {
+            disconnect(link, code: .connectTimeout, detail: "could not connect within \(seconds) s: the network path works but the "
+                + "encrypted handshake (DTLS) did not finish", now: now)
+        }
+    }
+
+    /// "2" or "2.5": a duration in seconds for people.
+    static func seconds(_ duration: Duration) -> String {
+        let value = duration.milliseconds / 1000
+        return value == value.rounded() ? String(Int(value)) : String(value)
+    }
+}

@@ -1,0 +1,207 @@
+import ConfCore
+import ConfCrypto
+import ConfSession
+import ConfWire
+
+/// One participant's call, sans-IO: the room's events and each link's packets go in with `now`;
+/// what to do comes out of `pollOutput()`, and `nextDeadline()` says when to call
+/// `handle(.timeout, now:)` next. The engine never reads a clock, opens a socket or starts a
+/// thread; the driver (ConfApp) owns the ICE agents, codecs and devices.
+///
+/// It runs the mesh's negotiation (ConfSession.Mesh), and per peer a `PeerConnection`: ICE as the
+/// driver's agent reports it, DTLS and SRTP (through `LinkSecurity`), RTCP reports and round
+/// trips, liveness, restarts with a growing delay, the data channels (chat and conf's control
+/// channel), the listen-only rule, and the RTP streams of audio and video.
+///
+/// Threading: none of its own; the owner calls it from one thread.
+public final class CallEngine {
+    public struct Configuration: Sendable {
+        public var connectTimeout: Duration = .seconds(15)
+        /// Chat messages for each peer as soon as its chat channel opens (`--say`).
+        public var say: [String] = []
+        /// A scripted `conf join` that finds others and connects to none of them fails
+        /// (`callFailed`); a host, or anyone alone at first, never does.
+        public var failsWhenNobodyConnects = true
+        /// How often `audio-stats` is reported; nil for never.
+        public var statsInterval: Duration?
+        /// Whether we send audio / video at all (a listener sends neither).
+        public var sendsAudio = true
+        public var sendsVideo = false
+        public var receivesAudio = true
+        public var receivesVideo = true
+
+        public init() {}
+    }
+
+    public enum Input: Sendable {
+        /// We are in the room, with these others already there.
+        case joined(role: Role, peers: [Participant])
+        case peerJoined(Participant)
+        case peerLeft(ParticipantID)
+        /// A peer signal relayed by the rendezvous (offer, answer, candidate).
+        case signal(from: ParticipantID, JSONValue)
+        /// The driver could not start the ICE agent `startIce` asked for.
+        case iceUnavailable(ParticipantID, reason: String)
+        case iceState(ParticipantID, IceState)
+        case selectedPair(ParticipantID, CandidatePair)
+        case localCandidate(ParticipantID, IceCandidate)
+        case localGatheringDone(ParticipantID)
+        /// A datagram from the peer's ICE transport (DTLS, SRTP or SRTCP).
+        case datagram(from: ParticipantID, [UInt8])
+        /// One encoded 20 ms Opus frame to send (nil while muted: nothing goes out) and the
+        /// microphone's level in -dBov (127 for silence), which drives our own `talking`.
+        case audioFrame(opus: [UInt8]?, level: UInt8)
+        /// One encoded VP8 frame, taken at `captured`.
+        case videoFrame([UInt8], captured: Instant)
+        /// What the driver played of a peer, as a level in -dBov: drives the peer's `talking`.
+        case played(ParticipantID, level: UInt8)
+        /// The driver could not decode a peer's video frame: a key frame is asked for.
+        case videoUndecodable(ParticipantID)
+        /// Leaving: every link is closed (close_notify sent) and its ICE agent released.
+        case leave
+        case timeout
+    }
+
+    public enum IceState: Sendable, Equatable { case checking, connected, failed }
+
+    public enum Output: Sendable {
+        /// Start the ICE agent of a link with these local credentials; gathering waits for `gather`.
+        case startIce(ParticipantID, IceCredentials, controlling: Bool)
+        case gather(ParticipantID)
+        case setRemoteCredentials(ParticipantID, ufrag: String, pwd: String)
+        case addRemoteCandidate(ParticipantID, IceCandidate)
+        case remoteCandidatesDone(ParticipantID)
+        /// Close the agent at once: no more checks toward the peer's candidates.
+        case closeIce(ParticipantID)
+        case transmit(ParticipantID, [UInt8])
+        case signal(ParticipantID, JSONValue)
+        case event(CallEvent)
+        /// A peer's audio at its playout time: decode (or conceal) and play. `muted`: muted here.
+        case audio(ParticipantID, ReceivedAudio, muted: Bool)
+        /// A peer's complete VP8 frame, in order: decode and show or record.
+        case video(ParticipantID, VP8FrameAssembler.Frame, ssrc: UInt32)
+        /// A peer lost our video: the next frame should be a key frame.
+        case keyFrameRequested
+        /// Nobody connected within the connect timeout; `noPath` when some link found no network path.
+        case callFailed(noPath: Bool)
+    }
+
+    public enum ReceivedAudio: Equatable, Sendable {
+        case frame([UInt8])
+        /// Lost: conceal, with the next frame's payload for FEC when it is already here.
+        case lost(next: [UInt8]?)
+    }
+
+    static let chatLabel = "chat"
+    /// conf's own state messages between participants (mute), JSON text.
+    static let controlLabel = "conf-control"
+    /// A vanished peer is declared gone after this long without an authenticated packet.
+    static let silenceLimit: Duration = .milliseconds(2500)
+    static let reportInterval: Duration = .milliseconds(500)
+    static let announceWait: Duration = .milliseconds(500)
+    static let restartDelay: Duration = .seconds(2)
+    /// A link that keeps failing is set up again at most this many times in a row (2, 4, 8, 16 s
+    /// apart), then left alone until the peer leaves and comes back.
+    static let maxRestarts = 4
+    static let maxHeldChat = 100
+    static let audioFrameDuration: Duration = .milliseconds(20)
+    static let audioFrameSamples: UInt32 = 960
+
+    var configuration: Configuration
+    let security: any LinkSecurity
+    let dataChannelFactory: (any DataChannelFactory)?
+    var random: any RandomNumberGenerator
+
+    var mesh: Mesh?
+    var role = Role.publisher
+    var roster: [ParticipantID: Participant] = [:]
+    var links: [ParticipantID: PeerConnection] = [:]
+    /// Restarts in a row per peer since its link last connected, and when the next one is due.
+    var restarts: [ParticipantID: Int] = [:]
+    var restartAt: [ParticipantID: Instant] = [:]
+    var everConnected = false
+    var sawNoPath = false
+    var connectDeadline: Instant?
+    var callFailedReported = false
+    var isLeaving = false
+    var outputs: [Output] = []
+
+    public internal(set) var audioMuted = false
+    public internal(set) var videoMuted = false
+    var selfTalking = TalkingDetector()
+    /// `say` typed before any chat channel was open: sent to the first peer whose channel opens.
+    var heldChat: [String] = []
+    var nextStatsAt: Instant?
+    var videoPacketizer = VP8Packetizer()
+    var firstVideoCapture: Instant?
+
+    public init(configuration: Configuration, security: any LinkSecurity, dataChannels: (any DataChannelFactory)?,
+                random: any RandomNumberGenerator) {
+        self.configuration = configuration
+        self.security = security
+        dataChannelFactory = dataChannels
+        self.random = random
+    }
+
+    // MARK: Driving
+
+    public func handle(_ input: Input, now: Instant) {
+        switch input {
+        case .joined(let role, let peers): joined(role: role, peers: peers, now: now)
+        case .peerJoined(let peer): peerJoined(peer, now: now)
+        case .peerLeft(let id): peerLeft(id, now: now)
+        case .signal(let id, let payload): signal(from: id, payload, now: now)
+        case .iceUnavailable(let id, let reason): iceUnavailable(id, reason: reason, now: now)
+        case .iceState(let id, let state): iceState(id, state, now: now)
+        case .selectedPair(let id, let pair): links[id]?.selectedPair = pair
+        case .localCandidate(let id, let candidate):
+            mesh?.localCandidate(candidate, for: id)
+            drainMesh(now: now)
+        case .localGatheringDone(let id):
+            mesh?.localGatheringDone(for: id)
+            drainMesh(now: now)
+        case .datagram(let id, let bytes):
+            if let link = links[id] { received(bytes, on: link, now: now) }
+        case .audioFrame(let opus, let level): sendAudio(opus, level: level, now: now)
+        case .videoFrame(let frame, let captured): sendVideo(frame, captured: captured, now: now)
+        case .played(let id, let level):
+            guard let link = links[id], let change = link.talking.update(level: level, now: now) else { break }
+            outputs.append(.event(.talking(peer: id, name: link.peer.name, talking: change)))
+        case .videoUndecodable(let id):
+            if let link = links[id] { requestKeyFrame(on: link, now: now) }
+        case .leave: leave()
+        case .timeout: break
+        }
+        service(now: now)
+    }
+
+    /// The next output, or nil when there is nothing to do until `nextDeadline()` or an input.
+    public func pollOutput() -> Output? {
+        drainDataChannels()
+        return outputs.isEmpty ? nil : outputs.removeFirst()
+    }
+
+    /// When `handle(.timeout, now:)` is due next; nil when nothing is scheduled.
+    public func nextDeadline() -> Instant? {
+        var deadlines: [Instant] = Array(restartAt.values)
+        if let connectDeadline, !everConnected { deadlines.append(connectDeadline) }
+        if let nextStatsAt { deadlines.append(nextStatsAt) }
+        for link in links.values { deadlines += linkDeadlines(link) }
+        return deadlines.min()
+    }
+
+    // MARK: Queries for the driver
+
+    /// The participant with this id, while it is in the room.
+    public func participant(_ id: ParticipantID) -> Participant? { roster[id] }
+
+    public var connectedPeers: [ParticipantID] { links.values.filter { $0.phase == .connected }.map(\.id) }
+
+    public func isConnected(_ id: ParticipantID) -> Bool { links[id]?.phase == .connected }
+
+    /// Finds a participant by id ("p2") or by name.
+    public func findPeer(_ text: String) -> ParticipantID? {
+        if roster[ParticipantID(text)] != nil { return ParticipantID(text) }
+        return roster.values.first { $0.name == text }?.id
+    }
+}

@@ -1,0 +1,90 @@
+import ConfCore
+import ConfCrypto
+import ConfSession
+import ConfWire
+
+/// Everything the engine knows of the link to one peer: ICE as reported by the driver's agent,
+/// then DTLS over it, then SRTP and the data channels.
+///
+///     negotiating ──ICE ready + DTLS done + fingerprint ok──▶ connected ──silence / ICE failed──▶ disconnected
+///          └─────────── DTLS failure / ICE failed / connect timeout ───────────────────────────▶ disconnected
+///
+/// A restart makes a new `PeerConnection`; a disconnected one is never used again.
+final class PeerConnection {
+    enum Phase: Equatable { case negotiating, connected, disconnected }
+
+    let peer: Participant
+    let credentials: IceCredentials
+    let controlling: Bool
+    let openedAt: Instant
+    let audioSSRC: UInt32
+    let videoSSRC: UInt32
+    var phase = Phase.negotiating
+
+    // Set up as negotiation and the handshake go on.
+    var negotiated: NegotiatedLink?
+    var dtls: (any DTLSConnection)?
+    var srtp: (any RTPProtector)?
+    var dataChannels: (any DataChannelAssociation)?
+    var selectedPair: CandidatePair?
+    var iceConnected = false
+
+    // The set-up breakdown in `peer-connected`.
+    var iceConnectedAt: Instant?
+    var dtlsConnectedAt: Instant?
+    /// When the first DTLS flight went out (client) or came in (server).
+    var dtlsStartedAt: Instant?
+    /// DTLS is up; `peer-connected` waits for the first RTCP round trip, at most until this.
+    var announceBy: Instant?
+    var announced = false
+
+    // Liveness (RTCP both ways).
+    var lastHeard: Instant
+    /// Whether an SRTP or SRTCP packet from the peer has passed authentication yet.
+    var heardSRTP = false
+    var lastReportSent: Instant = .zero
+    var meter: RoundTripMeter
+
+    // Data channels and what the peer says over them.
+    var chatOpen = false
+    var controlOpen = false
+    var remoteAudioMuted = false
+    var remoteVideoMuted = false
+    /// Muted here only (mute-peer): its audio comes out marked muted.
+    var locallyMuted = false
+    var talking = TalkingDetector()
+
+    // Media.
+    var audioOut: OutboundStream
+    var videoOut: OutboundStream
+    var audioIn: AudioInbound?
+    var videoIn: VideoInbound?
+
+    /// What a listener sent anyway: dropped, counted, reported once each.
+    var droppedFromListener = 0
+    var refusedListenerChat = 0
+
+    init<R: RandomNumberGenerator>(peer: Participant, controlling: Bool, now: Instant, random: inout R) {
+        self.peer = peer
+        self.controlling = controlling
+        credentials = IceCredentials(using: &random)
+        openedAt = now
+        lastHeard = now
+        audioSSRC = UInt32(truncatingIfNeeded: random.next())
+        videoSSRC = UInt32(truncatingIfNeeded: random.next())
+        meter = RoundTripMeter(localSSRC: audioSSRC)
+        audioOut = OutboundStream(ssrc: audioSSRC, random: &random, keepsHistory: false)
+        videoOut = OutboundStream(ssrc: videoSSRC, random: &random, keepsHistory: true)
+    }
+
+    var id: ParticipantID { peer.id }
+
+    /// A round trip estimated from the DTLS handshake: the server waits one round trip between its
+    /// flight and the client's Finished; the client waits two between its ClientHello and the
+    /// server's Finished. Includes the handshake's own processing (a few ms of ECDSA).
+    func handshakeRTT(connectedAt now: Instant) -> Double? {
+        guard let start = dtlsStartedAt, let dtls else { return nil }
+        let elapsed = now.since(start).milliseconds
+        return dtls.role == .server ? elapsed : elapsed / 2
+    }
+}

@@ -1,0 +1,96 @@
+import ConfCall
+import ConfCore
+import ConfWire
+import Testing
+
+/// Peers that freeze, die, never answer or break the rules; networks that lose packets.
+@Suite struct CallEngineFaultTests {
+    private func connectedPair(seed: UInt64, configure: (SimulatedCall) -> Void = { _ in }) throws
+        -> (SimulatedCall, SimulatedCall.Participant, SimulatedCall.Participant)
+    {
+        let call = SimulatedCall(seed: seed, handshake: .fakeDTLS)
+        configure(call)
+        let ann = try call.add("ann"), bob = try call.add("bob")
+        call.join(ann)
+        call.join(bob)
+        let ok = call.run(for: .seconds(10)) { call.fullMesh([ann, bob]) && !ann.connectedEvents.isEmpty && !bob.connectedEvents.isEmpty }
+        #expect(ok)
+        if !ok { print("DEBUG ann", ann.events.map { "\($0.at) \($0.event)" }, "bob", bob.events.map { "\($0.at) \($0.event)" }) }
+        return (call, ann, bob)
+    }
+
+    @Test func aFrozenPeerIsReportedAndItsLinkComesBackWhenItReturns() throws {
+        let (call, ann, bob) = try connectedPair(seed: 11)
+        let frozenAt = call.now
+        call.freeze(bob)
+        #expect(call.run(for: .seconds(5)) { ann.disconnections.contains { $0.peer == bob.id && $0.code == .silence } })
+        let reported = try #require(ann.events.first { if case .peerDisconnected = $0.event { true } else { false } })
+        #expect(reported.at.since(frozenAt) >= .milliseconds(2000) && reported.at.since(frozenAt) < .milliseconds(3000))
+        call.run(for: .seconds(5))
+        call.thaw(bob)
+        #expect(call.run(for: .seconds(40)) { call.fullMesh([ann, bob]) && ann.connectedEvents.count == 2 && bob.connectedEvents.count == 2 })
+    }
+
+    @Test func aKilledPeerEndsItsLinkWithoutRestarts() throws {
+        let (call, ann, bob) = try connectedPair(seed: 12)
+        call.kill(bob)
+        #expect(call.run(for: .seconds(1)) { ann.disconnections.contains { $0.peer == bob.id && $0.code == .left } })
+        #expect(call.run(for: .seconds(30)) { ann.engine.nextDeadline() == nil }, "nothing left to do: no restart toward a peer who left")
+        #expect(ann.disconnections.count == 1)
+    }
+
+    @Test func aPeerThatNeverAnswersFailsTheCallAtTheConnectTimeout() throws {
+        let call = SimulatedCall(seed: 13, handshake: .fakeDTLS)
+        let silent = try call.add("silent"), bob = try call.add("bob")
+        call.join(silent)
+        call.freeze(silent)  // in the room, never runs
+        call.join(bob)
+        #expect(call.run(for: .seconds(11)) { bob.failed != nil })
+        #expect(bob.failed == false, "it never answered: not a missing network path")
+        #expect(bob.disconnections.map(\.code) == [.connectTimeout])
+        let at = try #require(bob.events.first { if case .peerDisconnected = $0.event { true } else { false } }?.at)
+        #expect(at.since(Instant.zero + .seconds(1)) >= .seconds(10))
+    }
+
+    @Test func linksStayUpAtThirtyPercentLoss() throws {
+        let (call, ann, bob) = try connectedPair(seed: 14) { $0.network.loss = 0.3 }
+        ann.sendsAudio = true
+        bob.sendsAudio = true
+        call.thaw(ann)
+        call.thaw(bob)
+        #expect(call.run(for: .seconds(60)) { !ann.disconnections.isEmpty || !bob.disconnections.isEmpty } == false)
+        #expect(call.fullMesh([ann, bob]))
+        #expect(ann.audioFrames[bob.id, default: 0] > 2_500, "60 s of 20 ms frames, lost ones concealed: \(ann.audioFrames)")
+    }
+
+    @Test func nackRecoversVideoAtFifteenPercentLoss() throws {
+        let (call, ann, bob) = try connectedPair(seed: 15) { $0.network.loss = 0.15 }
+        let sentBefore = bob.videoFramesSent
+        bob.sendsVideo = true
+        bob.nextVideoAt = call.now
+        call.run(for: .seconds(30))
+        let sent = bob.videoFramesSent - sentBefore, received = ann.videoFrames[bob.id, default: 0]
+        // Without retransmission a 3-packet frame arrives whole 0.85^3 = 61 % of the time.
+        #expect(Double(received) / Double(sent) > 0.9, "received \(received) of \(sent) frames")
+    }
+
+    @Test func aListenerThatSendsMediaAnywayIsIgnoredAndReportedOnce() throws {
+        let call = SimulatedCall(seed: 16)
+        let ann = try call.add("ann"), lou = try call.add("lou", role: .listener) { $0.sendsAudio = false }
+        call.join(ann)
+        call.join(lou)
+        #expect(call.run(for: .seconds(5)) { call.fullMesh([ann, lou]) })
+        // Whatever lou's engine negotiated, packets of RTP's shape from it are dropped unread.
+        for sequence in 0..<50 as Range<UInt16> {
+            let packet = RTPPacket(marker: false, payloadType: 111, sequenceNumber: sequence, timestamp: 960 * UInt32(sequence), ssrc: 7,
+                                   payload: [1, 2, 3])
+            ann.pending.append(.datagram(from: lou.id, packet.bytes))
+        }
+        call.step(ann)
+        call.run(for: .seconds(1))
+        let ignored = ann.events.filter { if case .listenerIgnored(let peer, _, "media") = $0.event { peer == lou.id } else { false } }
+        #expect(ignored.count == 1)
+        #expect(ann.audioFrames[lou.id] == nil)
+        #expect(call.fullMesh([ann, lou]), "the listener stays connected")
+    }
+}

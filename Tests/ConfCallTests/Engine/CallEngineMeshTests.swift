@@ -1,0 +1,72 @@
+import ConfCall
+import ConfCore
+import ConfWire
+import Testing
+
+/// The mesh on a simulated network: who connects to whom, in any order of arrival.
+@Suite struct CallEngineMeshTests {
+    @Test func twoParticipantsConnectAndChat() throws {
+        let call = SimulatedCall(seed: 1)
+        let ann = try call.add("ann")
+        let bob = try call.add("bob") { $0.say = ["hello from bob"] }
+        call.join(ann)
+        call.run(for: .milliseconds(50))
+        call.join(bob)
+        #expect(call.run(for: .seconds(5)) {
+            call.fullMesh([ann, bob]) && ann.chats.contains("hello from bob") && !ann.connectedEvents.isEmpty && !bob.connectedEvents.isEmpty
+        })
+        let annSide = try #require(ann.connectedEvents.first), bobSide = try #require(bob.connectedEvents.first)
+        #expect(annSide.sas == bobSide.sas && !annSide.sas.isEmpty, "both read the same words")
+        #expect(annSide.rttMilliseconds >= 35 && annSide.rttMilliseconds < 100, "a 20 ms one-way network: \(annSide.rttMilliseconds) ms")
+    }
+
+    /// Every order of four arrivals, some at once (inside the rendezvous's relay delay), some apart.
+    @Test(arguments: permutations(of: [0, 1, 2, 3]))
+    func fourPartiesConnectInAnyJoinOrder(order: [Int]) throws {
+        let call = SimulatedCall(seed: UInt64(order.reduce(0) { $0 * 4 + $1 }))
+        let people = try ["ann", "bob", "cat", "dan"].map { try call.add($0) }
+        for (step, index) in order.enumerated() {
+            call.join(people[index])
+            // Alternately at once and 30 ms apart: offers cross the rendezvous with peer-joined.
+            if step % 2 == 1 { call.run(for: .milliseconds(30)) }
+        }
+        #expect(call.run(for: .seconds(5)) { call.fullMesh(people) && people.allSatisfy { $0.connectedEvents.count == 3 } })
+        for person in people {
+            #expect(person.disconnections.isEmpty, "\(person.name): \(person.disconnections)")
+            #expect(Set(person.connectedEvents.map(\.peer)).count == 3)
+        }
+    }
+
+    @Test func duplicatedSignalsDoNotBreakTheMesh() throws {
+        let call = SimulatedCall(seed: 3)
+        call.duplicatesSignals = true
+        let people = try ["ann", "bob", "cat"].map { try call.add($0) }
+        for person in people { call.join(person) }
+        #expect(call.run(for: .seconds(5)) { call.fullMesh(people) && people.allSatisfy { $0.connectedEvents.count == 2 } })
+        #expect(call.run(for: .seconds(3)) { people.contains { !$0.disconnections.isEmpty } } == false, "the links stay up")
+    }
+
+    @Test func aSignalFromSomeoneWhoLeftIsIgnored() throws {
+        let call = SimulatedCall(seed: 4)
+        let ann = try call.add("ann"), bob = try call.add("bob")
+        call.join(ann)
+        call.join(bob)
+        #expect(call.run(for: .seconds(5)) { call.fullMesh([ann, bob]) })
+        call.leave(bob)
+        #expect(call.run(for: .seconds(1)) { ann.disconnections.contains { $0.peer == bob.id && $0.code == .left } })
+        // A late offer from bob's old link arrives after bob left.
+        ann.pending.append(.signal(from: bob.id, .object(["type": "offer", "sdp": "v=0\r\n"])))
+        call.step(ann)
+        #expect(call.run(for: .seconds(20)) { ann.engine.nextDeadline() == nil && !ann.engine.isConnected(bob.id) })
+    }
+}
+
+/// All orderings of `items`.
+func permutations(of items: [Int]) -> [[Int]] {
+    guard items.count > 1 else { return [items] }
+    return items.indices.flatMap { index -> [[Int]] in
+        var rest = items
+        let first = rest.remove(at: index)
+        return permutations(of: rest).map { [first] + $0 }
+    }
+}

@@ -1,0 +1,301 @@
+import ConfCall
+import ConfCore
+import ConfCrypto
+import ConfWire
+
+/// Steps 2 to 4 call engines against each other on a manual clock: a simulated rendezvous
+/// (joins, leaves, relayed signals), a fake ICE agent per link, and a seeded simulated network
+/// between the participants. Nothing here sleeps: time jumps to the next deadline.
+final class SimulatedCall {
+    final class Participant {
+        let id: ParticipantID
+        let name: String
+        let role: Role
+        let engine: CallEngine
+        let address: String
+        var agents: [ParticipantID: FakeIceAgent] = [:]
+        var events: [(at: Instant, event: CallEvent)] = []
+        var inRoom = false
+        /// SIGSTOPped: nothing runs, what arrives is lost.
+        var frozen = false
+        var failed: Bool?
+        var audioFrames: [ParticipantID: Int] = [:]
+        var videoFrames: [ParticipantID: Int] = [:]
+        var keyFrameRequests = 0
+        var videoFrameLog: [ParticipantID] = []
+        /// Sends a 20 ms audio frame this often while in the room (nil: no audio).
+        var sendsAudio = false
+        var nextAudioAt: Instant?
+        var pending: [CallEngine.Input] = []
+        /// Sends a made-up 3-packet VP8 frame every 66 ms while in the room.
+        var sendsVideo = false
+        var nextVideoAt: Instant?
+        var videoFramesSent = 0
+
+        /// A frame the assembler takes as VP8 (a key frame every 30th: bit 0 of the tag clear).
+        func nextVideoFrame() -> [UInt8] {
+            defer { videoFramesSent += 1 }
+            let key = videoFramesSent % 30 == 0
+            return [key ? 0x10 : 0x11] + [UInt8](repeating: UInt8(truncatingIfNeeded: videoFramesSent), count: 2_999)
+        }
+
+        init(id: ParticipantID, name: String, role: Role, engine: CallEngine, address: String) {
+            self.id = id
+            self.name = name
+            self.role = role
+            self.engine = engine
+            self.address = address
+        }
+
+        func connected(to other: Participant) -> Bool { engine.isConnected(other.id) }
+
+        var connectedEvents: [PeerConnectedInfo] {
+            events.compactMap { if case .peerConnected(let info) = $0.event { info } else { nil } }
+        }
+
+        var disconnections: [(peer: ParticipantID, code: DisconnectCode)] {
+            events.compactMap { if case .peerDisconnected(let peer, _, let code, _, _) = $0.event { (peer, code) } else { nil } }
+        }
+
+        var chats: [String] { events.compactMap { if case .chat(_, _, let text) = $0.event { text } else { nil } } }
+    }
+
+    let clock = ManualClock(Instant.zero + .seconds(1))
+    var network: TestNetwork<ParticipantID>
+    private(set) var participants: [Participant] = []
+    private var rendezvous: [(at: Instant, order: Int, action: () -> Void)] = []
+    private var order = 0
+    let rendezvousDelay: Duration = .milliseconds(10)
+    var random: SeededRandom
+
+    /// Real DTLS (OpenSSL) keeps its retransmission timer in real time: only for runs where no
+    /// handshake packet is lost. `FakeDTLS` retransmits on the simulated clock.
+    enum Handshake { case realDTLS, fakeDTLS }
+    let handshake: Handshake
+
+    init(seed: UInt64 = 1, handshake: Handshake = .realDTLS) {
+        self.handshake = handshake
+        random = SeededRandom(seed: seed)
+        network = TestNetwork(seed: seed)
+    }
+
+    var now: Instant { clock.now() }
+
+    @discardableResult
+    func add(_ name: String, role: Role = .publisher, configure: (inout CallEngine.Configuration) -> Void = { _ in }) throws -> Participant {
+        var configuration = CallEngine.Configuration()
+        configuration.connectTimeout = .seconds(10)
+        configuration.sendsVideo = true
+        configure(&configuration)
+        let security: any LinkSecurity = switch handshake {
+        case .realDTLS: CertificateSecurity(certificate: try DTLSCertificate())
+        case .fakeDTLS: FakeSecurity(seed: random.next())
+        }
+        let engine = CallEngine(configuration: configuration, security: security,
+                                dataChannels: FakeDataChannelFactory(), random: SeededRandom(seed: random.next()))
+        let participant = Participant(id: ParticipantID("p\(participants.count + 1)"), name: name, role: role, engine: engine,
+                                      address: "10.0.0.\(participants.count + 1)")
+        participants.append(participant)
+        return participant
+    }
+
+    // MARK: The rendezvous
+
+    /// `who` joins now: it learns who is there, they learn of it (after the rendezvous's delay).
+    func join(_ who: Participant) {
+        let present = participants.filter { $0.inRoom && $0 !== who }
+        who.inRoom = true
+        who.pending.append(.joined(role: who.role, peers: present.map(\.card)))
+        if who.sendsAudio { who.nextAudioAt = now }
+        if who.sendsVideo { who.nextVideoAt = now }
+        for other in present { relay(to: other, .peerJoined(who.card)) }
+    }
+
+    /// `who` leaves the room properly.
+    func leave(_ who: Participant) {
+        who.pending.append(.leave)
+        step(who)
+        who.inRoom = false
+        for other in participants where other.inRoom { relay(to: other, .peerLeft(who.id)) }
+    }
+
+    /// `who` dies: nothing more from it; the rendezvous sees its connection close.
+    func kill(_ who: Participant) {
+        who.inRoom = false
+        who.frozen = true
+        for other in participants where other.inRoom { relay(to: other, .peerLeft(who.id)) }
+    }
+
+    /// Every relayed signal arrives twice (a rendezvous or client bug, or a resend after a reconnect).
+    var duplicatesSignals = false
+
+    /// The rendezvous is TCP: what is relayed to a frozen participant waits in its socket.
+    private func relay(to who: Participant, _ input: CallEngine.Input) {
+        let copies = duplicatesSignals && { if case .signal = input { true } else { false } }() ? 2 : 1
+        for _ in 0..<copies {
+            order += 1
+            rendezvous.append((now + rendezvousDelay, order, { [weak who] in
+                guard let who, who.inRoom else { return }
+                who.pending.append(input)
+            }))
+        }
+    }
+
+    /// SIGSTOP: `who` runs nothing and loses what the network brings, until `thaw`.
+    func freeze(_ who: Participant) { who.frozen = true }
+
+    func thaw(_ who: Participant) {
+        who.frozen = false
+        if who.sendsAudio { who.nextAudioAt = now }
+    }
+
+    // MARK: Running
+
+    /// Runs until `condition` holds or `limit` of virtual time passes; whether it held.
+    @discardableResult
+    func run(for limit: Duration, until condition: () -> Bool = { false }) -> Bool {
+        let end = now + limit
+        for participant in participants { step(participant) }
+        var iterations = 0
+        while !condition() {
+            iterations += 1
+            precondition(iterations < 2_000_000, "the simulation does not settle")
+            guard let next = nextTime(), next <= end else {
+                clock.advance(by: end.since(now))
+                return condition()
+            }
+            if next > now { clock.advance(by: next.since(now)) }
+            runDue()
+        }
+        return true
+    }
+
+    private func nextTime() -> Instant? {
+        var times: [Instant] = rendezvous.map(\.at)
+        if let delivery = network.nextDelivery { times.append(delivery) }
+        for participant in participants where !participant.frozen && participant.inRoom {
+            if participant.sendsVideo, let at = participant.nextVideoAt { times.append(at) }
+            if let deadline = participant.engine.nextDeadline() { times.append(deadline) }
+            if participant.sendsAudio, let at = participant.nextAudioAt { times.append(at) }
+            for agent in participant.agents.values where agent.canCheck { times.append(agent.nextCheckAt ?? now) }
+            if !participant.pending.isEmpty { times.append(now) }
+        }
+        return times.min()
+    }
+
+    private func runDue() {
+        let due = rendezvous.filter { $0.at <= now }.sorted { ($0.at, $0.order) < ($1.at, $1.order) }
+        rendezvous.removeAll { $0.at <= now }
+        for item in due { item.action() }
+        for delivery in network.deliver(upTo: now) {
+            guard let to = participant(delivery.to), !to.frozen, to.inRoom else { continue }
+            received(delivery.bytes, from: delivery.from, at: to)
+        }
+        for participant in participants where !participant.frozen && participant.inRoom {
+            if participant.sendsAudio, let at = participant.nextAudioAt, at <= now {
+                participant.pending.append(.audioFrame(opus: [0xF8, 0xFF, 0xFE], level: 30))
+                participant.nextAudioAt = at + .milliseconds(20)
+            }
+            if participant.sendsVideo, let at = participant.nextVideoAt, at <= now {
+                participant.pending.append(.videoFrame(participant.nextVideoFrame(), captured: at))
+                participant.nextVideoAt = at + .milliseconds(66)
+            }
+            runChecks(participant)
+            participant.pending.append(.timeout)
+            step(participant)
+        }
+    }
+
+    /// Feeds what is pending and carries out every output, until both are empty.
+    func step(_ participant: Participant) {
+        while true {
+            if !participant.pending.isEmpty {
+                let input = participant.pending.removeFirst()
+                participant.engine.handle(input, now: now)
+            }
+            while let output = participant.engine.pollOutput() { perform(output, for: participant) }
+            if participant.pending.isEmpty { return }
+        }
+    }
+
+    private func perform(_ output: CallEngine.Output, for participant: Participant) {
+        switch output {
+        case .startIce(let id, let credentials, let controlling):
+            participant.agents[id] = FakeIceAgent(credentials: credentials, controlling: controlling, address: participant.address)
+        case .gather(let id):
+            guard let agent = participant.agents[id] else { return }
+            participant.pending.append(.localCandidate(id, agent.candidate))
+            participant.pending.append(.localGatheringDone(id))
+        case .setRemoteCredentials(let id, let ufrag, _):
+            participant.agents[id]?.remoteUfrag = ufrag
+            participant.agents[id]?.startedChecking = now
+        case .addRemoteCandidate(let id, let candidate):
+            participant.agents[id]?.remoteCandidates.append(candidate)
+        case .remoteCandidatesDone:
+            break
+        case .closeIce(let id):
+            participant.agents[id] = nil
+        case .transmit(let id, let bytes):
+            guard participant.agents[id]?.state == .connected else { return }
+            network.send(bytes, from: participant.id, to: id, now: now)
+        case .signal(let id, let payload):
+            guard let to = self.participant(id) else { return }
+            let from = participant.id
+            relay(to: to, .signal(from: from, payload))
+        case .event(let event):
+            participant.events.append((now, event))
+        case .audio(let id, _, _):
+            participant.audioFrames[id, default: 0] += 1
+        case .video(let id, _, _):
+            participant.videoFrameLog.append(id)
+            participant.videoFrames[id, default: 0] += 1
+        case .keyFrameRequested:
+            participant.keyFrameRequests += 1
+        case .callFailed(let noPath):
+            participant.failed = noPath
+        }
+    }
+
+    private func runChecks(_ participant: Participant) {
+        for (id, agent) in participant.agents where agent.canCheck {
+            if let started = agent.startedChecking, now.since(started) >= FakeIceAgent.failAfter {
+                agent.state = .failed
+                participant.pending.append(.iceState(id, .failed))
+                continue
+            }
+            if (agent.nextCheckAt ?? now) <= now {
+                agent.nextCheckAt = now + FakeIceAgent.checkInterval
+                network.send(agent.check(answer: false), from: participant.id, to: id, now: now)
+            }
+        }
+    }
+
+    private func received(_ bytes: [UInt8], from: ParticipantID, at participant: Participant) {
+        guard let agent = participant.agents[from] else { return }
+        if PacketKind(classifying: bytes) == .stun {
+            let (forUs, answer) = agent.accepts(bytes)
+            guard forUs else { return }
+            if !answer, agent.remoteUfrag != nil { network.send(agent.check(answer: true), from: participant.id, to: from, now: now) }
+            if agent.state == .checking, agent.remoteUfrag != nil, let remote = agent.remoteCandidates.first {
+                agent.state = .connected
+                participant.pending.append(.selectedPair(from, CandidatePair(local: agent.candidate, remote: remote)))
+                participant.pending.append(.iceState(from, .connected))
+            }
+            return
+        }
+        guard agent.state == .connected else { return }
+        participant.pending.append(.datagram(from: from, bytes))
+    }
+
+    func participant(_ id: ParticipantID) -> Participant? { participants.first { $0.id == id } }
+
+    /// Whether every pair of the given participants has a connected link both ways.
+    func fullMesh(_ group: [Participant]) -> Bool {
+        for a in group { for b in group where a !== b { if !a.connected(to: b) { return false } } }
+        return true
+    }
+}
+
+extension SimulatedCall.Participant {
+    var card: ConfWire.Participant { ConfWire.Participant(id: id, name: name, role: role) }
+}
