@@ -11,7 +11,7 @@ struct ScriptedRandom: RandomNumberGenerator {
 }
 
 /// Protection that tests can read: a tag byte in front; refuses packets whose payload starts with 0xFF.
-struct TaggingProtector: RTPProtector {
+final class TaggingProtector: RTPProtector {
     func protectRTP(_ packet: [UInt8]) -> [UInt8]? { packet.last == 0xFF ? nil : [0xAA] + packet }
     func protectRTCP(_ packet: [UInt8]) -> [UInt8]? { [0xBB] + packet }
     func unprotectRTP(_ packet: [UInt8]) -> [UInt8]? { packet.first == 0xAA ? Array(packet.dropFirst()) : nil }
