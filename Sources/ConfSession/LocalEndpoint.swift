@@ -8,13 +8,13 @@ public struct LocalEndpoint: Sendable {
     public var fingerprint: Fingerprint
     /// Publishers send and receive; listeners only receive.
     public var role: Role
-    public var audioSSRC: UInt32
-    public var videoSSRC: UInt32
+    public var audioSSRC: SSRC
+    public var videoSSRC: SSRC
     /// The role the rendezvous gave the peer at the other end of this link. It decides what we
     /// accept from the peer, whatever the peer's own SDP asks for.
     public var peerRole: Role
 
-    public init(iceUfrag: String, icePwd: String, fingerprint: Fingerprint, role: Role, audioSSRC: UInt32, videoSSRC: UInt32,
+    public init(iceUfrag: String, icePwd: String, fingerprint: Fingerprint, role: Role, audioSSRC: SSRC, videoSSRC: SSRC,
                 peerRole: Role = .publisher) {
         self.iceUfrag = iceUfrag
         self.icePwd = icePwd
@@ -56,10 +56,10 @@ public struct NegotiatedLink: Sendable, Equatable {
 
 public struct NegotiatedMedia: Sendable, Equatable {
     public var mid: String
-    public var payloadType: UInt8
+    public var payloadType: PayloadType
     /// From this side's point of view.
     public var direction: Direction
-    public var remoteSSRCs: [UInt32]
+    public var remoteSSRCs: [SSRC]
     /// The id of the audio-level header extension (RFC 6464) when both sides use it.
     public var audioLevelExtension: UInt8? = nil
 

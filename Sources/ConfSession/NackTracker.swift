@@ -18,19 +18,19 @@ public struct NackTracker: Sendable {
     public var missingCount: Int { missing.count }
 
     /// Takes a received sequence number; returns the numbers to ask for now (possibly none).
-    public mutating func received(_ sequence: UInt16, now: Instant) -> [UInt16] {
+    public mutating func received(_ sequence: SequenceNumber, now: Instant) -> [SequenceNumber] {
         let extended = unwrapper.unwrap(sequence)
         missing[extended] = nil
         guard let last = highest else {
             highest = extended
             return []
         }
-        var ask: [UInt16] = []
+        var ask: [SequenceNumber] = []
         if extended > last {
             if extended - last > 1 && extended - last <= UInt64(horizon) {
                 for gap in (last + 1)..<extended {
                     missing[gap] = (now, 1)
-                    ask.append(UInt16(truncatingIfNeeded: gap))
+                    ask.append(SequenceNumber(extended: gap))
                 }
             }
             highest = extended
@@ -39,17 +39,17 @@ public struct NackTracker: Sendable {
     }
 
     /// Numbers whose first request went unanswered for `retryAfter`: asked a second and last time.
-    public mutating func due(now: Instant) -> [UInt16] {
+    public mutating func due(now: Instant) -> [SequenceNumber] {
         guard let highest else { return [] }
-        var ask: [UInt16] = []
+        var ask: [UInt64] = []
         for (sequence, state) in missing {
             if highest > sequence + UInt64(horizon) || state.tries >= 2 && now.since(state.askedAt) >= retryAfter {
                 missing[sequence] = nil
             } else if state.tries < 2 && now.since(state.askedAt) >= retryAfter {
                 missing[sequence] = (now, state.tries + 1)
-                ask.append(UInt16(truncatingIfNeeded: sequence))
+                ask.append(sequence)
             }
         }
-        return ask.sorted()
+        return ask.sorted().map { SequenceNumber(extended: $0) }
     }
 }

@@ -5,7 +5,7 @@ import ConfWire
 /// packets lost (cumulative and the fraction since the last report), the extended highest
 /// sequence number, and the interarrival jitter in timestamp units.
 public struct ReceptionStatistics: Sendable {
-    public let ssrc: UInt32
+    public let ssrc: SSRC
     public let clockRate: Double
     private var unwrapper = SequenceUnwrapper()
     private var base: UInt64?
@@ -17,7 +17,7 @@ public struct ReceptionStatistics: Sendable {
     /// In timestamp units.
     public private(set) var jitter: Double = 0
 
-    public init(ssrc: UInt32, clockRate: Double = 48_000) {
+    public init(ssrc: SSRC, clockRate: Double = 48_000) {
         self.ssrc = ssrc
         self.clockRate = clockRate
     }
@@ -26,7 +26,7 @@ public struct ReceptionStatistics: Sendable {
     public var expected: UInt64 { base.map { highest - $0 + 1 } ?? 0 }
     public var cumulativeLost: Int64 { Int64(expected) - Int64(received) }
 
-    public mutating func update(sequence: UInt16, timestamp: UInt32, arrival: Instant) {
+    public mutating func update(sequence: SequenceNumber, timestamp: UInt32, arrival: Instant) {
         let extended = unwrapper.unwrap(sequence)
         if base == nil { base = extended; highest = extended }
         if extended > highest { highest = extended }

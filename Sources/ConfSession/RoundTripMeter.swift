@@ -6,12 +6,12 @@ import ConfWire
 /// difference is the round trip. The peer's SRs are answered at once, so that the first
 /// measurement needs a single round trip. Pure: the caller moves the packets.
 public struct RoundTripMeter: Sendable {
-    public let localSSRC: UInt32
+    public let localSSRC: SSRC
     /// The peer's last SR: its SSRC, the middle 32 bits of its stamp, and when it came.
-    private var lastPeerReport: (ssrc: UInt32, stamp: UInt32, at: Instant)?
+    private var lastPeerReport: (ssrc: SSRC, stamp: UInt32, at: Instant)?
     public private(set) var latest: Duration?
 
-    public init(localSSRC: UInt32) { self.localSSRC = localSSRC }
+    public init(localSSRC: SSRC) { self.localSSRC = localSSRC }
 
     /// A 32.32 fixed-point "NTP" stamp of `now` (our monotonic clock).
     static func stamp(_ now: Instant) -> UInt64 {

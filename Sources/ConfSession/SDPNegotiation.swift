@@ -17,13 +17,13 @@ public enum SDPNegotiation {
         audio.formatParameters = [opusPayloadType: "minptime=10;useinbandfec=1"]
         audio.extensions = [(1, audioLevelURI)]
         audio.direction = local.mediaDirection
-        if local.role == .publisher { audio.ssrcs = [local.audioSSRC] }
+        if local.role == .publisher { audio.ssrcs = [local.audioSSRC.rawValue] }
         var video = section(.video, mid: "1", local: local, setup: .actpass)
         video.formats = [String(vp8PayloadType)]
         video.rtpMaps = [RTPMap(payloadType: vp8PayloadType, encoding: "VP8", clockRate: 90000)]
         video.rtcpFeedback = [("96", "nack"), ("96", "nack pli"), ("96", "ccm fir")]
         video.direction = local.mediaDirection
-        if local.role == .publisher { video.ssrcs = [local.videoSSRC] }
+        if local.role == .publisher { video.ssrcs = [local.videoSSRC.rawValue] }
         var data = section(.application, mid: "2", local: local, setup: .actpass)
         data.sctpPort = sctpPort
         data.maxMessageSize = 262_144
@@ -59,18 +59,20 @@ public enum SDPNegotiation {
                 answer.formats = [String(map.payloadType)]
                 answer.rtpMaps = [RTPMap(payloadType: map.payloadType, encoding: map.encoding, clockRate: map.clockRate, channels: map.channels)]
                 answer.direction = remote.direction.answer(wanting: local.mediaDirection)
-                var negotiated = NegotiatedMedia(mid: mid, payloadType: map.payloadType, direction: answer.direction, remoteSSRCs: remote.ssrcs)
+                // The SDP parser admits only 0...127 in a=rtpmap.
+                var negotiated = NegotiatedMedia(mid: mid, payloadType: PayloadType(masking: map.payloadType), direction: answer.direction,
+                                                 remoteSSRCs: remote.ssrcs.map { SSRC($0) })
                 if remote.kind == .audio {
                     answer.formatParameters = [map.payloadType: "minptime=10;useinbandfec=1"]
                     if let level = remote.extensions.first(where: { $0.uri == audioLevelURI }) {
                         answer.extensions = [level]
                         negotiated.audioLevelExtension = level.id
                     }
-                    if answer.direction == .sendrecv || answer.direction == .sendonly { answer.ssrcs = [local.audioSSRC] }
+                    if answer.direction == .sendrecv || answer.direction == .sendonly { answer.ssrcs = [local.audioSSRC.rawValue] }
                     link.audio = negotiated
                 } else {
                     answer.rtcpFeedback = remote.rtcpFeedback.filter { $0.payloadType == String(map.payloadType) && ["nack", "nack pli", "ccm fir"].contains($0.value) }
-                    if answer.direction == .sendrecv || answer.direction == .sendonly { answer.ssrcs = [local.videoSSRC] }
+                    if answer.direction == .sendrecv || answer.direction == .sendonly { answer.ssrcs = [local.videoSSRC.rawValue] }
                     link.video = negotiated
                 }
                 media.append(answer)
@@ -107,11 +109,12 @@ public enum SDPNegotiation {
             }
             switch theirs.kind {
             case .audio, .video:
-                guard let pt = theirs.formats.first.flatMap({ UInt8($0) }), ours.rtpMaps.contains(where: { $0.payloadType == pt }) else {
+                guard let pt = theirs.formats.first.flatMap({ UInt8($0) }).flatMap(PayloadType.init(rawValue:)),
+                      ours.rtpMaps.contains(where: { $0.payloadType == pt.rawValue }) else {
                     throw NegotiationError("the answer picked a payload type the offer did not offer")
                 }
                 var negotiated = NegotiatedMedia(mid: theirs.mid!, payloadType: pt, direction: ours.direction.answerSide(theirs.direction),
-                                                 remoteSSRCs: theirs.ssrcs)
+                                                 remoteSSRCs: theirs.ssrcs.map { SSRC($0) })
                 negotiated.audioLevelExtension = theirs.extensions.first { $0.uri == audioLevelURI }?.id
                 if theirs.kind == .audio { link.audio = negotiated } else { link.video = negotiated }
             case .application:

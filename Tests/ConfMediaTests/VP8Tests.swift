@@ -10,7 +10,7 @@ import Testing
         let decoder = try VP8Decoder()
         var packetizer = VP8Packetizer()
         var assembler = VP8FrameAssembler()
-        var sequence: UInt16 = 1
+        var sequence: SequenceNumber = 1
         var psnrs: [Double] = []
         var keyFrames: [Bool] = []
         for n in 0..<30 {

@@ -36,7 +36,7 @@ final class SimulatedRoom {
             // Fresh credentials for every link, as a restart has (RFC 8839 §4.4.1.1.1).
             links += 1
             return LocalEndpoint(iceUfrag: "u\(number)\(peer.rawValue)x\(links)", icePwd: String(repeating: "\(number)", count: 24), fingerprint: fingerprint,
-                          role: claims ?? role, audioSSRC: UInt32(number * 10), videoSSRC: UInt32(number * 10 + 1))
+                          role: claims ?? role, audioSSRC: SSRC(UInt32(number * 10)), videoSSRC: SSRC(UInt32(number * 10 + 1)))
         }
         let participant = Participant(id: id, name: id.rawValue, role: role)
         let present = order.compactMap { members[$0]?.participant }

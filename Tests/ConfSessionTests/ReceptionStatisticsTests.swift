@@ -8,7 +8,7 @@ import Testing
         var stats = ReceptionStatistics(ssrc: 42)
         // 100 packets 20 ms apart, arriving on time, across a sequence wrap; every 10th lost.
         for k in 0..<100 where k % 10 != 5 {
-            stats.update(sequence: UInt16(truncatingIfNeeded: 65_500 + k), timestamp: UInt32(k * 960),
+            stats.update(sequence: SequenceNumber(UInt16(truncatingIfNeeded: 65_500 + k)), timestamp: UInt32(k * 960),
                          arrival: Instant(nanoseconds: UInt64(1_000_000_000 + k * 20_000_000)))
         }
         let block = stats.reportBlock(lastSR: 7, delaySinceLastSR: 9)
@@ -19,7 +19,7 @@ import Testing
         #expect(stats.jitterMilliseconds < 0.01)
         // The next report covers only what came since: nothing lost.
         for k in 100..<150 {
-            stats.update(sequence: UInt16(truncatingIfNeeded: 65_500 + k), timestamp: UInt32(k * 960),
+            stats.update(sequence: SequenceNumber(UInt16(truncatingIfNeeded: 65_500 + k)), timestamp: UInt32(k * 960),
                          arrival: Instant(nanoseconds: UInt64(1_000_000_000 + k * 20_000_000 + (k % 2) * 4_000_000)))
         }
         let next = stats.reportBlock(lastSR: 0, delaySinceLastSR: 0)

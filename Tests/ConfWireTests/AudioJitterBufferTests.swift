@@ -58,7 +58,7 @@ struct SimulatedAudioLink {
             let now = Double(tick) * 20
             while index < inFlight.count, inFlight[index].arrival <= now {
                 let p = inFlight[index]
-                buffer.insert(sequence: p.sequence, timestamp: p.timestamp, payload: [UInt8(p.sequence >> 8), UInt8(p.sequence & 0xFF)],
+                buffer.insert(sequence: SequenceNumber(p.sequence), timestamp: p.timestamp, payload: [UInt8(p.sequence >> 8), UInt8(p.sequence & 0xFF)],
                               arrival: Instant(nanoseconds: UInt64(p.arrival * 1_000_000)))
                 index += 1
             }

@@ -25,7 +25,7 @@ import Testing
     @Test func framesSplitUnderTheMTUAndReassemble() {
         var packetizer = VP8Packetizer(maximumPayload: 1100, firstPictureID: 32_760)
         var assembler = VP8FrameAssembler()
-        var sequence: UInt16 = 65_530
+        var sequence: SequenceNumber = 65_530
         var delivered: [VP8FrameAssembler.Frame] = []
         for (n, size) in [5000, 300, 1096, 1097, 20_000].enumerated() {
             let frame = Self.frame(size, key: n == 0, seed: UInt8(n))
@@ -50,7 +50,7 @@ import Testing
         order.shuffle(using: &random)
         var delivered: [VP8FrameAssembler.Frame] = []
         for i in order {
-            delivered += assembler.insert(sequence: UInt16(100 + i), timestamp: 9000, marker: i == payloads.count - 1, payload: payloads[i])
+            delivered += assembler.insert(sequence: SequenceNumber(UInt16(100 + i)), timestamp: 9000, marker: i == payloads.count - 1, payload: payloads[i])
         }
         #expect(delivered.count == 1 && delivered[0].data == frame)
     }
@@ -59,9 +59,9 @@ import Testing
     static func lossyRun(resendAfter: Duration?) -> (timestamps: [UInt32], dropped: Int) {
         var packetizer = VP8Packetizer(maximumPayload: 500)
         var assembler = VP8FrameAssembler()
-        var sequence: UInt16 = 0
+        var sequence: SequenceNumber = 0
         var delivered: [VP8FrameAssembler.Frame] = []
-        var lost: (UInt16, [UInt8])?
+        var lost: (SequenceNumber, [UInt8])?
         for n in 0..<6 {
             let now = Instant.zero + .milliseconds(Int64(n) * 66)
             let payloads = packetizer.packetize(Self.frame(1800, key: false, seed: UInt8(n)))
@@ -98,7 +98,7 @@ import Testing
         var assembler = VP8FrameAssembler()
         for n in 0..<5_000 {
             let payload = (0..<Int(random.next() % 40)).map { _ in UInt8(truncatingIfNeeded: random.next()) }
-            _ = assembler.insert(sequence: UInt16(truncatingIfNeeded: random.next()), timestamp: UInt32(n / 3), marker: random.next() % 3 == 0,
+            _ = assembler.insert(sequence: SequenceNumber(UInt16(truncatingIfNeeded: random.next())), timestamp: UInt32(n / 3), marker: random.next() % 3 == 0,
                                  payload: payload)
         }
     }

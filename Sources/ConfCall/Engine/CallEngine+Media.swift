@@ -18,10 +18,9 @@ extension CallEngine {
             guard let audio = link.negotiated?.audio, audio.sends, let srtp = link.srtp else { continue }
             var extensions: [UInt8: [UInt8]] = [:]
             if let id = audio.audioLevelExtension { extensions[id] = audioLevel.bytes }
-            let timestamp = link.audioOut.packets == 0 ? link.audioOut.firstTimestamp : link.audioOut.timestamp &+ Self.audioFrameSamples
-            let bytes = link.audioOut.packet(payloadType: audio.payloadType, timestamp: timestamp,
-                                             marker: link.audioOut.packets == 0, extensions: extensions, payload: opus)
-            if let protected = srtp.protectRTP(bytes) { outputs.append(.transmit(link.id, protected)) }
+            link.audioOut.payloadType = audio.payloadType
+            let packets = link.audioOut.packetize([opus], duration: Self.audioFrameSamples, extensions: extensions)
+            for datagram in srtp.protect(packets) { outputs.append(.transmit(link.id, datagram)) }
         }
     }
 
@@ -34,23 +33,15 @@ extension CallEngine {
         let payloads = videoPacketizer.packetize(frame)
         for link in links.values where link.phase == .connected {
             guard let video = link.negotiated?.video, video.sends, let srtp = link.srtp else { continue }
-            let timestamp = link.videoOut.firstTimestamp &+ ticks
-            for (index, payload) in payloads.enumerated() {
-                let bytes = link.videoOut.packet(payloadType: video.payloadType, timestamp: timestamp,
-                                                 marker: index == payloads.count - 1, payload: payload)
-                if let protected = srtp.protectRTP(bytes) { outputs.append(.transmit(link.id, protected)) }
-            }
+            link.videoOut.payloadType = video.payloadType
+            for datagram in srtp.protect(link.videoOut.packetize(payloads, mediaTime: ticks)) { outputs.append(.transmit(link.id, datagram)) }
         }
     }
 
     /// A peer's NACK: those packets again from the history, if still in it.
-    func resendVideo(_ sequences: [UInt16], on link: PeerConnection) {
+    func resendVideo(_ sequences: [SequenceNumber], on link: PeerConnection) {
         guard let srtp = link.srtp else { return }
-        for sequence in sequences {
-            if let bytes = link.videoOut.resend(sequence), let protected = srtp.protectRTP(bytes) {
-                outputs.append(.transmit(link.id, protected))
-            }
-        }
+        for datagram in srtp.protect(rtp: link.videoOut.resend(sequences)) { outputs.append(.transmit(link.id, datagram)) }
     }
 
     // MARK: Receiving
@@ -62,52 +53,41 @@ extension CallEngine {
             receivedVideo(packet, on: link, now: now)
         } else if let audio = negotiated.audio, packet.payloadType == audio.payloadType {
             guard configuration.receivesAudio, audio.receives else { return }
-            var inbound = link.audioIn ?? AudioInbound()
-            if inbound.lastReport == nil { inbound.lastReport = (now, inbound.buffer.statistics) }
-            inbound.buffer.insert(sequence: packet.sequenceNumber, timestamp: packet.timestamp, payload: packet.payload, arrival: now)
-            inbound.bytesSinceReport += packet.payload.count
-            if inbound.reception?.ssrc != packet.ssrc { inbound.reception = ReceptionStatistics(ssrc: packet.ssrc) }
-            inbound.reception?.update(sequence: packet.sequenceNumber, timestamp: packet.timestamp, arrival: now)
-            if inbound.nextPlayoutAt == nil { inbound.nextPlayoutAt = now }
+            var inbound = link.audioIn ?? InboundAudioStream()
+            inbound.received(packet, now: now)
             link.audioIn = inbound
+            if link.audioPlayoutAt == nil { link.audioPlayoutAt = now }
         }
     }
 
     private func receivedVideo(_ packet: RTPPacket, on link: PeerConnection, now: Instant) {
-        var inbound = link.videoIn ?? VideoInbound()
-        inbound.ssrc = packet.ssrc
-        let missing = inbound.nack.received(packet.sequenceNumber, now: now)
-        if !missing.isEmpty { send(.negativeAcknowledgement(sender: link.audioSSRC, media: packet.ssrc, lost: missing), on: link) }
-        let droppedBefore = inbound.assembler.droppedFrames
-        let frames = inbound.assembler.insert(sequence: packet.sequenceNumber, timestamp: packet.timestamp, marker: packet.marker,
-                                              payload: packet.payload, now: now)
-        let dropped = inbound.assembler.droppedFrames > droppedBefore
+        var inbound = link.videoIn ?? InboundVideoStream(localSSRC: link.audioSSRC)
+        let received = inbound.received(packet, now: now)
         link.videoIn = inbound
-        for frame in frames { outputs.append(.video(link.id, frame, ssrc: packet.ssrc)) }
-        if dropped { requestKeyFrame(on: link, now: now) }
+        // NACK for what went missing; PLI (rate-limited by the stream) for a frame given up.
+        for feedback in received.feedback { send(feedback, on: link) }
+        for frame in received.frames { outputs.append(.video(link.id, frame, ssrc: packet.ssrc.rawValue)) }
     }
 
-    /// PLI, at most one each 300 ms per link.
+    /// PLI (the driver's decoder could not use a frame), at most one each 300 ms per link.
     func requestKeyFrame(on link: PeerConnection, now: Instant) {
-        guard var inbound = link.videoIn, now.since(inbound.lastKeyFrameRequest) >= .milliseconds(300) else { return }
-        inbound.lastKeyFrameRequest = now
-        link.videoIn = inbound
-        send(.pictureLossIndication(sender: link.audioSSRC, media: inbound.ssrc), on: link)
+        guard let request = link.videoIn?.keyFrameRequest(now: now) else { return }
+        send(request, on: link)
     }
 
     /// Audio due for playout on a 20 ms cadence from the first packet (late calls catch up).
     func playOut(_ link: PeerConnection, now: Instant) {
-        guard var inbound = link.audioIn, var due = inbound.nextPlayoutAt else { return }
+        guard var inbound = link.audioIn, var due = link.audioPlayoutAt else { return }
         if now.since(due) > .milliseconds(200) { due = now }
         while now >= due {
-            switch inbound.buffer.pop(now: due) {
+            switch inbound.pop(now: due) {
             case .waiting: break
             case .frame(let payload): outputs.append(.audio(link.id, .frame(payload), muted: link.locallyMuted))
             case .lost(let next): outputs.append(.audio(link.id, .lost(next: next), muted: link.locallyMuted))
             }
             due = due + Self.audioFrameDuration
         }
-        inbound.nextPlayoutAt = due
+        link.audioPlayoutAt = due
         link.audioIn = inbound
     }
 
@@ -116,21 +96,12 @@ extension CallEngine {
         var peers: [CallEvent.AudioStatistics] = []
         for link in links.values.sorted(by: { $0.id.rawValue < $1.id.rawValue }) {
             guard var inbound = link.audioIn else { continue }
-            let current = inbound.buffer.statistics
-            let previous = inbound.lastReport
-            let seconds = previous.map { now.since($0.at).milliseconds / 1000 } ?? 0
-            let played = current.played - (previous?.statistics.played ?? 0)
-            let lost = current.lost - (previous?.statistics.lost ?? 0)
-            let concealed = current.concealed - (previous?.statistics.concealed ?? 0)
-            peers.append(.init(
-                peer: link.id, kbps: seconds > 0 ? Double(inbound.bytesSinceReport) * 8 / seconds / 1000 : 0,
-                lossPercent: played + lost > 0 ? Double(lost) * 100 / Double(played + lost) : 0,
-                jitter: .nanoseconds(Int64((inbound.reception?.jitterMilliseconds ?? 0) * 1e6)),
-                buffered: Self.audioFrameDuration * inbound.buffer.bufferedFrames, target: inbound.buffer.targetDelay,
-                concealed: Self.audioFrameDuration * concealed))
-            inbound.bytesSinceReport = 0
-            inbound.lastReport = (now, current)
+            let report = inbound.report(now: now)
             link.audioIn = inbound
+            func duration(_ milliseconds: Double) -> Duration { .nanoseconds(Int64(milliseconds * 1e6)) }
+            peers.append(.init(peer: link.id, kbps: report.kbps, lossPercent: report.lossPercent, jitter: duration(report.jitterMilliseconds),
+                               buffered: duration(report.bufferMilliseconds), target: duration(report.targetMilliseconds),
+                               concealed: duration(report.concealedMilliseconds)))
         }
         outputs.append(.event(.audioStats(peers)))
     }

@@ -15,7 +15,7 @@ extension CallEngine {
             deadlines.append(link.announced ? link.lastReportSent + reportInterval(for: link) : link.lastReportSent + .milliseconds(100))
             if let announceBy = link.announceBy { deadlines.append(announceBy) }
         }
-        if let playout = link.audioIn?.nextPlayoutAt { deadlines.append(playout) }
+        if let playout = link.audioPlayoutAt { deadlines.append(playout) }
         return deadlines
     }
 
@@ -86,10 +86,8 @@ extension CallEngine {
     /// A report twice a second: SR when we send audio, with a block for what we receive.
     private func sendReport(_ link: PeerConnection, now: Instant) {
         link.lastReportSent = now
-        let out = link.audioOut
-        let sent = out.packets > 0 ? (packets: out.packets, octets: out.octets, rtpTimestamp: out.timestamp) : nil
         var reception = link.audioIn?.reception
-        send(link.meter.report(now: now, sent: sent, reception: &reception), on: link)
+        send(link.meter.report(now: now, sent: link.audioOut.senderInfo, reception: &reception), on: link)
         link.audioIn?.reception = reception
     }
 

@@ -17,8 +17,8 @@ final class PeerConnection {
     let credentials: IceCredentials
     let controlling: Bool
     let openedAt: Instant
-    let audioSSRC: UInt32
-    let videoSSRC: UInt32
+    let audioSSRC: SSRC
+    let videoSSRC: SSRC
     var phase = Phase.negotiating
 
     // Set up as negotiation and the handshake go on.
@@ -55,10 +55,13 @@ final class PeerConnection {
     var talking = TalkingDetector()
 
     // Media.
-    var audioOut: OutboundStream
-    var videoOut: OutboundStream
-    var audioIn: AudioInbound?
-    var videoIn: VideoInbound?
+    var audioOut: OutboundRTPStream
+    /// Keeps the last 512 packets for NACKs.
+    var videoOut: OutboundRTPStream
+    var audioIn: InboundAudioStream?
+    /// When the next 20 ms of the peer's audio is due for playout (from its first packet).
+    var audioPlayoutAt: Instant?
+    var videoIn: InboundVideoStream?
 
     /// What a listener sent anyway: dropped, counted, reported once each.
     var droppedFromListener = 0
@@ -70,11 +73,14 @@ final class PeerConnection {
         credentials = IceCredentials(using: &random)
         openedAt = now
         lastHeard = now
-        audioSSRC = UInt32(truncatingIfNeeded: random.next())
-        videoSSRC = UInt32(truncatingIfNeeded: random.next())
+        audioSSRC = SSRC(UInt32(truncatingIfNeeded: random.next()))
+        videoSSRC = SSRC(UInt32(truncatingIfNeeded: random.next()))
         meter = RoundTripMeter(localSSRC: audioSSRC)
-        audioOut = OutboundStream(ssrc: audioSSRC, random: &random, keepsHistory: false)
-        videoOut = OutboundStream(ssrc: videoSSRC, random: &random, keepsHistory: true)
+        // The payload types are set again from what negotiation agrees.
+        audioOut = OutboundRTPStream(ssrc: audioSSRC, payloadType: PayloadType(masking: SDPNegotiation.opusPayloadType), marker: .firstPacket,
+                                     random: &random)
+        videoOut = OutboundRTPStream(ssrc: videoSSRC, payloadType: PayloadType(masking: SDPNegotiation.vp8PayloadType),
+                                     marker: .lastPacketOfFrame, historyCapacity: 512, random: &random)
     }
 
     var id: ParticipantID { peer.id }

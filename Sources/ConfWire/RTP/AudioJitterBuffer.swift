@@ -91,7 +91,7 @@ public struct AudioJitterBuffer: Sendable {
     var targetFrames: Int { max(1, Int((targetDelay.milliseconds / frameDuration.milliseconds).rounded())) }
 
     @discardableResult
-    public mutating func insert(sequence: UInt16, timestamp: UInt32, payload: [UInt8], arrival: Instant) -> Insert {
+    public mutating func insert(sequence: SequenceNumber, timestamp: UInt32, payload: [UInt8], arrival: Instant) -> Insert {
         let extended = unwrapper.unwrap(sequence)
         if started, let next, extended < next {
             statistics.late += 1

@@ -7,16 +7,16 @@
 ///                              jitter ; LSR ; DLSR
 public enum RTCPPacket: Equatable, Sendable {
     case senderReport(SenderReport)
-    case receiverReport(ssrc: UInt32, blocks: [ReportBlock])
+    case receiverReport(ssrc: SSRC, blocks: [ReportBlock])
     /// "Send me a key frame" for the stream `media` (RFC 4585 section 6.3.1: PSFB, FMT 1).
-    case pictureLossIndication(sender: UInt32, media: UInt32)
+    case pictureLossIndication(sender: SSRC, media: SSRC)
     /// "These packets of `media` did not arrive" (RFC 4585 section 6.2.1: RTPFB, FMT 1). Each FCI
     /// entry is a packet id and a bitmask of the 16 that follow it.
-    case negativeAcknowledgement(sender: UInt32, media: UInt32, lost: [UInt16])
+    case negativeAcknowledgement(sender: SSRC, media: SSRC, lost: [SequenceNumber])
     case other(packetType: UInt8)
 
     public struct SenderReport: Equatable, Sendable {
-        public var ssrc: UInt32
+        public var ssrc: SSRC
         /// 32.32 fixed point; conf uses its monotonic clock, since only the sender reads it back.
         public var ntpTimestamp: UInt64
         public var rtpTimestamp: UInt32
@@ -24,7 +24,7 @@ public enum RTCPPacket: Equatable, Sendable {
         public var octetCount: UInt32
         public var blocks: [ReportBlock]
 
-        public init(ssrc: UInt32, ntpTimestamp: UInt64, rtpTimestamp: UInt32 = 0, packetCount: UInt32 = 0, octetCount: UInt32 = 0,
+        public init(ssrc: SSRC, ntpTimestamp: UInt64, rtpTimestamp: UInt32 = 0, packetCount: UInt32 = 0, octetCount: UInt32 = 0,
                     blocks: [ReportBlock] = []) {
             self.ssrc = ssrc
             self.ntpTimestamp = ntpTimestamp
@@ -36,7 +36,7 @@ public enum RTCPPacket: Equatable, Sendable {
     }
 
     public struct ReportBlock: Equatable, Sendable {
-        public var ssrc: UInt32
+        public var ssrc: SSRC
         public var fractionLost: UInt8
         public var cumulativeLost: UInt32
         public var highestSequence: UInt32
@@ -46,7 +46,7 @@ public enum RTCPPacket: Equatable, Sendable {
         /// Time since that SR, in units of 1/65536 s.
         public var delaySinceLastSR: UInt32
 
-        public init(ssrc: UInt32, fractionLost: UInt8 = 0, cumulativeLost: UInt32 = 0, highestSequence: UInt32 = 0, jitter: UInt32 = 0,
+        public init(ssrc: SSRC, fractionLost: UInt8 = 0, cumulativeLost: UInt32 = 0, highestSequence: UInt32 = 0, jitter: UInt32 = 0,
                     lastSR: UInt32, delaySinceLastSR: UInt32) {
             self.ssrc = ssrc
             self.fractionLost = fractionLost
@@ -74,25 +74,25 @@ public enum RTCPPacket: Equatable, Sendable {
             case 200:
                 guard body.count >= 24 + count * 24 else { return nil }
                 let sr = SenderReport(
-                    ssrc: u32(body, 0), ntpTimestamp: UInt64(u32(body, 4)) << 32 | UInt64(u32(body, 8)), rtpTimestamp: u32(body, 12),
+                    ssrc: SSRC(u32(body, 0)), ntpTimestamp: UInt64(u32(body, 4)) << 32 | UInt64(u32(body, 8)), rtpTimestamp: u32(body, 12),
                     packetCount: u32(body, 16), octetCount: u32(body, 20), blocks: (0..<count).map { block(body, 24 + $0 * 24) })
                 packets.append(.senderReport(sr))
             case 201:
                 guard body.count >= 4 + count * 24 else { return nil }
-                packets.append(.receiverReport(ssrc: u32(body, 0), blocks: (0..<count).map { block(body, 4 + $0 * 24) }))
+                packets.append(.receiverReport(ssrc: SSRC(u32(body, 0)), blocks: (0..<count).map { block(body, 4 + $0 * 24) }))
             case 205 where count == 1:  // RTPFB, FMT 1: generic NACK
                 guard body.count >= 12 else { return nil }
-                var lost: [UInt16] = []
+                var lost: [SequenceNumber] = []
                 for entry in stride(from: 8, to: body.count - 3, by: 4) {
-                    let pid = UInt16(body[entry]) << 8 | UInt16(body[entry + 1])
+                    let pid = SequenceNumber(UInt16(body[entry]) << 8 | UInt16(body[entry + 1]))
                     let mask = UInt16(body[entry + 2]) << 8 | UInt16(body[entry + 3])
                     lost.append(pid)
                     for bit in 0..<16 where mask & (1 << bit) != 0 { lost.append(pid &+ UInt16(bit + 1)) }
                 }
-                packets.append(.negativeAcknowledgement(sender: u32(body, 0), media: u32(body, 4), lost: lost))
+                packets.append(.negativeAcknowledgement(sender: SSRC(u32(body, 0)), media: SSRC(u32(body, 4)), lost: lost))
             case 206 where count == 1:  // for PSFB the count field is the FMT
                 guard body.count >= 8 else { return nil }
-                packets.append(.pictureLossIndication(sender: u32(body, 0), media: u32(body, 4)))
+                packets.append(.pictureLossIndication(sender: SSRC(u32(body, 0)), media: SSRC(u32(body, 4))))
             default:
                 packets.append(.other(packetType: type))
             }
@@ -109,30 +109,30 @@ public enum RTCPPacket: Equatable, Sendable {
         case .senderReport(let sr):
             type = 200
             blocks = sr.blocks
-            for word in [sr.ssrc, UInt32(sr.ntpTimestamp >> 32), UInt32(truncatingIfNeeded: sr.ntpTimestamp), sr.rtpTimestamp,
+            for word in [sr.ssrc.rawValue, UInt32(sr.ntpTimestamp >> 32), UInt32(truncatingIfNeeded: sr.ntpTimestamp), sr.rtpTimestamp,
                          sr.packetCount, sr.octetCount] { append(word, to: &body) }
         case .receiverReport(let ssrc, let b):
             type = 201
             blocks = b
-            append(ssrc, to: &body)
+            append(ssrc.rawValue, to: &body)
         case .pictureLossIndication(let sender, let media):
-            append(sender, to: &body)
-            append(media, to: &body)
+            append(sender.rawValue, to: &body)
+            append(media.rawValue, to: &body)
             return [0x81, 206, 0, 2] + body
         case .negativeAcknowledgement(let sender, let media, let lost):
-            append(sender, to: &body)
-            append(media, to: &body)
+            append(sender.rawValue, to: &body)
+            append(media.rawValue, to: &body)
             var remaining = lost
             while let pid = remaining.first {
                 var mask: UInt16 = 0
                 remaining.removeFirst()
                 remaining.removeAll { sequence in
-                    let distance = sequence &- pid
+                    let distance = pid.distance(to: sequence)
                     guard distance >= 1 && distance <= 16 else { return false }
                     mask |= 1 << (distance - 1)
                     return true
                 }
-                append(UInt32(pid) << 16 | UInt32(mask), to: &body)
+                append(UInt32(pid.rawValue) << 16 | UInt32(mask), to: &body)
             }
             let words = body.count / 4
             return [0x81, 205, UInt8(words >> 8), UInt8(words & 0xFF)] + body
@@ -140,7 +140,7 @@ public enum RTCPPacket: Equatable, Sendable {
             return []
         }
         for block in blocks.prefix(31) {
-            append(block.ssrc, to: &body)
+            append(block.ssrc.rawValue, to: &body)
             append(UInt32(block.fractionLost) << 24 | (block.cumulativeLost & 0xFF_FFFF), to: &body)
             for word in [block.highestSequence, block.jitter, block.lastSR, block.delaySinceLastSR] { append(word, to: &body) }
         }
@@ -153,7 +153,7 @@ public enum RTCPPacket: Equatable, Sendable {
     }
 
     private static func block(_ b: [UInt8], _ i: Int) -> ReportBlock {
-        ReportBlock(ssrc: u32(b, i), fractionLost: b[i + 4], cumulativeLost: u32(b, i + 4) & 0xFF_FFFF, highestSequence: u32(b, i + 8),
+        ReportBlock(ssrc: SSRC(u32(b, i)), fractionLost: b[i + 4], cumulativeLost: u32(b, i + 4) & 0xFF_FFFF, highestSequence: u32(b, i + 8),
                     jitter: u32(b, i + 12), lastSR: u32(b, i + 16), delaySinceLastSR: u32(b, i + 20))
     }
 

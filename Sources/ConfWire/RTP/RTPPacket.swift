@@ -9,17 +9,17 @@
 ///     |  ID | L |  data ...  (ID 1..14, L = data length - 1), padding  |
 public struct RTPPacket: Equatable, Sendable {
     public var marker: Bool
-    public var payloadType: UInt8
-    public var sequenceNumber: UInt16
+    public var payloadType: PayloadType
+    public var sequenceNumber: SequenceNumber
     public var timestamp: UInt32
-    public var ssrc: UInt32
-    public var csrcs: [UInt32]
+    public var ssrc: SSRC
+    public var csrcs: [SSRC]
     /// One-byte extension elements by id (1...14).
     public var extensions: [UInt8: [UInt8]]
     public var payload: [UInt8]
 
-    public init(marker: Bool = false, payloadType: UInt8, sequenceNumber: UInt16, timestamp: UInt32, ssrc: UInt32,
-                csrcs: [UInt32] = [], extensions: [UInt8: [UInt8]] = [:], payload: [UInt8]) {
+    public init(marker: Bool = false, payloadType: PayloadType, sequenceNumber: SequenceNumber, timestamp: UInt32, ssrc: SSRC,
+                csrcs: [SSRC] = [], extensions: [UInt8: [UInt8]] = [:], payload: [UInt8]) {
         self.marker = marker
         self.payloadType = payloadType
         self.sequenceNumber = sequenceNumber
@@ -37,13 +37,13 @@ public struct RTPPacket: Equatable, Sendable {
         let hasExtension = bytes[0] & 0x10 != 0
         let csrcCount = Int(bytes[0] & 0x0F)
         marker = bytes[1] & 0x80 != 0
-        payloadType = bytes[1] & 0x7F
-        sequenceNumber = UInt16(bytes[2]) << 8 | UInt16(bytes[3])
+        payloadType = PayloadType(masking: bytes[1])
+        sequenceNumber = SequenceNumber(UInt16(bytes[2]) << 8 | UInt16(bytes[3]))
         timestamp = Self.u32(bytes, 4)
-        ssrc = Self.u32(bytes, 8)
+        ssrc = SSRC(Self.u32(bytes, 8))
         var offset = 12
         guard bytes.count >= offset + csrcCount * 4 else { return nil }
-        csrcs = (0..<csrcCount).map { Self.u32(bytes, 12 + $0 * 4) }
+        csrcs = (0..<csrcCount).map { SSRC(Self.u32(bytes, 12 + $0 * 4)) }
         offset += csrcCount * 4
         extensions = [:]
         if hasExtension {
@@ -77,11 +77,11 @@ public struct RTPPacket: Equatable, Sendable {
 
     public var bytes: [UInt8] {
         let ids = extensions.keys.filter { (1...14).contains($0) }.sorted()
-        var out: [UInt8] = [0x80 | (ids.isEmpty ? 0 : 0x10) | UInt8(min(csrcs.count, 15)), (marker ? 0x80 : 0) | (payloadType & 0x7F),
-                            UInt8(sequenceNumber >> 8), UInt8(sequenceNumber & 0xFF)]
+        var out: [UInt8] = [0x80 | (ids.isEmpty ? 0 : 0x10) | UInt8(min(csrcs.count, 15)), (marker ? 0x80 : 0) | payloadType.rawValue,
+                            UInt8(sequenceNumber.rawValue >> 8), UInt8(sequenceNumber.rawValue & 0xFF)]
         Self.append(timestamp, &out)
-        Self.append(ssrc, &out)
-        for csrc in csrcs.prefix(15) { Self.append(csrc, &out) }
+        Self.append(ssrc.rawValue, &out)
+        for csrc in csrcs.prefix(15) { Self.append(csrc.rawValue, &out) }
         if !ids.isEmpty {
             var elements: [UInt8] = []
             for id in ids {
@@ -123,26 +123,4 @@ public struct AudioLevel: Equatable, Sendable {
     }
 
     public var bytes: [UInt8] { [(voiceActivity ? 0x80 : 0) | level] }
-}
-
-/// RTP sequence numbers wrap at 65536; this orders and unwraps them (RFC 3550 appendix A.1).
-public struct SequenceUnwrapper: Sendable {
-    private var last: UInt64?
-
-    public init() {}
-
-    /// The extended (64-bit, never wrapping) number of `sequence`, assuming it is within half the
-    /// space of the last one seen.
-    public mutating func unwrap(_ sequence: UInt16) -> UInt64 {
-        guard let last else {
-            let first = UInt64(sequence) + 65_536  // room for reordered packets just before the first
-            self.last = first
-            return first
-        }
-        let lastLow = UInt16(truncatingIfNeeded: last)
-        let delta = Int64(Int16(bitPattern: sequence &- lastLow))
-        let value = UInt64(max(0, Int64(last) + delta))
-        if value > last { self.last = value }
-        return value
-    }
 }

@@ -121,7 +121,7 @@ public struct VP8FrameAssembler: Sendable {
     public init() {}
 
     /// Takes one RTP packet's payload; returns the frames now ready, oldest first.
-    public mutating func insert(sequence: UInt16, timestamp: UInt32, marker: Bool, payload: [UInt8], now: Instant = .zero) -> [Frame] {
+    public mutating func insert(sequence: SequenceNumber, timestamp: UInt32, marker: Bool, payload: [UInt8], now: Instant = .zero) -> [Frame] {
         guard let (descriptor, offset) = VP8PayloadDescriptor.parse(payload) else { return [] }
         let extended = unwrapper.unwrap(sequence)
         if let lastDelivered, extended <= lastDelivered { return [] }

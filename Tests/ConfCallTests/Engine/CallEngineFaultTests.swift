@@ -82,7 +82,7 @@ import Testing
         #expect(call.run(for: .seconds(5)) { call.fullMesh([ann, lou]) })
         // Whatever lou's engine negotiated, packets of RTP's shape from it are dropped unread.
         for sequence in 0..<50 as Range<UInt16> {
-            let packet = RTPPacket(marker: false, payloadType: 111, sequenceNumber: sequence, timestamp: 960 * UInt32(sequence), ssrc: 7,
+            let packet = RTPPacket(marker: false, payloadType: 111, sequenceNumber: SequenceNumber(sequence), timestamp: 960 * UInt32(sequence), ssrc: 7,
                                    payload: [1, 2, 3])
             ann.pending.append(.datagram(from: lou.id, packet.bytes))
         }

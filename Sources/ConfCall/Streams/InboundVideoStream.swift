@@ -1,0 +1,51 @@
+import ConfCore
+import ConfSession
+import ConfWire
+
+/// One peer's video as we receive it: the shared stream bookkeeping, the VP8 frame assembler, and
+/// the feedback that keeps the picture going (RFC 4585): a NACK for packets that went missing, a
+/// PLI (a key frame request) when a frame had to be given up or could not be decoded, at most
+/// one every `keyFrameRequestInterval` so that a burst of loss does not make the sender encode a
+/// key frame per packet. Pure.
+public struct InboundVideoStream: Sendable {
+    /// The frames a packet completed, oldest first, and the RTCP feedback to send for it.
+    public struct Received: Sendable {
+        public var frames: [VP8FrameAssembler.Frame] = []
+        public var feedback: [RTCPPacket] = []
+    }
+
+    /// Our SSRC: the sender of the feedback.
+    public let localSSRC: SSRC
+    public var keyFrameRequestInterval: Duration = .milliseconds(300)
+    public private(set) var rtp = InboundRTPStream(clockRate: 90_000)
+    private var assembler = VP8FrameAssembler()
+    private var nack = NackTracker()
+    private var lastKeyFrameRequest: Instant?
+
+    public init(localSSRC: SSRC) { self.localSSRC = localSSRC }
+
+    /// Frames given up on because a packet never came.
+    public var droppedFrames: Int { assembler.droppedFrames }
+
+    /// Takes a packet of this stream (the caller checked its payload type).
+    public mutating func received(_ packet: RTPPacket, now: Instant) -> Received {
+        rtp.received(packet, now: now)
+        var result = Received()
+        let missing = nack.received(packet.sequenceNumber, now: now)
+        if !missing.isEmpty { result.feedback.append(.negativeAcknowledgement(sender: localSSRC, media: packet.ssrc, lost: missing)) }
+        let droppedBefore = assembler.droppedFrames
+        result.frames = assembler.insert(sequence: packet.sequenceNumber, timestamp: packet.timestamp, marker: packet.marker,
+                                         payload: packet.payload, now: now)
+        if assembler.droppedFrames > droppedBefore, let pli = keyFrameRequest(now: now) { result.feedback.append(pli) }
+        return result
+    }
+
+    /// A PLI to send because a frame was unusable (lost, or the decoder refused it); nil while the
+    /// last one is more recent than `keyFrameRequestInterval`, or before any packet came.
+    public mutating func keyFrameRequest(now: Instant) -> RTCPPacket? {
+        guard let media = rtp.ssrc else { return nil }
+        if let last = lastKeyFrameRequest, now.since(last) < keyFrameRequestInterval { return nil }
+        lastKeyFrameRequest = now
+        return .pictureLossIndication(sender: localSSRC, media: media)
+    }
+}
