@@ -103,7 +103,10 @@ extension CallEngine {
             case .failed(let reason):
                 disconnect(link, .dtlsFailed(.handshake, detail: reason), now: now)
             case .closed:
-                disconnect(link, .left, now: now, restart: false)
+                // Still in the room (else peer-left follows and cancels it): set up again,
+                // as after a silence. SIGSTOP races this: the peer's close_notify may be read
+                // before our own silence timer fires.
+                disconnect(link, .closedByPeer, now: now)
             }
         }
     }

@@ -23,6 +23,9 @@ public enum DisconnectCode: String, Sendable, CaseIterable {
 /// made here and nowhere else, so the JSON `reason` and the human line always agree.
 public enum DisconnectReason: Equatable, Sendable {
     case left
+    /// The peer closed the link (DTLS close_notify) while still in the room: it left, or gave
+    /// the link up (it stopped hearing us); a new link follows unless it left.
+    case closedByPeer
     case restarting
     /// No ICE check was answered; `within` is the connect timeout when that is what noticed it.
     case noPath(within: Duration?)
@@ -51,7 +54,7 @@ public enum DisconnectReason: Equatable, Sendable {
 
     public var code: DisconnectCode {
         switch self {
-        case .left: .left
+        case .left, .closedByPeer: .left
         case .restarting: .restarting
         case .noPath, .iceUnavailable: .noPath
         case .pathFailed: .pathFailed
@@ -66,6 +69,7 @@ public enum DisconnectReason: Equatable, Sendable {
     public var words: String {
         switch self {
         case .left: "left"
+        case .closedByPeer: "the peer closed the link"
         case .restarting: "the peer is setting the link up again"
         case .noPath(nil): Self.noPathAdvice
         case .noPath(let timeout?): "could not connect within \(timeout.secondsForPeople) s: " + Self.noPathAdvice

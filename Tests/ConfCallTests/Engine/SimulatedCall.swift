@@ -16,8 +16,9 @@ final class SimulatedCall {
         var agents: [ParticipantID: FakeIceAgent] = [:]
         var events: [(at: Instant, event: CallEvent)] = []
         var inRoom = false
-        /// SIGSTOPped: nothing runs, what arrives is lost.
+        /// SIGSTOPped: nothing runs; datagrams wait in the socket's buffer (the first 256).
         var frozen = false
+        var socketBuffer: [(from: ParticipantID, bytes: [UInt8])] = []
         var failed: Bool?
         var audioFrames: [ParticipantID: Int] = [:]
         var videoFrames: [ParticipantID: Int] = [:]
@@ -144,8 +145,12 @@ final class SimulatedCall {
     /// SIGSTOP: `who` runs nothing and loses what the network brings, until `thaw`.
     func freeze(_ who: Participant) { who.frozen = true }
 
+    /// SIGCONT: what waited in the socket is read first, then timers run.
     func thaw(_ who: Participant) {
         who.frozen = false
+        let waiting = who.socketBuffer
+        who.socketBuffer = []
+        for datagram in waiting { received(datagram.bytes, from: datagram.from, at: who) }
         if who.sendsAudio { who.nextAudioAt = now }
     }
 
@@ -188,7 +193,11 @@ final class SimulatedCall {
         rendezvous.removeAll { $0.at <= now }
         for item in due { item.action() }
         for delivery in network.deliver(upTo: now) {
-            guard let to = participant(delivery.to), !to.frozen, to.inRoom else { continue }
+            guard let to = participant(delivery.to), to.inRoom else { continue }
+            if to.frozen {
+                if to.socketBuffer.count < 256 { to.socketBuffer.append((delivery.from, delivery.bytes)) }
+                continue
+            }
             received(delivery.bytes, from: delivery.from, at: to)
         }
         for participant in participants where !participant.frozen && participant.inRoom {
