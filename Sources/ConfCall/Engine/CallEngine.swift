@@ -40,7 +40,8 @@ public final class CallEngine {
         case peerLeft(ParticipantID)
         /// A peer signal relayed by the rendezvous (offer, answer, candidate).
         case signal(from: ParticipantID, JSONValue)
-        /// The driver could not start the ICE agent `startIce` asked for.
+        /// The driver could not start the ICE agent `startIce` asked for. Fed at once, before the
+        /// next output is taken: the link's offer or answer still queued is then withdrawn.
         case iceUnavailable(ParticipantID, reason: String)
         case iceState(ParticipantID, IceState)
         case selectedPair(ParticipantID, CandidatePair)

@@ -52,6 +52,21 @@ import Testing
         #expect(at.since(Instant.zero + .seconds(1)) >= .seconds(10))
     }
 
+    /// The driver could not make an agent: the link fails at once, and no offer naming an agent
+    /// that does not exist goes out (it used to, and the failure showed only at the connect timeout).
+    @Test func aLinkWhoseAgentCannotStartFailsAtOnceWithoutAnOffer() throws {
+        let call = SimulatedCall(seed: 17, handshake: .fakeDTLS)
+        let ann = try call.add("ann"), bob = try call.add("bob")
+        bob.iceUnavailable = true
+        call.join(ann)
+        call.join(bob)
+        #expect(call.run(for: .milliseconds(100)) { !bob.disconnections.isEmpty })
+        #expect(bob.disconnections.map(\.code) == [.noPath])
+        #expect(bob.events.first?.at == call.now || bob.events.first!.at.since(Instant.zero + .seconds(1)) < .milliseconds(50))
+        #expect(bob.signalsSent == 0, "no offer for an agent that does not exist")
+        #expect(bob.failed == nil, "the call itself has not failed yet")
+    }
+
     @Test func linksStayUpAtThirtyPercentLoss() throws {
         let (call, ann, bob) = try connectedPair(seed: 14) { $0.network.defaultConditions.loss = 0.3 }
         ann.sendsAudio = true

@@ -23,6 +23,9 @@ final class SimulatedCall {
         var audioFrames: [ParticipantID: Int] = [:]
         var videoFrames: [ParticipantID: Int] = [:]
         var keyFrameRequests = 0
+        /// Its driver cannot start ICE agents (say, out of descriptors).
+        var iceUnavailable = false
+        var signalsSent = 0
         var videoFrameLog: [ParticipantID] = []
         /// Sends a 20 ms audio frame this often while in the room (nil: no audio).
         var sendsAudio = false
@@ -230,6 +233,11 @@ final class SimulatedCall {
     private func perform(_ output: CallEngine.Output, for participant: Participant) {
         switch output {
         case .startIce(let id, let credentials, let controlling):
+            if participant.iceUnavailable {
+                // As a driver must: at once, before taking the next output.
+                participant.engine.handle(.iceUnavailable(id, reason: "no ICE here"), now: now)
+                return
+            }
             participant.agents[id] = FakeIceAgent(credentials: credentials, controlling: controlling, address: participant.address)
         case .gather(let id):
             guard let agent = participant.agents[id] else { return }
@@ -248,6 +256,7 @@ final class SimulatedCall {
             guard participant.agents[id]?.state == .connected else { return }
             network.send(bytes, from: participant.id, to: id, now: now)
         case .signal(let id, let payload):
+            participant.signalsSent += 1
             guard let to = self.participant(id) else { return }
             let from = participant.id
             relay(to: to, .signal(from: from, payload))
