@@ -56,29 +56,14 @@ extension CallUXTests {
 }
 
 extension CallUXTests {
-    /// `say` typed while alone is kept and goes to the first peer who connects.
-    @Test func sayBeforeAnyoneConnectsIsSentLater() throws {
-        let host = try ConfProcess(["host", "--listen", "127.0.0.1:0", "--as", "ann", "--json"], interactive: true)
-        let command = try #require(host.waitForEvent("room")?["join_command"] as? String).split(separator: " ").dropFirst().map(String.init)
-        #expect(host.waitForEvent("joined") != nil)
-        host.send("say early bird")
-        #expect(ConfProcess.waitUntil { host.stderr.contains("Nobody is connected yet") })
-        let guest = try ConfProcess(command + ["--as", "bob", "--json"])
-        #expect(guest.waitForEvent("chat", timeout: .seconds(20))?["text"] as? String == "early bird")
-        #expect(host.waitForEvent("sent")?["text"] as? String == "early bird")
-        #expect(host.events(ofType: "error").isEmpty)
-        host.signal(SIGTERM)
-        #expect(host.waitForExit() == 0 && guest.waitForExit() == 0)
-    }
-}
-
-extension CallUXTests {
     /// Leaving tears our links down, and the peer closes its side in answer: that is never
-    /// reported as the peer going (it raced and did, about half the time).
+    /// reported as the peer going (it raced and did, about half the time). The engine's rule is
+    /// tested on the simulated network (CallEngineControlTests); this proves the driver's wiring
+    /// for both ways out.
     @Test func leavingNeverReportsThatTheOtherSideLeft() throws {
         let host = try ConfProcess(["host", "--listen", "127.0.0.1:0", "--as", "ann", "--json"])
         let command = try #require(host.waitForEvent("room")?["join_command"] as? String).split(separator: " ").dropFirst().map(String.init)
-        for run in 0..<10 {
+        for run in 0..<4 {
             let guest = try ConfProcess(command + ["--as", "bob", "--json"], interactive: true)
             #expect(guest.waitForEvent("peer-connected", timeout: .seconds(15)) != nil, "run \(run)")
             if run % 2 == 0 { guest.send("leave") } else { guest.signal(SIGTERM) }

@@ -143,27 +143,3 @@ extension ConfProcess: Hashable {
         #expect(a.waitForExit() == 0 && b.waitForExit() == 0)
     }
 }
-
-@Suite struct LinkRestartTests {
-    @Test func aLinkThatDiesWhileBothStayIsSetUpAgain() throws {
-        let server = try RendezvousProcess()
-        let room = try server.createRoom()
-        let a = try ConfProcess(["join", room.room, room.pin, "--server", server.address, "--as", "ann", "--json"], interactive: true)
-        #expect(a.waitForEvent("joined") != nil)
-        let b = try ConfProcess(["join", room.room, room.pin, "--server", server.address, "--as", "bob", "--json"])
-        #expect(a.waitForEvent("peer-connected", timeout: .seconds(15)) != nil)
-        #expect(b.waitForEvent("peer-connected", timeout: .seconds(15)) != nil)
-        // bob freezes long enough for ann to give the link up, then comes back (a laptop lid).
-        b.signal(SIGSTOP)
-        #expect(a.waitForEvent("peer-disconnected", timeout: .seconds(6)) != nil)
-        b.signal(SIGCONT)
-        #expect(ConfProcess.waitUntil(timeout: .seconds(20)) {
-            a.events(ofType: "peer-connected").count >= 2 && b.events(ofType: "peer-connected").count >= 2
-        }, "ann: \(a.stdout)\nbob: \(b.stdout)")
-        a.send("say back again")
-        #expect(b.waitForEvent("chat", timeout: .seconds(5)) { $0["text"] as? String == "back again" } != nil)
-        a.signal(SIGTERM)
-        b.signal(SIGTERM)
-        #expect(a.waitForExit() == 0 && b.waitForExit() == 0)
-    }
-}

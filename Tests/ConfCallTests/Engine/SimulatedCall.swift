@@ -20,7 +20,10 @@ final class SimulatedCall {
         var frozen = false
         var socketBuffer: [(from: ParticipantID, bytes: [UInt8])] = []
         var failed: Bool?
+        /// Frames played out per peer (received or concealed), those received, those muted here.
         var audioFrames: [ParticipantID: Int] = [:]
+        var receivedAudioFrames: [ParticipantID: Int] = [:]
+        var mutedAudioFrames: [ParticipantID: Int] = [:]
         var videoFrames: [ParticipantID: Int] = [:]
         var keyFrameRequests = 0
         /// Its driver cannot start ICE agents (say, out of descriptors).
@@ -264,8 +267,10 @@ final class SimulatedCall {
             participant.events.append((now, event))
         case .note:
             break
-        case .audio(let id, _, _):
+        case .audio(let id, let audio, let muted):
             participant.audioFrames[id, default: 0] += 1
+            if muted { participant.mutedAudioFrames[id, default: 0] += 1 }
+            if case .frame = audio { participant.receivedAudioFrames[id, default: 0] += 1 }
         case .video(let id, _, _):
             participant.videoFrameLog.append(id)
             participant.videoFrames[id, default: 0] += 1

@@ -1,0 +1,80 @@
+import ConfCall
+import ConfCore
+import ConfWire
+import Testing
+
+/// What a participant does in a call: chat, mute, mute a peer here, leave.
+@Suite struct CallEngineControlTests {
+    private func connectedPair(seed: UInt64) throws -> (SimulatedCall, SimulatedCall.Participant, SimulatedCall.Participant) {
+        let call = SimulatedCall(seed: seed, handshake: .fakeDTLS)
+        let ann = try call.add("ann"), bob = try call.add("bob")
+        ann.sendsAudio = true
+        bob.sendsAudio = true
+        call.join(ann)
+        call.join(bob)
+        #expect(call.run(for: .seconds(5)) { call.fullMesh([ann, bob]) && !ann.connectedEvents.isEmpty && !bob.connectedEvents.isEmpty })
+        return (call, ann, bob)
+    }
+
+    @Test func chatTypedBeforeAnyoneConnectsGoesToTheFirstPeerWhoDoes() throws {
+        let call = SimulatedCall(seed: 21, handshake: .fakeDTLS)
+        let ann = try call.add("ann") { $0.failsWhenNobodyConnects = false }
+        let bob = try call.add("bob")
+        call.join(ann)
+        call.run(for: .seconds(1))
+        #expect(ann.engine.say("early bird", now: call.now))
+        call.step(ann)
+        for index in 1...99 { #expect(ann.engine.say("more \(index)", now: call.now)) }
+        #expect(!ann.engine.say("one too many", now: call.now), "100 messages wait at most")
+        call.join(bob)
+        #expect(call.run(for: .seconds(5)) { bob.chats.count == 100 })
+        #expect(bob.chats.first == "early bird" && !bob.chats.contains("one too many"))
+        let sent = ann.events.filter { if case .sent = $0.event { true } else { false } }
+        #expect(sent.count == 100)
+    }
+
+    @Test func leavingReportsNoPeerAsGoneWhileThePeerSeesUsLeave() throws {
+        for seed in 22..<32 as Range<UInt64> {
+            let (call, ann, bob) = try connectedPair(seed: seed)
+            call.leave(bob)
+            #expect(call.run(for: .seconds(5)) { ann.disconnections.contains { $0.peer == bob.id } })
+            #expect(bob.disconnections.isEmpty, "seed \(seed): \(bob.disconnections)")
+            #expect(ann.disconnections.map(\.code) == [.left], "seed \(seed)")
+        }
+    }
+
+    @Test func mutingStopsOurAudioAndTellsThePeer() throws {
+        let (call, ann, bob) = try connectedPair(seed: 33)
+        call.run(for: .seconds(1))
+        let before = bob.receivedAudioFrames[ann.id, default: 0]
+        #expect(before > 20)
+        ann.engine.setAudioMuted(true, now: call.now)
+        call.step(ann)
+        #expect(call.run(for: .seconds(1)) {
+            bob.events.contains { if case .peerMuted(let who, true, false) = $0.event { who.id == ann.id } else { false } }
+        })
+        let atMute = bob.receivedAudioFrames[ann.id, default: 0]
+        call.run(for: .seconds(2))
+        #expect(bob.receivedAudioFrames[ann.id, default: 0] <= atMute + 5, "nothing more from ann but what was on its way")
+        #expect(ann.receivedAudioFrames[bob.id, default: 0] > 100, "bob still heard")
+    }
+
+    @Test func mutingAPeerHereMarksOnlyItsAudio() throws {
+        let call = SimulatedCall(seed: 34, handshake: .fakeDTLS)
+        let people = try ["ann", "bob", "cat"].map { try call.add($0) }
+        for person in people {
+            person.sendsAudio = true
+            call.join(person)
+        }
+        let (ann, bob, cat) = (people[0], people[1], people[2])
+        #expect(call.run(for: .seconds(5)) { call.fullMesh(people) })
+        #expect(ann.engine.setLocallyMuted(bob.id, true, now: call.now))
+        #expect(!ann.engine.setLocallyMuted(ParticipantID("p9"), true, now: call.now), "nobody by that id")
+        call.step(ann)
+        let mutedBefore = ann.mutedAudioFrames[bob.id, default: 0]
+        call.run(for: .seconds(1))
+        #expect(ann.mutedAudioFrames[bob.id, default: 0] - mutedBefore >= 45, "a second of bob, marked muted")
+        #expect(ann.mutedAudioFrames[cat.id, default: 0] == 0, "cat plays")
+        #expect(!bob.events.contains { if case .peerMuted = $0.event { true } else { false } }, "bob is not told")
+    }
+}
