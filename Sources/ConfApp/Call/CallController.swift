@@ -211,13 +211,13 @@ final class CallController {
                 guard let link = links[id] else { continue }
                 link.transport.setRemoteCredentials(ufrag: negotiated.remoteUfrag, pwd: negotiated.remotePwd)
                 for candidate in negotiated.remoteCandidates { link.transport.addRemote(candidate) }
-                link.remoteFingerprint = negotiated.remoteFingerprint
+                link.remoteFingerprints = negotiated.remoteFingerprints
                 link.sctpPort = negotiated.sctpPort
                 link.audio = negotiated.audio
                 link.video = negotiated.video
                 link.isOfferer = negotiated.iceControlling
                 do {
-                    link.dtls = try DTLSEndpoint(certificate: certificate, role: negotiated.dtlsRole, remoteFingerprint: negotiated.remoteFingerprint)
+                    link.dtls = try DTLSEndpoint(certificate: certificate, role: negotiated.dtlsRole, remoteFingerprints: negotiated.remoteFingerprints)
                 } catch {
                     disconnect(link, code: .dtlsFailed, reason: "cannot set up DTLS: \(error)")
                     continue
@@ -511,7 +511,7 @@ final class CallController {
     /// A link that did not come up within --connect-timeout, reported for what held it up.
     private func timedOut(_ link: PeerLink) {
         let seconds = Self.seconds(settings.connectTimeout)
-        if link.remoteFingerprint == nil {
+        if link.remoteFingerprints.isEmpty {
             disconnect(link, code: .connectTimeout, reason: "could not connect within \(seconds) s: the peer never answered the offer")
         } else if !link.iceConnected {
             // Negotiated through the rendezvous (TCP), yet no UDP check came back.

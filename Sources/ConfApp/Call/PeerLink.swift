@@ -32,7 +32,8 @@ final class PeerLink {
     /// Muted here only (mute-peer): not played, recorded as silence.
     var locallyMuted = false
     var talking = TalkingDetector()
-    var remoteFingerprint: Fingerprint?
+    /// The peer's verifiable fingerprints, once negotiated.
+    var remoteFingerprints: [Fingerprint] = []
     var selectedPair: IceTransport.SelectedPair?
     var iceConnected = false
     /// When ICE found a working pair and DTLS finished, for the set-up breakdown.
