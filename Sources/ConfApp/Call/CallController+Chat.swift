@@ -40,6 +40,17 @@ extension CallController {
                                         "text": .string(text)]),
                                human: "\(self.reporter.style.bold(link.peer.name)): \(text)")
         }
+        channels.onChannelClosed = { [weak self] label in
+            guard let self, link.phase == .connected else { return }
+            if label == Self.controlLabel { link.controlOpen = false }
+            guard label == Self.chatLabel, link.chatOpen else { return }
+            link.chatOpen = false  // `say` skips this peer from now on
+            self.reporter.note(self.reporter.style.dim("\(link.peer.name) (\(link.peer.id)) closed the chat channel: your messages no longer reach them"))
+        }
+        // The peer ended the whole association (SCTP ABORT or shutdown): as if it left the link.
+        channels.onAssociationClosed = { [weak self] in
+            self?.disconnect(link, code: .left, reason: "left (closed its data channels)", restart: false)
+        }
         channels.connect(remotePort: port)
         if link.isOfferer {
             channels.open(label: Self.chatLabel)

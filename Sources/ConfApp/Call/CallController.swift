@@ -393,7 +393,7 @@ final class CallController {
 
     /// The link to a peer failed or ended: reported, its ICE agent closed at once (no more checks
     /// toward the peer's candidates), and set up again later when it can be.
-    private func disconnect(_ link: PeerLink, code: DisconnectCode, reason: String, restart: Bool = true) {
+    func disconnect(_ link: PeerLink, code: DisconnectCode, reason: String, restart: Bool = true) {
         guard link.phase != .disconnected else { return }
         report(disconnected: link, code: code, reason: reason)
         link.phase = .disconnected
