@@ -329,6 +329,7 @@ final class CallController {
         while let output = dtls.pollOutput() {
             switch output {
             case .send(let datagram):
+                if link.dtlsConnectedAt == nil { link.lastHandshakeFlightAt = clock.now() }
                 link.transport.send(datagram)
             case .connected(let keys):
                 do {
@@ -350,7 +351,7 @@ final class CallController {
     }
 
     /// DTLS is up: measure a round trip with RTCP before announcing the link (it takes one), with
-    /// the handshake's estimate as a fallback if the peer does not answer sender reports.
+    /// the handshake's last round trip as a fallback if the peer does not answer sender reports.
     private func connected(_ link: PeerLink) {
         let now = clock.now()
         link.phase = .connected

@@ -39,8 +39,10 @@ final class PeerLink {
     /// When ICE found a working pair and DTLS finished, for the set-up breakdown.
     var iceConnectedAt: Instant?
     var dtlsConnectedAt: Instant?
-    /// When the first DTLS flight went out (client) or came in (server): the start of the RTT estimate.
+    /// When the first DTLS flight went out (client) or came in (server).
     var dtlsStartedAt: Instant?
+    /// When our last handshake datagram went out, before DTLS connected (see `handshakeRTT`).
+    var lastHandshakeFlightAt: Instant?
     var lastHeard: Instant
     /// Whether an SRTP or SRTCP packet from the peer has passed authentication yet.
     var heardSRTP = false
@@ -84,13 +86,12 @@ final class PeerLink {
         return "host"
     }
 
-    /// A round trip estimated from the DTLS handshake: the server waits one round trip between its
-    /// flight and the client's Finished; the client waits two between its ClientHello and the
-    /// server's Finished. Includes the handshake's own processing (a few ms of ECDSA).
+    /// A round trip measured on the DTLS handshake: from our last flight (ClientHello's answer
+    /// for the server, the Finished flight for the client) to the peer's answer that completed
+    /// it; one real round trip plus the peer's processing (a few ms of ECDSA). Measured from the
+    /// *last* flight so that a lost and retransmitted one does not count its wait.
     func handshakeRTT(connectedAt now: Instant) -> Double? {
-        guard let start = dtlsStartedAt, let dtls else { return nil }
-        let elapsed = now.since(start).milliseconds
-        return dtls.role == .server ? elapsed : elapsed / 2
+        lastHandshakeFlightAt.map { now.since($0).milliseconds }
     }
 
 }
