@@ -49,7 +49,7 @@ extension CallController {
         }
         // The peer ended the whole association (SCTP ABORT or shutdown): as if it left the link.
         channels.onAssociationClosed = { [weak self] in
-            self?.disconnect(link, code: .left, reason: "left (closed its data channels)", restart: false)
+            self?.disconnect(link, code: .left, reason: "left", restart: false)
         }
         channels.connect(remotePort: port)
         if link.isOfferer {
