@@ -61,7 +61,7 @@ let package = Package(
         .testTarget(name: "ConfSessionTests", dependencies: ["ConfSession"]),
         .testTarget(name: "ConfCryptoTests", dependencies: ["ConfCrypto"]),
         .testTarget(name: "ConfCallTests", dependencies: ["ConfCall", "ConfCrypto", "ConfSession", "ConfWire"]),
-        .testTarget(name: "ConfIOTests", dependencies: ["ConfIO"]),
+        .testTarget(name: "ConfIOTests", dependencies: ["ConfIO", "ConfCrypto"]),
         .testTarget(name: "ConfMediaTests", dependencies: ["ConfMedia", "ConfWire"]),
         .testTarget(name: "ConfCLITests", dependencies: ["ConfCLI", "ConfApp", "ConfCall"]),
         .testTarget(name: "ConfEndToEndTests", dependencies: ["ConfCore", "ConfMedia"]),

@@ -12,8 +12,12 @@ struct conf_sctp {
     conf_sctp_output_fn output;
     conf_sctp_message_fn message;
     conf_sctp_event_fn event;
+    conf_sctp_stream_reset_fn stream_reset;
     uint16_t local_port;
+    /// Nothing reaches the owner any more.
     int closed;
+    /// Being closed by conf_sctp_close: packets still go out (the ABORT), nothing else is reported.
+    int closing;
 };
 
 static int output_packet(void *addr, void *buffer, size_t length, uint8_t tos, uint8_t set_df) {
@@ -41,11 +45,12 @@ static int receive(struct socket *socket, union sctp_sockstore addr, void *data,
     (void)socket;
     (void)addr;
     conf_sctp *sctp = ulp_info;
+    int reporting = !sctp->closed && !sctp->closing;
     if (data == NULL) {
-        if (!sctp->closed) sctp->event(sctp->context, CONF_SCTP_DOWN);
+        if (reporting) sctp->event(sctp->context, CONF_SCTP_DOWN);
         return 1;
     }
-    if (!sctp->closed) {
+    if (reporting) {
         if (flags & MSG_NOTIFICATION) {
             const union sctp_notification *n = data;
             if (length >= sizeof(struct sctp_assoc_change) && n->sn_header.sn_type == SCTP_ASSOC_CHANGE) {
@@ -53,6 +58,17 @@ static int receive(struct socket *socket, union sctp_sockstore addr, void *data,
                 if (state == SCTP_COMM_UP) sctp->event(sctp->context, CONF_SCTP_UP);
                 if (state == SCTP_COMM_LOST || state == SCTP_SHUTDOWN_COMP || state == SCTP_CANT_STR_ASSOC)
                     sctp->event(sctp->context, CONF_SCTP_DOWN);
+            } else if (length >= sizeof(struct sctp_stream_reset_event) && n->sn_header.sn_type == SCTP_STREAM_RESET_EVENT) {
+                // RFC 8831 section 6.7: the peer closed a channel by resetting its outgoing
+                // stream, which arrives as our incoming stream's reset.
+                const struct sctp_stream_reset_event *reset = &n->sn_strreset_event;
+                uint16_t reset_flags = reset->strreset_flags;
+                if ((reset_flags & SCTP_STREAM_RESET_INCOMING_SSN) &&
+                    !(reset_flags & (SCTP_STREAM_RESET_DENIED | SCTP_STREAM_RESET_FAILED))) {
+                    size_t bytes = reset->strreset_length < length ? reset->strreset_length : length;
+                    size_t count = (bytes - sizeof(struct sctp_stream_reset_event)) / sizeof(uint16_t);
+                    for (size_t i = 0; i < count; i++) sctp->stream_reset(sctp->context, reset->strreset_stream_list[i]);
+                }
             }
         } else {
             sctp->message(sctp->context, info.rcv_sid, ntohl(info.rcv_ppid), data, length);
@@ -63,13 +79,14 @@ static int receive(struct socket *socket, union sctp_sockstore addr, void *data,
 }
 
 conf_sctp *conf_sctp_new(void *context, uint16_t local_port, conf_sctp_output_fn output,
-                         conf_sctp_message_fn message, conf_sctp_event_fn event) {
+                         conf_sctp_message_fn message, conf_sctp_event_fn event, conf_sctp_stream_reset_fn stream_reset) {
     conf_sctp *sctp = calloc(1, sizeof *sctp);
     if (!sctp) return NULL;
     sctp->context = context;
     sctp->output = output;
     sctp->message = message;
     sctp->event = event;
+    sctp->stream_reset = stream_reset;
     sctp->local_port = local_port;
     usrsctp_register_address(sctp);
     sctp->socket = usrsctp_socket(AF_CONN, SOCK_STREAM, IPPROTO_SCTP, receive, NULL, 0, sctp);
@@ -95,6 +112,8 @@ conf_sctp *conf_sctp_new(void *context, uint16_t local_port, conf_sctp_output_fn
     subscribe.se_assoc_id = SCTP_ALL_ASSOC;
     subscribe.se_on = 1;
     subscribe.se_type = SCTP_ASSOC_CHANGE;
+    usrsctp_setsockopt(sctp->socket, IPPROTO_SCTP, SCTP_EVENT, &subscribe, sizeof subscribe);
+    subscribe.se_type = SCTP_STREAM_RESET_EVENT;
     usrsctp_setsockopt(sctp->socket, IPPROTO_SCTP, SCTP_EVENT, &subscribe, sizeof subscribe);
 
     struct sockaddr_conn local = {0};
@@ -134,6 +153,27 @@ int conf_sctp_send(conf_sctp *sctp, uint16_t stream, uint32_t ppid, const void *
     }
     if (usrsctp_sendv(sctp->socket, data, length, NULL, 0, &info, sizeof info, SCTP_SENDV_SNDINFO, 0) < 0) return errno;
     return 0;
+}
+
+int conf_sctp_reset_stream(conf_sctp *sctp, uint16_t stream) {
+    if (!sctp->socket) return EBADF;
+    size_t size = sizeof(struct sctp_reset_streams) + sizeof(uint16_t);
+    struct sctp_reset_streams *reset = calloc(1, size);
+    if (!reset) return ENOMEM;
+    reset->srs_assoc_id = SCTP_ALL_ASSOC;
+    reset->srs_flags = SCTP_STREAM_RESET_OUTGOING;
+    reset->srs_number_streams = 1;
+    reset->srs_stream_list[0] = stream;
+    int result = usrsctp_setsockopt(sctp->socket, IPPROTO_SCTP, SCTP_RESET_STREAMS, reset, (socklen_t)size) < 0 ? errno : 0;
+    free(reset);
+    return result;
+}
+
+void conf_sctp_close(conf_sctp *sctp) {
+    if (!sctp || !sctp->socket) return;
+    sctp->closing = 1;
+    usrsctp_close(sctp->socket);  // linger 0: an ABORT goes out through the output callback
+    sctp->socket = NULL;
 }
 
 void conf_sctp_free(conf_sctp *sctp) {

@@ -32,7 +32,7 @@ public final class DTLSCertificate: @unchecked Sendable {
         }
         self.key = key
         certificate = x509
-        fingerprint = Fingerprint(bytes: Self.sha256(of: x509))
+        fingerprint = Fingerprint(.sha256, bytes: Self.digest(of: x509, .sha256))
     }
 
     deinit {
@@ -40,11 +40,24 @@ public final class DTLSCertificate: @unchecked Sendable {
         EVP_PKEY_free(key)
     }
 
-    /// The SHA-256 of a certificate's DER encoding: what a=fingerprint carries (RFC 8122 section 5).
-    static func sha256(of x509: OpaquePointer) -> [UInt8] {
-        var digest = [UInt8](repeating: 0, count: 32)
+    /// This certificate's fingerprint with another hash function (conf sends sha-256; peers may
+    /// give others, RFC 8122 section 5).
+    public func fingerprint(_ function: Fingerprint.HashFunction) -> Fingerprint {
+        Fingerprint(function, bytes: Self.digest(of: certificate, function))
+    }
+
+    /// The hash of a certificate's DER encoding: what a=fingerprint carries (RFC 8122 section 5).
+    static func digest(of x509: OpaquePointer, _ function: Fingerprint.HashFunction) -> [UInt8] {
+        let md: OpaquePointer? = switch function {
+        case .sha1: EVP_sha1()
+        case .sha224: EVP_sha224()
+        case .sha256: EVP_sha256()
+        case .sha384: EVP_sha384()
+        case .sha512: EVP_sha512()
+        }
+        var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
         var length: UInt32 = 0
-        X509_digest(x509, EVP_sha256(), &digest, &length)
+        guard X509_digest(x509, md, &digest, &length) == 1 else { return [] }
         return Array(digest.prefix(Int(length)))
     }
 }

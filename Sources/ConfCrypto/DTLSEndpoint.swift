@@ -43,7 +43,8 @@ public final class DTLSEndpoint {
     static let srtpProfile = "SRTP_AES128_CM_SHA1_80"
 
     public let role: DTLSRole
-    private let expected: Fingerprint
+    /// The peer's fingerprints that conf can compute, by hash function.
+    private let expected: [Fingerprint.HashFunction: [Fingerprint]]
     private let context: OpaquePointer
     private let ssl: OpaquePointer
     private let incoming: OpaquePointer
@@ -53,9 +54,15 @@ public final class DTLSEndpoint {
     private(set) public var hasEnded = false
     public private(set) var timeout: Instant?
 
-    public init(certificate: DTLSCertificate, role: DTLSRole, remoteFingerprint: Fingerprint) throws(CryptoError) {
+    /// `remoteFingerprints`: the peer's `a=fingerprint` values. Those with a hash function conf
+    /// cannot compute are ignored; at least one must be left.
+    public init(certificate: DTLSCertificate, role: DTLSRole, remoteFingerprints: [Fingerprint]) throws(CryptoError) {
         self.role = role
-        expected = remoteFingerprint
+        expected = Dictionary(grouping: remoteFingerprints.filter { $0.hashFunction != nil }) { $0.hashFunction! }
+        guard !expected.isEmpty else {
+            throw CryptoError("none of the peer's fingerprints uses a hash function conf can compute "
+                              + "(\(Fingerprint.HashFunction.allCases.map(\.rawValue).joined(separator: ", ")))")
+        }
         guard let context = SSL_CTX_new(DTLS_method()) else { throw .openSSL("cannot create a DTLS context") }
         self.context = context
         conf_ssl_ctx_require_dtls12(context)
@@ -147,12 +154,18 @@ public final class DTLSEndpoint {
 
     private func finishHandshake() {
         guard let peer = SSL_get1_peer_certificate(ssl) else { return fail("the peer presented no certificate") }
-        let digest = DTLSCertificate.sha256(of: peer)
-        X509_free(peer)
-        guard digest == expected.bytes else {
-            return fail("the peer's DTLS certificate does not match the fingerprint in its SDP (got \(Fingerprint(bytes: digest).hex.prefix(23))…, "
-                        + "expected \(expected.hex.prefix(23))…): someone may be in the middle, so the link is refused")
+        // RFC 8122 section 5: with several hash functions, every one conf can compute must vouch
+        // for the certificate (one of its fingerprints matches: a peer may list several certificates).
+        let mismatch = expected.sorted { $0.key.digestLength < $1.key.digestLength }.first { function, fingerprints in
+            !fingerprints.contains { $0.bytes == DTLSCertificate.digest(of: peer, function) }
         }
+        if let (function, fingerprints) = mismatch {
+            let digest = Fingerprint(function, bytes: DTLSCertificate.digest(of: peer, function))
+            X509_free(peer)
+            return fail("the peer's DTLS certificate does not match the \(function.rawValue) fingerprint in its SDP (got \(digest.hex.prefix(23))…, "
+                        + "expected \(fingerprints[0].hex.prefix(23))…): someone may be in the middle, so the link is refused")
+        }
+        X509_free(peer)
         guard let profile = SSL_get_selected_srtp_profile(ssl), String(cString: profile.pointee.name) == Self.srtpProfile else {
             return fail("the peer did not agree to \(Self.srtpProfile)")
         }

@@ -6,13 +6,20 @@ import ConfWire
 /// inside DTLS, channels opened with DCEP (RFC 8832). Text messages only, which is all chat needs.
 ///
 /// Stream ids: the DTLS client opens even streams, the server odd ones (RFC 8832 section 6).
+/// Closing a channel resets its stream both ways (RFC 8831 section 6.7): whoever closes resets
+/// its outgoing stream; the other side sees its incoming stream reset, reports the channel closed
+/// and resets its own outgoing stream, which tells the first side the close is complete.
 /// Threading: the event loop thread. usrsctp calls back from inside our calls into it; anything
 /// that would call into usrsctp again from there is deferred to the loop.
 public final class DataChannelTransport {
     public var onOpen: ((String) -> Void)?
     /// A text message on the channel with this label.
     public var onMessage: ((String, String) -> Void)?
-    public var onClosed: (() -> Void)?
+    /// The channel with this label was closed: by the peer, or by `close(label:)` once the peer
+    /// has closed its side too. Sending on it fails from then on.
+    public var onChannelClosed: ((String) -> Void)?
+    /// The whole SCTP association ended (the peer aborted or shut it down); every channel with it.
+    public var onAssociationClosed: (() -> Void)?
 
     private let loop: EventLoop
     private let isDTLSClient: Bool
@@ -20,9 +27,12 @@ public final class DataChannelTransport {
     private var sctp: OpaquePointer?
     private var box: Unmanaged<SCTPBox>?
     private var channels: [UInt16: String] = [:]
+    /// Channels we closed whose stream the peer has not reset yet.
+    private var closing: [UInt16: String] = [:]
     private var nextStream: UInt16
     private var pendingOpens: [String] = []
     private var isUp = false
+    private var associationEnded = false
     /// usrsctp's timers are process-wide; one ticker drives them. Touched only on the loop thread
     /// (conf runs one event loop per process).
     nonisolated(unsafe) private static var timer: Timer?
@@ -35,10 +45,10 @@ public final class DataChannelTransport {
         Self.startLibrary(loop)
         let box = Unmanaged.passRetained(SCTPBox(self))
         self.box = box
-        sctp = conf_sctp_new(box.toOpaque(), 5000, onOutput, onSCTPMessage, onSCTPEvent)
+        sctp = conf_sctp_new(box.toOpaque(), 5000, onOutput, onSCTPMessage, onSCTPEvent, onSCTPStreamReset)
     }
 
-    deinit { close() }
+    deinit { release(tellingPeer: false) }
 
     /// usrsctp once per process, its timers on the loop every 10 ms.
     private static func startLibrary(_ loop: EventLoop) {
@@ -93,11 +103,33 @@ public final class DataChannelTransport {
         return !streams.isEmpty
     }
 
+    /// Closes every channel with this label (RFC 8831 section 6.7); false if there is none.
+    @discardableResult
+    public func close(label: String) -> Bool {
+        let streams = channels.filter { $0.value == label }.map(\.key)
+        for stream in streams {
+            channels[stream] = nil
+            closing[stream] = label
+            if let sctp { _ = conf_sctp_reset_stream(sctp, stream) }
+        }
+        return !streams.isEmpty
+    }
+
+    /// Ends the association, telling the peer (an SCTP ABORT goes out through `output` now).
+    /// No callback follows.
     public func close() {
+        release(tellingPeer: true)
+    }
+
+    private func release(tellingPeer: Bool) {
         guard let box else { return }
+        // From deinit the box's unowned reference can no longer be read: the peer is not told.
+        if tellingPeer { conf_sctp_close(sctp) }
         self.box = nil
         conf_sctp_free(sctp)
         sctp = nil
+        channels.removeAll()
+        closing.removeAll()
         box.release()
     }
 
@@ -128,17 +160,33 @@ public final class DataChannelTransport {
         }
     }
 
+    fileprivate func streamReset(_ stream: UInt16) {
+        loop.schedule(after: .zero) { [weak self] in
+            guard let self, let sctp = self.sctp else { return }
+            if let label = self.channels.removeValue(forKey: stream) {
+                // The peer closed it: close our side too, then report.
+                _ = conf_sctp_reset_stream(sctp, stream)
+                self.onChannelClosed?(label)
+            } else if let label = self.closing.removeValue(forKey: stream) {
+                self.onChannelClosed?(label)  // our close(label:), now complete
+            }
+        }
+    }
+
     fileprivate func event(_ event: Int32) {
         loop.schedule(after: .zero) { [weak self] in
-            guard let self else { return }
+            guard let self, self.box != nil else { return }
             if event == Int32(CONF_SCTP_UP) {
                 self.isUp = true
                 let opens = self.pendingOpens
                 self.pendingOpens.removeAll()
                 for label in opens { self.open(label: label) }
-            } else if event == Int32(CONF_SCTP_DOWN) {
+            } else if event == Int32(CONF_SCTP_DOWN), !self.associationEnded {
+                self.associationEnded = true
                 self.isUp = false
-                self.onClosed?()
+                self.channels.removeAll()
+                self.closing.removeAll()
+                self.onAssociationClosed?()
             }
         }
     }
@@ -165,4 +213,8 @@ private let onSCTPMessage: conf_sctp_message_fn = { context, stream, ppid, data,
 
 private let onSCTPEvent: conf_sctp_event_fn = { context, event in
     transport(context).event(event)
+}
+
+private let onSCTPStreamReset: conf_sctp_stream_reset_fn = { context, stream in
+    transport(context).streamReset(stream)
 }

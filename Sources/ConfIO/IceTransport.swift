@@ -50,6 +50,8 @@ public final class IceTransport {
     private let agent: OpaquePointer
     private let stream: UInt32
     private var box: Unmanaged<IceBox>?
+    /// What could not be sent yet because libnice had no pair selected (see `send`).
+    private var backlog = DatagramBacklog()
     public let localUfrag: String
     public let localPwd: String
 
@@ -139,11 +141,32 @@ public final class IceTransport {
         nice_agent_peer_candidate_gathering_done(agent, stream)
     }
 
-    /// Sends one datagram on the selected pair; dropped if none is selected yet.
+    /// Datagrams dropped because they could not be sent before the backlog filled up.
+    public var droppedDatagrams: Int { backlog.dropped }
+    /// Datagrams waiting for a pair.
+    public var queuedDatagrams: Int { backlog.count }
+
+    /// Sends one datagram on the selected pair. Until libnice has selected one (a peer may start
+    /// DTLS as soon as *its* side of ICE works, and our reply comes before our side does), it is
+    /// queued, bounded by `DatagramBacklog`, and sent in order once a pair works.
     public func send(_ datagram: [UInt8]) {
-        _ = datagram.withUnsafeBufferPointer { buffer in
+        guard box != nil else { return }
+        if backlog.isEmpty && transmit(datagram) { return }
+        backlog.append(datagram)
+        flushBacklog()
+    }
+
+    /// nice_agent_send returns the bytes sent, or -1 when there is no selected pair (or the
+    /// socket would block).
+    private func transmit(_ datagram: [UInt8]) -> Bool {
+        datagram.withUnsafeBufferPointer { buffer in
             buffer.withMemoryRebound(to: gchar.self) { nice_agent_send(agent, stream, 1, UInt32(buffer.count), $0.baseAddress) }
-        }
+        } >= 0
+    }
+
+    private func flushBacklog() {
+        guard !backlog.isEmpty else { return }
+        backlog.flush(transmit)
     }
 
     /// Stops everything; no callback follows. TURN allocations are released in the background
@@ -154,6 +177,7 @@ public final class IceTransport {
             return
         }
         self.box = nil
+        backlog.removeAll()
         nice_agent_attach_recv(agent, stream, 1, nil, nil, nil)
         g_signal_handlers_disconnect_matched(UnsafeMutableRawPointer(agent), G_SIGNAL_MATCH_DATA, 0, 0, nil, nil, box.toOpaque())
         box.release()
@@ -177,13 +201,16 @@ public final class IceTransport {
         case NICE_COMPONENT_STATE_CONNECTING.rawValue: onState?(.checking)
         // CONNECTED: a pair works and can carry data; READY: nomination is done too. DTLS may
         // start on the first, which saves a round of checks.
-        case NICE_COMPONENT_STATE_CONNECTED.rawValue, NICE_COMPONENT_STATE_READY.rawValue: onState?(.connected)
+        case NICE_COMPONENT_STATE_CONNECTED.rawValue, NICE_COMPONENT_STATE_READY.rawValue:
+            flushBacklog()
+            onState?(.connected)
         case NICE_COMPONENT_STATE_FAILED.rawValue: onState?(.failed)
         default: break
         }
     }
 
     fileprivate func selectedPair(_ local: UnsafeMutablePointer<NiceCandidate>?, _ remote: UnsafeMutablePointer<NiceCandidate>?) {
+        flushBacklog()
         guard let local, let remote, let l = convert(local), let r = convert(remote) else { return }
         onSelectedPair?(SelectedPair(local: l, remote: r))
     }

@@ -41,7 +41,9 @@ public struct LocalEndpoint: Sendable {
 public struct NegotiatedLink: Sendable, Equatable {
     public var remoteUfrag: String
     public var remotePwd: String
-    public var remoteFingerprint: Fingerprint
+    /// The peer's fingerprints that conf can verify (at least one): the certificate the peer
+    /// presents in DTLS must match them (RFC 8122 section 5).
+    public var remoteFingerprints: [Fingerprint]
     public var dtlsRole: DTLSRole
     /// The offerer controls ICE (RFC 8445 section 6.1.1).
     public var iceControlling: Bool

@@ -18,12 +18,14 @@ public enum SDPNegotiation {
         audio.extensions = [(1, audioLevelURI)]
         audio.direction = local.mediaDirection
         if local.role == .publisher { audio.ssrcs = [local.audioSSRC.rawValue] }
+        audio.mediaStreams = mediaStreams(for: audio, sessionID: sessionID)
         var video = section(.video, mid: "1", local: local, setup: .actpass)
         video.formats = [String(vp8PayloadType)]
         video.rtpMaps = [RTPMap(payloadType: vp8PayloadType, encoding: "VP8", clockRate: 90000)]
         video.rtcpFeedback = [("96", "nack"), ("96", "nack pli"), ("96", "ccm fir")]
         video.direction = local.mediaDirection
         if local.role == .publisher { video.ssrcs = [local.videoSSRC.rawValue] }
+        video.mediaStreams = mediaStreams(for: video, sessionID: sessionID)
         var data = section(.application, mid: "2", local: local, setup: .actpass)
         data.sctpPort = sctpPort
         data.maxMessageSize = 262_144
@@ -38,7 +40,7 @@ public enum SDPNegotiation {
         let transport = try remoteTransport(offer, allowActpass: true)
         var media: [MediaDescription] = []
         var link = NegotiatedLink(
-            remoteUfrag: transport.ufrag, remotePwd: transport.pwd, remoteFingerprint: transport.fingerprint,
+            remoteUfrag: transport.ufrag, remotePwd: transport.pwd, remoteFingerprints: transport.fingerprints,
             dtlsRole: transport.setup == .active ? .server : .client, iceControlling: false, transportMid: transport.mid,
             audio: nil, video: nil, sctpPort: nil, remoteCandidates: transport.candidates)
         var accepted: [String] = []
@@ -59,6 +61,9 @@ public enum SDPNegotiation {
                 answer.formats = [String(map.payloadType)]
                 answer.rtpMaps = [RTPMap(payloadType: map.payloadType, encoding: map.encoding, clockRate: map.clockRate, channels: map.channels)]
                 answer.direction = remote.direction.answer(wanting: local.mediaDirection)
+                answer.mediaStreams = mediaStreams(for: answer, sessionID: sessionID)
+                // RFC 5506 section 5: reduced-size RTCP only when the offer asked for it.
+                answer.rtcpReducedSize = remote.rtcpReducedSize
                 // The SDP parser admits only 0...127 in a=rtpmap.
                 var negotiated = NegotiatedMedia(mid: mid, payloadType: PayloadType(masking: map.payloadType), direction: answer.direction,
                                                  remoteSSRCs: remote.ssrcs.map { SSRC($0) })
@@ -97,7 +102,7 @@ public enum SDPNegotiation {
     public static func accept(answer: SessionDescription, to offer: SessionDescription) throws(NegotiationError) -> NegotiatedLink {
         let transport = try remoteTransport(answer, allowActpass: false)
         var link = NegotiatedLink(
-            remoteUfrag: transport.ufrag, remotePwd: transport.pwd, remoteFingerprint: transport.fingerprint,
+            remoteUfrag: transport.ufrag, remotePwd: transport.pwd, remoteFingerprints: transport.fingerprints,
             dtlsRole: transport.setup == .active ? .server : .client, iceControlling: true, transportMid: transport.mid,
             audio: nil, video: nil, sctpPort: nil, remoteCandidates: transport.candidates)
         guard answer.media.count == offer.media.count else {
@@ -127,7 +132,7 @@ public enum SDPNegotiation {
     }
 
     private struct RemoteTransport {
-        var ufrag: String, pwd: String, fingerprint: Fingerprint, setup: SetupRole, mid: String, candidates: [IceCandidate]
+        var ufrag: String, pwd: String, fingerprints: [Fingerprint], setup: SetupRole, mid: String, candidates: [IceCandidate]
     }
 
     private static func remoteTransport(_ sdp: SessionDescription, allowActpass: Bool) throws(NegotiationError) -> RemoteTransport {
@@ -135,12 +140,21 @@ public enum SDPNegotiation {
             throw NegotiationError("the SDP has no BUNDLE group with a mid: conf needs one transport for all media")
         }
         guard let ufrag = tagged.iceUfrag, let pwd = tagged.icePwd else { throw NegotiationError("the SDP has no a=ice-ufrag/a=ice-pwd") }
-        guard let fingerprint = tagged.fingerprint else {
+        guard !tagged.fingerprints.isEmpty else {
             throw NegotiationError("the SDP has no a=fingerprint: the link could not be authenticated, so it is refused")
+        }
+        // RFC 8122 section 5: a peer may give several hash functions; the ones conf can compute
+        // are all checked against the certificate, the others (md5, unknown names) are ignored.
+        let fingerprints = tagged.fingerprints.filter { $0.hashFunction != nil }
+        guard !fingerprints.isEmpty else {
+            let given = Set(tagged.fingerprints.map(\.algorithm)).sorted().joined(separator: ", ")
+            let known = Fingerprint.HashFunction.allCases.map(\.rawValue).joined(separator: ", ")
+            throw NegotiationError("the SDP's a=fingerprint lines use only \(given.prefix(80)), which conf cannot verify (it can use \(known)): "
+                                   + "the link could not be authenticated, so it is refused")
         }
         let setup = tagged.setup ?? .actpass
         if setup == .actpass && !allowActpass { throw NegotiationError("the answer says a=setup:actpass; an answer must choose active or passive") }
-        return RemoteTransport(ufrag: ufrag, pwd: pwd, fingerprint: fingerprint, setup: setup, mid: mid,
+        return RemoteTransport(ufrag: ufrag, pwd: pwd, fingerprints: fingerprints, setup: setup, mid: mid,
                                candidates: sdp.media.flatMap(\.candidates))
     }
 
@@ -155,6 +169,15 @@ public enum SDPNegotiation {
         media.rtcpMux = kind != .application
         media.rtcpReducedSize = kind != .application
         return media
+    }
+
+    /// RFC 8830 and JSEP (RFC 8829 section 5.2.1): a section we send on names its stream and
+    /// track, so that a browser plays our audio and video as one stream. The stream id is this
+    /// participant's (its random session id, already public in o=), one per peer connection.
+    static func mediaStreams(for section: MediaDescription, sessionID: UInt64) -> [MediaStreamID] {
+        guard section.direction == .sendrecv || section.direction == .sendonly else { return [] }
+        let stream = "conf-" + String(sessionID, radix: 16)
+        return MediaStreamID(stream: stream, track: "\(stream)-\(section.kind.name)").map { [$0] } ?? []
     }
 
     private static func rejected(_ section: MediaDescription) -> MediaDescription {

@@ -38,8 +38,8 @@ import Testing
     }
 
     @Test func handshakeExportsMatchingSRTPKeys() throws {
-        let client = try DTLSEndpoint(certificate: Self.alice, role: .client, remoteFingerprint: Self.bob.fingerprint)
-        let server = try DTLSEndpoint(certificate: Self.bob, role: .server, remoteFingerprint: Self.alice.fingerprint)
+        let client = try DTLSEndpoint(certificate: Self.alice, role: .client, remoteFingerprints: [Self.bob.fingerprint])
+        let server = try DTLSEndpoint(certificate: Self.bob, role: .server, remoteFingerprints: [Self.alice.fingerprint])
         client.start(now: .zero)
         let seen = Self.pump(client, server)
         guard case .connected(let clientKeys)? = seen.a.first, case .connected(let serverKeys)? = seen.b.first else {
@@ -56,8 +56,8 @@ import Testing
     }
 
     @Test func datagramsStayUnderTheMTU() throws {
-        let client = try DTLSEndpoint(certificate: Self.alice, role: .client, remoteFingerprint: Self.bob.fingerprint)
-        let server = try DTLSEndpoint(certificate: Self.bob, role: .server, remoteFingerprint: Self.alice.fingerprint)
+        let client = try DTLSEndpoint(certificate: Self.alice, role: .client, remoteFingerprints: [Self.bob.fingerprint])
+        let server = try DTLSEndpoint(certificate: Self.bob, role: .server, remoteFingerprints: [Self.alice.fingerprint])
         client.start(now: .zero)
         var sizes: [Int] = []
         var moved = true
@@ -71,18 +71,18 @@ import Testing
 
     @Test func aCertificateThatDoesNotMatchTheSDPIsRefused() throws {
         let mallory = try DTLSCertificate()
-        let client = try DTLSEndpoint(certificate: Self.alice, role: .client, remoteFingerprint: Self.bob.fingerprint)
-        let server = try DTLSEndpoint(certificate: mallory, role: .server, remoteFingerprint: Self.alice.fingerprint)
+        let client = try DTLSEndpoint(certificate: Self.alice, role: .client, remoteFingerprints: [Self.bob.fingerprint])
+        let server = try DTLSEndpoint(certificate: mallory, role: .server, remoteFingerprints: [Self.alice.fingerprint])
         client.start(now: .zero)
         let seen = Self.pump(client, server)
         guard case .failed(let reason)? = seen.a.first else { Issue.record("accepted: \(seen.a)"); return }
-        #expect(reason.contains("does not match the fingerprint"))
+        #expect(reason.contains("does not match the sha-256 fingerprint"))
         #expect(!client.isConnected)
     }
 
     @Test func lostFlightsAreRetransmittedOnTimeout() throws {
-        let client = try DTLSEndpoint(certificate: Self.alice, role: .client, remoteFingerprint: Self.bob.fingerprint)
-        let server = try DTLSEndpoint(certificate: Self.bob, role: .server, remoteFingerprint: Self.alice.fingerprint)
+        let client = try DTLSEndpoint(certificate: Self.alice, role: .client, remoteFingerprints: [Self.bob.fingerprint])
+        let server = try DTLSEndpoint(certificate: Self.bob, role: .server, remoteFingerprints: [Self.alice.fingerprint])
         client.start(now: .zero)
         Self.pump(client, server, drop: { $0 == 1 })  // the ClientHello is lost
         #expect(!client.isConnected)
@@ -101,8 +101,8 @@ import Testing
     }
 
     @Test func garbageIsDroppedWithoutHarm() throws {
-        let client = try DTLSEndpoint(certificate: Self.alice, role: .client, remoteFingerprint: Self.bob.fingerprint)
-        let server = try DTLSEndpoint(certificate: Self.bob, role: .server, remoteFingerprint: Self.alice.fingerprint)
+        let client = try DTLSEndpoint(certificate: Self.alice, role: .client, remoteFingerprints: [Self.bob.fingerprint])
+        let server = try DTLSEndpoint(certificate: Self.bob, role: .server, remoteFingerprints: [Self.alice.fingerprint])
         var random = SeededRandom(seed: 3)
         for length in [1, 13, 25, 200, 1500] {
             var junk = (0..<length).map { _ in UInt8(truncatingIfNeeded: random.next()) }
@@ -124,8 +124,8 @@ import Testing
 
 @Suite struct SASTests {
     static func handshake(_ a: DTLSCertificate, _ b: DTLSCertificate) throws -> (client: DTLSEndpoint, server: DTLSEndpoint) {
-        let client = try DTLSEndpoint(certificate: a, role: .client, remoteFingerprint: b.fingerprint)
-        let server = try DTLSEndpoint(certificate: b, role: .server, remoteFingerprint: a.fingerprint)
+        let client = try DTLSEndpoint(certificate: a, role: .client, remoteFingerprints: [b.fingerprint])
+        let server = try DTLSEndpoint(certificate: b, role: .server, remoteFingerprints: [a.fingerprint])
         client.start(now: .zero)
         DTLSTests.pump(client, server)
         return (client, server)
@@ -151,5 +151,66 @@ import Testing
         #expect(differing == 4)
         #expect(ShortAuthenticationString.words(exported: [1] + [UInt8](repeating: 0, count: 31))
                 != ShortAuthenticationString.words(exported: [UInt8](repeating: 0, count: 32)))
+    }
+}
+
+/// Several fingerprints for one certificate (RFC 8122 section 5): every hash function conf can
+/// compute must match the certificate the peer presents.
+@Suite struct DTLSFingerprintTests {
+    static let alice = DTLSTests.alice
+    static let bob = DTLSTests.bob
+
+    static func handshake(clientExpects fingerprints: [Fingerprint]) throws -> DTLSEndpoint.Output? {
+        let client = try DTLSEndpoint(certificate: alice, role: .client, remoteFingerprints: fingerprints)
+        let server = try DTLSEndpoint(certificate: bob, role: .server, remoteFingerprints: [alice.fingerprint])
+        client.start(now: .zero)
+        return DTLSTests.pump(client, server).a.first
+    }
+
+    @Test(arguments: Fingerprint.HashFunction.allCases)
+    func aFingerprintOfTheRealCertificateVerifies(_ function: Fingerprint.HashFunction) throws {
+        let fingerprint = Self.bob.fingerprint(function)
+        #expect(fingerprint.bytes.count == function.digestLength && fingerprint.algorithm == function.rawValue)
+        guard case .connected? = try Self.handshake(clientExpects: [fingerprint]) else {
+            Issue.record("\(function.rawValue) fingerprint of the real certificate refused")
+            return
+        }
+    }
+
+    @Test func sha384AndSHA512TogetherVerify() throws {
+        let output = try Self.handshake(clientExpects: [Self.bob.fingerprint(.sha384), Self.bob.fingerprint(.sha512)])
+        guard case .connected? = output else { Issue.record("refused: \(String(describing: output))"); return }
+    }
+
+    @Test(arguments: [Fingerprint.HashFunction.sha384, .sha512])
+    func aWrongFingerprintFailsEvenNextToARightOne(_ function: Fingerprint.HashFunction) throws {
+        var wrong = Self.bob.fingerprint(function)
+        wrong.bytes[0] ^= 0xFF
+        for set in [[wrong], [Self.bob.fingerprint(.sha256), wrong]] {
+            guard case .failed(let reason)? = try Self.handshake(clientExpects: set) else {
+                Issue.record("accepted a wrong \(function.rawValue) fingerprint")
+                continue
+            }
+            #expect(reason.contains("does not match the \(function.rawValue) fingerprint"), "\(reason)")
+        }
+    }
+
+    @Test func oneOfSeveralCertificatesUnderOneHashFunctionVerifies() throws {
+        // A peer may list the fingerprints of more than one certificate it might present.
+        let other = try DTLSCertificate()
+        guard case .connected? = try Self.handshake(clientExpects: [other.fingerprint(.sha384), Self.bob.fingerprint(.sha384)]) else {
+            Issue.record("refused although one sha-384 fingerprint matches")
+            return
+        }
+    }
+
+    @Test func fingerprintsConfCannotComputeAreIgnoredButNotEnough() throws {
+        let md5 = Fingerprint(algorithm: "md5", bytes: Array(repeating: 0, count: 16))
+        guard case .connected? = try Self.handshake(clientExpects: [md5, Self.bob.fingerprint(.sha512)]) else {
+            Issue.record("an md5 line next to a good sha-512 one was refused")
+            return
+        }
+        #expect(throws: CryptoError.self) { try DTLSEndpoint(certificate: Self.alice, role: .client, remoteFingerprints: [md5]) }
+        #expect(throws: CryptoError.self) { try DTLSEndpoint(certificate: Self.alice, role: .client, remoteFingerprints: []) }
     }
 }

@@ -43,6 +43,24 @@ import Testing
         conf.signal(SIGTERM)
         #expect(conf.waitForExit() == 0)
     }
+
+    /// A peer whose offer carries only sha-384 and sha-512 fingerprints of its real certificate
+    /// (RFC 8122 section 5): conf verifies them and connects. It used to refuse the offer.
+    @Test func anOfferWithSHA384AndSHA512FingerprintsConnects() throws {
+        let server = try RendezvousProcess()
+        let room = try server.createRoom(name: "fingerprints")
+        let conf = try ConfProcess(["join", room.room, room.pin, "--server", server.address, "--as", "conf", "--json",
+                                    "--say", "hello from conf", "--duration", "20"])
+        #expect(conf.waitForEvent("joined") != nil)
+        let (status, text) = try Self.runPeer([server.address, room.room, room.pin, "hello from gstreamer", "15",
+                                               "--fingerprints=sha-384,sha-512"])
+        #expect(status == 0, "webrtcbin peer: \(text)\nconf: \(conf.stderr)")
+        #expect(text.contains("RECEIVED hello from conf"))
+        #expect(conf.waitForEvent("peer-connected", timeout: .seconds(5))?["name"] as? String == "webrtcbin")
+        #expect(conf.events(ofType: "peer-disconnected").isEmpty)
+        conf.signal(SIGTERM)
+        #expect(conf.waitForExit() == 0)
+    }
 }
 
 /// Opus audio both ways with GStreamer: webrtcbin sends a 660 Hz tone and must hear conf's 440 Hz;

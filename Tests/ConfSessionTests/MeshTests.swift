@@ -104,7 +104,7 @@ final class SimulatedRoom {
             #expect(member.links.count == 3, "\(a)")
             for b in ids where b != a {
                 let mine = member.links[b]!, theirs = room.members[b]!.links[a]!
-                #expect(mine.remoteFingerprint == room.members[b]!.fingerprint)
+                #expect(mine.remoteFingerprints == [room.members[b]!.fingerprint])
                 #expect(mine.dtlsRole != theirs.dtlsRole)
                 #expect(mine.iceControlling != theirs.iceControlling)
                 // The newcomer (larger id here) offered and controls.
@@ -163,7 +163,7 @@ final class SimulatedRoom {
         #expect(room.members[b]!.mesh.restart(a))
         room.pump()
         #expect(room.members[a]!.negotiations == 2 && room.members[b]!.negotiations == 2)  // a new offer, answered
-        #expect(room.members[b]!.links[a]!.remoteFingerprint == room.members[a]!.fingerprint)
+        #expect(room.members[b]!.links[a]!.remoteFingerprints == [room.members[a]!.fingerprint])
         #expect(room.members[a]!.failures.isEmpty && room.members[b]!.failures.isEmpty)
     }
 

@@ -92,7 +92,7 @@ import Testing
         ("v=0\r\no=- 1 1 IN IP4 0.0.0.0\r\nm=audio\r\n", "m= needs"),
         ("v=0\r\no=- 1 1 IN IP4 0.0.0.0\r\nm=audio 99999 RTP/AVP 0\r\n", "port"),
         ("v=0\r\no=- 1 1 IN IP4 0.0.0.0\r\nm=audio 9 RTP/AVP 0\r\na=fingerprint:sha-256 AB:CD\r\n", "32 bytes"),
-        ("v=0\r\no=- 1 1 IN IP4 0.0.0.0\r\nm=audio 9 RTP/AVP 0\r\na=fingerprint:md5 AB:CD\r\n", "does not support"),
+        ("v=0\r\no=- 1 1 IN IP4 0.0.0.0\r\nm=audio 9 RTP/AVP 0\r\na=fingerprint:sha-384 AB:CD\r\n", "48 bytes"),
         ("v=0\r\no=- 1 1 IN IP4 0.0.0.0\r\nm=audio 9 RTP/AVP 0\r\na=fingerprint:sha-256 ZZ\r\n", "hex pairs"),
         ("v=0\r\no=- 1 1 IN IP4 0.0.0.0\r\nm=audio 9 RTP/AVP 0\r\na=setup:maybe\r\n", "actpass"),
         ("v=0\r\no=- 1 1 IN IP4 0.0.0.0\r\nm=audio 9 RTP/AVP 0\r\na=rtpmap:200 x/1\r\n", "rtpmap"),

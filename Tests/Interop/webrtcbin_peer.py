@@ -13,11 +13,15 @@ opusenc) and checks that what it receives (opusdec) carries EXPECT_HZ.
 With --ignore-answer it plays a peer that ignores its role: whatever directions the answer
 says, it applies it as a=sendrecv (so it sends its tone to a publisher that refused it).
 
+With --fingerprints=sha-384,sha-512 (any of sha-1, sha-224, sha-256, sha-384, sha-512) its offer
+carries those a=fingerprint lines, computed from its real DTLS certificate, in place of
+webrtcbin's single sha-256 one (RFC 8122 section 5 allows several per section).
+
 Output lines: "JOINED <id>", "OFFERED", "ANSWERED", "ANSWER-DIRECTION <a=...>" per media section, "CHANNEL-OPEN", "RECEIVED <text>", "SENT <text>",
 "HEARD <hz> <power>", "DONE" or "FAILED <why>". Exit status 0 once a message went each way (and,
 with audio, the expected tone was heard).
 """
-import base64, json, math, os, socket, struct, sys, threading
+import base64, hashlib, json, math, os, socket, ssl, struct, sys, threading
 
 import gi
 gi.require_version("Gst", "1.0")
@@ -81,8 +85,24 @@ class WebSocket:
                 raise ConnectionError("closed by the rendezvous")
 
 
+def fingerprint_lines(pem, names):
+    """a=fingerprint lines for the first certificate in `pem`, one per hash function name."""
+    der = ssl.PEM_cert_to_DER_cert(pem[: pem.index("-----END CERTIFICATE-----") + len("-----END CERTIFICATE-----")])
+    return ["a=fingerprint:%s %s" % (name, ":".join("%02X" % b for b in hashlib.new(name.replace("-", ""), der).digest()))
+            for name in names]
+
+
+def with_fingerprints(sdp, lines):
+    """`sdp` with each section's a=fingerprint line replaced by `lines`."""
+    out = []
+    for line in sdp.split("\r\n"):
+        out += lines if line.startswith("a=fingerprint:") else [line]
+    return "\r\n".join(out)
+
+
 def main():
     ignore_answer = "--ignore-answer" in sys.argv
+    fingerprints = next((a.split("=", 1)[1].split(",") for a in sys.argv if a.startswith("--fingerprints=")), None)
     argv = [a for a in sys.argv if not a.startswith("--")]
     address, room, pin, text = argv[1:5]
     seconds = float(argv[5]) if len(argv) > 5 else 20
@@ -152,8 +172,24 @@ def main():
         reply = promise.get_reply()
         offer = reply.get_value("offer")
         state["offer"] = offer
-        webrtc.emit("set-local-description", offer, Gst.Promise.new())
-        signal({"type": "offer", "sdp": offer.sdp.as_text()})
+        if not fingerprints:
+            webrtc.emit("set-local-description", offer, Gst.Promise.new())
+            signal({"type": "offer", "sdp": offer.sdp.as_text()})
+            say("OFFERED")
+            return
+        # The certificate exists once the local description is set: send the offer from then.
+        text = offer.sdp.as_text()
+        webrtc.emit("set-local-description", offer, Gst.Promise.new_with_change_func(offer_with_fingerprints, text))
+
+    def offer_with_fingerprints(_, text):
+        # Kept referenced for the whole run, like the ICE agent: dropping them upset webrtcbin.
+        state["sctp-transport"] = webrtc.get_property("sctp-transport")
+        state["dtls-transport"] = state["sctp-transport"].get_property("transport")
+        pem = state["dtls-transport"].get_property("certificate")
+        if fingerprint_lines(pem, ["sha-256"])[0] not in text:
+            GLib.idle_add(lambda: finish(1, "FAILED the certificate's sha-256 is not the offer's fingerprint"))
+            return
+        signal({"type": "offer", "sdp": with_fingerprints(text, fingerprint_lines(pem, fingerprints))})
         say("OFFERED")
 
     def on_negotiation_needed(element):

@@ -21,7 +21,8 @@ final class UsrsctpAssociation: DataChannelAssociation {
         }
         transport.onOpen = { label in queue(.opened(label: label)) }
         transport.onMessage = { label, text in queue(.message(label: label, text: text)) }
-        transport.onClosed = { queue(.closed(label: nil)) }
+        transport.onChannelClosed = { label in queue(.closed(label: label)) }
+        transport.onAssociationClosed = { queue(.closed(label: nil)) }
     }
 
     func connect(remotePort: UInt16) { transport.connect(remotePort: remotePort) }

@@ -31,11 +31,26 @@ extension CallEngine {
                 }
             case .opened(let label): opened(label, on: link)
             case .message(let label, let text): message(text, label: label, from: link)
-            case .closed(let label):
-                if label == Self.chatLabel || label == nil { link.chatOpen = false }
-                if label == Self.controlLabel || label == nil { link.controlOpen = false }
+            case .closed(label: nil):
+                // The peer ended the association (SCTP ABORT or shutdown): the same as its
+                // DTLS close_notify, whichever of the two is read first.
+                link.chatOpen = false
+                link.controlOpen = false
+                disconnect(link, .closedByPeer, now: now)
+                return
+            case .closed(label: let label?):
+                channelClosed(label, on: link)
             }
         }
+    }
+
+    /// The peer reset one channel (RFC 8831 section 6.7): `say` skips it from then on.
+    private func channelClosed(_ label: String, on link: PeerConnection) {
+        if label == Self.controlLabel { link.controlOpen = false }
+        guard label == Self.chatLabel, link.chatOpen else { return }
+        link.chatOpen = false
+        guard link.phase == .connected else { return }
+        outputs.append(.note("\(link.peer.name) (\(link.id)) closed the chat channel: your messages no longer reach them"))
     }
 
     private func opened(_ label: String, on link: PeerConnection) {

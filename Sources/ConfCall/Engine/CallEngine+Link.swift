@@ -88,6 +88,7 @@ extension CallEngine {
         while let output = dtls.pollOutput() {
             switch output {
             case .send(let datagram):
+                if link.dtlsConnectedAt == nil { link.lastHandshakeFlightAt = now }
                 outputs.append(.transmit(link.id, datagram))
             case .connected(let keys):
                 do {
@@ -112,7 +113,7 @@ extension CallEngine {
     }
 
     /// DTLS is up: measure a round trip with RTCP before announcing the link (it takes one), with
-    /// the handshake's estimate as a fallback if the peer does not answer sender reports.
+    /// the handshake's last round trip as a fallback if the peer does not answer sender reports.
     private func connected(_ link: PeerConnection, now: Instant) {
         link.phase = .connected
         link.lastHeard = now

@@ -96,7 +96,7 @@ extension CallEngine {
         outputs.append(.setRemoteCredentials(link.id, ufrag: negotiated.remoteUfrag, pwd: negotiated.remotePwd))
         for candidate in negotiated.remoteCandidates { outputs.append(.addRemoteCandidate(link.id, candidate)) }
         do {
-            link.dtls = try security.makeDTLS(role: negotiated.dtlsRole, remoteFingerprint: negotiated.remoteFingerprint)
+            link.dtls = try security.makeDTLS(role: negotiated.dtlsRole, remoteFingerprints: negotiated.remoteFingerprints)
         } catch {
             disconnect(link, .dtlsFailed(.setup, detail: "\(error)"), now: now)
             return

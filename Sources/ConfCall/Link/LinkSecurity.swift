@@ -36,7 +36,7 @@ extension SRTPSession: RTPProtector {}
 /// What makes each link's crypto: the participant's certificate, DTLS and SRTP.
 public protocol LinkSecurity {
     var fingerprint: Fingerprint { get }
-    func makeDTLS(role: DTLSRole, remoteFingerprint: Fingerprint) throws -> any DTLSConnection
+    func makeDTLS(role: DTLSRole, remoteFingerprints: [Fingerprint]) throws -> any DTLSConnection
     func makeSRTP(keys: SRTPKeys) throws -> any RTPProtector
 }
 
@@ -46,8 +46,8 @@ public struct CertificateSecurity: LinkSecurity {
     public init(certificate: DTLSCertificate) { self.certificate = certificate }
     public var fingerprint: Fingerprint { certificate.fingerprint }
 
-    public func makeDTLS(role: DTLSRole, remoteFingerprint: Fingerprint) throws -> any DTLSConnection {
-        try DTLSEndpoint(certificate: certificate, role: role, remoteFingerprint: remoteFingerprint)
+    public func makeDTLS(role: DTLSRole, remoteFingerprints: [Fingerprint]) throws -> any DTLSConnection {
+        try DTLSEndpoint(certificate: certificate, role: role, remoteFingerprints: remoteFingerprints)
     }
 
     public func makeSRTP(keys: SRTPKeys) throws -> any RTPProtector { try SRTPSession(keys: keys) }

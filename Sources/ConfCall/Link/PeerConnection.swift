@@ -34,6 +34,8 @@ final class PeerConnection {
     var dtlsConnectedAt: Instant?
     /// When the first DTLS flight went out (client) or came in (server).
     var dtlsStartedAt: Instant?
+    /// When our last handshake datagram went out, before DTLS connected (see `handshakeRTT`).
+    var lastHandshakeFlightAt: Instant?
     /// DTLS is up; `peer-connected` waits for the first RTCP round trip, at most until this.
     var announceBy: Instant?
     var announced = false
@@ -85,12 +87,11 @@ final class PeerConnection {
 
     var id: ParticipantID { peer.id }
 
-    /// A round trip estimated from the DTLS handshake: the server waits one round trip between its
-    /// flight and the client's Finished; the client waits two between its ClientHello and the
-    /// server's Finished. Includes the handshake's own processing (a few ms of ECDSA).
+    /// A round trip measured on the DTLS handshake: from our last flight (the answer to the
+    /// ClientHello for the server, the Finished flight for the client) to the peer's answer that
+    /// completed it; one real round trip plus the peer's processing (a few ms of ECDSA). Measured
+    /// from the *last* flight so that a lost and retransmitted one does not count its wait.
     func handshakeRTT(connectedAt now: Instant) -> Double? {
-        guard let start = dtlsStartedAt, let dtls else { return nil }
-        let elapsed = now.since(start).milliseconds
-        return dtls.role == .server ? elapsed : elapsed / 2
+        lastHandshakeFlightAt.map { now.since($0).milliseconds }
     }
 }

@@ -2,10 +2,14 @@ extension SessionDescription {
     public static let maxBytes = 65_536
     static let maxLines = 2_000
     static let maxMediaSections = 16
+    /// More than a peer needs for five hash functions and a certificate change (RFC 8122 section 5).
+    static let maxFingerprints = 16
+    static let maxMediaStreams = 8
 
     /// Parses SDP text (RFC 8866) from the network. Lines may end in CRLF or LF. Unknown attributes
     /// are skipped; malformed lines of the kinds conf relies on are errors naming the line.
-    /// Session-level ICE credentials, fingerprint and setup are copied into every media section.
+    /// Session-level ICE credentials, fingerprints and setup are copied into every media section;
+    /// a section's own fingerprints replace the session's (RFC 8122 section 5).
     public static func parse(_ text: String) throws(SDPError) -> SessionDescription {
         guard text.utf8.count <= maxBytes else { throw .tooLarge(limit: maxBytes) }
         let lines = text.split(omittingEmptySubsequences: true) { $0 == "\n" || $0 == "\r\n" || $0 == "\r" }
@@ -37,7 +41,7 @@ extension SessionDescription {
                 description.sessionVersion = version
                 sawOrigin = true
             case "m":
-                if let current { description.media.append(current) }
+                if let current { description.media.append(finished(current, session: session)) }
                 guard description.media.count < maxMediaSections else {
                     throw .malformed(line: number, reason: "more than \(maxMediaSections) media sections")
                 }
@@ -54,7 +58,7 @@ extension SessionDescription {
                 continue  // s=, t=, c=, b=, i=, ... carry nothing conf uses
             }
         }
-        if let current { description.media.append(current) }
+        if let current { description.media.append(finished(current, session: session)) }
         guard sawVersion else { throw .missing("v= line") }
         guard sawOrigin else { throw .missing("o= line") }
         guard !description.media.isEmpty else { throw .missing("media section (m= line)") }
@@ -71,9 +75,15 @@ extension SessionDescription {
         media.iceUfrag = session.iceUfrag
         media.icePwd = session.icePwd
         media.iceOptions = session.iceOptions
-        media.fingerprint = session.fingerprint
         media.setup = session.setup
         media.direction = session.direction
+        return media
+    }
+
+    private static func finished(_ media: MediaDescription, session: MediaDescription) -> MediaDescription {
+        guard media.fingerprints.isEmpty else { return media }
+        var media = media
+        media.fingerprints = session.fingerprints
         return media
     }
 
@@ -97,7 +107,15 @@ extension SessionDescription {
         case "ice-options":
             media.iceOptions = value.split(separator: " ").map(String.init)
         case "fingerprint":
-            media.fingerprint = try parseFingerprint(value, fail)
+            guard media.fingerprints.count < maxFingerprints else { throw fail("more than \(maxFingerprints) fingerprints") }
+            media.fingerprints.append(try parseFingerprint(value, fail))
+        case "msid":
+            // Tolerated, not relied on: a malformed one is skipped, not a reason to refuse the SDP.
+            let parts = value.split(separator: " ", maxSplits: 1).map(String.init)
+            guard media.mediaStreams.count < maxMediaStreams, let first = parts.first,
+                  let id = MediaStreamID(stream: first, track: parts.count > 1 ? parts[1] : nil)
+            else { break }
+            media.mediaStreams.append(id)
         case "setup":
             guard let role = SetupRole(rawValue: value) else { throw fail("must be actpass, active or passive") }
             media.setup = role
@@ -150,17 +168,24 @@ extension SessionDescription {
         }
     }
 
+    /// `hash-func SP fingerprint` (RFC 8122 section 5). Hash functions conf cannot compute are
+    /// kept (the negotiation decides whether enough is left to verify the peer); the known ones
+    /// must have their digest's length.
     private static func parseFingerprint(_ value: String, _ fail: (String) -> SDPError) throws(SDPError) -> Fingerprint {
         let parts = value.split(separator: " ")
         guard parts.count == 2 else { throw fail("expected 'sha-256 AB:CD:...'") }
         let algorithm = parts[0].lowercased()
-        guard algorithm == "sha-256" else { throw .unsupported("fingerprint algorithm \(algorithm.prefix(16)) (conf uses sha-256)") }
+        guard IceCandidate.isToken(algorithm, maxLength: 16) else { throw fail("the hash function must be a name of up to 16 characters") }
         var bytes: [UInt8] = []
         for pair in parts[1].split(separator: ":", omittingEmptySubsequences: false) {
             guard pair.count == 2, let byte = UInt8(pair, radix: 16) else { throw fail("the hash must be hex pairs separated by ':'") }
             bytes.append(byte)
         }
-        guard bytes.count == 32 else { throw fail("a sha-256 hash has 32 bytes, not \(bytes.count)") }
-        return Fingerprint(algorithm: "sha-256", bytes: bytes)
+        let fingerprint = Fingerprint(algorithm: algorithm, bytes: bytes)
+        if let function = fingerprint.hashFunction, bytes.count != function.digestLength {
+            throw fail("a \(algorithm) hash has \(function.digestLength) bytes, not \(bytes.count)")
+        }
+        guard (1...64).contains(bytes.count) else { throw fail("a hash has 1 to 64 bytes, not \(bytes.count)") }
+        return fingerprint
     }
 }

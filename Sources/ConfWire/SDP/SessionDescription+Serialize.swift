@@ -18,12 +18,13 @@ extension MediaDescription {
         if let iceUfrag { out.append("a=ice-ufrag:\(iceUfrag)") }
         if let icePwd { out.append("a=ice-pwd:\(icePwd)") }
         if !iceOptions.isEmpty { out.append("a=ice-options:" + iceOptions.joined(separator: " ")) }
-        if let fingerprint { out.append("a=fingerprint:\(fingerprint)") }
+        for fingerprint in fingerprints { out.append("a=fingerprint:\(fingerprint)") }
         if let setup { out.append("a=setup:\(setup.rawValue)") }
         if let mid { out.append("a=mid:\(mid)") }
         if bundleOnly { out.append("a=bundle-only") }
         for ext in extensions { out.append("a=extmap:\(ext.id) \(ext.uri)") }
         if kind != .application { out.append("a=\(direction.rawValue)") }
+        for stream in mediaStreams { out.append("a=msid:\(stream)") }
         if rtcpMux { out.append("a=rtcp-mux") }
         if rtcpReducedSize { out.append("a=rtcp-rsize") }
         for map in rtpMaps {

@@ -75,8 +75,10 @@ public enum DTLSRole: Sendable, Equatable {
     case client, server
 }
 
-/// `a=fingerprint:sha-256 AB:CD:...` (RFC 8122): the hash of the certificate DTLS will present.
+/// `a=fingerprint:sha-256 AB:CD:...` (RFC 8122): a hash of the certificate DTLS will present.
+/// A section may carry several, with different hash functions (RFC 8122 section 5).
 public struct Fingerprint: Hashable, Sendable, CustomStringConvertible {
+    /// The hash function's name as written in SDP, lower-cased ("sha-256", or one conf does not know).
     public var algorithm: String
     public var bytes: [UInt8]
 
@@ -84,6 +86,13 @@ public struct Fingerprint: Hashable, Sendable, CustomStringConvertible {
         self.algorithm = algorithm
         self.bytes = bytes
     }
+
+    public init(_ function: HashFunction, bytes: [UInt8]) {
+        self.init(algorithm: function.rawValue, bytes: bytes)
+    }
+
+    /// The hash function, when conf can compute it; nil for md5, md2 and names it does not know.
+    public var hashFunction: HashFunction? { HashFunction(rawValue: algorithm) }
 
     /// "AB:CD:...", upper-case hex pairs.
     public var hex: String {
@@ -94,6 +103,22 @@ public struct Fingerprint: Hashable, Sendable, CustomStringConvertible {
     }
 
     public var description: String { "\(algorithm) \(hex)" }
+
+    /// The hash functions of RFC 8122's registry that conf can verify a certificate with (with
+    /// OpenSSL). md2 and md5 are in the registry too, but RFC 8122 section 5 forbids them.
+    public enum HashFunction: String, Sendable, CaseIterable {
+        case sha1 = "sha-1", sha224 = "sha-224", sha256 = "sha-256", sha384 = "sha-384", sha512 = "sha-512"
+
+        public var digestLength: Int {
+            switch self {
+            case .sha1: 20
+            case .sha224: 28
+            case .sha256: 32
+            case .sha384: 48
+            case .sha512: 64
+            }
+        }
+    }
 }
 
 public struct RTPMap: Equatable, Sendable {
@@ -122,7 +147,10 @@ public struct MediaDescription: Equatable, Sendable {
     public var iceUfrag: String?
     public var icePwd: String?
     public var iceOptions: [String]
-    public var fingerprint: Fingerprint?
+    /// Every `a=fingerprint` of the section (or of the session, when the section has none).
+    public var fingerprints: [Fingerprint]
+    /// `a=msid` (RFC 8830): the media stream and track this section's media belongs to.
+    public var mediaStreams: [MediaStreamID]
     public var setup: SetupRole?
     public var rtcpMux: Bool
     public var rtcpReducedSize: Bool
@@ -148,6 +176,8 @@ public struct MediaDescription: Equatable, Sendable {
         self.mid = mid
         self.direction = direction
         iceOptions = []
+        fingerprints = []
+        mediaStreams = []
         rtcpMux = false
         rtcpReducedSize = false
         bundleOnly = false
@@ -163,7 +193,7 @@ public struct MediaDescription: Equatable, Sendable {
     public static func == (a: MediaDescription, b: MediaDescription) -> Bool {
         a.kind == b.kind && a.port == b.port && a.proto == b.proto && a.formats == b.formats && a.mid == b.mid
             && a.direction == b.direction && a.iceUfrag == b.iceUfrag && a.icePwd == b.icePwd && a.iceOptions == b.iceOptions
-            && a.fingerprint == b.fingerprint && a.setup == b.setup && a.rtcpMux == b.rtcpMux
+            && a.fingerprints == b.fingerprints && a.mediaStreams == b.mediaStreams && a.setup == b.setup && a.rtcpMux == b.rtcpMux
             && a.rtcpReducedSize == b.rtcpReducedSize && a.bundleOnly == b.bundleOnly && a.rtpMaps == b.rtpMaps
             && a.formatParameters == b.formatParameters
             && a.rtcpFeedback.map { "\($0.payloadType) \($0.value)" } == b.rtcpFeedback.map { "\($0.payloadType) \($0.value)" }
@@ -173,4 +203,34 @@ public struct MediaDescription: Equatable, Sendable {
     }
 
     public var isRejected: Bool { port == 0 && !bundleOnly }
+
+    /// The first fingerprint; setting it replaces them all (conf itself sends one, sha-256).
+    public var fingerprint: Fingerprint? {
+        get { fingerprints.first }
+        set { fingerprints = newValue.map { [$0] } ?? [] }
+    }
+}
+
+/// `a=msid:STREAM TRACK` (RFC 8830 section 2): which media stream (and track) an m-line's media
+/// belongs to, so that a browser plays one participant's audio and video as one stream.
+public struct MediaStreamID: Hashable, Sendable, CustomStringConvertible {
+    public var stream: String
+    /// The "appdata" of RFC 8830, which JSEP uses as the track id; optional on the wire.
+    public var track: String?
+
+    /// Nil unless both are 1 to 64 token characters (RFC 8830 section 2: msid-id and msid-appdata).
+    public init?(stream: String, track: String?) {
+        guard Self.isValid(stream), track.map(Self.isValid) ?? true else { return nil }
+        self.stream = stream
+        self.track = track
+    }
+
+    public var description: String { track.map { "\(stream) \($0)" } ?? stream }
+
+    /// token-char of RFC 8866 section 9: visible ASCII except `"(),/:;<=>?@[\]`.
+    static func isValid(_ id: String) -> Bool {
+        (1...64).contains(id.utf8.count) && id.utf8.allSatisfy { c in
+            c > 0x20 && c < 0x7F && !Array("\"(),/:;<=>?@[\\]".utf8).contains(c)
+        }
+    }
 }

@@ -138,8 +138,11 @@ final class FakeSecurity: LinkSecurity {
         self.random = random
     }
 
-    func makeDTLS(role: DTLSRole, remoteFingerprint: Fingerprint) throws -> any DTLSConnection {
-        FakeDTLS(role: role, local: fingerprint, remote: remoteFingerprint, random: (0..<16).map { _ in UInt8(truncatingIfNeeded: random.next()) })
+    struct NoFingerprint: Error {}
+
+    func makeDTLS(role: DTLSRole, remoteFingerprints: [Fingerprint]) throws -> any DTLSConnection {
+        guard let remote = remoteFingerprints.first else { throw NoFingerprint() }
+        return FakeDTLS(role: role, local: fingerprint, remote: remote, random: (0..<16).map { _ in UInt8(truncatingIfNeeded: random.next()) })
     }
 
     func makeSRTP(keys: SRTPKeys) throws -> any RTPProtector { try SRTPSession(keys: keys) }
