@@ -103,6 +103,6 @@ extension CallEngine {
                                buffered: duration(report.bufferMilliseconds), target: duration(report.targetMilliseconds),
                                concealed: duration(report.concealedMilliseconds)))
         }
-        outputs.append(.event(.audioStats(peers)))
+        if !peers.isEmpty { outputs.append(.event(.audioStats(peers))) }
     }
 }
