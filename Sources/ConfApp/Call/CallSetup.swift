@@ -93,35 +93,6 @@ enum CallSetup {
         return IceServerAddress(host: ip, port: endpoint.port, credentials: credentials)
     }
 
-    /// The rendezvous's `ice_servers` ("stun:host:port", "turn:host:port?transport=udp"), resolved;
-    /// unusable entries are skipped.
-    static func servers(from iceServers: [IceServer]) -> [IceServerAddress] {
-        iceServers.flatMap { server in
-            server.urls.compactMap { url -> IceServerAddress? in
-                let isTURN = url.hasPrefix("turn:")
-                guard isTURN || url.hasPrefix("stun:") else { return nil }
-                let rest = url.dropFirst(5).prefix { $0 != "?" }
-                guard case .success(let endpoint) = HostPort.parse(String(rest), defaultHost: ""),
-                      let ip = HostResolver.ipv4(endpoint.host) else { return nil }
-                let port = endpoint.port == HostPort.defaultPort && !rest.contains(":") ? 3478 : endpoint.port
-                if isTURN {
-                    guard let user = server.username, let pass = server.credential else { return nil }
-                    return IceServerAddress(host: ip, port: port, credentials: (user, pass), overTCP: url.hasSuffix("?transport=tcp"))
-                }
-                return IceServerAddress(host: ip, port: port)
-            }
-        }
-    }
-
-    /// The inverse of `servers(from:)`: our ICE servers as the rendezvous hands them out.
-    static func iceServers(_ addresses: [IceServerAddress]) -> [IceServer] {
-        addresses.map { server in
-            let url = "\(server.credentials == nil ? "stun" : "turn"):\(HostPort(host: server.host, port: server.port))"
-                + (server.overTCP ? "?transport=tcp" : "")
-            return IceServer(urls: [url], username: server.credentials?.username, credential: server.credentials?.password)
-        }
-    }
-
     /// Attaches peer connections to `session`.
     static func attach(to session: ParticipantSession, loop: EventLoop, reporter: EventReporter, options: Options)
         throws(CommandFailure) -> CallDriver
@@ -157,7 +128,7 @@ enum CallSetup {
                     "could not connect to any peer within \(Int(timeout.milliseconds / 1000)) s — \(advice)"))
             })
         session.onJoined = { [weak session, options] joined in
-            let offered = servers(from: joined.iceServers).filter { !options.iceServers.contains($0) }
+            let offered = IceServerAddress.addresses(from: joined.iceServers).filter { !options.iceServers.contains($0) }
             if options.relayOnly && !(options.iceServers + offered).contains(where: { $0.credentials != nil }) {
                 session?.leave(failing: CommandFailure(.usage, code: "usage",
                     "--relay-only needs a TURN server, and neither --turn nor the rendezvous gave one: add --turn USER:PASS@HOST:PORT"))
