@@ -4,9 +4,12 @@
 //   conf            executable: wiring only
 //   ConfApp         the commands' behaviour: host, join, rendezvous, completions; drives ConfCall with real devices
 //   ConfCLI         the declarative command tree -> parser, --help, completions, man page
+//   ConfCallMedia   the call's media between the backends and the engine: audio and video pipelines
+//                   (encode once, decode per peer), the recordings; backends taken by protocol, no devices
 //   ConfIO          thin adapters: GLib main loop, libsoup rendezvous server and client, libnice,
-//                   usrsctp data channels, PulseAudio, V4L2 cameras, getrandom
-//   ConfMedia       Opus and VP8 encoders/decoders, sources, sinks, signal analysis; no devices
+//                   usrsctp data channels, PulseAudio and V4L2 backends (pulse, v4l2), getrandom
+//   ConfMedia       Opus and VP8 encoders/decoders, signal analysis; the media backend seams (AudioSource,
+//                   AudioSink, VideoSource), their registry by name and the generated backends; no devices
 //   ConfCall        pure: the call engine (one per participant): links, RTP streams, events (sans-IO)
 //   ConfCrypto      DTLS (OpenSSL over memory BIOs), SRTP (libsrtp2), SAS words; no sockets
 //   ConfSession     pure: offer/answer, per-peer negotiation, the mesh (sans-IO)
@@ -48,11 +51,13 @@ let package = Package(
         .target(name: "ConfRendezvous", dependencies: ["ConfCore", "ConfWire"]),
         .target(name: "ConfSession", dependencies: ["ConfCore", "ConfWire"]),
         .target(name: "ConfCrypto", dependencies: ["ConfCore", "ConfWire", "COpenSSL", "CSRTP", "CCryptoShims"]),
-        .target(name: "ConfMedia", dependencies: ["ConfCore", "COpus", "CVPX", "CMediaShims"]),
+        .target(name: "ConfMedia", dependencies: ["ConfCore", "ConfWire", "COpus", "CVPX", "CMediaShims"]),
         .target(name: "ConfCall", dependencies: ["ConfCore", "ConfWire", "ConfSession", "ConfCrypto"]),
         .target(name: "ConfIO", dependencies: ["ConfCore", "ConfWire", "ConfRendezvous", "CGLib", "CConfShims", "CSCTPShims", "CPulse", "CV4L2Shims", "ConfMedia"]),
         .target(name: "ConfCLI", dependencies: ["ConfCore"]),
-        .target(name: "ConfApp", dependencies: ["ConfCore", "ConfWire", "ConfRendezvous", "ConfSession", "ConfCrypto", "ConfCall", "ConfMedia", "ConfIO", "ConfCLI"]),
+        .target(name: "ConfCallMedia", dependencies: ["ConfCore", "ConfWire", "ConfCall", "ConfMedia"]),
+        .target(name: "ConfApp", dependencies: ["ConfCore", "ConfWire", "ConfRendezvous", "ConfSession", "ConfCrypto", "ConfCall", "ConfMedia", "ConfIO",
+                                                "ConfCLI", "ConfCallMedia"]),
         .executableTarget(name: "conf", dependencies: ["ConfApp"]),
 
         .testTarget(name: "ConfCoreTests", dependencies: ["ConfCore"]),
@@ -63,6 +68,7 @@ let package = Package(
         .testTarget(name: "ConfCallTests", dependencies: ["ConfCall", "ConfCrypto", "ConfSession", "ConfWire"]),
         .testTarget(name: "ConfIOTests", dependencies: ["ConfIO", "ConfCrypto"]),
         .testTarget(name: "ConfMediaTests", dependencies: ["ConfMedia", "ConfWire"]),
+        .testTarget(name: "ConfCallMediaTests", dependencies: ["ConfCallMedia", "ConfCall", "ConfMedia", "ConfWire", "ConfCore"]),
         .testTarget(name: "ConfCLITests", dependencies: ["ConfCLI", "ConfApp", "ConfCall"]),
         .testTarget(name: "ConfEndToEndTests", dependencies: ["ConfCore", "ConfMedia"]),
     ]

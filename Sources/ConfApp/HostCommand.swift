@@ -46,7 +46,7 @@ struct HostCommand {
         } else {
             // The embedded rendezvous hands the host's own --stun/--turn servers to everyone who joins.
             var config = RendezvousConfig()
-            config.iceServers = CallSetup.iceServers(settings.call.iceServers)
+            config.iceServers = IceServerAddress.iceServers(settings.call.iceServers)
             // A secret for this run only: seats survive a participant's network blip, not the host's end.
             var random = KernelRandom()
             let secret = (0..<4).flatMap { _ in withUnsafeBytes(of: random.next()) { Array($0) } }

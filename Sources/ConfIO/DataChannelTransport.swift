@@ -50,11 +50,12 @@ public final class DataChannelTransport {
 
     deinit { release(tellingPeer: false) }
 
-    /// usrsctp once per process, its timers on the loop every 10 ms.
+    /// usrsctp once per process, its timers on the loop every 10 ms, told the time elapsed on the
+    /// loop's clock.
     private static func startLibrary(_ loop: EventLoop) {
         guard timer == nil else { return }
         conf_sctp_library_init()
-        let clock = SystemClock()
+        let clock = loop.clock
         var last = clock.now()
         timer = loop.schedule(every: .milliseconds(10)) {
             let now = clock.now()

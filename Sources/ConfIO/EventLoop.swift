@@ -11,11 +11,16 @@ import Glibc
 /// Threading: create the loop, create the objects that use it, and call `run()` all on one thread.
 /// The context is made thread-default on that thread at `init`, so libsoup objects made there
 /// attach to it. Only `invoke(_:)` and `quit()` may be called from other threads.
+///
+/// Time: `clock` is where everything on the loop reads "now" (the system's monotonic clock unless
+/// a test gives another); timers fire after real delays.
 public final class EventLoop: @unchecked Sendable {
     let context: OpaquePointer
     private let loop: OpaquePointer
+    public let clock: any MonotonicClock
 
-    public init() {
+    public init(clock: any MonotonicClock = SystemClock()) {
+        self.clock = clock
         context = g_main_context_new()
         loop = g_main_loop_new(context, 0)
         g_main_context_push_thread_default(context)

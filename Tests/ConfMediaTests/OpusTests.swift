@@ -5,7 +5,7 @@ import Testing
 @Suite struct OpusTests {
     @Test func aToneSurvivesEncodingAndDecoding() throws {
         let encoder = try OpusEncoder(), decoder = try OpusDecoder()
-        let source = ToneSource(frequency: 440)
+        let source = ToneGenerator(frequency: 440)
         var decoded: [Int16] = []
         var sizes: [Int] = []
         for _ in 0..<50 {
@@ -22,7 +22,7 @@ import Testing
 
     @Test func aLostFrameIsRecoveredFromTheNextOnesFEC() throws {
         let encoder = try OpusEncoder(), decoder = try OpusDecoder()
-        let source = ToneSource(frequency: 600)
+        let source = ToneGenerator(frequency: 600)
         var packets: [[UInt8]] = []
         for _ in 0..<30 { packets.append(try encoder.encode(source.nextFrame())) }
         for packet in packets[0..<20] { _ = decoder.decode(packet) }
@@ -36,7 +36,7 @@ import Testing
 
     @Test func levelsFollowLoudness() {
         #expect(SignalAnalysis.level([Int16](repeating: 0, count: 960)) == 127)
-        #expect(SignalAnalysis.level(ToneSource(frequency: 440).nextFrame()) < 20)
+        #expect(SignalAnalysis.level(ToneGenerator(frequency: 440).nextFrame()) < 20)
         #expect(SignalAnalysis.level([Int16](repeating: 32, count: 960)) > 55)
     }
 }
@@ -48,7 +48,7 @@ import Testing
         let path = temporary("tone.wav")
         defer { try? FileManager.default.removeItem(atPath: path) }
         let writer = try WAVWriter(path: path)
-        let tone = ToneSource(frequency: 300)
+        let tone = ToneGenerator(frequency: 300)
         var written: [Int16] = []
         for _ in 0..<100 { let f = tone.nextFrame(); written += f; try writer.append(f) }
         writer.close()

@@ -46,7 +46,7 @@ func le32(_ bytes: [UInt8], at i: Int) -> Int {
     func aFullDiskStopsTheWAVWithATruthfulHeader() throws {
         let disk = try TinyFilesystem()
         let writer = try WAVWriter(path: disk.path + "/full.wav")
-        let tone = ToneSource(frequency: 440)
+        let tone = ToneGenerator(frequency: 440)
         var written: [Int16] = []
         var failure: RecordingError?
         for _ in 0..<200 where failure == nil {  // 200 frames = 384,000 bytes: far more than 64 KiB

@@ -7,29 +7,15 @@ import Glibc
 #endif
 
 /// What `--audio-source`, `--audio-sink`, `--record` and `--audio-bitrate` ask for, checked before
-/// the call starts (an unreadable file is an error then, not later). `parse` only checks;
-/// `connectSoundServer` then opens the sound server.
+/// the call starts (an unreadable file is an error then, not later). `parse` only checks and
+/// prepares the backends chosen by name (`MediaBackends`); `connectSoundServer` then opens the
+/// sound server; `CallMedia` opens the backends once we are in the room.
 struct AudioSettings {
-    enum Source: Equatable {
-        case tone(Double)
-        case silence
-        case file(String)
-        /// A PulseAudio source by name, or the default one.
-        case pulse(String?)
-    }
-
-    enum Sink: Equatable {
-        case none
-        case pulse(String?)
-    }
-
     var enabled = true
-    var source = Source.pulse(nil)
-    var sink = Sink.pulse(nil)
+    var source: BackendChoice<any AudioSource>
+    var sink: BackendChoice<any AudioSink>
     var recordDirectory: String?
     var bitrate = 32_000
-    /// The decoded file of `.file`, read once up front.
-    var fileSamples: [Int16] = []
     /// The PulseAudio server, connected up front when a source or sink needs it.
     var pulse: PulseConnection?
     /// Set when the default devices were wanted and there is no sound server: why, and which
@@ -40,38 +26,24 @@ struct AudioSettings {
     var askedForSink = false
 
     static func parse(_ context: CommandContext) throws(CommandFailure) -> AudioSettings {
-        var settings = AudioSettings()
+        let sources = MediaBackends.audioSources(), sinks = MediaBackends.audioSinks()
+        var settings = AudioSettings(source: try .choose("pulse", from: sources), sink: try .choose("pulse", from: sinks))
         settings.enabled = !context.invocation.flag("no-audio")
         if let text = context.setting("audio-source") {
-            if text == "silence" {
-                settings.source = .silence
-            } else if text.hasPrefix("tone:"), let hz = Double(text.dropFirst(5)), hz >= 20, hz <= 20_000 {
-                settings.source = .tone(hz)
-            } else if text.hasPrefix("file:"), text.count > 5 {
-                let path = String(text.dropFirst(5))
-                do {
-                    settings.fileSamples = try WAVFile.read(path: path)
-                } catch {
-                    throw CommandFailure(.usage, code: "bad-audio-file", "--audio-source \(text): \(error)")
+            settings.source = try .choose(text, from: sources) { error throws(CommandFailure) in
+                if case .unreadable(let reason) = error {
+                    throw CommandFailure(.usage, code: "bad-audio-file", "--audio-source \(text): \(reason)")
                 }
-                settings.source = .file(path)
-            } else if text == "pulse" || text.hasPrefix("pulse:") {
-                settings.source = .pulse(text.count > 6 ? String(text.dropFirst(6)) : nil)
-            } else {
                 throw context.usage("--audio-source '\(text)': use pulse[:NAME], tone:HZ (20 to 20000), silence, or file:PATH.wav")
             }
         }
-        if let mic = context.setting("mic") { settings.source = .pulse(mic) }
+        if let mic = context.setting("mic") { settings.source = try .choose("pulse:" + mic, from: sources) }
         if let text = context.setting("audio-sink") {
-            if text == "none" {
-                settings.sink = .none
-            } else if text == "pulse" || text.hasPrefix("pulse:") {
-                settings.sink = .pulse(text.count > 6 ? String(text.dropFirst(6)) : nil)
-            } else {
+            settings.sink = try .choose(text, from: sinks) { _ throws(CommandFailure) in
                 throw context.usage("--audio-sink '\(text)': use pulse[:NAME] or none")
             }
         }
-        if let speaker = context.setting("speaker") { settings.sink = .pulse(speaker) }
+        if let speaker = context.setting("speaker") { settings.sink = try .choose("pulse:" + speaker, from: sinks) }
         if let directory = context.setting("record") {
             guard !directory.isEmpty else { throw context.usage("--record: give a directory") }
             settings.recordDirectory = directory
@@ -98,8 +70,8 @@ struct AudioSettings {
             pulse = try PulseConnection()
         } catch where !(askedForSource && source.isPulse) && !(askedForSink && sink.isPulse) {
             var devices: [CallEvent.Device] = []
-            if source.isPulse { devices.append(.microphone); source = .silence }
-            if sink.isPulse { devices.append(.speaker); sink = .none }
+            if source.isPulse { devices.append(.microphone); source = try .choose("silence", from: MediaBackends.audioSources()) }
+            if sink.isPulse { devices.append(.speaker); sink = try .choose("none", from: MediaBackends.audioSinks()) }
             missingDevices = ("\(error)", devices)
         } catch {
             throw CommandFailure(.noAudioDevice, code: "no-pulseaudio",
@@ -130,28 +102,5 @@ struct AudioSettings {
     }
 
     /// Whether anything here needs a PulseAudio server.
-    var needsPulse: Bool {
-        guard enabled else { return false }
-        if case .pulse = source { return true }
-        if case .pulse = sink { return true }
-        return false
-    }
-
-    /// A generated or file source; nil for PulseAudio (opened by the pipeline).
-    func makeSource() -> AudioSource? {
-        switch source {
-        case .tone(let hz): ToneSource(frequency: hz)
-        case .silence: SilenceSource()
-        case .file: BufferSource(samples: fileSamples)
-        case .pulse: nil
-        }
-    }
-}
-
-extension AudioSettings.Source {
-    var isPulse: Bool { if case .pulse = self { true } else { false } }
-}
-
-extension AudioSettings.Sink {
-    var isPulse: Bool { if case .pulse = self { true } else { false } }
+    var needsPulse: Bool { enabled && (source.isPulse || sink.isPulse) }
 }

@@ -1,4 +1,5 @@
 import ConfCall
+import ConfCallMedia
 import ConfCore
 import ConfCrypto
 import ConfIO
@@ -28,7 +29,6 @@ final class CallDriver {
     private let onCallFailed: (_ noPath: Bool) -> Void
     var audio: AudioPipeline?
     var video: VideoPipeline?
-    var recordings: Recordings?
     var commands: LineReader?
     var terminalView: TerminalView?
     private var ticker: Timer?
@@ -90,7 +90,6 @@ final class CallDriver {
         feed(.peerLeft(id))
         audio?.peerLeft(id)
         video?.peerLeft(id)
-        recordings?.finish(id)
     }
 
     // MARK: Outputs
@@ -174,7 +173,6 @@ final class CallDriver {
         commands?.stop()
         audio?.close()
         video?.close()
-        recordings?.close()
         feed(.leave)
         var finished = false
         let finish = {

@@ -20,7 +20,7 @@ enum CallSetup {
         var startMuted: Bool
         var playAtStart: [Int16]?
         var stats: Bool
-        var video: VideoPipeline.Settings
+        var video: VideoSettings
         var terminalView: Bool
         /// False for `conf host`: it stays in its room whoever fails to connect.
         var leavesWhenNobodyConnects = true
@@ -66,20 +66,7 @@ enum CallSetup {
             }
         }
         var audio = try AudioSettings.parse(context)
-        var video = VideoPipeline.Settings()
-        video.enabled = !context.invocation.flag("no-video")
-        switch context.setting("video-source") {
-        case nil, "none": video.source = .none
-        case "pattern": video.source = .pattern
-        case let text? where text.hasPrefix("v4l2:") && text.count > 5: video.source = .camera(String(text.dropFirst(5)))
-        case let other?: throw context.usage("--video-source '\(other)': use v4l2:/dev/videoN, pattern or none")
-        }
-        if let text = context.setting("video-bitrate") {
-            guard let kbps = Int(text), (50...20_000).contains(kbps) else {
-                throw context.usage("--video-bitrate '\(text)': give kilobits per second from 50 to 20000")
-            }
-            video.bitrateKbps = kbps
-        }
+        let video = try VideoSettings.parse(context)
         var terminalView = false
         switch context.setting("video-view") {
         case nil, "none": break
@@ -91,7 +78,7 @@ enum CallSetup {
         case let other?: throw context.usage("--video-view '\(other)': use terminal or none")
         }
         // Every option is valid: now look for the devices asked for, before the room is made.
-        if case .camera(let path) = video.source, video.enabled { try checkCamera(path) }
+        try video.checkDevice()
         try audio.createRecordDirectory()
         try audio.connectSoundServer()
         return Options(iceServers: servers, connectTimeout: timeout, say: say, relayOnly: relayOnly, audio: audio,
@@ -99,53 +86,11 @@ enum CallSetup {
                        terminalView: terminalView)
     }
 
-    /// A missing camera is found before the room is created (the pipeline opens it once joined).
-    static func checkCamera(_ path: String) throws(CommandFailure) {
-        var info = stat()
-        guard stat(path, &info) == 0 else {
-            throw CommandFailure(.noAudioDevice, code: "no-camera",
-                                 "--video-source v4l2:\(path): \(String(cString: strerror(errno))) — check the device with v4l2-ctl --list-devices")
-        }
-        guard info.st_mode & S_IFMT == S_IFCHR else {
-            throw CommandFailure(.noAudioDevice, code: "no-camera",
-                                 "--video-source v4l2:\(path): not a device — give a camera like /dev/video0 (v4l2-ctl --list-devices)")
-        }
-    }
-
     static func resolve(_ endpoint: HostPort, credentials: (String, String)?, option: String) throws(CommandFailure) -> IceServerAddress {
         guard let ip = HostResolver.ipv4(endpoint.host) else {
             throw CommandFailure(.usage, code: "usage", "\(option) \(endpoint): cannot resolve '\(endpoint.host)' to an IPv4 address")
         }
         return IceServerAddress(host: ip, port: endpoint.port, credentials: credentials)
-    }
-
-    /// The rendezvous's `ice_servers` ("stun:host:port", "turn:host:port?transport=udp"), resolved;
-    /// unusable entries are skipped.
-    static func servers(from iceServers: [IceServer]) -> [IceServerAddress] {
-        iceServers.flatMap { server in
-            server.urls.compactMap { url -> IceServerAddress? in
-                let isTURN = url.hasPrefix("turn:")
-                guard isTURN || url.hasPrefix("stun:") else { return nil }
-                let rest = url.dropFirst(5).prefix { $0 != "?" }
-                guard case .success(let endpoint) = HostPort.parse(String(rest), defaultHost: ""),
-                      let ip = HostResolver.ipv4(endpoint.host) else { return nil }
-                let port = endpoint.port == HostPort.defaultPort && !rest.contains(":") ? 3478 : endpoint.port
-                if isTURN {
-                    guard let user = server.username, let pass = server.credential else { return nil }
-                    return IceServerAddress(host: ip, port: port, credentials: (user, pass), overTCP: url.hasSuffix("?transport=tcp"))
-                }
-                return IceServerAddress(host: ip, port: port)
-            }
-        }
-    }
-
-    /// The inverse of `servers(from:)`: our ICE servers as the rendezvous hands them out.
-    static func iceServers(_ addresses: [IceServerAddress]) -> [IceServer] {
-        addresses.map { server in
-            let url = "\(server.credentials == nil ? "stun" : "turn"):\(HostPort(host: server.host, port: server.port))"
-                + (server.overTCP ? "?transport=tcp" : "")
-            return IceServer(urls: [url], username: server.credentials?.username, credential: server.credentials?.password)
-        }
     }
 
     /// Attaches peer connections to `session`.
@@ -170,7 +115,7 @@ enum CallSetup {
         configuration.receivesAudio = options.audio.enabled
         configuration.receivesVideo = options.video.enabled
         let driver = CallDriver(
-            loop: loop, reporter: reporter, clock: SystemClock(), random: KernelRandom(), security: CertificateSecurity(certificate: certificate),
+            loop: loop, reporter: reporter, clock: loop.clock, random: KernelRandom(), security: CertificateSecurity(certificate: certificate),
             configuration: configuration, settings: .init(iceServers: options.iceServers, relayOnly: options.relayOnly),
             sendSignal: { [weak session] peer, payload in session?.sendSignal(to: peer, payload) },
             onCallFailed: { [weak session] noPath in
@@ -183,7 +128,7 @@ enum CallSetup {
                     "could not connect to any peer within \(Int(timeout.milliseconds / 1000)) s — \(advice)"))
             })
         session.onJoined = { [weak session, options] joined in
-            let offered = servers(from: joined.iceServers).filter { !options.iceServers.contains($0) }
+            let offered = IceServerAddress.addresses(from: joined.iceServers).filter { !options.iceServers.contains($0) }
             if options.relayOnly && !(options.iceServers + offered).contains(where: { $0.credentials != nil }) {
                 session?.leave(failing: CommandFailure(.usage, code: "usage",
                     "--relay-only needs a TURN server, and neither --turn nor the rendezvous gave one: add --turn USER:PASS@HOST:PORT"))
@@ -191,23 +136,17 @@ enum CallSetup {
             }
             driver.settings.iceServers += offered
             let publishes = joined.role == .publisher
-            driver.engine.configuration.sendsAudio = publishes && options.audio.enabled
-            driver.engine.configuration.sendsVideo = publishes && options.video.enabled && options.video.source != .none
             do throws(CommandFailure) {
-                let audio = try AudioPipeline(settings: options.audio, sends: publishes, reporter: reporter)
-                if let sound = options.playAtStart { audio.play(sound) }
-                driver.audio = audio
-                driver.video = try VideoPipeline(settings: options.video, sends: publishes, resolution: joined.resolution, loop: loop, reporter: reporter)
-                if let directory = options.audio.recordDirectory {
-                    let recordings = Recordings(directory: directory, videoSize: joined.resolution.size, reporter: reporter)
-                    driver.recordings = recordings
-                    audio.recordings = recordings
-                    driver.video?.recordings = recordings
-                }
+                let media = try CallMedia.open(audio: options.audio, video: options.video, sends: publishes, resolution: joined.resolution,
+                                               loop: loop, reporter: reporter)
+                (driver.audio, driver.video) = (media.audio, media.video)
             } catch {
                 session?.leave(failing: error)
                 return
             }
+            if let sound = options.playAtStart { driver.audio?.play(sound) }
+            driver.engine.configuration.sendsAudio = driver.audio?.sends ?? false
+            driver.engine.configuration.sendsVideo = driver.video?.sends ?? false
             driver.joined(joined)
             if options.terminalView { driver.startTerminalView(TerminalView()) }
             if options.startMuted { driver.setAudioMuted(true) }

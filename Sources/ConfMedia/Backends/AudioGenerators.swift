@@ -2,15 +2,15 @@
 import Glibc
 #endif
 
-/// Where the audio a participant sends comes from, one 20 ms frame (960 samples, 48 kHz mono) at a
-/// time. Backends: a generated tone, silence, a WAV file; PulseAudio capture lives in ConfIO.
-public protocol AudioSource: AnyObject {
-    /// The next frame. Sources that run dry return silence.
+/// Audio made on demand, one 20 ms frame (960 samples, 48 kHz mono) per call: what a generated
+/// `AudioSource` plays (through `PacedAudioSource`) and what `--play` mixes in.
+public protocol AudioGenerator: AnyObject {
+    /// The next frame. Generators that run dry return silence.
     func nextFrame() -> [Int16]
 }
 
 /// A sine tone at a fixed frequency, at -12 dBFS.
-public final class ToneSource: AudioSource {
+public final class ToneGenerator: AudioGenerator {
     public let frequency: Double
     private var phase = 0.0
 
@@ -28,13 +28,13 @@ public final class ToneSource: AudioSource {
     }
 }
 
-public final class SilenceSource: AudioSource {
+public final class SilenceGenerator: AudioGenerator {
     public init() {}
     public func nextFrame() -> [Int16] { [Int16](repeating: 0, count: AudioFormat.frameSamples) }
 }
 
 /// Samples decoded ahead of time (a WAV file), played once, then silence.
-public final class BufferSource: AudioSource {
+public final class SamplesGenerator: AudioGenerator {
     private let samples: [Int16]
     private var position = 0
 

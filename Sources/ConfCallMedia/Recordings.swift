@@ -1,4 +1,3 @@
-import ConfCall
 import ConfCore
 import ConfMedia
 import ConfWire
@@ -14,11 +13,12 @@ import Glibc
 /// of this call has, or that a file already in DIR has (an earlier run), gets the first free
 /// number: NAME-2, NAME-3, ... Files are created with O_EXCL: nothing in DIR is ever overwritten.
 ///
-/// A file that cannot be written (disk full, file size limit, no permission) is reported once as
-/// `record-error` and given up; the call and the participant's other file go on.
+/// The audio sink `--record` adds next to the speaker. A file that cannot be written (disk full,
+/// file size limit, no permission) is reported once (`MediaIssue.recordError`) and given up; the
+/// call and the participant's other file go on.
 ///
 /// Threading: the event loop thread only.
-final class Recordings {
+public final class Recordings: AudioSink {
     private final class Participant {
         let base: String
         var audio: WAVWriter?
@@ -33,31 +33,28 @@ final class Recordings {
 
     private let directory: String
     private let videoSize: (width: Int, height: Int)
-    private let reporter: EventReporter
     private var participants: [ParticipantID: Participant] = [:]
     /// Base names handed out in this call (also those of participants who left).
     private var usedNames: Set<String> = []
 
-    init(directory: String, videoSize: (width: Int, height: Int), reporter: EventReporter) {
+    public init(directory: String, videoSize: (width: Int, height: Int)) {
         self.directory = directory
         self.videoSize = videoSize
-        self.reporter = reporter
         // Under a file size limit (ulimit -f) a write past it would otherwise kill the process
         // with SIGXFSZ; ignored, the write fails with EFBIG and becomes a record-error.
         signal(SIGXFSZ, SIG_IGN)
     }
 
     /// A decoded frame of `peer`'s audio, played out at `at` (muted-here frames are silence).
-    func audio(_ pcm: [Int16], from peer: ConfWire.Participant, at: Instant) {
+    public func play(_ pcm: [Int16], from peer: ConfWire.Participant, at: Instant) -> MediaIssue? {
         let entry = participant(peer)
-        guard !entry.audioFailed else { return }
+        guard !entry.audioFailed else { return nil }
         if entry.audio == nil {
             do {
                 entry.audio = try create(entry.base, "wav") { path throws(RecordingError) in try WAVWriter(path: path) }
             } catch {
                 entry.audioFailed = true
-                report(error, peer: peer)
-                return
+                return issue(error, peer: peer)
             }
         }
         var silence = entry.audioTimeline.silenceBefore(frameAt: at, samples: pcm.count)
@@ -71,14 +68,15 @@ final class Recordings {
         } catch {
             entry.audioFailed = true
             entry.audio = nil
-            report(error, peer: peer)
+            return issue(error, peer: peer)
         }
+        return nil
     }
 
     /// A complete VP8 frame of `peer`'s video: its RTP timestamp and stream, arrived at `now`.
-    func video(_ frame: [UInt8], rtpTimestamp: UInt32, ssrc: UInt32, from peer: ConfWire.Participant, at now: Instant) {
+    public func video(_ frame: [UInt8], rtpTimestamp: UInt32, ssrc: UInt32, from peer: ConfWire.Participant, at now: Instant) -> MediaIssue? {
         let entry = participant(peer)
-        guard !entry.videoFailed else { return }
+        guard !entry.videoFailed else { return nil }
         if entry.video == nil {
             do {
                 entry.video = try create(entry.base, "ivf") { [videoSize] path throws(RecordingError) in
@@ -86,8 +84,7 @@ final class Recordings {
                 }
             } catch {
                 entry.videoFailed = true
-                report(error, peer: peer)
-                return
+                return issue(error, peer: peer)
             }
         }
         let ticks = entry.videoTimeline.ticks(rtpTimestamp: rtpTimestamp, ssrc: ssrc, now: now)
@@ -96,21 +93,22 @@ final class Recordings {
         } catch {
             entry.videoFailed = true
             entry.video = nil
-            report(error, peer: peer)
+            return issue(error, peer: peer)
         }
+        return nil
     }
 
     /// The participant left the room: its files are complete. Should the same id record again, it
     /// gets new files.
-    func finish(_ id: ParticipantID) {
+    public func peerLeft(_ id: ParticipantID) {
         guard let entry = participants.removeValue(forKey: id) else { return }
         entry.audio?.close()
         entry.video?.close()
     }
 
     /// The call ends: every file gets its final header.
-    func close() {
-        for id in Array(participants.keys) { finish(id) }
+    public func close() {
+        for id in Array(participants.keys) { peerLeft(id) }
     }
 
     // MARK: Names
@@ -145,7 +143,7 @@ final class Recordings {
 
     /// A file name from a participant's name: no slashes, no leading dots, no control characters,
     /// at most 96 bytes (a file name has 255, with room for "-NNN.wav"); the id when nothing is left.
-    static func fileName(for peer: ConfWire.Participant) -> String {
+    public static func fileName(for peer: ConfWire.Participant) -> String {
         var cleaned = String(String(peer.name.unicodeScalars.map { scalar -> Character in
             scalar == "/" || scalar.properties.generalCategory == .control ? "_" : Character(scalar)
         }).drop { $0 == "." })
@@ -153,7 +151,7 @@ final class Recordings {
         return cleaned.isEmpty ? peer.id.rawValue : cleaned
     }
 
-    private func report(_ error: RecordingError, peer: ConfWire.Participant) {
-        reporter.emit(.recordError(peer: peer, path: error.path, error: error.reason))
+    private func issue(_ error: RecordingError, peer: ConfWire.Participant) -> MediaIssue {
+        .recordError(peer, path: error.path, reason: error.reason)
     }
 }

@@ -1,0 +1,91 @@
+import ConfCall
+import ConfCallMedia
+import ConfCore
+import ConfIO
+import ConfMedia
+import ConfWire
+
+/// Opens a participant's media once it is in the room: the backends chosen on the command line,
+/// the encoders (only for a publisher), the recordings; and says what goes wrong with them later.
+enum CallMedia {
+    struct Pipelines {
+        var audio: AudioPipeline?
+        var video: VideoPipeline?
+    }
+
+    static func open(audio: AudioSettings, video: VideoSettings, sends: Bool, resolution: Resolution, loop: EventLoop,
+                     reporter: EventReporter) throws(CommandFailure) -> Pipelines {
+        let (width, height) = resolution.size
+        let context = BackendContext(devices: MediaDevices(pulse: audio.pulse, loop: loop),
+                                     video: VideoFormat(width: width, height: height, framesPerSecond: video.framesPerSecond))
+        let recordings = audio.recordDirectory.map { Recordings(directory: $0, videoSize: (width, height)) }
+        let pipelines = Pipelines(audio: try openAudio(audio, sends: sends, context: context, recordings: recordings),
+                                  video: try openVideo(video, sends: sends, context: context, recordings: recordings, loop: loop))
+        pipelines.audio?.onIssue = { report($0, to: reporter) }
+        pipelines.video?.onIssue = { report($0, to: reporter) }
+        return pipelines
+    }
+
+    private static func openAudio(_ settings: AudioSettings, sends: Bool, context: BackendContext<MediaDevices>, recordings: Recordings?)
+        throws(CommandFailure) -> AudioPipeline?
+    {
+        guard settings.enabled else { return nil }
+        var source: (any AudioSource)?
+        var encoder: OpusEncoder?
+        if sends {  // a listener opens no source at all
+            do {
+                source = try settings.source.open(context)
+            } catch {
+                throw CommandFailure(.noAudioDevice, code: "no-audio-device", "\(error)")
+            }
+            do {
+                encoder = try OpusEncoder(bitrate: settings.bitrate)
+            } catch {
+                throw CommandFailure(.failure, code: "opus", "cannot start the audio encoder: \(error)")
+            }
+        }
+        let sink: any AudioSink
+        do {
+            sink = try settings.sink.open(context)
+        } catch {
+            throw CommandFailure(.noAudioDevice, code: "no-audio-device", "\(error)")
+        }
+        return AudioPipeline(source: source, encoder: encoder, sinks: [sink] + (recordings.map { [$0] } ?? []))
+    }
+
+    private static func openVideo(_ settings: VideoSettings, sends: Bool, context: BackendContext<MediaDevices>, recordings: Recordings?,
+                                  loop: EventLoop) throws(CommandFailure) -> VideoPipeline? {
+        guard settings.enabled else { return nil }
+        var source: (any VideoSource)?
+        var encoder: VP8Encoder?
+        if sends {
+            do {
+                source = try settings.source.open(context)
+            } catch {
+                throw CommandFailure(.failure, code: "no-camera", "--video-source \(settings.source.text): \(error) — check the device with v4l2-ctl --list-devices")
+            }
+        }
+        if source != nil {
+            do {
+                encoder = try VP8Encoder(width: context.video.width, height: context.video.height, bitrateKbps: settings.bitrateKbps,
+                                         framesPerSecond: settings.framesPerSecond)
+            } catch {
+                source?.close()
+                throw CommandFailure(.failure, code: "vp8", "cannot start the video encoder: \(error)")
+            }
+        }
+        return VideoPipeline(source: source, encoder: encoder, framesPerSecond: settings.framesPerSecond, recordings: recordings,
+                             hop: { [loop] body in loop.invoke(body) })
+    }
+
+    /// A backend stopped working: the call goes on without it.
+    static func report(_ issue: MediaIssue, to reporter: EventReporter) {
+        switch issue {
+        case .microphoneLost: reporter.emit(.deviceLost(.microphone))
+        case .cameraLost: reporter.emit(.deviceLost(.camera))
+        case .speakerLost(let peer): reporter.emit(.deviceLost(.speaker(peer)))
+        case .cannotPlay(let peer, let reason): reporter.note("conf: cannot play \(peer.name): \(reason)")
+        case .recordError(let peer, let path, let reason): reporter.emit(.recordError(peer: peer, path: path, error: reason))
+        }
+    }
+}

@@ -1,0 +1,45 @@
+import ConfIO
+import ConfMedia
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What `--video-source`, `--video-bitrate` and `--no-video` ask for. `parse` checks and prepares
+/// the source chosen by name (`MediaBackends`); `checkDevice` then looks for a camera asked for,
+/// before the room is made; `CallMedia` opens it once we are in the room.
+struct VideoSettings {
+    var enabled = true
+    var source: BackendChoice<(any VideoSource)?>
+    var framesPerSecond = 15
+    var bitrateKbps = 600
+
+    static func parse(_ context: CommandContext) throws(CommandFailure) -> VideoSettings {
+        let sources = MediaBackends.videoSources()
+        let text = context.setting("video-source") ?? "none"
+        var settings = VideoSettings(source: try .choose(text, from: sources) { _ throws(CommandFailure) in
+            throw context.usage("--video-source '\(text)': use v4l2:/dev/videoN, pattern or none")
+        })
+        settings.enabled = !context.invocation.flag("no-video")
+        if let text = context.setting("video-bitrate") {
+            guard let kbps = Int(text), (50...20_000).contains(kbps) else {
+                throw context.usage("--video-bitrate '\(text)': give kilobits per second from 50 to 20000")
+            }
+            settings.bitrateKbps = kbps
+        }
+        return settings
+    }
+
+    /// A missing camera is found before the room is created (the pipeline opens it once joined).
+    func checkDevice() throws(CommandFailure) {
+        guard enabled, source.name == "v4l2", let path = source.argument else { return }
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            throw CommandFailure(.noAudioDevice, code: "no-camera",
+                                 "--video-source v4l2:\(path): \(String(cString: strerror(errno))) — check the device with v4l2-ctl --list-devices")
+        }
+        guard info.st_mode & S_IFMT == S_IFCHR else {
+            throw CommandFailure(.noAudioDevice, code: "no-camera",
+                                 "--video-source v4l2:\(path): not a device — give a camera like /dev/video0 (v4l2-ctl --list-devices)")
+        }
+    }
+}

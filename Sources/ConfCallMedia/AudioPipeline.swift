@@ -1,0 +1,99 @@
+import ConfCall
+import ConfCore
+import ConfMedia
+import ConfWire
+
+/// A participant's audio between its backends and the engine: one source and one Opus encoder
+/// whatever the number of peers (the engine packetises and protects per peer); per peer, a decoder,
+/// and every sink (a speaker, the recordings) gets what it decoded. What goes on the wire is the
+/// engine's business (ConfCall).
+///
+/// The source keeps time (a device by its own clock, a generated one by ours: `AudioSource`), so
+/// the caller only asks for `frames(now:)` on a short tick. A microphone that goes away is reported
+/// once; silence is sent instead, so the peers keep hearing from us.
+/// Threading: the event loop thread only.
+public final class AudioPipeline {
+    /// One 20 ms frame for the engine: encoded (nil while muted) and its level (-dBov).
+    public struct Frame: Equatable {
+        public var opus: [UInt8]?
+        public var level: UInt8
+    }
+
+    /// Nil for a listener: it opens no source at all.
+    private var source: (any AudioSource)?
+    private let encoder: OpusEncoder?
+    private let sinks: [any AudioSink]
+    private var decoders: [ParticipantID: OpusDecoder?] = [:]
+    /// Sounds to mix into what we send, once each (`--play`, the `play` command).
+    private let mixer = SoundMixer()
+    /// While muted nothing is encoded.
+    public var muted = false
+    /// A backend stopped working; the call goes on without it.
+    public var onIssue: (MediaIssue) -> Void = { _ in }
+
+    /// `source` and `encoder` are nil when we send no audio; `sinks` get every peer's decoded audio.
+    public init(source: (any AudioSource)?, encoder: OpusEncoder?, sinks: [any AudioSink]) {
+        self.source = encoder == nil ? nil : source
+        self.encoder = encoder
+        self.sinks = sinks
+    }
+
+    /// Whether we send audio at all.
+    public var sends: Bool { encoder != nil }
+
+    /// Mixes a sound into what is sent, once.
+    public func play(_ samples: [Int16]) { mixer.add(samples) }
+
+    // MARK: Sending
+
+    /// The frames ready by `now`, encoded once for every peer.
+    public func frames(now: Instant) -> [Frame] {
+        guard let source, let encoder else { return [] }
+        let frames = source.frames(now: now).map { encode(mixer.mix($0), encoder: encoder) }
+        if source.isLost {
+            onIssue(.microphoneLost)
+            source.close()
+            self.source = PacedAudioSource(SilenceGenerator())
+        }
+        return frames
+    }
+
+    private func encode(_ pcm: [Int16], encoder: OpusEncoder) -> Frame {
+        let level = muted ? 127 : SignalAnalysis.level(pcm)
+        return Frame(opus: muted ? nil : try? encoder.encode(pcm), level: level)
+    }
+
+    // MARK: Receiving
+
+    /// A peer's frame at its playout time: decoded (or concealed), then played and recorded by
+    /// every sink; returns the level (-dBov), for the peer's talking state. `muted`: muted here
+    /// (`mute-peer`), so the sinks get silence.
+    public func play(_ audio: CallEngine.ReceivedAudio, from peer: Participant, muted: Bool, at: Instant) -> UInt8? {
+        let decoder = decoders[peer.id] ?? (try? OpusDecoder())
+        decoders[peer.id] = decoder
+        let decoded: [Int16]?
+        switch audio {
+        case .frame(let payload): decoded = decoder?.decode(payload) ?? decoder?.conceal(usingNext: nil)
+        case .lost(let next): decoded = decoder?.conceal(usingNext: next)
+        }
+        guard var pcm = decoded else { return nil }
+        if muted { pcm = [Int16](repeating: 0, count: pcm.count) }
+        for sink in sinks {
+            if let issue = sink.play(pcm, from: peer, at: at) { onIssue(issue) }
+        }
+        return SignalAnalysis.level(pcm)
+    }
+
+    /// The peer left: its decoder goes and the sinks close what they kept for it (a restart keeps them).
+    public func peerLeft(_ id: ParticipantID) {
+        decoders[id] = nil
+        for sink in sinks { sink.peerLeft(id) }
+    }
+
+    public func close() {
+        source?.close()
+        source = nil
+        for sink in sinks { sink.close() }
+        decoders.removeAll()
+    }
+}

@@ -1,0 +1,25 @@
+import ConfMedia
+import Dispatch
+
+/// The VP8 encoder on its own serial queue, so that encoding (milliseconds a frame) never holds up
+/// the event loop, where audio is played out and packets are moved (DESIGN.md: capture and
+/// encoding of video run on their own threads). The encoder is only touched on `queue`.
+final class BackgroundEncoder: @unchecked Sendable {
+    private let encoder: VP8Encoder
+    private let queue = DispatchQueue(label: "conf.video.encoder")
+
+    init(_ encoder: VP8Encoder) { self.encoder = encoder }
+
+    /// Encodes on the queue; `done` gets the frame's bytes (nil when dropped or failed), on the queue.
+    func encode(_ frame: VideoFrame, keyFrame: Bool, done: @escaping @Sendable ([UInt8]?) -> Void) {
+        queue.async { [self] in
+            done((try? self.encoder.encode(frame, keyFrame: keyFrame))??.data)
+        }
+    }
+}
+
+/// Carries a loop-confined object through a @Sendable closure that runs back on the loop thread.
+struct Unchecked<T>: @unchecked Sendable {
+    let value: T
+    init(_ value: T) { self.value = value }
+}

@@ -1,0 +1,102 @@
+import ConfCore
+import ConfMedia
+import ConfWire
+
+/// A participant's video between its backends and the engine: one source and one VP8 encoder at
+/// the room's resolution whatever the number of peers (the engine packetises once and sends per
+/// peer); per peer, a decoder, its newest picture and the recording.
+///
+/// A camera that goes away is reported once and nothing more is sent.
+/// Threading: the event loop thread only, driven by `tick(now:)`; encoding runs on the encoder's
+/// queue and comes back through `hop` (the event loop's `invoke`).
+public final class VideoPipeline {
+    private var source: (any VideoSource)?
+    private let encoder: BackgroundEncoder?
+    private let interval: Duration
+    private let hop: @Sendable (@escaping @Sendable () -> Void) -> Void
+    /// An encoded frame back from the encoder's queue, handed on at the next tick: (data, when taken).
+    private var encoded: (data: [UInt8], captured: Instant)?
+    private var encoding = false
+    private var nextFrameAt: Instant?
+    private var forceKeyFrame = false
+    private var decoders: [ParticipantID: VP8Decoder] = [:]
+    private let recordings: Recordings?
+    /// Each encoded frame, with when its picture was taken: for the engine to send.
+    public var onEncoded: (([UInt8], Instant) -> Void)?
+    /// A backend stopped working; the call goes on without it.
+    public var onIssue: (MediaIssue) -> Void = { _ in }
+    /// Each peer's newest decoded picture, for the terminal view.
+    public private(set) var pictures: [ParticipantID: VideoFrame] = [:]
+
+    /// `source` and `encoder` are nil when we send no video; `recordings` get every peer's frames.
+    public init(source: (any VideoSource)?, encoder: VP8Encoder?, framesPerSecond: Int, recordings: Recordings?,
+                hop: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void) {
+        self.source = encoder == nil ? nil : source
+        self.encoder = encoder.map(BackgroundEncoder.init)
+        interval = .milliseconds(1000 / Int64(max(1, framesPerSecond)))
+        self.recordings = recordings
+        self.hop = hop
+    }
+
+    /// Whether we send video at all.
+    public var sends: Bool { source != nil }
+
+    /// A peer asked for a key frame (PLI).
+    public func keyFrameRequested() { forceKeyFrame = true }
+
+    /// Hands the encoder the next picture when one is due; `encoded` frames go to `onEncoded` on a later tick.
+    public func tick(now: Instant) {
+        guard let encoder, let source else { return }
+        if source.isLost {
+            onIssue(.cameraLost)
+            source.close()
+            self.source = nil
+            return
+        }
+        if let (data, captured) = encoded {
+            encoded = nil
+            onEncoded?(data, captured)
+        }
+        var due = nextFrameAt ?? now
+        guard now >= due else { return }
+        if now.since(due) > .milliseconds(500) { due = now }
+        while due <= now { due = due + interval }
+        nextFrameAt = due
+        // One frame at a time: while the encoder is busy, a due frame is skipped, not queued.
+        guard !encoding, let picture = source.newestPicture() else { return }
+        let key = forceKeyFrame
+        forceKeyFrame = false
+        encoding = true
+        let pipeline = Unchecked(self)
+        encoder.encode(picture, keyFrame: key) { [hop] data in
+            hop {
+                pipeline.value.encoding = false
+                if let data { pipeline.value.encoded = (data, now) }
+            }
+        }
+    }
+
+    /// A peer's complete frame: decoded (kept for the terminal view) and recorded. False when it
+    /// could not be decoded (the engine then asks the peer for a key frame).
+    public func received(_ frame: VP8FrameAssembler.Frame, ssrc: UInt32, from peer: Participant, at: Instant) -> Bool {
+        let decoder = decoders[peer.id] ?? (try? VP8Decoder())
+        decoders[peer.id] = decoder
+        guard let picture = decoder?.decode(frame.data) else { return false }
+        pictures[peer.id] = picture
+        if let issue = recordings?.video(frame.data, rtpTimestamp: frame.timestamp, ssrc: ssrc, from: peer, at: at) { onIssue(issue) }
+        return true
+    }
+
+    /// The peer left: its decoder, picture and recording go (a restart keeps them).
+    public func peerLeft(_ id: ParticipantID) {
+        decoders[id] = nil
+        pictures[id] = nil
+        recordings?.peerLeft(id)
+    }
+
+    public func close() {
+        source?.close()
+        source = nil
+        recordings?.close()
+    }
+}

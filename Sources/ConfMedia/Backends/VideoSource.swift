@@ -1,0 +1,13 @@
+/// Where the video a participant sends comes from (`--video-source`): pictures at the room's size.
+/// A camera delivers on its own clock and keeps its newest picture; a generated source makes one
+/// when asked. The caller asks at its frame rate and encodes what it gets.
+///
+/// Backends: `v4l2:/dev/videoN` (ConfIO), `pattern` (`TestPatternSource`).
+/// Threading: the event loop thread only.
+public protocol VideoSource: AnyObject {
+    /// The newest picture, or nil when there is none yet.
+    func newestPicture() -> VideoFrame?
+    /// Whether the device went away; a lost source gives no more pictures and stays lost.
+    var isLost: Bool { get }
+    func close()
+}
