@@ -88,12 +88,12 @@ struct HostCommand {
         client.createRoom(request) { result in
             switch result {
             case .failure(let failure):
-                finish(.failure(ParticipantSession.describe(failure, address: address)))
+                finish(.failure(CommandFailure(connecting: failure, to: address)))
             case .success(let room):
                 // Others need the same --ca to trust a wss:// rendezvous.
                 Self.report(room, advertised: advertised, ca: address.secure ? ca : nil, reporter: reporter)
-                let s = ParticipantSession(loop: loop, client: client, reporter: reporter, room: room.room, pin: room.pin,
-                                           name: settings.name, duration: settings.duration, onEnd: finish)
+                let s = ParticipantSession(loop: loop, client: client, reporter: reporter, clock: SystemClock(), random: KernelRandom(),
+                                           room: room.room, pin: room.pin, name: settings.name, duration: settings.duration, onEnd: finish)
                 session = s
                 do throws(CommandFailure) {
                     call = try CallSetup.attach(to: s, loop: loop, reporter: reporter, options: settings.call)

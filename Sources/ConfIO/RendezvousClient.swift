@@ -3,17 +3,7 @@ internal import CConfShims
 import ConfCore
 import ConfWire
 
-/// Why talking to the rendezvous failed, in terms a user can act on.
-public enum RendezvousClientError: Error, Sendable {
-    /// Could not connect at all (refused, no route, name not found, timed out).
-    case unreachable(String)
-    /// The server answered with a protocol error.
-    case refused(ErrorCode, String)
-    /// The server answered something that is not the protocol (wrong port? not a rendezvous?).
-    case badAnswer(String)
-    /// The TLS certificate of a wss:// rendezvous was not trusted.
-    case untrustedCertificate(String)
-
+extension RendezvousClientError {
     init(connecting error: GLibError) {
         self = error.domain == "g-tls-error-quark" ? .untrustedCertificate(error.message) : .unreachable(error.message)
     }

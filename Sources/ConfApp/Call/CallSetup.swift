@@ -153,8 +153,7 @@ enum CallSetup {
         }
         driver.commands = commandReader(loop: loop, driver: driver, session: session, reporter: reporter)
         session.onLeaving = { driver.feed(.leave) }
-        session.connectedPeers = { driver.engine.connectedPeers.count }
-        session.isConnected = { driver.engine.isConnected($0) }
+        session.connectedPeers = { driver.engine.connectedPeers }
         session.onPeerJoined = { driver.feed(.peerJoined($0)) }
         session.onPeerLeft = { driver.peerLeft($0) }
         session.onSignal = { driver.feed(.signal(from: $0, $1)) }

@@ -1,0 +1,58 @@
+import ConfCall
+import ConfWire
+
+/// The exit code, `error` code and words of each way a session with the rendezvous fails.
+extension CommandFailure {
+    init(_ failure: RendezvousFailure, rendezvous address: RendezvousAddress, room: RoomID) {
+        switch failure {
+        case .cannotConnect(let why):
+            self.init(connecting: why, to: address)
+        case .joinRefused(let code, let text):
+            self.init(ExitCode(code), code: code.rawValue, Self.explain(code, text, room: room))
+        case .shutDown:
+            self.init(.rendezvousUnreachable, code: "server-shutdown", "the rendezvous at \(address) shut down; the call is over")
+        case .closedBeforeJoining(let reason):
+            self.init(.rendezvousUnreachable, code: "rendezvous-lost",
+                      "the rendezvous at \(address) closed the connection" + (reason.isEmpty ? "" : ": \(reason)"))
+        case .lostBeforeJoining(let reason):
+            self.init(.rendezvousUnreachable, code: "rendezvous-lost",
+                      "lost the connection to the rendezvous at \(address)" + (reason.isEmpty ? "" : " (\(reason))") + ": is it still running?")
+        case .lostAlone(let why):
+            self.init(.rendezvousUnreachable, code: "rendezvous-lost",
+                      "lost the connection to the rendezvous at \(address) (\(why.words)) and no peer is connected: is it still running?")
+        case .closedAlone(let reason):
+            self.init(.rendezvousUnreachable, code: reason.code, "\(reason.words(rendezvous: address.description)), and no peer is connected")
+        case .awayAlone(let limit):
+            self.init(.rendezvousUnreachable, code: "rendezvous-lost",
+                      "lost the connection to the rendezvous at \(address); it stayed unreachable for "
+                          + "\(Int(limit.milliseconds / 1000)) s and no peer is connected: is it still running?")
+        }
+    }
+
+    /// Talking to the rendezvous at `address` failed (opening the WebSocket, or creating a room).
+    init(connecting failure: RendezvousClientError, to address: RendezvousAddress) {
+        switch failure {
+        case .unreachable(let why):
+            self.init(.rendezvousUnreachable, code: "rendezvous-unreachable",
+                      "cannot reach the rendezvous at \(address): \(why) — is `conf host` or `conf rendezvous` running there? set --server")
+        case .refused(let code, let text):
+            self.init(ExitCode(code), code: code.rawValue, "the rendezvous at \(address) refused: \(text)")
+        case .badAnswer(let text):
+            self.init(.rendezvousUnreachable, code: "rendezvous-unreachable", text)
+        case .untrustedCertificate(let why):
+            self.init(.rendezvousUnreachable, code: "untrusted-certificate",
+                      "the rendezvous at \(address) is not trusted: \(why) — if it uses a private CA or a self-signed certificate, pass --ca FILE with it")
+        }
+    }
+
+    static func explain(_ code: ErrorCode, _ text: String, room: RoomID) -> String {
+        switch code {
+        case .wrongPin: "wrong pin for room \(room): check the six digits with the host"
+        case .noSuchRoom: "there is no room \(room) on this rendezvous: check the id and --server; rooms expire when empty"
+        case .roomFull: "room \(room) is full (four participants): ask someone to leave, or open another room"
+        case .rateLimited: "too many wrong pins recently: wait a minute before trying again"
+        case .notAdmitted: "room \(room) is locked after too many wrong pins and nobody in the call let you in: ask the host to admit you when you knock, or try later"
+        default: "the rendezvous refused to join: \(text)"
+        }
+    }
+}
