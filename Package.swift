@@ -51,7 +51,10 @@ let package = Package(
         .target(name: "ConfRendezvous", dependencies: ["ConfCore", "ConfWire"]),
         .target(name: "ConfSession", dependencies: ["ConfCore", "ConfWire"]),
         .target(name: "ConfCrypto", dependencies: ["ConfCore", "ConfWire", "COpenSSL", "CSRTP", "CCryptoShims"]),
-        .target(name: "ConfMedia", dependencies: ["ConfCore", "ConfWire", "COpus", "CVPX", "CMediaShims"]),
+        .target(name: "ConfMedia", dependencies: ["ConfCore", "ConfWire", "COpus", "CVPX", "CMediaShims"],
+                // Its pixel and sample loops run on the event loop for every frame: optimised in debug
+                // builds too, or a debug conf under emulation (the vivid camera test) starves its loop.
+                swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         .target(name: "ConfCall", dependencies: ["ConfCore", "ConfWire", "ConfSession", "ConfCrypto"]),
         .target(name: "ConfIO", dependencies: ["ConfCore", "ConfWire", "ConfRendezvous", "CGLib", "CConfShims", "CSCTPShims", "CPulse", "CV4L2Shims", "ConfMedia"]),
         .target(name: "ConfCLI", dependencies: ["ConfCore"]),
