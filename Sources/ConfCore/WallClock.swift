@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Where the time of day comes from, for timestamps people and logs read (`at` in events). Never
 /// for measuring durations: that is `MonotonicClock`'s job. The real one lives in ConfIO.
 public protocol WallClock: Sendable {
@@ -43,16 +45,16 @@ public struct WallTime: Hashable, Comparable, Sendable, CustomStringConvertible 
     }
 }
 
-/// A wall clock that says what it is told. Not thread-safe: tests drive it from one thread.
-public final class ManualWallClock: WallClock, @unchecked Sendable {
-    private var current: WallTime
+/// A wall clock that says what it is told (tests). Safe to read from any thread.
+public final class ManualWallClock: WallClock, Sendable {
+    private let current: Mutex<WallTime>
 
-    public init(_ start: WallTime) { current = start }
+    public init(_ start: WallTime) { current = Mutex(start) }
 
-    public func now() -> WallTime { current }
+    public func now() -> WallTime { current.withLock { $0 } }
 
     public func advance(by duration: Duration) {
-        current.nanosecondsSince1970 += duration.nanosecondsClamped
+        current.withLock { $0.nanosecondsSince1970 += duration.nanosecondsClamped }
     }
 }
 
