@@ -91,24 +91,24 @@ struct CommandContext {
         }
     }
 
-    func endpoint(_ long: String, default fallback: String) throws(CommandFailure) -> HostPort {
+    func endpoint(_ long: String, default fallback: String, defaultHost: String = "0.0.0.0") throws(CommandFailure) -> HostPort {
         let text = setting(long) ?? fallback
-        switch HostPort.parse(text) {
+        switch HostPort.parse(text, defaultHost: defaultHost) {
         case .success(let endpoint): return endpoint
         case .failure(let problem): throw usage("\(origin(long)) \(problem)")
         }
     }
 
     /// Where to listen: an IP address of this machine (or localhost) and a port, checked before
-    /// anything is started.
-    func listenEndpoint(default fallback: String) throws(CommandFailure) -> HostPort {
-        let endpoint = try endpoint("listen", default: fallback)
+    /// anything is started. No address (`:7373`) is every interface, IPv6 and IPv4.
+    func listenEndpoint(default fallback: String = "[::]:7373") throws(CommandFailure) -> HostPort {
+        let endpoint = try endpoint("listen", default: fallback, defaultHost: "::")
         var buffer = [UInt8](repeating: 0, count: 16)
         let isAddress = endpoint.host == "localhost" || inet_pton(AF_INET, endpoint.host, &buffer) == 1
             || inet_pton(AF_INET6, endpoint.host, &buffer) == 1
         guard isAddress else {
             throw usage("\(origin("listen")) '\(setting("listen") ?? fallback)': '\(endpoint.host)' is not an IP address; "
-                        + "give an address of this machine and a port, like 0.0.0.0:7373 (every interface) or 127.0.0.1:7373")
+                        + "give an address of this machine and a port, like [::]:7373 (every interface), 0.0.0.0:7373 (every IPv4 one) or 127.0.0.1:7373")
         }
         return endpoint
     }

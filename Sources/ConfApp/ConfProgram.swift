@@ -77,7 +77,7 @@ public enum ConfProgram {
             server,
             OptionSpec("listen", short: "l", value: "ADDR",
                        help: "where the embedded rendezvous listens, HOST:PORT (port 0 picks a free one)",
-                       configurable: true, default: "0.0.0.0:7373"),
+                       configurable: true, default: "[::]:7373"),
             ca, me, duration] + callOptions + [json,
         ],
         examples: [
@@ -106,7 +106,7 @@ public enum ConfProgram {
         ],
         options: [
             OptionSpec("listen", short: "l", value: "ADDR", help: "where to listen, HOST:PORT (port 0 picks a free one)",
-                       configurable: true, default: "0.0.0.0:7373"),
+                       configurable: true, default: "[::]:7373"),
             OptionSpec("tls-cert", value: "FILE", help: "serve HTTPS and WSS with this PEM certificate (needs --tls-key)", completion: .file),
             OptionSpec("tls-key", value: "FILE", help: "the PEM private key of --tls-cert", completion: .file),
             OptionSpec("stun", value: "HOST:PORT", help: "a STUN server to hand to participants", repeatable: true),
@@ -124,7 +124,7 @@ public enum ConfProgram {
                        help: "connections one client (an IPv4 address, an IPv6 /64) may hold open; more are refused with 429", default: "64"),
             OptionSpec("quiet", short: "q", help: "log only errors, not joins and leaves"),
         ],
-        examples: [Example("conf rendezvous --listen 0.0.0.0:7373", "A standing rendezvous on every interface.")])
+        examples: [Example("conf rendezvous --listen :7373", "A standing rendezvous on every interface, IPv6 and IPv4.")])
 
     static let completions = CommandSpec(
         "completions", abstract: "print the completion script for a shell",

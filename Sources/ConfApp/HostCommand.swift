@@ -24,7 +24,7 @@ struct HostCommand {
             request = CreateRoomRequest(name: roomName, resolution: resolution)
             standing = try context.rendezvousAddress()
             ca = try context.caFile()
-            listen = try context.listenEndpoint(default: "0.0.0.0:7373")
+            listen = try context.listenEndpoint()
             // Last: after every option is checked, it opens the sound server.
             var parsed = try ParticipantRun.Settings(context)
             parsed.call.leavesWhenNobodyConnects = false  // the host keeps its room open
@@ -61,9 +61,12 @@ struct HostCommand {
             }
             embedded = server
             let wildcard = listen.host == "0.0.0.0" || listen.host == "::"
-            let local = wildcard ? (listen.host == "::" ? "::1" : "127.0.0.1") : listen.host
+            // A "::" socket takes IPv4 too (or fell back to IPv4 where IPv6 is off).
+            let local = wildcard ? "127.0.0.1" : listen.host
             address = RendezvousAddress(endpoint: HostPort(host: local, port: port), secure: false)
-            let reachable = wildcard ? NetworkInterfaces.reachableIPv4Addresses() : [listen.host]
+            let reachable = wildcard
+                ? NetworkInterfaces.reachableIPv4Addresses() + (listen.host == "::" ? NetworkInterfaces.reachableIPv6Addresses() : [])
+                : [listen.host]
             advertised = (reachable.isEmpty ? [local] : reachable).map { HostPort(host: $0, port: port).description }
         }
 

@@ -21,7 +21,7 @@ struct RendezvousCommand {
         let secret: [UInt8]
         do throws(CommandFailure) {
             config = try Self.config(context)
-            endpoint = try context.listenEndpoint(default: "0.0.0.0:7373")
+            endpoint = try context.listenEndpoint()
             tls = try Self.tls(context)
             guard let directory = context.invocation.value("state-dir") ?? RendezvousSecretFile.defaultDirectory(context.environment) else {
                 throw context.usage("no $XDG_STATE_HOME or $HOME to keep the rendezvous secret in: give --state-dir DIR")

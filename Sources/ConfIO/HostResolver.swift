@@ -5,19 +5,33 @@ import Glibc
 /// Name resolution for the few places that need an IP address (libnice takes STUN/TURN servers
 /// by address). Blocking: used at call set-up, never on the media path.
 public enum HostResolver {
-    /// The first IPv4 address of `host` (an address is returned as is), or nil.
-    public static func ipv4(_ host: String) -> String? {
+    /// The first address of `host` (an address literal is returned as is): IPv4 when it has one
+    /// (most TURN deployments), else IPv6; only families this machine has an address in
+    /// (AI_ADDRCONFIG). Nil when it does not resolve.
+    public static func address(_ host: String) -> String? {
+        lookup(host, family: AF_INET) ?? lookup(host, family: AF_INET6)
+    }
+
+    private static func lookup(_ host: String, family: Int32) -> String? {
         var hints = addrinfo()
-        hints.ai_family = AF_INET
+        hints.ai_family = family
         hints.ai_socktype = Int32(SOCK_DGRAM.rawValue)
+        hints.ai_flags = AI_ADDRCONFIG
         var result: UnsafeMutablePointer<addrinfo>?
         guard getaddrinfo(host, nil, &hints, &result) == 0, let first = result else { return nil }
         defer { freeaddrinfo(result) }
         guard let address = first.pointee.ai_addr else { return nil }
-        var text = [CChar](repeating: 0, count: Int(INET_ADDRSTRLEN))
-        address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { sin in
-            var raw = sin.pointee.sin_addr
-            _ = inet_ntop(AF_INET, &raw, &text, socklen_t(text.count))
+        var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
+        if family == AF_INET {
+            address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { sin in
+                var raw = sin.pointee.sin_addr
+                _ = inet_ntop(AF_INET, &raw, &text, socklen_t(text.count))
+            }
+        } else {
+            address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { sin6 in
+                var raw = sin6.pointee.sin6_addr
+                _ = inet_ntop(AF_INET6, &raw, &text, socklen_t(text.count))
+            }
         }
         return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }

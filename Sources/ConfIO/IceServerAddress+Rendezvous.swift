@@ -1,7 +1,7 @@
 import ConfWire
 
 /// ICE servers as the rendezvous's `joined` message and configuration carry them (URLs, RFC 7064
-/// and RFC 7065) and as libnice takes them (resolved IPv4 addresses).
+/// and RFC 7065) and as libnice takes them (resolved IP addresses).
 extension IceServerAddress {
     /// The rendezvous's `ice_servers` ("stun:host:port", "turn:host:port?transport=udp"), resolved;
     /// unusable entries are skipped.
@@ -12,7 +12,7 @@ extension IceServerAddress {
                 guard isTURN || url.hasPrefix("stun:") else { return nil }
                 let rest = url.dropFirst(5).prefix { $0 != "?" }
                 guard case .success(let endpoint) = HostPort.parse(String(rest), defaultHost: ""),
-                      let ip = HostResolver.ipv4(endpoint.host) else { return nil }
+                      let ip = HostResolver.address(endpoint.host) else { return nil }
                 let port = endpoint.port == HostPort.defaultPort && !rest.contains(":") ? 3478 : endpoint.port
                 if isTURN {
                     guard let user = server.username, let pass = server.credential else { return nil }

@@ -56,7 +56,7 @@ public final class IceTransport {
     public let localPwd: String
 
     /// `addresses`: the local IP addresses to gather host candidates on (libnice skips loopback
-    /// unless told; conf passes the machine's IPv4 addresses and 127.0.0.1).
+    /// unless told; conf passes the machine's IPv4 and IPv6 addresses and 127.0.0.1).
     /// With `relayOnly`, only TURN relay candidates are gathered and used (WebRTC's "relay" ICE
     /// transport policy): peers never learn this machine's addresses.
     /// `credentials`: the local ufrag and password to use (the call engine chooses them, so that

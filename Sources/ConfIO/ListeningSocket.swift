@@ -1,4 +1,7 @@
 internal import CGLib
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A listening TCP socket built by hand rather than with `soup_server_listen_local`, whose backlog
 /// of 10 makes thousands of connecting clients wait (C-INTEROP.md, "Scale traps").
@@ -7,16 +10,26 @@ final class ListeningSocket {
     let port: UInt16
     var fd: Int32 { g_socket_get_fd(socket) }
 
-    init(host: String, port: UInt16, backlog: Int32 = 4096) throws(GLibError) {
-        let literal = host == "localhost" ? "127.0.0.1" : host
+    /// "::" listens on IPv6 and IPv4 alike (IPV6_V6ONLY off), or on IPv4 alone where this machine
+    /// has IPv6 turned off.
+    convenience init(host: String, port: UInt16, backlog: Int32 = 4096) throws(GLibError) {
+        do {
+            try self.init(literal: host == "localhost" ? "127.0.0.1" : host, port: port, backlog: backlog)
+        } catch where host == "::" {
+            try self.init(literal: "0.0.0.0", port: port, backlog: backlog)
+        }
+    }
+
+    private init(literal: String, port: UInt16, backlog: Int32) throws(GLibError) {
         guard let address: UnsafeMutablePointer<GSocketAddress> = g_inet_socket_address_new_from_string(literal, UInt32(port)) else {
             throw GLibError(domain: "conf", code: 0,
-                            message: "'\(host)' is not an IP address of this machine: use an address like 0.0.0.0 or 127.0.0.1")
+                            message: "'\(literal)' is not an IP address of this machine: use an address like 0.0.0.0 or 127.0.0.1")
         }
         defer { g_object_unref(address) }
         let family = g_socket_address_get_family(address)
         let socket = try withGError { g_socket_new(family, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, $0) }!
         do {
+            if family == G_SOCKET_FAMILY_IPV6 { _ = try withGError { g_socket_set_option(socket, Int32(IPPROTO_IPV6), IPV6_V6ONLY, 0, $0) } }
             _ = try withGError { g_socket_bind(socket, address, 1, $0) }
             g_socket_set_listen_backlog(socket, backlog)
             _ = try withGError { g_socket_listen(socket, $0) }

@@ -47,7 +47,8 @@ final class CallDriver {
         self.settings = settings
         self.sendSignal = sendSignal
         self.onCallFailed = onCallFailed
-        addresses = NetworkInterfaces.reachableIPv4Addresses() + ["127.0.0.1"]
+        // Host candidates on every IPv4 and IPv6 address; loopback too, for calls on one machine.
+        addresses = NetworkInterfaces.reachableIPv4Addresses() + NetworkInterfaces.reachableIPv6Addresses() + ["127.0.0.1"]
         let factory = UsrsctpFactory(loop: loop) { [weak self] in self?.drain() }
         engine = CallEngine(configuration: configuration, security: security, dataChannels: factory, random: random)
     }

@@ -87,8 +87,8 @@ enum CallSetup {
     }
 
     static func resolve(_ endpoint: HostPort, credentials: (String, String)?, option: String) throws(CommandFailure) -> IceServerAddress {
-        guard let ip = HostResolver.ipv4(endpoint.host) else {
-            throw CommandFailure(.usage, code: "usage", "\(option) \(endpoint): cannot resolve '\(endpoint.host)' to an IPv4 address")
+        guard let ip = HostResolver.address(endpoint.host) else {
+            throw CommandFailure(.usage, code: "usage", "\(option) \(endpoint): cannot resolve '\(endpoint.host)' to an IP address")
         }
         return IceServerAddress(host: ip, port: endpoint.port, credentials: credentials)
     }

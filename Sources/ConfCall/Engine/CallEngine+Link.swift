@@ -134,8 +134,7 @@ extension CallEngine {
         let pair = link.selectedPair
         outputs.append(.event(.peerConnected(.init(
             peer: link.peer, path: pair?.path ?? "unknown",
-            local: pair.map { "\($0.local.address):\($0.local.port)" } ?? "",
-            remote: pair.map { "\($0.remote.address):\($0.remote.port)" } ?? "",
+            local: pair?.localEndpoint ?? "", remote: pair?.remoteEndpoint ?? "",
             roundTrip: .nanoseconds(Int64(rtt * 1e6)), sas: link.dtls?.sasWords ?? [],
             iceConnected: link.iceConnectedAt?.since(link.openedAt), dtlsConnected: link.dtlsConnectedAt?.since(link.openedAt),
             announced: now.since(link.openedAt)))))

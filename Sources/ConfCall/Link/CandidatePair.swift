@@ -10,6 +10,10 @@ public struct CandidatePair: Equatable, Sendable {
         self.remote = remote
     }
 
+    /// "192.0.2.1:5000" or "[2001:db8::1]:5000", as `peer-connected` shows them.
+    public var localEndpoint: String { HostPort(host: local.address, port: local.port).description }
+    public var remoteEndpoint: String { HostPort(host: remote.address, port: remote.port).description }
+
     /// "host", "srflx", "prflx" or "relay": the least direct kind on the pair.
     public var path: String {
         let kinds = [local.kind, remote.kind]

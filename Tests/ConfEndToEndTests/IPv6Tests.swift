@@ -1,0 +1,60 @@
+import Foundation
+import Testing
+
+/// Calls over IPv6: a rendezvous that listens on every interface takes IPv6 and IPv4 alike, and two
+/// participants whose only link carries IPv6 (Tests/Network/ipv6-only.sh) meet through a rendezvous
+/// given as `[2001:db8:6::1]:7373` and connect over host candidates on their IPv6 addresses.
+@Suite(.serialized)
+struct IPv6Tests {
+    @Test func aRendezvousOnEveryInterfaceTakesIPv6AndIPv4() throws {
+        let rendezvous = try ConfProcess(["rendezvous", "--listen", ":0"])
+        let line = try #require(rendezvous.waitForOutput(containing: "listening on"), "\(rendezvous.stderr)")
+        #expect(line.contains("[::]:"), "\(line)")
+        let port = try #require(line.split(separator: ":").last.map(String.init))
+        for host in ["127.0.0.1", "::1"] {
+            let address = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+            let host = try ConfProcess(["host", "--server", address, "--as", "ann", "--json"])
+            #expect(host.waitForEvent("room") != nil, "through \(address): \(host.stderr)")
+            host.signal(SIGTERM)
+        }
+    }
+
+    @Test(.enabled(if: NetworkNamespaces.available, "needs root and network namespaces (ip netns, iptables)"))
+    func twoParticipantsOnAnIPv6OnlyLinkConnect() throws {
+        let prefix = "c6\(getpid() % 10_000)"
+        try Self.script("up", prefix)
+        defer { try? Self.script("down", prefix) }
+        let rendezvous = try ConfProcess(["rendezvous", "--listen", "[2001:db8:6::1]:7373"],
+                                         namespace: "\(prefix)-a")
+        defer { rendezvous.signal(SIGKILL) }
+        #expect(rendezvous.waitForOutput(containing: "listening on [2001:db8:6::1]:7373") != nil, "\(rendezvous.stderr)")
+        let server = "[2001:db8:6::1]:7373"
+        let host = try ConfProcess(["host", "--server", server, "--as", "ann", "--json", "--say", "over six"], namespace: "\(prefix)-a")
+        defer { host.signal(SIGKILL) }
+        let room = try #require(host.waitForEvent("room"), "\(host.stderr)")
+        let (id, pin) = (try #require(room["room"] as? String), try #require(room["pin"] as? String))
+        let guest = try ConfProcess(["join", id, pin, "--server", server, "--as", "bob", "--json"], namespace: "\(prefix)-b")
+        defer { guest.signal(SIGKILL) }
+        let connected = try #require(guest.waitForEvent("peer-connected", timeout: .seconds(20)), "\(guest.stdout)\n\(guest.stderr)")
+        #expect(connected["path"] as? String == "host")
+        #expect((connected["local"] as? String)?.hasPrefix("[2001:db8:6::2]:") == true, "\(connected)")
+        #expect((connected["remote"] as? String)?.hasPrefix("[2001:db8:6::1]:") == true, "\(connected)")
+        #expect(guest.waitForEvent("chat", timeout: .seconds(10))?["text"] as? String == "over six", "\(guest.stdout)")
+    }
+
+    static let scriptPath = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Network/ipv6-only.sh").path
+
+    static func script(_ action: String, _ prefix: String) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        process.arguments = [scriptPath, action, prefix]
+        let pipe = Pipe()
+        process.standardError = pipe
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw TestFailure("ipv6-only.sh \(action): \(String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))")
+        }
+    }
+}
