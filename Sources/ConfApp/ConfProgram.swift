@@ -15,14 +15,14 @@ public enum ConfProgram {
         "as", short: "a", value: "NAME", help: "your name as others see it (1 to 64 characters)",
         environment: "CONF_NAME", configurable: true, default: "$USER")
     static let ca = OptionSpec(
-        "ca", value: "FILE", help: "trust the certificates in this PEM file (a private CA or a self-signed certificate) for a wss:// rendezvous",
+        "ca", value: "FILE", help: "trust the certificates in this PEM file (a private CA or a self-signed certificate) for a wss:// rendezvous and TURN over TLS",
         completion: .file, environment: "CONF_CA", configurable: true)
     static let duration = OptionSpec(
         "duration", short: "d", value: "SECONDS", help: "leave the call after this many seconds")
     static let stun = OptionSpec(
         "stun", value: "HOST:PORT", help: "a STUN server, to find your address as seen from outside a NAT", repeatable: true)
     static let turn = OptionSpec(
-        "turn", value: "USER:PASS@HOST:PORT", help: "a TURN server to relay through when no direct path works; add ?transport=tcp to reach it over TCP where UDP is blocked",
+        "turn", value: "USER:PASS@HOST:PORT", help: "a TURN server to relay through when no direct path works; add ?transport=tcp to reach it over TCP where UDP is blocked, ?transport=tls over TLS",
         repeatable: true)
     static let relayOnly = OptionSpec(
         "relay-only", help: "connect only through the --turn server, so that peers never learn your addresses")
@@ -110,7 +110,8 @@ public enum ConfProgram {
             OptionSpec("tls-cert", value: "FILE", help: "serve HTTPS and WSS with this PEM certificate (needs --tls-key)", completion: .file),
             OptionSpec("tls-key", value: "FILE", help: "the PEM private key of --tls-cert", completion: .file),
             OptionSpec("stun", value: "HOST:PORT", help: "a STUN server to hand to participants", repeatable: true),
-            OptionSpec("turn", value: "USER:PASS@HOST:PORT", help: "a TURN server to hand to participants", repeatable: true),
+            OptionSpec("turn", value: "USER:PASS@HOST:PORT", help: "a TURN server to hand to participants (?transport=tcp or ?transport=tls to reach it over TCP or TLS)",
+                       repeatable: true),
             OptionSpec("room-idle", value: "SECONDS", help: "forget a room after it has been empty this long", default: "600"),
             OptionSpec("rooms-per-minute", value: "N", help: "rooms one address (an IPv6 /64) may create a minute; one /24 or /48 four times as many", default: "30"),
             OptionSpec("max-rooms", value: "N", help: "rooms held at once (one address may hold 1 %, one /24 or /48 10 %)", default: "20000"),

@@ -80,13 +80,15 @@ struct RendezvousCommand {
             }
             config.iceServers.append(IceServer(urls: ["stun:\(endpoint)"]))
         }
-        for turn in context.invocation.values("turn") {
+        for option in context.invocation.values("turn") {
+            let overTCP = option.hasSuffix("?transport=tcp"), overTLS = option.hasSuffix("?transport=tls")
+            let turn = overTCP || overTLS ? String(option.dropLast("?transport=tcp".count)) : option
             guard let at = turn.lastIndex(of: "@"), let colon = turn[..<at].firstIndex(of: ":"),
                   case .success(let endpoint) = HostPort.parse(String(turn[turn.index(after: at)...]), defaultHost: "") else {
-                throw context.usage("--turn '\(turn)': give USER:PASS@HOST:PORT")
+                throw context.usage("--turn '\(option)': give USER:PASS@HOST:PORT, with ?transport=tcp or ?transport=tls to reach it over TCP or TLS")
             }
-            config.iceServers.append(IceServer(urls: ["turn:\(endpoint)"], username: String(turn[..<colon]),
-                                               credential: String(turn[turn.index(after: colon)..<at])))
+            let url = overTLS ? "turns:\(endpoint)?transport=tcp" : "turn:\(endpoint)" + (overTCP ? "?transport=tcp" : "")
+            config.iceServers.append(IceServer(urls: [url], username: String(turn[..<colon]), credential: String(turn[turn.index(after: colon)..<at])))
         }
         return config
     }

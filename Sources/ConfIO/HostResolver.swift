@@ -9,7 +9,9 @@ public enum HostResolver {
     /// (most TURN deployments), else IPv6; only families this machine has an address in
     /// (AI_ADDRCONFIG). Nil when it does not resolve.
     public static func address(_ host: String) -> String? {
-        lookup(host, family: AF_INET) ?? lookup(host, family: AF_INET6)
+        var buffer = [UInt8](repeating: 0, count: 16)
+        if inet_pton(AF_INET, host, &buffer) == 1 || inet_pton(AF_INET6, host, &buffer) == 1 { return host }
+        return lookup(host, family: AF_INET) ?? lookup(host, family: AF_INET6)
     }
 
     private static func lookup(_ host: String, family: Int32) -> String? {

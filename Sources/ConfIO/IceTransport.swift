@@ -12,17 +12,22 @@ public struct IceServerAddress: Sendable, Equatable {
     /// TURN over TCP (RFC 6062's client side): reaches the server where UDP is blocked; the
     /// relayed media is still UDP from the server on.
     public var overTCP: Bool
+    /// TURN over TLS (`turns:`): the name its certificate must carry. libnice cannot do TLS, so
+    /// such a server reaches `IceTransport` as a `TURNOverTLSTunnel`'s loopback TCP port instead.
+    public var tlsServerName: String?
 
-    public init(host: String, port: UInt16, credentials: (username: String, password: String)? = nil, overTCP: Bool = false) {
+    public init(host: String, port: UInt16, credentials: (username: String, password: String)? = nil, overTCP: Bool = false,
+                tlsServerName: String? = nil) {
         self.host = host
         self.port = port
         self.credentials = credentials
-        self.overTCP = overTCP
+        self.overTCP = overTCP || tlsServerName != nil
+        self.tlsServerName = tlsServerName
     }
 
     public static func == (a: Self, b: Self) -> Bool {
         a.host == b.host && a.port == b.port && a.credentials?.username == b.credentials?.username
-            && a.credentials?.password == b.credentials?.password && a.overTCP == b.overTCP
+            && a.credentials?.password == b.credentials?.password && a.overTCP == b.overTCP && a.tlsServerName == b.tlsServerName
     }
 }
 

@@ -38,7 +38,7 @@ public final class RendezvousClient {
         }
     }
 
-    private static func absolute(_ path: String) -> String {
+    static func absolute(_ path: String) -> String {
         guard !path.hasPrefix("/"), let cwd = getcwd(nil, 0) else { return path }
         defer { free(cwd) }
         return String(cString: cwd) + "/" + path

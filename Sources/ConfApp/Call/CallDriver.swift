@@ -15,6 +15,7 @@ final class CallDriver {
     struct Settings {
         var iceServers: [IceServerAddress]
         var relayOnly: Bool
+        var trust: String?
     }
 
     let loop: EventLoop
@@ -23,6 +24,8 @@ final class CallDriver {
     var settings: Settings
     private(set) var engine: CallEngine!
     private var transports: [ParticipantID: IceTransport] = [:]
+    /// One per TURN-over-TLS server, shared by every link's agent.
+    private var tunnels: [String: TURNOverTLSTunnel] = [:]
     private let addresses: [String]
     private let sendSignal: (ParticipantID, JSONValue) -> Void
     /// Nobody connected within the connect timeout: whether some link found no network path.
@@ -135,7 +138,7 @@ final class CallDriver {
     private func startIce(_ id: ParticipantID, credentials: IceCredentials, controlling: Bool) {
         let transport: IceTransport
         do {
-            transport = try IceTransport(loop: loop, controlling: controlling, addresses: addresses, servers: settings.iceServers,
+            transport = try IceTransport(loop: loop, controlling: controlling, addresses: addresses, servers: settings.iceServers.map(reachable),
                                          relayOnly: settings.relayOnly, credentials: (credentials.ufrag, credentials.pwd))
         } catch {
             return engine.handle(.iceUnavailable(id, reason: "\(error)"), now: clock.now())
@@ -162,6 +165,23 @@ final class CallDriver {
             guard let self, self.transports[id] === transport else { return }
             self.feed(.datagram(from: id, datagram))
         }
+    }
+
+    /// A TURN-over-TLS server as libnice can reach it: its tunnel's loopback port, over TCP.
+    private func reachable(_ server: IceServerAddress) -> IceServerAddress {
+        guard let name = server.tlsServerName else { return server }
+        let key = "\(HostPort(host: name, port: server.port))"
+        if tunnels[key] == nil {
+            do {
+                let tunnel = try TURNOverTLSTunnel(serverName: name, address: server.host, port: server.port, trusting: settings.trust)
+                tunnel.onFailure = { [weak self] why in self?.reporter.note("\(why)") }
+                tunnels[key] = tunnel
+            } catch {
+                reporter.note("TURN over TLS to \(key) is not available: \(error.message)")
+                return server
+            }
+        }
+        return IceServerAddress(host: "127.0.0.1", port: tunnels[key]!.localPort, credentials: server.credentials, overTCP: true)
     }
 
     // MARK: Leaving

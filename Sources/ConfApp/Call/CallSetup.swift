@@ -16,6 +16,8 @@ enum CallSetup {
         var connectTimeout: Duration
         var say: [String]
         var relayOnly: Bool
+        /// `--ca`: also the authorities TURN-over-TLS servers are checked against.
+        var trust: String?
         var audio: AudioSettings
         var startMuted: Bool
         var playAtStart: [Int16]?
@@ -35,14 +37,15 @@ enum CallSetup {
             servers.append(try resolve(endpoint, credentials: nil, option: "--stun"))
         }
         for option in context.invocation.values("turn") {
-            // USER:PASS@HOST:PORT, with ?transport=tcp for a server reached over TCP.
-            let overTCP = option.hasSuffix("?transport=tcp")
-            let text = overTCP ? String(option.dropLast("?transport=tcp".count)) : option
+            // USER:PASS@HOST:PORT, with ?transport=tcp for a server reached over TCP, ?transport=tls over TLS.
+            let overTCP = option.hasSuffix("?transport=tcp"), overTLS = option.hasSuffix("?transport=tls")
+            let text = overTCP || overTLS ? String(option.dropLast("?transport=tcp".count)) : option
             guard let at = text.lastIndex(of: "@"), let colon = text[..<at].firstIndex(of: ":"),
                   case .success(let endpoint) = HostPort.parse(String(text[text.index(after: at)...]), defaultHost: ""), endpoint.port != 0
-            else { throw context.usage("--turn '\(option)': give USER:PASS@HOST:PORT, or USER:PASS@HOST:PORT?transport=tcp") }
+            else { throw context.usage("--turn '\(option)': give USER:PASS@HOST:PORT, with ?transport=tcp or ?transport=tls to reach it over TCP or TLS") }
             var server = try resolve(endpoint, credentials: (String(text[..<colon]), String(text[text.index(after: colon)..<at])), option: "--turn")
-            server.overTCP = overTCP
+            server.overTCP = overTCP || overTLS
+            server.tlsServerName = overTLS ? endpoint.host : nil
             servers.append(server)
         }
         var timeout = Duration.seconds(15)
@@ -81,7 +84,7 @@ enum CallSetup {
         try video.checkDevice()
         try audio.createRecordDirectory()
         try audio.connectSoundServer()
-        return Options(iceServers: servers, connectTimeout: timeout, say: say, relayOnly: relayOnly, audio: audio,
+        return Options(iceServers: servers, connectTimeout: timeout, say: say, relayOnly: relayOnly, trust: try context.caFile(), audio: audio,
                        startMuted: context.invocation.flag("muted"), playAtStart: play, stats: context.invocation.flag("stats"), video: video,
                        terminalView: terminalView)
     }
@@ -116,7 +119,7 @@ enum CallSetup {
         configuration.receivesVideo = options.video.enabled
         let driver = CallDriver(
             loop: loop, reporter: reporter, clock: loop.clock, random: KernelRandom(), security: CertificateSecurity(certificate: certificate),
-            configuration: configuration, settings: .init(iceServers: options.iceServers, relayOnly: options.relayOnly),
+            configuration: configuration, settings: .init(iceServers: options.iceServers, relayOnly: options.relayOnly, trust: options.trust),
             sendSignal: { [weak session] peer, payload in session?.sendSignal(to: peer, payload) },
             onCallFailed: { [weak session] noPath in
                 let advice = noPath
