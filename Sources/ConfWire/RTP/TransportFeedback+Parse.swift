@@ -1,0 +1,71 @@
+extension TransportFeedback {
+    /// Reads the part of an RTPFB FMT 15 packet after its 4-byte RTCP header
+    /// (draft-holmer-rmcat-transport-wide-cc-extensions-01 section 3.1); `padded` is the header's
+    /// P bit (RFC 3550 section 6.4.1: the last byte counts the padding). Nil when the packet does
+    /// not carry what it claims: chunks or deltas missing, a reserved symbol.
+    ///
+    ///      0                   1                   2                   3
+    ///      0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+    ///     |V=2|P|  FMT=15 |    PT=205     |           length              |  (the header, not in `body`)
+    ///     |                     SSRC of packet sender                     |
+    ///     |                      SSRC of media source                     |
+    ///     |      base sequence number     |      packet status count      |
+    ///     |                 reference time                | fb pkt. count |
+    ///     |          packet chunk         |         packet chunk          |
+    ///     .                              ...                              .
+    ///     |         packet chunk          |  recv delta   |  recv delta   |
+    ///     .                              ...                              .
+    ///     |           recv delta          |  recv delta   | zero padding  |
+    ///
+    /// Chunks (`PacketStatusChunkWriter`) are read until they cover the status count; symbols of a
+    /// last vector beyond it are ignored. Then one delta per received packet: one unsigned byte
+    /// for symbol 01, two bytes signed for 10. Bytes after the deltas (zero padding) are ignored.
+    public init?(rtcpBody body: [UInt8], padded: Bool = false) {
+        var end = body.count
+        if padded {
+            guard let padding = body.last, padding > 0, Int(padding) <= end else { return nil }
+            end -= Int(padding)
+        }
+        guard end >= 16 else { return nil }
+        func u16(_ i: Int) -> UInt16 { UInt16(body[i]) << 8 | UInt16(body[i + 1]) }
+        func u32(_ i: Int) -> UInt32 { UInt32(u16(i)) << 16 | UInt32(u16(i + 2)) }
+        let statusCount = Int(u16(10))
+        // The count is at most 65535, so what it makes us hold is bounded whatever the chunks say.
+        var symbols: [UInt8] = []
+        var offset = 16
+        while symbols.count < statusCount {
+            guard offset + 2 <= end else { return nil }
+            let chunk = u16(offset)
+            offset += 2
+            let remaining = statusCount - symbols.count
+            if chunk & 0x8000 == 0 {
+                symbols += repeatElement(UInt8(chunk >> 13 & 3), count: min(Int(chunk & 0x1FFF), remaining))
+            } else if chunk & 0x4000 == 0 {
+                for i in 0..<min(14, remaining) { symbols.append(UInt8(chunk >> (13 - i) & 1)) }
+            } else {
+                for i in 0..<min(7, remaining) { symbols.append(UInt8(chunk >> (12 - 2 * i) & 3)) }
+            }
+        }
+        var packets: [PacketResult] = []
+        packets.reserveCapacity(symbols.count)
+        for symbol in symbols {
+            switch symbol {
+            case PacketStatusChunkWriter.notReceived:
+                packets.append(.notReceived)
+            case PacketStatusChunkWriter.smallDelta:
+                guard offset < end else { return nil }
+                packets.append(.received(delta: Int16(body[offset])))
+                offset += 1
+            case PacketStatusChunkWriter.largeDelta:
+                guard offset + 2 <= end else { return nil }
+                packets.append(.received(delta: Int16(bitPattern: u16(offset))))
+                offset += 2
+            default:
+                return nil  // 11 is reserved in -01
+            }
+        }
+        let reference = Int64(body[12]) << 16 | Int64(body[13]) << 8 | Int64(body[14])
+        self.init(senderSSRC: SSRC(u32(0)), mediaSSRC: SSRC(u32(4)), baseSequence: SequenceNumber(u16(8)),
+                  referenceTime: Self.referenceTime(wrapping: reference), feedbackPacketCount: body[15], packets: packets)
+    }
+}
