@@ -104,7 +104,7 @@ public struct TransportFeedbackRecorder: Sendable {
             start = end
         }
         let waiting = insertionIndex(of: reportFrom)
-        feedback += report(arrivals[waiting...])
+        feedback += report(arrivals[waiting...], from: reportFrom == .min ? nil : reportFrom)
         if let highest = arrivals.last?.sequence, waiting < arrivals.count { reportFrom = highest + 1 }
         late = []
         waitingCount = 0
@@ -115,11 +115,12 @@ public struct TransportFeedbackRecorder: Sendable {
         return feedback
     }
 
-    /// Messages for `entries` (ascending numbers), the numbers missing between them as not received.
-    private mutating func report(_ entries: ArraySlice<Arrival>) -> [TransportFeedback] {
+    /// Messages for `entries` (ascending numbers), the numbers missing before them (from `start`)
+    /// and between them as not received.
+    private mutating func report(_ entries: ArraySlice<Arrival>, from start: Int64? = nil) -> [TransportFeedback] {
         var messages: [TransportFeedback] = []
         var index = entries.startIndex
-        var next = entries.first?.sequence ?? 0  // the first number not yet in a message
+        var next = start ?? entries.first?.sequence ?? 0  // the first number not yet in a message
         while index < entries.endIndex {
             if entries[index].sequence - next > Self.maximumReportedGap { next = entries[index].sequence }
             let reference = Int64(entries[index].at.nanoseconds / UInt64(TransportFeedback.referenceTimeUnitNanoseconds))
