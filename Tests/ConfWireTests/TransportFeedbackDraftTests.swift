@@ -26,6 +26,10 @@ import Testing
         #expect(expected.bytes == Self.packet(body))
         let arrivals = expected.arrivals(unwrappedBase: 131_070, reference: Instant(nanoseconds: 1_000_000_000))
         #expect(arrivals.map(\.sequence) == [131_070, 131_071, 131_072, 131_073])
+        // The sender unwraps the base against what it sent: just after the wrap, or just before.
+        #expect(expected.unwrappedBase(near: 131_073) == 131_070)
+        #expect(expected.unwrappedBase(near: 131_060) == 131_070)
+        #expect(expected.unwrappedBase(near: 65_536) == 65_534)
         let expectedArrivals: [UInt64?] = [1_001_000_000, nil, 1_000_000_000, 1_000_000_000]
         #expect(arrivals.map(\.arrival) == expectedArrivals.map { $0.map(Instant.init(nanoseconds:)) })
     }

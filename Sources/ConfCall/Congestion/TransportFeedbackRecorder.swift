@@ -2,7 +2,7 @@ import ConfCore
 import ConfWire
 
 /// The receive side of transport-wide congestion control for one link
-/// (draft-holmer-rmcat-transport-wide-cc-extensions-01 sections 3 and 4): records when each RTP
+/// (draft-holmer-rmcat-transport-wide-cc-extensions-01 section 3): records when each RTP
 /// packet carrying a `TransportSequenceNumber` arrived, and turns that into `TransportFeedback`
 /// for the peer's sender-side estimator. Pure: time comes in as `Instant`s.
 ///

@@ -14,6 +14,12 @@ extension TransportFeedback {
         }
     }
 
+    /// `baseSequence` unwrapped against `latest`, a number the sender has sent (the last one, say):
+    /// the 64-bit number within half the 16-bit space of it whose low 16 bits are the base.
+    public func unwrappedBase(near latest: Int64) -> Int64 {
+        latest &+ Int64(SequenceNumber(extended: UInt64(bitPattern: latest)).distance(to: baseSequence))
+    }
+
     /// `packets` numbered `unwrappedBase`, `unwrappedBase + 1`, ... (the sender unwraps
     /// `baseSequence` against the numbers it sent), each received one with its arrival counted
     /// from `reference`, the instant the caller gives this feedback's reference time.
