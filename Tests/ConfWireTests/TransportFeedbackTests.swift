@@ -74,6 +74,20 @@ import Testing
         #expect(builder.feedback.bytes.count == 20 + 2 * 9 + 2)
     }
 
+    @Test func theSendersTimelineCarriesTheReferenceTimeAcrossItsWrap() {
+        var timeline = ReferenceTimeUnwrapper()
+        var feedback = Self.feedback([.received(delta: 8)])
+        var references: [Instant] = []
+        for value in [8_388_606, 8_388_607, -8_388_608, -8_388_607, 8_388_607] as [Int32] {  // the last one is late
+            feedback.referenceTime = value
+            references.append(timeline.reference(of: feedback))
+        }
+        let steps = zip(references, references.dropFirst()).map { Int64($1.nanoseconds) - Int64($0.nanoseconds) }
+        #expect(steps == [64_000_000, 64_000_000, 64_000_000, -128_000_000])
+        let arrivals = timeline.arrivals(of: feedback, unwrappedBase: 70_000)
+        #expect(arrivals == [TransportFeedback.Arrival(sequence: 70_000, arrival: references[4] + .milliseconds(2))])
+    }
+
     // MARK: Hostile input
 
     static func body(count: UInt16, _ rest: [UInt8]) -> [UInt8] {
