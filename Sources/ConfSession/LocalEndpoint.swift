@@ -64,6 +64,15 @@ public struct NegotiatedMedia: Sendable, Equatable {
     public var remoteSSRCs: [SSRC]
     /// The id of the audio-level header extension (RFC 6464) when both sides use it.
     public var audioLevelExtension: UInt8? = nil
+    /// The id of the transport-wide sequence number header extension (`TransportSequenceNumber`)
+    /// when both sides put it in this section; in one BUNDLE it is the same in every section.
+    public var transportSequenceExtension: UInt8? = nil
+    /// Both sides listed `a=rtcp-fb:PT transport-cc`: the peer reads our `TransportFeedback` and
+    /// sends its own.
+    public var transportFeedback = false
+    /// The peer listed `a=rtcp-fb:PT goog-remb`: it may send REMB
+    /// (`ReceiverEstimatedMaximumBitrate`), a cap on what to send it.
+    public var receiverEstimatedBitrate = false
 
     /// Whether this side may send on it.
     public var sends: Bool { direction == .sendrecv || direction == .sendonly }

@@ -58,7 +58,7 @@ public struct RoundTripMeter: Sendable {
                 answer = true
             case .receiverReport(_, let blocks):
                 measure(blocks, now: now)
-            case .other, .pictureLossIndication, .negativeAcknowledgement:
+            case .other, .pictureLossIndication, .negativeAcknowledgement, .transportFeedback, .receiverEstimatedMaximumBitrate:
                 break
             }
         }

@@ -1,4 +1,5 @@
-/// RTCP sender and receiver reports (RFC 3550 section 6.4); other packet types are kept as their
+/// RTCP sender and receiver reports (RFC 3550 section 6.4), the feedback messages conf reads
+/// (RFC 4585: NACK, PLI; transport-wide feedback, REMB); other packet types are kept as their
 /// type and skipped. A compound packet is parsed into its parts.
 ///
 ///     SR:  V=2|P|RC|PT=200|length ; SSRC ; NTP msw ; NTP lsw ; RTP ts ; packets ; octets ; blocks
@@ -13,6 +14,13 @@ public enum RTCPPacket: Equatable, Sendable {
     /// "These packets of `media` did not arrive" (RFC 4585 section 6.2.1: RTPFB, FMT 1). Each FCI
     /// entry is a packet id and a bitmask of the 16 that follow it.
     case negativeAcknowledgement(sender: SSRC, media: SSRC, lost: [SequenceNumber])
+    /// Which packets of the transport arrived and when (transport-wide congestion control:
+    /// RTPFB, FMT 15).
+    case transportFeedback(TransportFeedback)
+    /// The receiver's estimate of the bitrate it can take (REMB: PSFB, FMT 15, "REMB").
+    case receiverEstimatedMaximumBitrate(ReceiverEstimatedMaximumBitrate)
+    /// Any other packet type, or a feedback message conf does not read (or could not: a transport
+    /// feedback whose chunks or deltas are cut short stays `.other(packetType: 205)`).
     case other(packetType: UInt8)
 
     public struct SenderReport: Equatable, Sendable {
@@ -90,6 +98,10 @@ public enum RTCPPacket: Equatable, Sendable {
                     for bit in 0..<16 where mask & (1 << bit) != 0 { lost.append(pid &+ UInt16(bit + 1)) }
                 }
                 packets.append(.negativeAcknowledgement(sender: SSRC(u32(body, 0)), media: SSRC(u32(body, 4)), lost: lost))
+            case 205 where count == 15:  // RTPFB, FMT 15: transport-wide feedback
+                packets.append(TransportFeedback(rtcpBody: body, padded: bytes[offset] & 0x20 != 0).map { .transportFeedback($0) } ?? .other(packetType: type))
+            case 206 where count == 15:  // PSFB, FMT 15: application layer feedback, of which conf reads REMB
+                packets.append(ReceiverEstimatedMaximumBitrate(rtcpBody: body).map { .receiverEstimatedMaximumBitrate($0) } ?? .other(packetType: type))
             case 206 where count == 1:  // for PSFB the count field is the FMT
                 guard body.count >= 8 else { return nil }
                 packets.append(.pictureLossIndication(sender: SSRC(u32(body, 0)), media: SSRC(u32(body, 4))))
@@ -136,6 +148,10 @@ public enum RTCPPacket: Equatable, Sendable {
             }
             let words = body.count / 4
             return [0x81, 205, UInt8(words >> 8), UInt8(words & 0xFF)] + body
+        case .transportFeedback(let feedback):
+            return feedback.bytes
+        case .receiverEstimatedMaximumBitrate(let remb):
+            return remb.bytes
         case .other:
             return []
         }

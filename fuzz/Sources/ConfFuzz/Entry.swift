@@ -7,9 +7,10 @@ let target: @Sendable (UnsafeBufferPointer<UInt8>) -> Void = {
     switch getenv("CONF_FUZZ_TARGET").map({ String(cString: $0) }) {
     case "sdp": return fuzzSDP
     case "packets": return fuzzPackets
+    case "feedback": return fuzzFeedback
     case "signaling": return fuzzSignaling
     default:
-        let message = "set CONF_FUZZ_TARGET to sdp, packets or signaling\n"
+        let message = "set CONF_FUZZ_TARGET to sdp, packets, feedback or signaling\n"
         _ = message.withCString { write(2, $0, strlen($0)) }
         exit(2)
     }
