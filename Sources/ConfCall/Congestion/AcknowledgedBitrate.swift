@@ -19,9 +19,9 @@ struct AcknowledgedBitrate: Sendable {
         let at = latestArrival.map { max($0, arrival) } ?? arrival
         if firstArrival == nil { firstArrival = at }
         latestArrival = at
-        let size = max(0, size)
+        let size = WireSize.clamped(size)
         arrivals.append((at, size))
-        bytesInWindow = bytesInWindow &+ size
+        bytesInWindow += size
         while let oldest = arrivals.first, at.since(oldest.at) >= window {
             arrivals.popFirst()
             bytesInWindow -= oldest.size

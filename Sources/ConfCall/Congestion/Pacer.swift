@@ -58,9 +58,9 @@ public struct Pacer<Item: Sendable>: Sendable {
 
     /// Queues `item` of `size` bytes on the wire. Call `poll` after: audio leaves then.
     public mutating func enqueue(_ item: Item, size: Int, priority: PacketPriority, now: Instant) {
-        let size = max(0, size)
+        let size = WireSize.clamped(size)
         queues[priority.rawValue].append(Queued(item: item, size: size, enqueuedAt: now))
-        queuedBytes = queuedBytes &+ size
+        queuedBytes += size
         if queuedCount > configuration.capacity, let dropped = queues[PacketPriority.video.rawValue].popFirst() {
             queuedBytes -= dropped.size
             droppedCount += 1

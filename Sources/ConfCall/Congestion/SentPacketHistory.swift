@@ -36,7 +36,7 @@ struct SentPacketHistory: Sendable {
     var count: Int { entries.count }
 
     mutating func record(sequence: Int64, size: Int, at now: Instant) {
-        entries[sequence] = Entry(sentAt: now, size: max(0, size))
+        entries[sequence] = Entry(sentAt: now, size: WireSize.clamped(size))
         order.append((sequence, now))
         evict(now: now)
     }
