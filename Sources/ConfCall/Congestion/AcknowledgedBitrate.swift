@@ -3,7 +3,9 @@ import ConfCore
 /// The rate at which the receiver got our packets, from transport feedback: the bytes that arrived
 /// in the last `window` of the receiver's clock (draft-ietf-rmcat-gcc-02 section 5.5 measures the
 /// incoming rate R_hat over 0.5 to 1 s; libwebrtc's acknowledged bitrate estimator does the same
-/// with a sliding window). Until arrivals span a whole window there is no figure.
+/// with a sliding window). Until arrivals span a whole window there is no figure. Arrivals are on
+/// the receiver's clock, so only signed differences of them are taken (`Instant.since` would trap
+/// on a span beyond Int64).
 struct AcknowledgedBitrate: Sendable {
     let window: Duration
     private var arrivals = FIFOQueue<(at: Instant, size: Int)>()
@@ -22,7 +24,7 @@ struct AcknowledgedBitrate: Sendable {
         let size = WireSize.clamped(size)
         arrivals.append((at, size))
         bytesInWindow += size
-        while let oldest = arrivals.first, at.since(oldest.at) >= window {
+        while let oldest = arrivals.first, at.milliseconds(since: oldest.at) >= window.milliseconds {
             arrivals.popFirst()
             bytesInWindow -= oldest.size
         }
@@ -30,7 +32,7 @@ struct AcknowledgedBitrate: Sendable {
 
     /// Bits per second over the last window, or nil before a window's worth of arrivals.
     var bitsPerSecond: Double? {
-        guard let firstArrival, let latestArrival, latestArrival.since(firstArrival) >= window else { return nil }
+        guard let firstArrival, let latestArrival, latestArrival.milliseconds(since: firstArrival) >= window.milliseconds else { return nil }
         return Double(bytesInWindow) * 8 / (window.milliseconds / 1000)
     }
 }

@@ -13,6 +13,8 @@ import ConfCore
 ///
 /// `target` is the least of the delay-based estimate (once transport feedback came), the loss
 /// bound and the receiver's estimate, clamped to `minimum...maximum`; it changes only on inputs.
+/// From a peer that sends REMB but no transport feedback, REMB (the receiver's own delay-based
+/// estimate) is taken as it is; from one that sends neither, the loss bound ramps from `start`.
 public struct LinkBandwidthEstimator: Sendable {
     public struct Configuration: Sendable {
         /// Bits per second.

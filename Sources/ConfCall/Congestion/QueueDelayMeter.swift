@@ -14,7 +14,7 @@ struct QueueDelayMeter: Sendable {
 
     /// Takes the received packets of one feedback message.
     mutating func update(_ reports: [SentPacketHistory.Report], now: Instant) {
-        if let start = bucketStart, now.since(start) < span {} else {
+        if bucketStart.map({ now.since($0) >= span }) ?? true {
             previousMinimum = bucketStart == nil ? .infinity : currentMinimum
             currentMinimum = .infinity
             bucketStart = now
