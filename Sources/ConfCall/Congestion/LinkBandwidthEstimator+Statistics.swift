@@ -17,8 +17,8 @@ public struct LinkBandwidthStatistics: Sendable, Equatable {
     public var lossFraction: Double?
     /// How long the last feedback's packets waited in queues above the emptiest path seen lately.
     public var queueDelay: Duration?
-    /// The over-use detector's last signal: "normal", "overusing" or "underusing".
-    public var usage: String
+    /// The over-use detector's last signal.
+    public var usage: BandwidthUsage
 }
 
 extension LinkBandwidthEstimator {
@@ -32,6 +32,6 @@ extension LinkBandwidthEstimator {
             roundTrip: roundTrip,
             lossFraction: lossBased.lastFraction,
             queueDelay: delayBased.queueDelay.queueDelay,
-            usage: "\(delayBased.usage)")
+            usage: delayBased.usage)
     }
 }

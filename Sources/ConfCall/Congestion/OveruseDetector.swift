@@ -2,7 +2,7 @@ import ConfCore
 
 /// Whether the path is being over-used, from the delay trend (draft-ietf-rmcat-gcc-02 section
 /// 5.4, with libwebrtc's trendline scaling and constants).
-enum BandwidthUsage: Sendable, Equatable {
+public enum BandwidthUsage: String, Sendable, Equatable {
     case normal, overusing, underusing
 }
 

@@ -13,7 +13,8 @@ import ConfCore
 /// the key frame asked for then is the largest there is), the pacer raises its rate so that what
 /// waits leaves within `maximumQueueTime` (2 s) of the oldest packet's arrival, as libwebrtc does;
 /// the encoder follows the target, so such a queue is a passing spike. Only past `capacity`
-/// packets is the oldest video dropped, a guard against a caller that never polls.
+/// packets is the oldest video (else retransmission) dropped, a guard against a caller that never
+/// polls.
 public struct Pacer<Item: Sendable>: Sendable {
     public struct Configuration: Sendable {
         public var pacingFactor = 2.5
@@ -61,7 +62,8 @@ public struct Pacer<Item: Sendable>: Sendable {
         let size = WireSize.clamped(size)
         queues[priority.rawValue].append(Queued(item: item, size: size, enqueuedAt: now))
         queuedBytes += size
-        if queuedCount > configuration.capacity, let dropped = queues[PacketPriority.video.rawValue].popFirst() {
+        if queuedCount > configuration.capacity,
+           let dropped = queues[PacketPriority.video.rawValue].popFirst() ?? queues[PacketPriority.retransmission.rawValue].popFirst() {
             queuedBytes -= dropped.size
             droppedCount += 1
         }
