@@ -70,9 +70,12 @@ public struct Pacer<Item: Sendable>: Sendable {
     }
 
     /// What may leave now, in priority order, first-in first-out within a priority.
-    public mutating func poll(now: Instant) -> [Item] {
+    public mutating func poll(now: Instant) -> [Item] { pollSized(now: now).map(\.item) }
+
+    /// `poll` with each item's size as it was queued (clamped).
+    mutating func pollSized(now: Instant) -> [(item: Item, size: Int)] {
         refill(now: now)
-        var out: [Item] = []
+        var out: [(item: Item, size: Int)] = []
         while let audio = queues[PacketPriority.audio.rawValue].popFirst() {
             take(audio, into: &out)
         }
@@ -94,10 +97,10 @@ public struct Pacer<Item: Sendable>: Sendable {
         return updated + .nanoseconds(Int64(min(9e18, (wanted * 8 / effectiveRate * 1e9).rounded(.up))))
     }
 
-    private mutating func take(_ queued: Queued, into out: inout [Item]) {
+    private mutating func take(_ queued: Queued, into out: inout [(item: Item, size: Int)]) {
         budget -= Double(queued.size)
         queuedBytes -= queued.size
-        out.append(queued.item)
+        out.append((queued.item, queued.size))
     }
 
     private mutating func popPaced() -> Queued? {
