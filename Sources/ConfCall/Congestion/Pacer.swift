@@ -124,7 +124,8 @@ public struct Pacer<Item: Sendable>: Sendable {
         return Double(queuedBytes) * 8 / left
     }
 
-    private func burstBytes(_ rate: Double) -> Double { rate / 8 * (configuration.burstInterval.milliseconds / 1000) }
+    /// The bytes of one burst interval (at least 1 ms: a zero interval would never fill the budget).
+    private func burstBytes(_ rate: Double) -> Double { rate / 8 * (max(1, configuration.burstInterval.milliseconds) / 1000) }
 
     private static func rate(target: Int, factor: Double) -> Double {
         max(1000, Double(max(0, target)) * (factor.isFinite && factor > 0 ? factor : 1))

@@ -104,5 +104,12 @@ import Testing
         pacer.setTarget(bitsPerSecond: Int.max, now: Self.start)
         #expect(pacer.poll(now: Self.start + .seconds(1)) == [3])
         #expect(pacer.poll(now: Self.start).isEmpty)  // time going back
+
+        var configuration = Pacer<Int>.Configuration()
+        configuration.burstInterval = .zero
+        configuration.pacingFactor = -1
+        var odd = Pacer<Int>(targetBitsPerSecond: 1_000_000, configuration: configuration)
+        for id in 0..<3 { odd.enqueue(id, size: 1000, priority: .video, now: Self.start) }
+        #expect(Self.drain(&odd, from: Self.start, until: Self.start + .seconds(1)).flatMap(\.items) == [0, 1, 2])
     }
 }
