@@ -1,0 +1,54 @@
+import ConfCore
+
+/// The delay-based half of GCC (draft-ietf-rmcat-gcc-02 section 5) on the sender's side: received
+/// packets, grouped into send bursts, give delay variations; their trend drives the over-use
+/// detector, whose signal drives the AIMD rate. Takes one feedback message at a time.
+struct DelayBasedEstimator: Sendable {
+    private var grouper = InterArrivalGrouper()
+    private var trendline = TrendlineEstimator()
+    private var detector = OveruseDetector()
+    private(set) var rateControl: AIMDRateControl
+    private(set) var queueDelay = QueueDelayMeter()
+    private var lastFeedback: Instant?
+    /// The first arrival seen, the origin of the arrival times given to the filter (any clock).
+    private var arrivalOrigin: Instant?
+    /// A pause in feedback longer than this restarts the grouping and the trend (libwebrtc's
+    /// stream timeout): the first groups after it would otherwise span the pause.
+    var feedbackTimeout: Duration = .seconds(2)
+
+    init(start: Double, minimum: Double, maximum: Double) {
+        rateControl = AIMDRateControl(start: start, minimum: minimum, maximum: maximum)
+    }
+
+    var rate: Double { rateControl.rate }
+    var usage: BandwidthUsage { detector.usage }
+    var threshold: Double { detector.threshold }
+
+    mutating func setRoundTrip(_ roundTrip: Duration) { rateControl.roundTrip = roundTrip }
+
+    mutating func setRate(_ value: Double, now: Instant) { rateControl.setRate(value, now: now) }
+
+    /// Takes the reports of one feedback message and the acknowledged rate after it.
+    mutating func update(_ reports: [SentPacketHistory.Report], acknowledged: Double?, now: Instant) {
+        if let last = lastFeedback, now.since(last) > feedbackTimeout {
+            grouper.reset()
+            trendline = TrendlineEstimator(windowSize: trendline.windowSize, smoothing: trendline.smoothing)
+            detector = OveruseDetector()
+        }
+        lastFeedback = now
+        let received = reports.compactMap { report in report.arrival.map { (report, $0) } }
+            .sorted { ($0.1, $0.0.sequence) < ($1.1, $1.0.sequence) }
+        guard let first = received.first else { return }
+        queueDelay.update(received.map(\.0), now: now)
+        let origin = arrivalOrigin ?? first.1
+        arrivalOrigin = origin
+        for (report, arrival) in received {
+            guard let delta = grouper.add(sentAt: report.sentAt, arrival: arrival, now: now) else { continue }
+            let arrivalMilliseconds = delta.arrival.milliseconds(since: origin)
+            let trend = trendline.update(sendDelta: delta.sendDelta, arrivalDelta: delta.arrivalDelta, arrival: arrivalMilliseconds)
+            detector.detect(trend: trend, deltaCount: trendline.deltaCount, sendDelta: delta.sendDelta, arrival: arrivalMilliseconds)
+        }
+        if detector.usage == .overusing && !rateControl.mayReduceFurther(now: now, acknowledged: acknowledged) { return }
+        rateControl.update(detector.usage, acknowledged: acknowledged, now: now)
+    }
+}

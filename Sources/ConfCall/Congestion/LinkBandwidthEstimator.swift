@@ -1,0 +1,111 @@
+import ConfCore
+
+/// The sender-side bandwidth estimate of one link (GCC, draft-ietf-rmcat-gcc-02, shaped after
+/// libwebrtc's GoogCC): what we may send to this peer, in bits per second. Pure; time is passed in.
+///
+/// Inputs, each with `at` on our clock:
+/// - `onSent` for every packet that carries a transport-wide sequence number, when it leaves
+///   (after the pacer), with its size on the wire;
+/// - `onFeedback` for every transport feedback message, its packets mapped to `PacketFeedback`;
+/// - `onReceiverEstimate` for REMB, `onLossReport` for the fraction lost of an RTCP receiver
+///   report (used only while no transport feedback came in the last `lossReportOverlap`), and
+///   `onRoundTrip` whenever the RTCP round trip is measured.
+///
+/// `target` is the least of the delay-based estimate (once transport feedback came), the loss
+/// bound and the receiver's estimate, clamped to `minimum...maximum`; it changes only on inputs.
+/// From a peer that sends REMB but no transport feedback, REMB (the receiver's own delay-based
+/// estimate) is taken as it is; from one that sends neither, the loss bound ramps from `start`.
+public struct LinkBandwidthEstimator: Sendable {
+    public struct Configuration: Sendable {
+        /// Bits per second.
+        public var minimum = 30_000
+        public var maximum = 2_500_000
+        public var start = 300_000
+        /// Sent packets are kept for matching this long, and at most `historyCapacity` of them.
+        public var historyAge: Duration = .seconds(60)
+        public var historyCapacity = 20_000
+        public var lossReportOverlap: Duration = .seconds(2)
+
+        public init() {}
+    }
+
+    public let configuration: Configuration
+    private var history: SentPacketHistory
+    private var acknowledged = AcknowledgedBitrate()
+    private(set) var delayBased: DelayBasedEstimator
+    private(set) var lossBased = LossBasedEstimator()
+    private var receiverEstimate: Double?
+    private var lastTransportFeedback: Instant?
+    public private(set) var roundTrip: Duration?
+    /// Bits per second.
+    public private(set) var target: Int
+
+    public init(configuration: Configuration = .init()) {
+        var configuration = configuration
+        configuration.minimum = max(1000, configuration.minimum)
+        configuration.maximum = max(configuration.minimum, configuration.maximum)
+        configuration.start = min(configuration.maximum, max(configuration.minimum, configuration.start))
+        self.configuration = configuration
+        history = SentPacketHistory(capacity: configuration.historyCapacity, maximumAge: configuration.historyAge)
+        delayBased = DelayBasedEstimator(start: Double(configuration.start), minimum: Double(configuration.minimum),
+                                         maximum: Double(configuration.maximum))
+        target = configuration.start
+    }
+
+    public mutating func onSent(sequence: Int64, size: Int, at now: Instant) {
+        history.record(sequence: sequence, size: size, at: now)
+    }
+
+    public mutating func onFeedback(_ packets: [PacketFeedback], at now: Instant) {
+        let reports = history.match(packets, now: now)
+        guard !reports.isEmpty else { return }
+        lastTransportFeedback = now
+        var lost = 0
+        for report in reports {
+            if let arrival = report.arrival { acknowledged.add(arrival: arrival, size: report.size) } else { lost += 1 }
+        }
+        delayBased.update(reports, acknowledged: acknowledged.bitsPerSecond, now: now)
+        lossBased.onReports(lost: lost, total: reports.count, rate: Double(target), ceiling: ceiling,
+                            roundTrip: roundTrip ?? .zero, now: now)
+        updateTarget()
+    }
+
+    public mutating func onReceiverEstimate(bitsPerSecond: Int, at now: Instant) {
+        receiverEstimate = Double(max(configuration.minimum, bitsPerSecond))
+        updateTarget()
+    }
+
+    /// `fraction` lost, 0...1 (an RTCP report's 8-bit field divided by 256).
+    public mutating func onLossReport(fraction: Double, at now: Instant) {
+        if let last = lastTransportFeedback, now.since(last) < configuration.lossReportOverlap { return }
+        lossBased.onFraction(fraction, rate: Double(target), ceiling: ceiling, roundTrip: roundTrip ?? .zero, now: now)
+        updateTarget()
+    }
+
+    public mutating func onRoundTrip(_ roundTrip: Duration, at now: Instant) {
+        guard roundTrip >= .zero, roundTrip < .seconds(60) else { return }
+        self.roundTrip = roundTrip
+        delayBased.setRoundTrip(roundTrip)
+    }
+
+    var hasTransportFeedback: Bool { lastTransportFeedback != nil }
+    var receiverEstimateBound: Double? { receiverEstimate }
+    var acknowledgedBitsPerSecond: Double? { acknowledged.bitsPerSecond }
+
+    /// The bounds other than loss: the delay-based estimate once transport feedback came, REMB.
+    private var ceiling: Double? {
+        let delay = lastTransportFeedback == nil ? nil : delayBased.rate
+        switch (delay, receiverEstimate) {
+        case let (delay?, remb?): return min(delay, remb)
+        case let (delay?, nil): return delay
+        case let (nil, remb): return remb
+        }
+    }
+
+    private mutating func updateTarget() {
+        let bounds = [ceiling, lossBased.bound].compactMap { $0 }
+        let lowest = bounds.min() ?? Double(configuration.start)
+        let clamped = min(Double(configuration.maximum), max(Double(configuration.minimum), lowest))
+        target = Int(clamped)
+    }
+}

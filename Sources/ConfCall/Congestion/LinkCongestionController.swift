@@ -1,0 +1,70 @@
+import ConfCore
+
+/// One link's congestion control, as the engine holds it per peer: the bandwidth estimate, the
+/// pacer that follows it, and the transport-wide sequence numbers
+/// (draft-holmer-rmcat-transport-wide-cc-extensions-01 section 2), handed out as packets leave the
+/// pacer, so that the numbers follow the order on the wire. Pure; time is passed in.
+///
+/// Use: `enqueue` each RTP packet (plain, before SRTP) with its expected size on the wire;
+/// `poll(now:)` at `nextDeadline` and after each enqueue: stamp each packet's number (its low 16
+/// bits) into its header extension, protect and transmit it. Feed RTCP: transport feedback (its
+/// 16-bit numbers made whole with `sequence(nearest:)`), REMB, receiver reports, round trips.
+/// Give `target` to the encoders.
+public struct LinkCongestionController<Item: Sendable>: Sendable {
+    public private(set) var estimator: LinkBandwidthEstimator
+    public private(set) var pacer: Pacer<Item>
+    /// The next transport-wide sequence number; the first is 1.
+    private var nextSequence: Int64 = 1
+
+    public init(estimator configuration: LinkBandwidthEstimator.Configuration = .init(),
+                pacer pacerConfiguration: Pacer<Item>.Configuration = .init()) {
+        estimator = LinkBandwidthEstimator(configuration: configuration)
+        pacer = Pacer(targetBitsPerSecond: estimator.target, configuration: pacerConfiguration)
+    }
+
+    /// Bits per second the encoders may produce for this link, in total.
+    public var target: Int { estimator.target }
+    public var statistics: LinkBandwidthStatistics { estimator.statistics }
+    public var nextDeadline: Instant? { pacer.nextDeadline }
+
+    public mutating func enqueue(_ item: Item, size: Int, priority: PacketPriority, now: Instant) {
+        pacer.enqueue(item, size: size, priority: priority, now: now)
+    }
+
+    /// What leaves now, each with its transport-wide sequence number, recorded as sent now.
+    public mutating func poll(now: Instant) -> [(item: Item, sequence: Int64)] {
+        pacer.pollSized(now: now).map { item, size in
+            let sequence = nextSequence
+            nextSequence += 1
+            estimator.onSent(sequence: sequence, size: size, at: now)
+            return (item, sequence)
+        }
+    }
+
+    /// The whole sequence number whose low 16 bits are `wire`, nearest to the last one sent.
+    public func sequence(nearest wire: UInt16) -> Int64 {
+        let latest = max(0, nextSequence - 1)
+        var candidate = (latest & ~0xFFFF) | Int64(wire)
+        if candidate - latest > 0x8000 { candidate -= 0x1_0000 } else if latest - candidate > 0x8000 { candidate += 0x1_0000 }
+        return candidate
+    }
+
+    public mutating func onFeedback(_ packets: [PacketFeedback], at now: Instant) {
+        estimator.onFeedback(packets, at: now)
+        pacer.setTarget(bitsPerSecond: estimator.target, now: now)
+    }
+
+    public mutating func onReceiverEstimate(bitsPerSecond: Int, at now: Instant) {
+        estimator.onReceiverEstimate(bitsPerSecond: bitsPerSecond, at: now)
+        pacer.setTarget(bitsPerSecond: estimator.target, now: now)
+    }
+
+    public mutating func onLossReport(fraction: Double, at now: Instant) {
+        estimator.onLossReport(fraction: fraction, at: now)
+        pacer.setTarget(bitsPerSecond: estimator.target, now: now)
+    }
+
+    public mutating func onRoundTrip(_ roundTrip: Duration, at now: Instant) {
+        estimator.onRoundTrip(roundTrip, at: now)
+    }
+}

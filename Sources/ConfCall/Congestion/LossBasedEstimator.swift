@@ -1,0 +1,62 @@
+import ConfCore
+
+/// The loss-based bound of GCC (draft-ietf-rmcat-gcc-02 section 6), evaluated per window of
+/// reported packets, with loss fraction p:
+///
+///     p > 10 %       bound = rate × (1 − 0.5 p)     at most once per 300 ms + round trip
+///     p < 2 %        bound = bound × 1.05
+///     otherwise      bound held
+///
+/// `rate` is what we send at (the link's target). A window closes with a feedback message once it
+/// holds `minimumPackets` reported packets (libwebrtc's limit: fewer make a noisy fraction); a
+/// receiver report's fraction is a window of its own.
+///
+/// Unlike libwebrtc, which keeps one loss-based rate that the delay-based estimate caps, the
+/// bound is nil (no limit) until loss first goes over 10 %, and becomes nil again once it has grown
+/// past the other bounds (`ceiling`): so a few percent of random loss, which is not congestion,
+/// does not pin the rate while the delay-based estimate grows. With no other bound at all (a peer
+/// that sends neither transport feedback nor REMB) the bound is the estimate itself and ramps
+/// from the current rate.
+struct LossBasedEstimator: Sendable {
+    var highLoss = 0.10
+    var lowLoss = 0.02
+    var increase = 1.05
+    var minimumPackets = 20
+    var decreaseInterval: Duration = .milliseconds(300)
+    private(set) var bound: Double?
+    private(set) var lastFraction: Double?
+    private var lost = 0
+    private var reported = 0
+    private var lastDecrease: Instant?
+
+    /// Counts one feedback message's reports; evaluates when the window is full.
+    mutating func onReports(lost newlyLost: Int, total: Int, rate: Double, ceiling: Double?, roundTrip: Duration, now: Instant) {
+        lost = lost &+ max(0, newlyLost)
+        reported = reported &+ max(0, total)
+        guard reported >= minimumPackets else { return }
+        let fraction = Double(lost) / Double(reported)
+        lost = 0
+        reported = 0
+        evaluate(fraction, rate: rate, ceiling: ceiling, roundTrip: roundTrip, now: now)
+    }
+
+    /// A loss fraction over some interval (RTCP receiver report, RFC 3550 section 6.4.1).
+    mutating func onFraction(_ fraction: Double, rate: Double, ceiling: Double?, roundTrip: Duration, now: Instant) {
+        guard fraction.isFinite else { return }
+        evaluate(min(1, max(0, fraction)), rate: rate, ceiling: ceiling, roundTrip: roundTrip, now: now)
+    }
+
+    private mutating func evaluate(_ fraction: Double, rate: Double, ceiling: Double?, roundTrip: Duration, now: Instant) {
+        lastFraction = fraction
+        if fraction > highLoss {
+            if let last = lastDecrease, now.since(last) < decreaseInterval + roundTrip { return }
+            bound = min(bound ?? rate, rate) * (1 - 0.5 * fraction)
+            lastDecrease = now
+        } else if fraction < lowLoss {
+            let grown = (bound ?? rate) * increase
+            if let ceiling, grown >= ceiling { bound = nil } else if bound != nil || ceiling == nil { bound = grown }
+        } else if bound == nil && ceiling == nil {
+            bound = rate
+        }
+    }
+}

@@ -1,0 +1,44 @@
+import ConfCore
+import Testing
+@testable import ConfCall
+
+/// Random loss and the receiver's estimate on the simulated bottleneck (see `CongestionScenario`).
+/// Measured (seed 7): with 5 % loss on 1 Mbit/s the target ramps to 1 Mbit/s, then the windows
+/// above 10 % hold it between 630 and 810 kbit/s; with 20 % it falls to the 30 kbit/s floor in 11 s.
+@Suite struct BandwidthLossTests {
+    @Test func fivePercentRandomLossDoesNotCollapseTheEstimate() {
+        var run = CongestionScenario(capacity: 1_000_000, loss: 0.05)
+        run.run(for: .seconds(15))
+        let later = run.targets(from: .zero + .seconds(3))
+        #expect(later.lowest >= 500_000, "5 % random loss pulled the target down to \(later.lowest)")
+        #expect(run.target > 300_000, "the target never grew from the start")
+    }
+
+    @Test func twentyPercentLossLowersTheEstimate() {
+        var run = CongestionScenario(capacity: 1_000_000, loss: 0.20)
+        run.run(for: .seconds(3))
+        let early = run.target
+        run.run(for: .seconds(7))
+        #expect(early < 300_000, "20 % loss did not lower the start rate")
+        #expect(run.target < early / 2)
+        #expect(run.target >= run.estimator.configuration.minimum)
+        let statistics = run.estimator.statistics
+        #expect(statistics.lossBound != nil)
+        #expect((statistics.lossFraction ?? 0) > 0.1)
+        #expect((statistics.delayBased ?? 0) > run.target, "the cut comes from loss, not from delay")
+    }
+
+    @Test func theReceiversEstimateCapsTheTarget() {
+        var run = CongestionScenario(capacity: 2_000_000)
+        run.receiverEstimate = 400_000
+        run.run(for: .seconds(10))
+        let all = run.targets(from: .zero)
+        #expect(all.highest <= 400_000)
+        #expect(run.target == 400_000)
+        #expect(run.estimator.statistics.receiverEstimate == 400_000)
+        run.receiverEstimate = nil
+        run.estimator.onReceiverEstimate(bitsPerSecond: 5_000_000, at: run.now)
+        run.run(for: .seconds(5))
+        #expect(run.target > 600_000, "the target stayed at the lifted cap")
+    }
+}

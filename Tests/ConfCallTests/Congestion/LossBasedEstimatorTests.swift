@@ -1,0 +1,57 @@
+import ConfCore
+import Testing
+@testable import ConfCall
+
+@Suite struct LossBasedEstimatorTests {
+    static let t0 = Instant(nanoseconds: 9_000_000_000)
+    static func at(_ milliseconds: Int) -> Instant { t0 + .milliseconds(milliseconds) }
+
+    @Test func heavyLossCutsByHalfTheFractionAtMostOncePerIntervalAndRoundTrip() {
+        var loss = LossBasedEstimator()
+        loss.onReports(lost: 20, total: 100, rate: 1_000_000, ceiling: 2_000_000, roundTrip: .milliseconds(100), now: Self.at(0))
+        #expect(loss.bound == 900_000)
+        loss.onReports(lost: 20, total: 100, rate: 900_000, ceiling: 2_000_000, roundTrip: .milliseconds(100), now: Self.at(300))
+        #expect(loss.bound == 900_000, "cut again before 300 ms + the round trip")
+        loss.onReports(lost: 40, total: 100, rate: 900_000, ceiling: 2_000_000, roundTrip: .milliseconds(100), now: Self.at(400))
+        #expect(loss.bound == 900_000 * 0.8)
+    }
+
+    @Test func lowLossGrowsTheBoundUntilItNoLongerLimits() {
+        var loss = LossBasedEstimator()
+        loss.onReports(lost: 50, total: 100, rate: 400_000, ceiling: 500_000, roundTrip: .zero, now: Self.at(0))
+        #expect(loss.bound == 300_000)
+        loss.onReports(lost: 1, total: 100, rate: 300_000, ceiling: 500_000, roundTrip: .zero, now: Self.at(100))
+        #expect(loss.bound == 315_000)
+        loss.onReports(lost: 5, total: 100, rate: 315_000, ceiling: 500_000, roundTrip: .zero, now: Self.at(200))
+        #expect(loss.bound == 315_000, "between 2 and 10 %: held")
+        for n in 3..<20 { loss.onReports(lost: 0, total: 100, rate: 400_000, ceiling: 500_000, roundTrip: .zero, now: Self.at(n * 100)) }
+        #expect(loss.bound == nil)
+    }
+
+    @Test func moderateLossAloneSetsNoBound() {
+        var loss = LossBasedEstimator()
+        for n in 0..<50 { loss.onReports(lost: 8, total: 100, rate: 1_000_000, ceiling: 1_000_000, roundTrip: .zero, now: Self.at(n * 100)) }
+        #expect(loss.bound == nil && loss.lastFraction == 0.08)
+    }
+
+    @Test func smallReportsAddUpToAWindow() {
+        var loss = LossBasedEstimator()
+        for n in 0..<3 { loss.onReports(lost: 3, total: 6, rate: 1_000_000, ceiling: nil, roundTrip: .zero, now: Self.at(n)) }
+        #expect(loss.lastFraction == nil, "18 packets are not a window")
+        loss.onReports(lost: 0, total: 2, rate: 1_000_000, ceiling: nil, roundTrip: .zero, now: Self.at(3))
+        #expect(loss.lastFraction == 9.0 / 20)
+    }
+
+    /// A peer with neither transport feedback nor REMB: the receiver reports' fraction is all
+    /// there is, so the bound is the estimate and grows from the rate.
+    @Test func withoutOtherBoundsTheLossBoundIsTheEstimate() {
+        var loss = LossBasedEstimator()
+        loss.onFraction(0, rate: 300_000, ceiling: nil, roundTrip: .zero, now: Self.at(0))
+        #expect(loss.bound == 315_000)
+        loss.onFraction(0.05, rate: 315_000, ceiling: nil, roundTrip: .zero, now: Self.at(1000))
+        #expect(loss.bound == 315_000)
+        loss.onFraction(.nan, rate: 315_000, ceiling: nil, roundTrip: .zero, now: Self.at(2000))
+        loss.onFraction(7, rate: 315_000, ceiling: nil, roundTrip: .zero, now: Self.at(3000))  // clamped to 1
+        #expect(loss.bound == 315_000 * 0.5 && loss.lastFraction == 1)
+    }
+}
