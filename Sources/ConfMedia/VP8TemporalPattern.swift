@@ -38,7 +38,7 @@ public struct VP8TemporalPattern: Equatable, Sendable {
             Slot(layer: layer, references: references, updates: updates)
         }
         switch layers {
-        case 1: slots = [slot(0, [.last, .golden], [.last])]
+        case 1: slots = [slot(0, [.last, .golden], [.last])]  // not applied: with one layer libvpx chooses
         case 2: slots = [slot(0, [.last], [.last]), slot(1, [.last], [.golden]), slot(0, [.last], [.last]), slot(1, [.last, .golden], [])]
         case 3:
             slots = [slot(0, [.last], [.last]), slot(2, [.last], []), slot(1, [.last], [.golden]), slot(2, [.last, .golden], []),

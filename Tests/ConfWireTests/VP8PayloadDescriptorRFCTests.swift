@@ -42,12 +42,15 @@ import Testing
         #expect(VP8PayloadDescriptor.parse(bytes) == nil)
     }
 
+    /// Also what the fuzz target checks: whatever parses writes and reads back the same fields.
     @Test func everyFirstAndControlByteParsesOrIsRefusedWithinBounds() {
         for first in 0...255 {
             for control in 0...255 {
                 for tail in 0...4 {
                     let bytes = [UInt8(first), UInt8(control)] + [UInt8](repeating: 0xFF, count: tail)
-                    if let (_, offset) = VP8PayloadDescriptor.parse(bytes) { #expect(offset >= 1 && offset < bytes.count) }
+                    guard let (descriptor, offset) = VP8PayloadDescriptor.parse(bytes) else { continue }
+                    #expect(offset >= 1 && offset < bytes.count)
+                    #expect(VP8PayloadDescriptor.parse(descriptor.bytes + [0])?.0 == descriptor)
                 }
             }
         }
