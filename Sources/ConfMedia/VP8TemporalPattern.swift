@@ -1,3 +1,5 @@
+public import ConfWire
+
 /// The temporal-layer pattern of conf's VP8 encoder: for each frame in a repeating cycle, its
 /// layer, which of VP8's three reference buffers (RFC 6386 section 9.7: last, golden, altref) it
 /// may predict from and which it refreshes, and the share of the bitrate each layer gets. Pure.
@@ -56,11 +58,6 @@ public struct VP8TemporalPattern: Equatable, Sendable {
     /// Cumulative bitrate of layers 0...n in kbps for a total of `kbps` (libvpx's
     /// `ts_target_bitrate`), split as libwebrtc does: 60/40 for 2 layers, 40/20/40 for 3.
     public func cumulativeBitrates(totalKbps kbps: Int) -> [Int] {
-        let shares: [Int] = switch layers {
-        case 2: [60, 100]
-        case 3: [40, 60, 100]
-        default: [100]
-        }
-        return shares.map { max(1, kbps * $0 / 100) }
+        VP8FrameLayer.cumulativeSharePercent(layers: layers).map { max(1, kbps * $0 / 100) }
     }
 }

@@ -75,4 +75,12 @@ import Testing
         }
         #expect(climbed > 50)  // it does go up, not only down
     }
+
+    /// 3 layers of a 1000 kbps stream are 400, 600 and 1000 kbps cumulative (40/20/40).
+    @Test func aLinkGetsTheHighestLayerItsEstimateCarries() {
+        let fits = [100, 399, 400, 599, 600, 999, 1000, 5000].map { TemporalLayerSelector.highestLayer(fittingLinkKbps: $0, encoderKbps: 1000, layers: 3) }
+        #expect(fits == [0, 0, 0, 0, 1, 1, 2, 2])
+        #expect([599, 999, 1000].map { TemporalLayerSelector.highestLayer(fittingLinkKbps: $0, encoderKbps: 1000, layers: 2) } == [0, 0, 1])  // 600, 1000
+        #expect(TemporalLayerSelector.highestLayer(fittingLinkKbps: 5000, encoderKbps: 1000, layers: 1) == 0)
+    }
 }

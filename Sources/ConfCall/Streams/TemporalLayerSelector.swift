@@ -49,4 +49,13 @@ public struct TemporalLayerSelector: Sendable {
         }
         return false
     }
+
+    /// The highest layer whose cumulative rate fits `linkKbps` when the encoder makes
+    /// `encoderKbps` in `layers` layers (`VP8FrameLayer.cumulativeSharePercent`); the base layer
+    /// when nothing fits, since a link without even that gets no video at all.
+    public static func highestLayer(fittingLinkKbps linkKbps: Int, encoderKbps: Int, layers: Int) -> UInt8 {
+        let shares = VP8FrameLayer.cumulativeSharePercent(layers: layers)
+        let fitting = shares.lastIndex { encoderKbps * $0 / 100 <= linkKbps } ?? 0
+        return UInt8(fitting)
+    }
 }

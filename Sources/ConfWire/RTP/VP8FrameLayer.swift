@@ -18,4 +18,15 @@ public struct VP8FrameLayer: Hashable, Sendable {
         self.keyFrame = keyFrame
         self.discardable = discardable
     }
+
+    /// The share of the total bitrate that layers 0...n together get, in percent, for a stream of
+    /// `layers` layers: libwebrtc's split, 60/40 for 2 layers and 40/20/40 for 3 (so 40, 60, 100
+    /// cumulative). The encoder sets its per-layer targets from it; a link's layer choice reads it.
+    public static func cumulativeSharePercent(layers: Int) -> [Int] {
+        switch layers {
+        case 2: [60, 100]
+        case 3: [40, 60, 100]
+        default: [100]
+        }
+    }
 }
