@@ -41,3 +41,7 @@ vpx_codec_err_t conf_vp8_encoder_defaults(vpx_codec_enc_cfg_t *config) {
 vpx_codec_err_t conf_vp8_set_cpu_used(vpx_codec_ctx_t *codec, int value) {
     return vpx_codec_control(codec, VP8E_SET_CPUUSED, value);
 }
+
+vpx_codec_err_t conf_vp8_set_temporal_layer_id(vpx_codec_ctx_t *codec, int layer) {
+    return vpx_codec_control(codec, VP8E_SET_TEMPORAL_LAYER_ID, layer);
+}

@@ -10,11 +10,16 @@ final class BackgroundEncoder: @unchecked Sendable {
 
     init(_ encoder: VP8Encoder) { self.encoder = encoder }
 
-    /// Encodes on the queue; `done` gets the frame's bytes (nil when dropped or failed), on the queue.
-    func encode(_ frame: VideoFrame, keyFrame: Bool, done: @escaping @Sendable ([UInt8]?) -> Void) {
+    /// Encodes on the queue; `done` gets the frame and its layer (nil when dropped or failed), on the queue.
+    func encode(_ frame: VideoFrame, keyFrame: Bool, done: @escaping @Sendable (VP8EncodedFrame?) -> Void) {
         queue.async { [self] in
-            done((try? self.encoder.encode(frame, keyFrame: keyFrame))??.data)
+            done((try? self.encoder.encode(frame, keyFrame: keyFrame)) ?? nil)
         }
+    }
+
+    /// A new target bitrate, from the next frame the queue encodes on; a refusal leaves the old one.
+    func setBitrate(kbps: Int) {
+        queue.async { [self] in try? self.encoder.setBitrate(kbps: kbps) }
     }
 }
 

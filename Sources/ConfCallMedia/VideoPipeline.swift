@@ -14,15 +14,19 @@ public final class VideoPipeline {
     private let encoder: BackgroundEncoder?
     private let interval: Duration
     private let hop: @Sendable (@escaping @Sendable () -> Void) -> Void
-    /// An encoded frame back from the encoder's queue, handed on at the next tick: (data, when taken).
-    private var encoded: (data: [UInt8], captured: Instant)?
+    /// An encoded frame back from the encoder's queue, handed on at the next tick: (frame, when taken).
+    private var encoded: (frame: VP8EncodedFrame, captured: Instant)?
     private var encoding = false
     private var nextFrameAt: Instant?
     private var forceKeyFrame = false
     private var decoders: [ParticipantID: VP8Decoder] = [:]
     private let recordings: Recordings?
-    /// Each encoded frame, with when its picture was taken: for the engine to send.
+    /// Each encoded frame's bytes, with when its picture was taken: for the engine to send.
     public var onEncoded: (([UInt8], Instant) -> Void)?
+    /// Each encoded frame with its temporal layer (layer, sync, key frame), with when its picture
+    /// was taken: for an engine that sends each link only the layers it can carry. Called after
+    /// `onEncoded`, for the same frames.
+    public var onEncodedFrame: ((VP8EncodedFrame, Instant) -> Void)?
     /// A backend stopped working; the call goes on without it.
     public var onIssue: (MediaIssue) -> Void = { _ in }
     /// Each peer's newest decoded picture, for the terminal view.
@@ -44,6 +48,10 @@ public final class VideoPipeline {
     /// A peer asked for a key frame (PLI).
     public func keyFrameRequested() { forceKeyFrame = true }
 
+    /// A new total target for the encoder (all layers), e.g. from the congestion estimate; it
+    /// takes effect from a frame encoded after this call.
+    public func setBitrate(kbps: Int) { encoder?.setBitrate(kbps: kbps) }
+
     /// Hands the encoder the next picture when one is due; `encoded` frames go to `onEncoded` on a later tick.
     public func tick(now: Instant) {
         guard let encoder, let source else { return }
@@ -53,9 +61,10 @@ public final class VideoPipeline {
             self.source = nil
             return
         }
-        if let (data, captured) = encoded {
+        if let (frame, captured) = encoded {
             encoded = nil
-            onEncoded?(data, captured)
+            onEncoded?(frame.data, captured)
+            onEncodedFrame?(frame, captured)
         }
         var due = nextFrameAt ?? now
         guard now >= due else { return }
@@ -68,10 +77,10 @@ public final class VideoPipeline {
         forceKeyFrame = false
         encoding = true
         let pipeline = Unchecked(self)
-        encoder.encode(picture, keyFrame: key) { [hop] data in
+        encoder.encode(picture, keyFrame: key) { [hop] frame in
             hop {
                 pipeline.value.encoding = false
-                if let data { pipeline.value.encoded = (data, now) }
+                if let frame { pipeline.value.encoded = (frame, now) }
             }
         }
     }

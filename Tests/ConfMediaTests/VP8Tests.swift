@@ -15,7 +15,9 @@ import Testing
         var keyFrames: [Bool] = []
         for n in 0..<30 {
             let picture = source.nextFrame()
-            guard let (data, isKey) = try encoder.encode(picture, keyFrame: n == 20) else { continue }
+            guard let encoded = try encoder.encode(picture, keyFrame: n == 20) else { continue }
+            let (data, isKey) = (encoded.data, encoded.isKeyFrame)
+            #expect(encoded.temporalLayer == 0)  // one layer: every frame is the base layer
             keyFrames.append(isKey)
             let payloads = packetizer.packetize(data)
             for (i, payload) in payloads.enumerated() {

@@ -19,5 +19,7 @@ vpx_codec_err_t conf_vp8_decoder_init(vpx_codec_ctx_t *codec);
 vpx_codec_err_t conf_vp8_encoder_defaults(vpx_codec_enc_cfg_t *config);
 /// VP8E_SET_CPUUSED (a variadic control).
 vpx_codec_err_t conf_vp8_set_cpu_used(vpx_codec_ctx_t *codec, int value);
+/// VP8E_SET_TEMPORAL_LAYER_ID: the layer of the next frame (set before each encode).
+vpx_codec_err_t conf_vp8_set_temporal_layer_id(vpx_codec_ctx_t *codec, int layer);
 
 #endif

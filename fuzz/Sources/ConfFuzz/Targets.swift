@@ -15,7 +15,8 @@ func fuzzSDP(_ bytes: UnsafeBufferPointer<UInt8>) {
 }
 
 /// Datagrams: the first-byte demultiplexer (RFC 7983), RTP, RTCP compound packets, DCEP messages,
-/// the jitter buffer fed with whatever parses as RTP.
+/// the jitter buffer fed with whatever parses as RTP, and the VP8 payload descriptor (which must
+/// write and read back the same fields), a link's picture-id rewrite and the frame assembler.
 func fuzzPackets(_ buffer: UnsafeBufferPointer<UInt8>) {
     let bytes = Array(buffer)
     _ = PacketKind(classifying: bytes)
@@ -33,6 +34,14 @@ func fuzzPackets(_ buffer: UnsafeBufferPointer<UInt8>) {
     }
     if let message = DCEPMessage(bytes: bytes), DCEPMessage(bytes: message.bytes) != message {
         fatalError("DCEP does not round-trip")
+    }
+    if let (descriptor, _) = VP8PayloadDescriptor.parse(bytes), VP8PayloadDescriptor.parse(descriptor.bytes + [0])?.0 != descriptor {
+        fatalError("VP8 payload descriptor does not round-trip")
+    }
+    var rewriter = VP8PictureIDRewriter(firstPictureID: 0x7FFF)
+    var assembler = VP8FrameAssembler()
+    for payload in rewriter.rewrite([bytes, Array(bytes.dropFirst())]) {
+        _ = assembler.insert(sequence: SequenceNumber(UInt16(truncatingIfNeeded: payload.count)), timestamp: 0, marker: true, payload: payload)
     }
 }
 

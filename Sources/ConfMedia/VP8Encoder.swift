@@ -1,0 +1,177 @@
+internal import CVPX
+internal import CMediaShims
+public import ConfWire
+
+/// One encoded VP8 frame and where it sits in the temporal layers.
+public struct VP8EncodedFrame: Equatable, Sendable {
+    public var data: [UInt8]
+    public var layer: VP8FrameLayer
+
+    public var isKeyFrame: Bool { layer.keyFrame }
+    public var temporalLayer: UInt8 { layer.temporalLayer }
+    public var layerSync: Bool { layer.layerSync }
+}
+
+/// One VP8 encoder for the participant's camera (RFC 6386): real-time, constant bit rate, no
+/// look-ahead, error resilient. Encode once, send to every peer. With 2 or 3 temporal layers
+/// (`VP8TemporalPattern`) each link can take a lower frame rate of the same stream. Not
+/// thread-safe: one owner.
+public final class VP8Encoder {
+    public let width: Int
+    public let height: Int
+    public let temporalLayers: Int
+    /// The total target in kbps, all layers together.
+    public private(set) var bitrateKbps: Int
+    private var codec = vpx_codec_ctx_t()
+    /// Kept to change the bitrate at run time (`vpx_codec_enc_config_set` takes a whole configuration).
+    private var config = vpx_codec_enc_cfg_t()
+    private let pattern: VP8TemporalPattern
+    private let keyFrameInterval: Int
+    private var frameCount: Int64 = 0
+    /// The pattern slot of the next frame; a key frame is slot 0.
+    private var slotIndex = 0
+    private var framesSinceKeyFrame = 0
+
+    /// `temporalLayers` is 1 (one stream, no layer flags: libvpx chooses references), 2 or 3.
+    public init(width: Int, height: Int, bitrateKbps: Int = 800, framesPerSecond: Int = 30, temporalLayers: Int = 1) throws(VP8Error) {
+        guard let pattern = VP8TemporalPattern(layers: temporalLayers) else { throw VP8Error("VP8 temporal layers must be 1, 2 or 3, not \(temporalLayers)") }
+        self.width = width
+        self.height = height
+        self.temporalLayers = temporalLayers
+        self.bitrateKbps = bitrateKbps
+        self.pattern = pattern
+        keyFrameInterval = max(1, framesPerSecond * 10)
+        var status = conf_vp8_encoder_defaults(&config)
+        guard status == VPX_CODEC_OK else { throw VP8Error("cannot configure VP8", status) }
+        config.g_w = UInt32(width)
+        config.g_h = UInt32(height)
+        config.g_timebase = vpx_rational(num: 1, den: Int32(framesPerSecond))
+        config.rc_end_usage = VPX_CBR
+        config.g_lag_in_frames = 0
+        config.g_error_resilient = vpx_codec_er_flags_t(VPX_ERROR_RESILIENT_DEFAULT)
+        config.g_threads = 1
+        config.kf_max_dist = UInt32(keyFrameInterval)
+        // A short rate-control buffer (ms of the target rate; libwebrtc's real-time values), so that
+        // a new target from the congestion estimate shows in the output within a second rather
+        // than after libvpx's default 6 s buffer drains.
+        config.rc_buf_initial_sz = 500
+        config.rc_buf_optimal_sz = 600
+        config.rc_buf_sz = 1000
+        if temporalLayers > 1 {
+            // Key frames are placed by us, always in a base-layer slot, so that every link gets them.
+            config.kf_mode = VPX_KF_DISABLED
+            configureLayers()
+        }
+        setBitrateFields(bitrateKbps)
+        status = conf_vp8_encoder_init(&codec, &config)
+        guard status == VPX_CODEC_OK else { throw VP8Error("cannot start the VP8 encoder", status) }
+        conf_vp8_set_cpu_used(&codec, 8)  // fastest real-time preset
+    }
+
+    deinit { vpx_codec_destroy(&codec) }
+
+    /// Changes the target bitrate from the next frame on (the congestion estimate's job); the
+    /// layers keep their shares of it.
+    public func setBitrate(kbps: Int) throws(VP8Error) {
+        let kbps = max(1, kbps)
+        setBitrateFields(kbps)
+        let status = vpx_codec_enc_config_set(&codec, &config)
+        guard status == VPX_CODEC_OK else { throw VP8Error("cannot change the VP8 bitrate", status) }
+        bitrateKbps = kbps
+    }
+
+    /// Encodes one picture; `keyFrame` forces a key frame (after a PLI). Nil when the encoder
+    /// dropped the frame.
+    public func encode(_ frame: VideoFrame, keyFrame: Bool = false) throws(VP8Error) -> VP8EncodedFrame? {
+        precondition(frame.width == width && frame.height == height, "the encoder was made for \(width)x\(height)")
+        let layered = temporalLayers > 1
+        let forceKey = keyFrame || (layered && (frameCount == 0 || framesSinceKeyFrame >= keyFrameInterval))
+        if forceKey { slotIndex = 0 }
+        let slot = pattern.slots[slotIndex]
+        // A key frame refreshes every buffer whatever the slot says: no slot flags on it.
+        let flags = forceKey ? vpx_enc_frame_flags_t(VPX_EFLAG_FORCE_KF) : layered ? Self.flags(for: slot) : 0
+        if layered {
+            let status = conf_vp8_set_temporal_layer_id(&codec, Int32(slot.layer))
+            guard status == VPX_CODEC_OK else { throw VP8Error("cannot set the VP8 temporal layer", status) }
+        }
+        let status = encodePicture(frame, flags: flags)
+        guard status == VPX_CODEC_OK else { throw VP8Error("VP8 encoding failed", status) }
+        slotIndex = (slotIndex + 1) % pattern.slots.count
+        framesSinceKeyFrame += 1
+        guard let (data, packetFlags) = takeOutput() else { return nil }
+        let isKey = packetFlags & vpx_codec_frame_flags_t(VPX_FRAME_IS_KEY) != 0
+        if isKey {
+            framesSinceKeyFrame = 1
+            slotIndex = 1 % pattern.slots.count  // a key frame libvpx chose itself restarts the cycle too
+        }
+        let layer = VP8FrameLayer(temporalLayer: isKey ? 0 : slot.layer, layerSync: isKey || (layered && slot.layerSync), keyFrame: isKey,
+                                  discardable: packetFlags & vpx_codec_frame_flags_t(VPX_FRAME_IS_DROPPABLE) != 0)
+        return VP8EncodedFrame(data: data, layer: layer)
+    }
+
+    /// The per-frame flags of a slot (vp8cx.h): what it may not predict from, what it may not refresh.
+    private static func flags(for slot: VP8TemporalPattern.Slot) -> vpx_enc_frame_flags_t {
+        var flags = VP8_EFLAG_NO_REF_ARF | VP8_EFLAG_NO_UPD_ARF
+        if !slot.references.contains(.last) { flags |= VP8_EFLAG_NO_REF_LAST }
+        if !slot.references.contains(.golden) { flags |= VP8_EFLAG_NO_REF_GF }
+        if !slot.updates.contains(.last) { flags |= VP8_EFLAG_NO_UPD_LAST }
+        if !slot.updates.contains(.golden) { flags |= VP8_EFLAG_NO_UPD_GF }
+        if slot.layer > 0 { flags |= VP8_EFLAG_NO_UPD_ENTROPY }
+        return vpx_enc_frame_flags_t(flags)
+    }
+
+    // MARK: libvpx
+
+    /// The layer fields of the configuration: count, period, layer ids, frame-rate divisors.
+    private func configureLayers() {
+        config.ts_number_layers = UInt32(pattern.layers)
+        let ids = pattern.layerIDs
+        config.ts_periodicity = UInt32(ids.count)
+        Self.fill(&config.ts_layer_id, ids.map(UInt32.init))
+        Self.fill(&config.ts_rate_decimator, pattern.rateDecimators.map(UInt32.init))
+    }
+
+    /// The total target and, with layers, each layer's cumulative share (kbps).
+    private func setBitrateFields(_ kbps: Int) {
+        config.rc_target_bitrate = UInt32(kbps)
+        guard temporalLayers > 1 else { return }
+        Self.fill(&config.ts_target_bitrate, pattern.cumulativeBitrates(totalKbps: kbps).map(UInt32.init))
+    }
+
+    /// Writes `values` into the front of a C array imported as a tuple of UInt32.
+    private static func fill<Tuple>(_ tuple: inout Tuple, _ values: [UInt32]) {
+        withUnsafeMutableBytes(of: &tuple) { raw in
+            let slots = raw.bindMemory(to: UInt32.self)
+            for (index, value) in values.enumerated() where index < slots.count { slots[index] = value }
+        }
+    }
+
+    private func encodePicture(_ frame: VideoFrame, flags: vpx_enc_frame_flags_t) -> vpx_codec_err_t {
+        var image = vpx_image_t()
+        var planes = frame.y + frame.u + frame.v
+        return planes.withUnsafeMutableBufferPointer { buffer -> vpx_codec_err_t in
+            vpx_img_wrap(&image, VPX_IMG_FMT_I420, UInt32(width), UInt32(height), 1, buffer.baseAddress)
+            // vpx_img_wrap assumes aligned chroma strides; set them to ours.
+            image.planes.0 = buffer.baseAddress
+            image.planes.1 = buffer.baseAddress! + frame.y.count
+            image.planes.2 = buffer.baseAddress! + frame.y.count + frame.u.count
+            image.stride.0 = Int32(width)
+            image.stride.1 = Int32(frame.chromaWidth)
+            image.stride.2 = Int32(frame.chromaWidth)
+            defer { frameCount += 1 }
+            return vpx_codec_encode(&codec, &image, frameCount, 1, flags, UInt(VPX_DL_REALTIME))
+        }
+    }
+
+    /// The frame libvpx produced for the last picture, with its packet flags; nil when it dropped it.
+    private func takeOutput() -> (data: [UInt8], flags: vpx_codec_frame_flags_t)? {
+        var iterator: vpx_codec_iter_t?
+        var result: (data: [UInt8], flags: vpx_codec_frame_flags_t)?
+        while let packet = vpx_codec_get_cx_data(&codec, &iterator) {
+            guard packet.pointee.kind == VPX_CODEC_CX_FRAME_PKT else { continue }
+            let frame = packet.pointee.data.frame
+            result = (Array(UnsafeRawBufferPointer(start: frame.buf, count: frame.sz).bindMemory(to: UInt8.self)), frame.flags)
+        }
+        return result
+    }
+}
