@@ -177,7 +177,7 @@ public enum ConfProgram {
                 ("peer-connected", "peer, name, path, local, remote, rtt_ms, sas, setup_ms",
                  "a direct encrypted link to a peer is up; path is host, srflx, prflx or relay; sas is four words to compare with the peer aloud; setup_ms has ice, dtls and connected, in ms from the offer"),
                 ("peer-disconnected", "peer, code, reason",
-                 "the link to a peer ended; code is left, restarting, no-path, path-failed, connect-timeout, silence, negotiation-failed or dtls-failed, reason says it in words; a failed link is set up again while the peer stays"),
+                 "the link to a peer ended; code is left, restarting, no-path, path-failed, connect-timeout, silence, negotiation-failed, dtls-failed or network-changed, reason says it in words; a failed link is set up again while the peer stays"),
                 ("chat", "from, name, text", "a chat message from a peer, over the encrypted data channel"),
                 ("listener-ignored", "peer, what", "a listen-only participant sent media or chat anyway; dropped (reported once per peer and kind)"),
                 ("sent", "to, text", "your chat message went to that peer"),

@@ -57,7 +57,7 @@ public final class PeerNegotiator {
     public func isRepeat(_ signal: PeerSignal) -> Bool {
         switch signal {
         case .offer(let text), .answer(let text): text == takenDescription
-        case .candidate, .endOfCandidates: false
+        case .candidate, .endOfCandidates, .restart: false
         }
     }
 
@@ -72,7 +72,7 @@ public final class PeerNegotiator {
 
     public func handle(_ signal: PeerSignal) {
         switch (state, signal) {
-        case (.failed, _):
+        case (.failed, _), (_, .restart):  // a restart request is the engine's (CallEngine+Network)
             return
         case (.idle, .offer(let text)) where !isOfferer:
             do {

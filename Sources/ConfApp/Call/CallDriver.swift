@@ -26,7 +26,8 @@ final class CallDriver {
     private var transports: [ParticipantID: IceTransport] = [:]
     /// One per TURN-over-TLS server, shared by every link's agent.
     private var tunnels: [String: TURNOverTLSTunnel] = [:]
-    private let addresses: [String]
+    /// Where ICE agents gather host candidates; looked at again each second (`watchNetwork`).
+    private var addresses: [String]
     private let sendSignal: (ParticipantID, JSONValue) -> Void
     /// Nobody connected within the connect timeout: whether some link found no network path.
     private let onCallFailed: (_ noPath: Bool) -> Void
@@ -35,6 +36,7 @@ final class CallDriver {
     var commands: LineReader?
     var terminalView: TerminalView?
     private var ticker: Timer?
+    private var networkWatch: Timer?
     private var viewTimer: Timer?
     private var draining = false
     /// ICE agents being closed (TURN allocations released) when we leave.
@@ -50,8 +52,7 @@ final class CallDriver {
         self.settings = settings
         self.sendSignal = sendSignal
         self.onCallFailed = onCallFailed
-        // Host candidates on every IPv4 and IPv6 address; loopback too, for calls on one machine.
-        addresses = NetworkInterfaces.reachableIPv4Addresses() + NetworkInterfaces.reachableIPv6Addresses() + ["127.0.0.1"]
+        addresses = Self.localAddresses()
         let factory = UsrsctpFactory(loop: loop) { [weak self] in self?.drain() }
         engine = CallEngine(configuration: configuration, security: security, dataChannels: factory, random: random)
     }
@@ -88,6 +89,26 @@ final class CallDriver {
             return true
         }
         feed(.joined(you: joined.you, role: joined.role, peers: joined.peers))
+        watchNetwork()
+    }
+
+    /// Host candidates on every IPv4 and IPv6 address; loopback too, for calls on one machine.
+    private static func localAddresses() -> [String] {
+        NetworkInterfaces.reachableIPv4Addresses() + NetworkInterfaces.reachableIPv6Addresses() + ["127.0.0.1"]
+    }
+
+    /// Once a second: when an address came or went, every link is set up again on the new set
+    /// (getifaddrs is one netlink dump; GLib's network monitor reports routes, not addresses).
+    private func watchNetwork() {
+        networkWatch = loop.schedule(every: .seconds(1)) { [weak self] in
+            guard let self else { return false }
+            let now = Self.localAddresses()
+            guard Set(now) != Set(self.addresses) else { return true }
+            self.reporter.note("conf: this machine's addresses changed (\(now.filter { $0 != "127.0.0.1" }.joined(separator: ", "))): connecting again")
+            self.addresses = now
+            self.feed(.networkChanged)
+            return true
+        }
     }
 
     func peerLeft(_ id: ParticipantID) {
@@ -190,6 +211,7 @@ final class CallDriver {
     /// half a second at most.
     func close(then done: @escaping () -> Void) {
         ticker?.cancel()
+        networkWatch?.cancel()
         stopTerminalView()
         commands?.stop()
         audio?.close()

@@ -35,12 +35,15 @@ extension CallEngine {
     }
 
     func signal(from id: ParticipantID, _ payload: JSONValue, now: Instant) {
+        let signal: PeerSignal
         do {
-            mesh?.received(try PeerSignal(json: payload), from: id)
+            signal = try PeerSignal(json: payload)
         } catch {
             outputs.append(.note("conf: ignored a bad signal from \(id): \(error)"))
             return
         }
+        if signal == .restart { return peerNetworkChanged(id, now: now) }
+        mesh?.received(signal, from: id)
         drainMesh(now: now)
     }
 

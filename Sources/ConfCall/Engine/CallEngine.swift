@@ -58,6 +58,8 @@ public final class CallEngine {
         case played(ParticipantID, level: UInt8)
         /// The driver could not decode a peer's video frame: a key frame is asked for.
         case videoUndecodable(ParticipantID)
+        /// An address of this machine came or went: every link is set up again on the new ones.
+        case networkChanged
         /// Leaving: every link is closed (close_notify sent) and its ICE agent released.
         case leave
         case timeout
@@ -177,6 +179,7 @@ public final class CallEngine {
             outputs.append(.event(.talking(.peer(link.peer), talking: change)))
         case .videoUndecodable(let id):
             if let link = links[id] { requestKeyFrame(on: link, now: now) }
+        case .networkChanged: networkChanged(now: now)
         case .leave: leave()
         case .timeout: break
         }

@@ -17,6 +17,9 @@ public enum DisconnectCode: String, Sendable, CaseIterable {
     case negotiationFailed = "negotiation-failed"
     /// DTLS or SRTP could not be set up (wrong fingerprint, handshake failure).
     case dtlsFailed = "dtls-failed"
+    /// Our network or the peer's changed (an address came or went): the link is set up again on
+    /// the new addresses.
+    case networkChanged = "network-changed"
 }
 
 /// Why a peer link ended, with what the words need: the code plus typed details. The words are
@@ -38,6 +41,8 @@ public enum DisconnectReason: Equatable, Sendable {
     /// The driver could not start an ICE agent for the link (the system's words).
     case iceUnavailable(String)
     case dtlsFailed(DTLSStage, detail: String)
+    /// An address came or went here (`here`) or at the peer's end: set up again at once.
+    case networkChanged(here: Bool)
 
     /// Where a link that timed out was held up.
     public enum ConnectStage: Sendable {
@@ -62,6 +67,7 @@ public enum DisconnectReason: Equatable, Sendable {
         case .silence: .silence
         case .negotiationFailed: .negotiationFailed
         case .dtlsFailed: .dtlsFailed
+        case .networkChanged: .networkChanged
         }
     }
 
@@ -84,6 +90,8 @@ public enum DisconnectReason: Equatable, Sendable {
         case .dtlsFailed(.setup, let detail): "cannot set up DTLS: \(detail)"
         case .dtlsFailed(.srtp, let detail): "cannot set up SRTP: \(detail)"
         case .dtlsFailed(.handshake, let detail): detail
+        case .networkChanged(here: true): "this machine's network changed: connecting again on the new addresses"
+        case .networkChanged(here: false): "the peer's network changed: connecting again on its new addresses"
         }
     }
 

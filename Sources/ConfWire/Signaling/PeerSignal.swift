@@ -10,6 +10,9 @@ public enum PeerSignal: Equatable, Sendable {
     case candidate(mid: String, IceCandidate)
     /// The sender has gathered all its candidates.
     case endOfCandidates
+    /// conf to conf: the sender's network changed; the side that offered the link sets it up
+    /// again at once (a new offer with new ICE credentials) instead of waiting to notice silence.
+    case restart
 
     public var json: JSONValue {
         switch self {
@@ -18,6 +21,7 @@ public enum PeerSignal: Equatable, Sendable {
         case .candidate(let mid, let candidate):
             .object(["type": "candidate", "mid": .string(mid), "candidate": .string(candidate.description)])
         case .endOfCandidates: .object(["type": "end-of-candidates"])
+        case .restart: .object(["type": "restart"])
         }
     }
 
@@ -38,6 +42,7 @@ public enum PeerSignal: Equatable, Sendable {
             case .failure(let error): throw .invalidValue(field: "candidate", reason: error.description)
             }
         case "end-of-candidates": self = .endOfCandidates
+        case "restart": self = .restart
         case let other: throw .unknownType(other)
         }
     }

@@ -1,0 +1,47 @@
+import ConfCore
+import ConfSession
+import ConfWire
+
+/// A network that changes under a call (a laptop moving from Wi-Fi to a cable, a VPN coming up, an
+/// address renewed): the old candidate pairs may be dead, so every link is set up again at once on
+/// the new addresses (new ICE agent and credentials, a new offer and DTLS session), without leaving
+/// the room and without waiting to notice silence. Only the side that offered a link can set it
+/// up again (ConfSession.Mesh). Either side tells the other with a `restart` signal first: the
+/// offerer then makes a new offer, the answerer ends the link and waits for one (signals are
+/// relayed in order, so the signal comes before the offer).
+extension CallEngine {
+    /// Our addresses changed.
+    func networkChanged(now: Instant) {
+        guard mesh != nil, !isLeaving else { return }
+        for id in roster.keys.sorted(by: { $0.rawValue < $1.rawValue }) {
+            guard let link = links[id] else { continue }
+            outputs.append(.signal(id, PeerSignal.restart.json))
+            setUpAgain(link, .networkChanged(here: true), now: now)
+        }
+    }
+
+    /// The peer's network changed: as the offerer we set the link up again; as the answerer we
+    /// end it and take the new offer that follows.
+    func peerNetworkChanged(_ id: ParticipantID, now: Instant) {
+        guard let link = links[id], !isLeaving else { return }
+        setUpAgain(link, .networkChanged(here: false), now: now)
+    }
+
+    /// Ends the link and, as its offerer, makes a new one now: a change of network is not a
+    /// failure, so it neither waits nor counts against the restarts a failing link is allowed.
+    private func setUpAgain(_ link: PeerConnection, _ reason: DisconnectReason, now: Instant) {
+        let id = link.id
+        let offerer = mesh?.isOfferer(to: id) == true
+        if link.phase == .disconnected {
+            // Already waiting for a restart: make it now.
+            guard offerer else { return }
+        } else {
+            disconnect(link, reason, now: now, restart: !offerer)
+        }
+        guard offerer else { return }  // the answerer waits for the new offer
+        restartAt[id] = nil
+        restarts[id] = nil
+        mesh?.restart(id)
+        drainMesh(now: now)
+    }
+}

@@ -1,0 +1,34 @@
+import Foundation
+import Testing
+
+/// An address that appears mid-call (Tests/Network/lossy-link.sh with no loss): conf notices
+/// within a second or so, sets its link up again on the new set of addresses and stays in the room.
+@Suite(.serialized, .enabled(if: NetworkNamespaces.available, "needs root and network namespaces (ip netns, iptables)"))
+struct NetworkChangeTests {
+    @Test func aNewAddressSetsTheLinkUpAgainWithoutLeaving() throws {
+        let prefix = "nc\(getpid() % 10_000)"
+        try LossTests.run(["up", prefix, "0"])
+        defer { try? LossTests.run(["down", prefix]) }
+        let host = try ConfProcess(["host", "--listen", "10.9.0.1:7373", "--as", "ann", "--json"], namespace: "\(prefix)-a")
+        defer { host.signal(SIGKILL) }
+        let command = try #require(host.waitForEvent("room")?["join_command"] as? String).split(separator: " ").dropFirst().map(String.init)
+        let guest = try ConfProcess(command + ["--as", "bob", "--json"], namespace: "\(prefix)-b")
+        defer { guest.signal(SIGKILL) }
+        #expect(guest.waitForEvent("peer-connected", timeout: .seconds(15)) != nil, "\(guest.stderr)")
+        try Self.ip(["netns", "exec", "\(prefix)-b", "ip", "addr", "add", "10.9.0.3/24", "dev", "\(prefix)-y"])
+        let changed = guest.waitForEvent("peer-disconnected", timeout: .seconds(5))
+        #expect(changed?["code"] as? String == "network-changed", "\(guest.stdout)\n\(guest.stderr)")
+        #expect(host.waitForEvent("peer-disconnected", timeout: .seconds(5))?["code"] as? String == "network-changed", "\(host.stdout)")
+        #expect(ConfProcess.waitUntil(timeout: .seconds(10)) { guest.events(ofType: "peer-connected").count == 2 }, "\(guest.stdout)")
+        #expect(guest.events(ofType: "left").isEmpty && host.events(ofType: "peer-left").isEmpty, "nobody left the room")
+    }
+
+    static func ip(_ arguments: [String]) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
+        process.arguments = arguments
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw TestFailure("ip \(arguments.joined(separator: " ")) failed") }
+    }
+}
