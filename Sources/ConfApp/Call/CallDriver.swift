@@ -37,7 +37,7 @@ final class CallDriver {
     var terminalView: TerminalView?
     private var ticker: Timer?
     private var networkWatch: Timer?
-    private var viewTimer: Timer?
+    var viewTimer: Timer?
     private var draining = false
     /// ICE agents being closed (TURN allocations released) when we leave.
     private var closing = 0
@@ -235,30 +235,6 @@ final class CallDriver {
             onAllClosed()
         }
     }
-
-    // MARK: Terminal view
-
-    /// Redraws the terminal view five times a second while the call lasts; event lines go to it.
-    func startTerminalView(_ view: TerminalView) {
-        terminalView = view
-        reporter.humanSink = { line, event in view.show(line, event: event) }
-        view.start()
-        viewTimer = loop.schedule(every: .milliseconds(200)) { [weak self] in
-            guard let self else { return false }
-            let peers = self.engine.connectedPeers.compactMap { self.engine.participant($0) }.sorted { $0.id.rawValue < $1.id.rawValue }
-            view.render(peers.map { .init(peer: $0.id.rawValue, name: "\($0.name) (\($0.id))", picture: self.video?.pictures[$0.id]) })
-            return true
-        }
-    }
-
-    /// Leaves the terminal view before the session's last lines ("Left the room", an error), so
-    /// that they are printed on the normal screen instead of vanishing with the alternate one.
-    func stopTerminalView() {
-        viewTimer?.cancel()
-        terminalView?.stop()
-        terminalView = nil
-        reporter.humanSink = nil
-    }
 }
 
 extension IceTransport.State {
@@ -267,30 +243,6 @@ extension IceTransport.State {
         case .checking: .checking
         case .connected: .connected
         case .failed: .failed
-        }
-    }
-}
-
-/// The stdin commands that act on the call.
-extension CallDriver {
-    func setAudioMuted(_ muted: Bool) {
-        audio?.muted = muted
-        engine.setAudioMuted(muted, now: clock.now())
-        drain()
-    }
-
-    /// `mute-peer ann` or `mute-peer p2`.
-    func setLocallyMuted(_ who: String, _ muted: Bool) throws(CommandLineProblem) {
-        guard let id = engine.findPeer(who), engine.setLocallyMuted(id, muted, now: clock.now()) else {
-            throw CommandLineProblem(message: "no participant \(who) is connected")
-        }
-        drain()
-    }
-
-    func say(_ text: String) throws(CommandLineProblem) {
-        defer { drain() }
-        guard engine.say(text, now: clock.now()) else {
-            throw CommandLineProblem(message: "nobody is connected yet and \(CallEngine.maxHeldChat) messages already wait: this one was dropped")
         }
     }
 }

@@ -1,0 +1,31 @@
+import ConfCall
+import ConfCallMedia
+import ConfCore
+import ConfIO
+import ConfWire
+
+/// The terminal view (`--video-view terminal`): each connected peer's newest picture, redrawn
+/// on a timer; event lines go into it while it shows.
+extension CallDriver {
+    /// Redraws the terminal view five times a second while the call lasts; event lines go to it.
+    func startTerminalView(_ view: TerminalView) {
+        terminalView = view
+        reporter.humanSink = { line, event in view.show(line, event: event) }
+        view.start()
+        viewTimer = loop.schedule(every: .milliseconds(200)) { [weak self] in
+            guard let self else { return false }
+            let peers = self.engine.connectedPeers.compactMap { self.engine.participant($0) }.sorted { $0.id.rawValue < $1.id.rawValue }
+            view.render(peers.map { .init(peer: $0.id.rawValue, name: "\($0.name) (\($0.id))", picture: self.video?.pictures[$0.id]) })
+            return true
+        }
+    }
+
+    /// Leaves the terminal view before the session's last lines ("Left the room", an error), so
+    /// that they are printed on the normal screen instead of vanishing with the alternate one.
+    func stopTerminalView() {
+        viewTimer?.cancel()
+        terminalView?.stop()
+        terminalView = nil
+        reporter.humanSink = nil
+    }
+}
