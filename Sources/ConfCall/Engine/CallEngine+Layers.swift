@@ -71,6 +71,8 @@ extension CallEngine {
             link.layerSelector.maximumLayer = link.layerPolicy.maximumLayer
             switch change {
             case .paused:
+                link.congestion.dropQueued(.video)
+                link.congestion.dropQueued(.retransmission)
                 outputs.append(.event(.videoPaused(link.peer, reason: .bandwidth)))
             case .resumed:
                 link.videoWaitsForKeyFrame = true

@@ -16,6 +16,8 @@ extension CallEngine {
     /// this often.
     static let videoBitrateHysteresis = 0.1
     static let encoderUpdateInterval: Duration = .seconds(1)
+    /// Paused links probe only while their packets wait less than this in the path's queues.
+    static let probeQueueDelayLimit: Duration = .milliseconds(50)
 
     func serviceRates(now: Instant) {
         guard !connectedPeers.isEmpty else { return }
@@ -67,8 +69,10 @@ extension CallEngine {
     /// fill its estimate, up to what resuming needs. Receivers drop them after reading their
     /// transport sequence number (libwebrtc drops padding-only packets of an unknown SSRC too).
     private func probe(_ link: PeerConnection, encoderKbps: Int, now: Instant) {
-        guard let id = transportSequenceID(link.negotiated?.video), sendsTransportFeedback(link), link.congestion.pacer.queuedCount == 0
-        else { return }
+        let statistics = link.congestion.statistics
+        // Not into a queue the path already holds: that would only delay the link's audio.
+        guard let id = transportSequenceID(link.negotiated?.video), sendsTransportFeedback(link), link.congestion.pacer.queuedCount == 0,
+              statistics.usage != .overusing, (statistics.queueDelay ?? .zero) < Self.probeQueueDelayLimit else { return }
         let base = Double(LinkLayerPolicy.baseLayerKbps(encoderKbps: encoderKbps, layers: encodedLayers))
         let wanted = (base * link.layerPolicy.resumeMargin * 1.1) * 1000 + link.traffic.audioBitsPerSecond
         let rate = min(Double(link.congestion.target), wanted) - link.traffic.audioBitsPerSecond
