@@ -36,7 +36,7 @@ public enum ConfProgram {
     static let videoView = OptionSpec(
         "video-view", value: "VIEW", help: "show others' video: terminal (24-bit colour half blocks, a grid of participants) or none",
         completion: .choices(["terminal", "none"]), configurable: true, default: "none")
-    static let videoBitrate = OptionSpec("video-bitrate", value: "KBPS", help: "VP8 bitrate in kilobits per second", default: "600")
+    static let videoBitrate = OptionSpec("video-bitrate", value: "KBPS", help: "the most VP8 is given, in kilobits per second: it follows the best link's estimate up to this", default: "600")
     static let noAudio = OptionSpec("no-audio", help: "send and receive no audio")
     static let noVideo = OptionSpec("no-video", help: "send and receive no video")
     static let say = OptionSpec(
@@ -53,10 +53,10 @@ public enum ConfProgram {
                                     configurable: true)
     static let record = OptionSpec("record", value: "DIR", help: "record what you receive from each peer: DIR/NAME.wav (48 kHz mono) and DIR/NAME.ivf (VP8), one pair per participant per call; a taken name gets a number (NAME-2), nothing is overwritten; DIR is created if needed",
                                    completion: .directory)
-    static let stats = OptionSpec("stats", help: "report audio-stats every 2 seconds: per peer bitrate, loss, jitter, buffer delay, concealment")
+    static let stats = OptionSpec("stats", help: "report audio-stats and link-stats every 2 seconds: per peer received bitrate, loss, jitter, buffer delay, concealment; per link the send estimate, sent rate, round trip, loss, queue delay and video layers")
     static let muted = OptionSpec("muted", help: "start with the microphone muted (the `unmute` command turns it on)")
     static let play = OptionSpec("play", value: "FILE", help: "mix this WAV file into what you send, once, at the start", completion: .file)
-    static let audioBitrate = OptionSpec("audio-bitrate", value: "BPS", help: "Opus bitrate in bits per second", default: "32000")
+    static let audioBitrate = OptionSpec("audio-bitrate", value: "BPS", help: "the most Opus is given, in bits per second: it follows the worst link between 16000 and this (at most 64000)", default: "32000")
     static let callOptions = [say, audioSource, audioSink, mic, speaker, muted, play, record, audioBitrate, stats, videoSource, videoBitrate, videoView, stun, turn, relayOnly, connectTimeout, noAudio, noVideo]
     static let json = OptionSpec(
         "json", short: "j", help: "print events as JSON on stdout, one object a line; human-readable text goes to stderr")
@@ -186,6 +186,9 @@ public enum ConfProgram {
                 ("peer-muted-locally", "peer, muted", "you stopped or resumed playing a peer (mute-peer, unmute-peer)"),
                 ("talking", "peer, talking", "someone (you included, by your own id) started or stopped talking"),
                 ("audio-stats", "peers", "with --stats, every 2 s: per peer {peer, kbps, loss_percent, jitter_ms, buffer_ms, target_ms, concealed_ms}"),
+                ("link-stats", "links", "with --stats, every 2 s: per link {peer, estimate_kbps, sent_kbps, rtt_ms, loss_percent, queue_delay_ms, video_layers}: what congestion control sees of the path to that peer (rtt_ms 0 before measured; video_layers 0 while paused)"),
+                ("video-paused", "peer, reason", "that peer stops getting your video: its link cannot carry even the base layer (reason bandwidth); its audio goes on"),
+                ("video-resumed", "peer", "that peer gets your video again, from a key frame"),
                 ("devices", "sources, sinks", "conf devices: the sound server's sources and sinks, each {name, description, monitor}"),
                 ("devices-missing", "devices, reason", "no sound server: the call goes on without the default microphone or speaker"),
                 ("device-lost", "device, peer", "a microphone, camera or speaker (peer: whose stream) went away; the call goes on without it"),

@@ -41,6 +41,16 @@ public final class AudioPipeline {
     /// Whether we send audio at all.
     public var sends: Bool { encoder != nil }
 
+    /// Opus as the links allow (the engine's `.audioEncoding`), from the next frame on. DTX is
+    /// left off: a silent microphone still sends a frame each 20 ms, which keeps the peers'
+    /// playout, talking state and silence detection as they are.
+    public func setEncoding(bitrateKbps: Int, fec: Bool, expectedLossPercent: Int) {
+        guard let encoder else { return }
+        try? encoder.setBitrate(bitrateKbps * 1000)
+        try? encoder.setInbandFEC(fec)
+        try? encoder.setExpectedLoss(percent: expectedLossPercent)
+    }
+
     /// Mixes a sound into what is sent, once.
     public func play(_ samples: [Int16]) { mixer.add(samples) }
 

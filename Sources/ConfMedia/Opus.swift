@@ -33,6 +33,26 @@ public final class OpusEncoder {
 
     deinit { opus_encoder_destroy(encoder) }
 
+    /// OPUS_SET_BITRATE, bits per second (libopus takes 500...512000), from the next frame on.
+    public func setBitrate(_ bitsPerSecond: Int) throws(OpusError) {
+        try check(conf_opus_set_bitrate(encoder, Int32(clamping: min(512_000, max(500, bitsPerSecond)))), "cannot set the Opus bitrate")
+    }
+
+    /// OPUS_SET_INBAND_FEC: each packet carries a low-rate copy of the one before, for the
+    /// receiver to recover a single loss (RFC 6716 section 2.1.7).
+    public func setInbandFEC(_ on: Bool) throws(OpusError) {
+        try check(conf_opus_set_inband_fec(encoder, on ? 1 : 0), "cannot set Opus in-band FEC")
+    }
+
+    /// OPUS_SET_PACKET_LOSS_PERC: the loss to expect, 0...100; the more, the more FEC takes.
+    public func setExpectedLoss(percent: Int) throws(OpusError) {
+        try check(conf_opus_set_packet_loss_perc(encoder, Int32(min(100, max(0, percent)))), "cannot set the Opus expected loss")
+    }
+
+    private func check(_ code: Int32, _ context: String) throws(OpusError) {
+        guard code == OPUS_OK else { throw OpusError(context, code: code) }
+    }
+
     /// One 20 ms frame of 960 samples in, one Opus packet out.
     public func encode(_ samples: [Int16]) throws(OpusError) -> [UInt8] {
         precondition(samples.count == AudioFormat.frameSamples, "Opus frames are 960 samples")

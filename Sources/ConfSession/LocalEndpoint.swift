@@ -13,9 +13,13 @@ public struct LocalEndpoint: Sendable {
     /// The role the rendezvous gave the peer at the other end of this link. It decides what we
     /// accept from the peer, whatever the peer's own SDP asks for.
     public var peerRole: Role
+    /// Whether we offer (and answer) transport-wide congestion control: the transport sequence
+    /// extension and `transport-cc` feedback. Off, this side negotiates as a peer that predates it.
+    public var congestionControl = true
 
     public init(iceUfrag: String, icePwd: String, fingerprint: Fingerprint, role: Role, audioSSRC: SSRC, videoSSRC: SSRC,
-                peerRole: Role = .publisher) {
+                peerRole: Role = .publisher, congestionControl: Bool = true) {
+        self.congestionControl = congestionControl
         self.iceUfrag = iceUfrag
         self.icePwd = icePwd
         self.fingerprint = fingerprint

@@ -75,7 +75,9 @@ final class CallDriver {
 
     /// We are in the room: media and time start.
     func joined(_ joined: ServerMessage.Joined) {
-        video?.onEncoded = { [weak self] frame, captured in self?.feed(.videoFrame(frame, captured: captured)) }
+        video?.onEncodedFrame = { [weak self] frame, captured in
+            self?.feed(.layeredVideoFrame(frame.data, layer: frame.layer, captured: captured))
+        }
         // Every 5 ms: audio frames due, video to encode or send, and the engine's deadlines.
         ticker = loop.schedule(every: .milliseconds(5)) { [weak self] in
             guard let self else { return false }
@@ -151,6 +153,10 @@ final class CallDriver {
             if !video.received(frame, ssrc: ssrc, from: peer, at: clock.now()) { engine.handle(.videoUndecodable(id), now: clock.now()) }
         case .keyFrameRequested:
             video?.keyFrameRequested()
+        case .videoBitrate(let kbps):
+            video?.setBitrate(kbps: kbps)
+        case .audioEncoding(let kbps, let fec, let loss):
+            audio?.setEncoding(bitrateKbps: kbps, fec: fec, expectedLossPercent: loss)
         case .callFailed(let noPath):
             onCallFailed(noPath)
         }

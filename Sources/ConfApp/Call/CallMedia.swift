@@ -67,8 +67,9 @@ enum CallMedia {
         }
         if source != nil {
             do {
+                // Three temporal layers: each link is sent the ones its estimate carries (CallEngine+Layers).
                 encoder = try VP8Encoder(width: context.video.width, height: context.video.height, bitrateKbps: settings.bitrateKbps,
-                                         framesPerSecond: settings.framesPerSecond)
+                                         framesPerSecond: settings.framesPerSecond, temporalLayers: 3)
             } catch {
                 source?.close()
                 throw CommandFailure(.failure, code: "vp8", "cannot start the video encoder: \(error)")

@@ -117,6 +117,8 @@ enum CallSetup {
         configuration.statsInterval = options.stats ? .seconds(2) : nil
         configuration.receivesAudio = options.audio.enabled
         configuration.receivesVideo = options.video.enabled
+        configuration.videoBitrateKbps = options.video.bitrateKbps
+        configuration.audioBitrateKbps = options.audio.bitrate / 1000
         let driver = CallDriver(
             loop: loop, reporter: reporter, clock: loop.clock, random: KernelRandom(), security: CertificateSecurity(certificate: certificate),
             configuration: configuration, settings: .init(iceServers: options.iceServers, relayOnly: options.relayOnly, trust: options.trust),

@@ -31,6 +31,10 @@ public struct LinkCongestionController<Item: Sendable>: Sendable {
         pacer.enqueue(item, size: size, priority: priority, now: now)
     }
 
+    /// Drops what waits in the pacer at `priority`; how many went.
+    @discardableResult
+    public mutating func dropQueued(_ priority: PacketPriority) -> Int { pacer.dropQueued(priority) }
+
     /// What leaves now, each with its transport-wide sequence number, recorded as sent now.
     public mutating func poll(now: Instant) -> [(item: Item, sequence: Int64)] {
         pacer.pollSized(now: now).map { item, size in

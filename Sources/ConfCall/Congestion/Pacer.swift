@@ -69,6 +69,18 @@ public struct Pacer<Item: Sendable>: Sendable {
         }
     }
 
+    /// Drops what waits at `priority` (video for a link whose video just paused: those frames
+    /// would only delay its audio, and it starts again at a key frame); how many went.
+    @discardableResult
+    public mutating func dropQueued(_ priority: PacketPriority) -> Int {
+        var dropped = 0
+        while let queued = queues[priority.rawValue].popFirst() {
+            queuedBytes -= queued.size
+            dropped += 1
+        }
+        return dropped
+    }
+
     /// What may leave now, in priority order, first-in first-out within a priority.
     public mutating func poll(now: Instant) -> [Item] { pollSized(now: now).map(\.item) }
 

@@ -59,6 +59,10 @@ extension CallEngine {
             link.lastHeard = now
             link.heardSRTP = true
             guard let packet = RTPPacket(bytes: plain) else { return }
+            recordArrival(packet, on: link, now: now)
+            // Padding only on an SSRC that is not the peer's video (our probes): it was there for the
+            // transport feedback. Padding on the video stream itself goes on, for its sequence numbers.
+            guard !packet.payload.isEmpty || packet.ssrc == link.videoIn?.rtp.ssrc else { return }
             receivedRTP(packet, on: link, now: now)
         case .stun, .turnChannel, .unknown:
             break
@@ -69,11 +73,13 @@ extension CallEngine {
         for packet in packets {
             switch packet {
             case .pictureLossIndication: outputs.append(.keyFrameRequested)
-            case .negativeAcknowledgement(_, _, let lost): resendVideo(lost, on: link)
+            case .negativeAcknowledgement(_, _, let lost): resendVideo(lost, on: link, now: now)
             default: break
             }
         }
+        receivedCongestionFeedback(packets, on: link, now: now)
         if let answer = link.meter.received(packets, now: now) { send(answer, on: link) }
+        tookRoundTrip(on: link, now: now)
         guard !link.announced else { return }
         if link.meter.latest != nil {
             announce(link, now: now)

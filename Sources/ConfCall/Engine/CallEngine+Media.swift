@@ -15,33 +15,20 @@ extension CallEngine {
         guard let opus, !audioMuted, configuration.sendsAudio else { return }
         let audioLevel = AudioLevel(voiceActivity: level < 50, level: level)
         for link in links.values where link.phase == .connected {
-            guard let audio = link.negotiated?.audio, audio.sends, let srtp = link.srtp else { continue }
+            guard let audio = link.negotiated?.audio, audio.sends, link.srtp != nil else { continue }
             var extensions: [UInt8: [UInt8]] = [:]
             if let id = audio.audioLevelExtension { extensions[id] = audioLevel.bytes }
             link.audioOut.payloadType = audio.payloadType
             let packets = link.audioOut.packetize([opus], duration: Self.audioFrameSamples, extensions: extensions)
-            for datagram in srtp.protect(packets) { outputs.append(.transmit(link.id, datagram)) }
+            enqueue(packets, .audio, on: link, transportSequenceID: transportSequenceID(audio), now: now)
         }
     }
 
-    /// One encoded frame, packetised once; sequence numbers, timestamps and SRTP are per link.
-    func sendVideo(_ frame: [UInt8], captured: Instant, now: Instant) {
-        guard configuration.sendsVideo else { return }
-        let first = firstVideoCapture ?? captured
-        firstVideoCapture = first
-        let ticks = UInt32(truncatingIfNeeded: Int64(captured.since(first).milliseconds * 90))
-        let payloads = videoPacketizer.packetize(frame)
-        for link in links.values where link.phase == .connected {
-            guard let video = link.negotiated?.video, video.sends, let srtp = link.srtp else { continue }
-            link.videoOut.payloadType = video.payloadType
-            for datagram in srtp.protect(link.videoOut.packetize(payloads, mediaTime: ticks)) { outputs.append(.transmit(link.id, datagram)) }
-        }
-    }
-
-    /// A peer's NACK: those packets again from the history, if still in it.
-    func resendVideo(_ sequences: [SequenceNumber], on link: PeerConnection) {
-        guard let srtp = link.srtp else { return }
-        for datagram in srtp.protect(rtp: link.videoOut.resend(sequences)) { outputs.append(.transmit(link.id, datagram)) }
+    /// A peer's NACK: those packets again from the history, if still in it, behind audio and
+    /// ahead of new video in the pacer, each with a transport sequence number of its own.
+    func resendVideo(_ sequences: [SequenceNumber], on link: PeerConnection, now: Instant) {
+        let packets = link.videoOut.resend(sequences).compactMap(RTPPacket.init(bytes:))
+        enqueue(packets, .retransmission, on: link, transportSequenceID: transportSequenceID(link.negotiated?.video), now: now)
     }
 
     // MARK: Receiving

@@ -60,7 +60,8 @@ extension CallEngine {
         links[id] = link
         outputs.append(.startIce(id, link.credentials, controlling: controlling))
         return LocalEndpoint(iceUfrag: link.credentials.ufrag, icePwd: link.credentials.pwd, fingerprint: security.fingerprint,
-                             role: role, audioSSRC: link.audioSSRC, videoSSRC: link.videoSSRC)
+                             role: role, audioSSRC: link.audioSSRC, videoSSRC: link.videoSSRC,
+                             congestionControl: configuration.congestionControl)
     }
 
     func drainMesh(now: Instant) {

@@ -16,7 +16,7 @@ extension CallEngine {
             if let announceBy = link.announceBy { deadlines.append(announceBy) }
         }
         if let playout = link.audioPlayoutAt { deadlines.append(playout) }
-        return deadlines
+        return deadlines + congestionDeadlines(link)
     }
 
     func service(now: Instant) {
@@ -31,9 +31,11 @@ extension CallEngine {
                 outputs.append(.callFailed(noPath: sawNoPath))
             }
         }
+        serviceRates(now: now)
         if let at = nextStatsAt, now >= at, let interval = configuration.statsInterval {
             nextStatsAt = now + interval
             reportStatistics(now: now)
+            reportLinkStatistics(now: now)
         }
     }
 
@@ -51,6 +53,7 @@ extension CallEngine {
             return
         }
         guard link.phase == .connected else { return }
+        serviceCongestion(link, now: now)
         if now.since(link.lastHeard) >= silenceLimit(link) {
             disconnect(link, .silence(limit: silenceLimit(link)), now: now)
             return

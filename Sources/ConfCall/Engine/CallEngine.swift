@@ -29,6 +29,13 @@ public final class CallEngine {
         public var sendsVideo = false
         public var receivesAudio = true
         public var receivesVideo = true
+        /// Transport-wide congestion control offered and used (off: negotiates as an older peer,
+        /// whose links get a loss-based estimate from receiver reports).
+        public var congestionControl = true
+        /// The most the video encoder is asked for (`--video-bitrate`), kbit/s.
+        public var videoBitrateKbps = 600
+        /// The most Opus is asked for (`--audio-bitrate`), kbit/s: within 16...64.
+        public var audioBitrateKbps = 32
 
         public init() {}
     }
@@ -54,6 +61,9 @@ public final class CallEngine {
         case audioFrame(opus: [UInt8]?, level: UInt8)
         /// One encoded VP8 frame, taken at `captured`.
         case videoFrame([UInt8], captured: Instant)
+        /// One encoded VP8 frame of a temporally layered stream, with its place in the pattern:
+        /// each link is sent the layers its estimate carries.
+        case layeredVideoFrame([UInt8], layer: VP8FrameLayer, captured: Instant)
         /// What the driver played of a peer, as a level in -dBov: drives the peer's `talking`.
         case played(ParticipantID, level: UInt8)
         /// The driver could not decode a peer's video frame: a key frame is asked for.
@@ -87,6 +97,11 @@ public final class CallEngine {
         case video(ParticipantID, VP8FrameAssembler.Frame, ssrc: UInt32)
         /// A peer lost our video: the next frame should be a key frame.
         case keyFrameRequested
+        /// The video encoder's new total target (all layers): the best link's video budget,
+        /// capped by `videoBitrateKbps`. Given when it changes by more than 10 %, at most once a second.
+        case videoBitrate(kbps: Int)
+        /// Opus's new settings from the worst link: bitrate (16...64), in-band FEC, expected loss.
+        case audioEncoding(bitrateKbps: Int, fec: Bool, expectedLossPercent: Int)
         /// Nobody connected within the connect timeout; `noPath` when some link found no network path.
         case callFailed(noPath: Bool)
     }
@@ -143,6 +158,12 @@ public final class CallEngine {
     var nextStatsAt: Instant?
     var videoPacketizer = VP8Packetizer()
     var firstVideoCapture: Instant?
+    /// How many temporal layers the encoder makes (1 for `.videoFrame`), as its frames say.
+    var encodedLayers = 1
+    // Rates (CallEngine+Rates.swift): when they are looked at next, and what was last asked for.
+    var nextRateUpdateAt: Instant?
+    var videoBitrateAsked: (kbps: Int, at: Instant)?
+    var audioEncodingAsked: (bitrateKbps: Int, fec: Bool, lossPercent: Int, at: Instant)?
 
     public init(configuration: Configuration, security: any LinkSecurity, dataChannels: (any DataChannelFactory)?,
                 random: any RandomNumberGenerator) {
@@ -173,7 +194,8 @@ public final class CallEngine {
         case .datagram(let id, let bytes):
             if let link = links[id] { received(bytes, on: link, now: now) }
         case .audioFrame(let opus, let level): sendAudio(opus, level: level, now: now)
-        case .videoFrame(let frame, let captured): sendVideo(frame, captured: captured, now: now)
+        case .videoFrame(let frame, let captured): sendVideo(frame, layer: nil, captured: captured, now: now)
+        case .layeredVideoFrame(let frame, let layer, let captured): sendVideo(frame, layer: layer, captured: captured, now: now)
         case .played(let id, let level):
             guard let link = links[id], let change = link.talking.update(level: level, now: now) else { break }
             outputs.append(.event(.talking(.peer(link.peer), talking: change)))
@@ -197,6 +219,7 @@ public final class CallEngine {
         var deadlines: [Instant] = Array(restartAt.values)
         if let connectDeadline, !everConnected { deadlines.append(connectDeadline) }
         if let nextStatsAt { deadlines.append(nextStatsAt) }
+        if let nextRateUpdateAt, !connectedPeers.isEmpty { deadlines.append(nextRateUpdateAt) }
         for link in links.values { deadlines += linkDeadlines(link) }
         return deadlines.min()
     }

@@ -53,6 +53,18 @@ extension CallEvent {
                     + "buffer \(tenths(s.buffered.milliseconds)) ms, concealed \(tenths(s.concealed.milliseconds)) ms"
             }
             return style.dim("audio: " + figures.joined(separator: "; "))
+        case .linkStats(let links):
+            func tenths(_ value: Double) -> Double { (value * 10).rounded() / 10 }
+            let figures = links.map { s in
+                "\(s.peer): estimate \(tenths(s.estimateKbps)) kbit/s, sent \(tenths(s.sentKbps)) kbit/s, "
+                    + "rtt \(s.roundTrip.map { "\(tenths($0.milliseconds)) ms" } ?? "unknown"), loss \(tenths(s.lossPercent)) %, "
+                    + "queue \(tenths(s.queueDelay.milliseconds)) ms, video layers \(s.videoLayers)"
+            }
+            return style.dim("links: " + figures.joined(separator: "; "))
+        case .videoPaused(let peer, _):
+            return style.dim("\(peer.name) (\(peer.id)) gets no video from you for now: the link cannot carry it (audio goes on)")
+        case .videoResumed(let peer):
+            return style.dim("\(peer.name) (\(peer.id)) gets your video again")
         case .devices(let sources, let sinks):
             var text: TerminalText = "Sources (--mic):"
             for source in sources {

@@ -74,6 +74,18 @@ extension CallEvent {
                     "concealed_ms": Self.tenths(s.concealed),
                 ])
             })])
+        case .linkStats(let links):
+            .object(["links": .array(links.map { s in
+                .object([
+                    "peer": .string(s.peer.rawValue), "estimate_kbps": Self.tenths(s.estimateKbps), "sent_kbps": Self.tenths(s.sentKbps),
+                    "rtt_ms": Self.tenths(s.roundTrip ?? .zero), "loss_percent": Self.tenths(s.lossPercent),
+                    "queue_delay_ms": Self.tenths(s.queueDelay), "video_layers": .number(Double(s.videoLayers)),
+                ])
+            })])
+        case .videoPaused(let peer, let reason):
+            .object(["peer": .string(peer.id.rawValue), "reason": .string(reason.rawValue)])
+        case .videoResumed(let peer):
+            .object(["peer": .string(peer.id.rawValue)])
         case .devices(let sources, let sinks):
             .object(["sources": .array(sources.map(\.json)), "sinks": .array(sinks.map(\.json))])
         case .devicesMissing(let devices, let reason):

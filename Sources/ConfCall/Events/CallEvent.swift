@@ -27,6 +27,12 @@ public enum CallEvent: Equatable, Sendable {
     case peerMutedLocally(Participant, muted: Bool)
     case talking(Speaker, talking: Bool)
     case audioStats([AudioStatistics])
+    /// Per link, what congestion control sees of the path (with `--stats`).
+    case linkStats([LinkStatistics])
+    /// A peer stopped getting our video: its link cannot carry it now; its audio goes on.
+    case videoPaused(Participant, reason: VideoPauseReason)
+    /// A peer gets our video again.
+    case videoResumed(Participant)
     /// `conf devices`: the sound server's sources and sinks.
     case devices(sources: [SoundDevice], sinks: [SoundDevice])
     /// No sound server: the call goes on without the default devices; `reason` is the library's words.
@@ -54,7 +60,8 @@ public enum CallEvent: Equatable, Sendable {
         case chat, sent, muted
         case peerMuted = "peer-muted", peerMutedLocally = "peer-muted-locally"
         case talking
-        case audioStats = "audio-stats"
+        case audioStats = "audio-stats", linkStats = "link-stats"
+        case videoPaused = "video-paused", videoResumed = "video-resumed"
         case devices
         case devicesMissing = "devices-missing", deviceLost = "device-lost"
         case recordError = "record-error"
@@ -83,6 +90,9 @@ public enum CallEvent: Equatable, Sendable {
         case .peerMutedLocally: .peerMutedLocally
         case .talking: .talking
         case .audioStats: .audioStats
+        case .linkStats: .linkStats
+        case .videoPaused: .videoPaused
+        case .videoResumed: .videoResumed
         case .devices: .devices
         case .devicesMissing: .devicesMissing
         case .deviceLost: .deviceLost

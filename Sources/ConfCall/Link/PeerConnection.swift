@@ -65,6 +65,22 @@ final class PeerConnection {
     var audioPlayoutAt: Instant?
     var videoIn: InboundVideoStream?
 
+    // Congestion control (CallEngine+Congestion.swift): every RTP packet we send leaves through
+    // the pacer; what the peer sends with transport sequence numbers is recorded for feedback.
+    var congestion = LinkCongestionController<PacedPacket>()
+    var feedbackRecorder: TransportFeedbackRecorder
+    var feedbackTimeline = ReferenceTimeUnwrapper()
+    /// Padding-only packets on an SSRC of their own, sent to probe while video is paused.
+    var probeOut: OutboundRTPStream
+    var traffic = LinkTraffic()
+
+    // Temporal layers (CallEngine+Layers.swift): which frames of the one encoding this link gets.
+    var layerSelector = TemporalLayerSelector(maximumLayer: 2)
+    var layerPolicy = LinkLayerPolicy()
+    var pictureIDs = VP8PictureIDRewriter()
+    /// After a pause, video starts again at a key frame (the link missed the frames in between).
+    var videoWaitsForKeyFrame = false
+
     /// What a listener sent anyway: dropped, counted, reported once each.
     var droppedFromListener = 0
     var refusedListenerChat = 0
@@ -78,6 +94,9 @@ final class PeerConnection {
         audioSSRC = SSRC(UInt32(truncatingIfNeeded: random.next()))
         videoSSRC = SSRC(UInt32(truncatingIfNeeded: random.next()))
         meter = RoundTripMeter(localSSRC: audioSSRC)
+        feedbackRecorder = TransportFeedbackRecorder(senderSSRC: audioSSRC)
+        probeOut = OutboundRTPStream(ssrc: SSRC(UInt32(truncatingIfNeeded: random.next())),
+                                     payloadType: PayloadType(masking: SDPNegotiation.vp8PayloadType), marker: .firstPacket, random: &random)
         // The payload types are set again from what negotiation agrees.
         audioOut = OutboundRTPStream(ssrc: audioSSRC, payloadType: PayloadType(masking: SDPNegotiation.opusPayloadType), marker: .firstPacket,
                                      random: &random)

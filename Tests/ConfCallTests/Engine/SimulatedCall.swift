@@ -7,66 +7,6 @@ import ConfWire
 /// (joins, leaves, relayed signals), a fake ICE agent per link, and a seeded simulated network
 /// between the participants. Nothing here sleeps: time jumps to the next deadline.
 final class SimulatedCall {
-    final class Participant {
-        let id: ParticipantID
-        let name: String
-        let role: Role
-        let engine: CallEngine
-        let address: String
-        var agents: [ParticipantID: FakeIceAgent] = [:]
-        var events: [(at: Instant, event: CallEvent)] = []
-        var inRoom = false
-        /// SIGSTOPped: nothing runs; datagrams wait in the socket's buffer (the first 256).
-        var frozen = false
-        var socketBuffer: [(from: ParticipantID, bytes: [UInt8])] = []
-        var failed: Bool?
-        /// Frames played out per peer (received or concealed), those received, those muted here.
-        var audioFrames: [ParticipantID: Int] = [:]
-        var receivedAudioFrames: [ParticipantID: Int] = [:]
-        var mutedAudioFrames: [ParticipantID: Int] = [:]
-        var videoFrames: [ParticipantID: Int] = [:]
-        var keyFrameRequests = 0
-        /// Its driver cannot start ICE agents (say, out of descriptors).
-        var iceUnavailable = false
-        var signalsSent = 0
-        var videoFrameLog: [ParticipantID] = []
-        /// Sends a 20 ms audio frame this often while in the room (nil: no audio).
-        var sendsAudio = false
-        var nextAudioAt: Instant?
-        var pending: [CallEngine.Input] = []
-        /// Sends a made-up 3-packet VP8 frame every 66 ms while in the room.
-        var sendsVideo = false
-        var nextVideoAt: Instant?
-        var videoFramesSent = 0
-
-        /// A frame the assembler takes as VP8 (a key frame every 30th: bit 0 of the tag clear).
-        func nextVideoFrame() -> [UInt8] {
-            defer { videoFramesSent += 1 }
-            let key = videoFramesSent % 30 == 0
-            return [key ? 0x10 : 0x11] + [UInt8](repeating: UInt8(truncatingIfNeeded: videoFramesSent), count: 2_999)
-        }
-
-        init(id: ParticipantID, name: String, role: Role, engine: CallEngine, address: String) {
-            self.id = id
-            self.name = name
-            self.role = role
-            self.engine = engine
-            self.address = address
-        }
-
-        func connected(to other: Participant) -> Bool { engine.isConnected(other.id) }
-
-        var connectedEvents: [CallEvent.PeerConnected] {
-            events.compactMap { if case .peerConnected(let info) = $0.event { info } else { nil } }
-        }
-
-        var disconnections: [(peer: ParticipantID, code: DisconnectCode)] {
-            events.compactMap { if case .peerDisconnected(let d) = $0.event { (d.peer.id, d.reason.code) } else { nil } }
-        }
-
-        var chats: [String] { events.compactMap { if case .chat(_, let text) = $0.event { text } else { nil } } }
-    }
-
     let clock = ManualClock(Instant.zero + .seconds(1))
     let network: SimulatedNetwork<ParticipantID>
     private(set) var participants: [Participant] = []
@@ -212,7 +152,9 @@ final class SimulatedCall {
                 participant.nextAudioAt = at + .milliseconds(20)
             }
             if participant.sendsVideo, let at = participant.nextVideoAt, at <= now {
-                participant.pending.append(.videoFrame(participant.nextVideoFrame(), captured: at))
+                participant.pending.append(participant.layeredVideo?.nextFrame(captured: at, bitrates: participant.videoBitrates,
+                                                                                keyFrameRequests: participant.keyFrameRequests)
+                    ?? .videoFrame(participant.nextVideoFrame(), captured: at))
                 participant.nextVideoAt = at + .milliseconds(66)
             }
             runChecks(participant)
@@ -276,6 +218,10 @@ final class SimulatedCall {
             participant.videoFrames[id, default: 0] += 1
         case .keyFrameRequested:
             participant.keyFrameRequests += 1
+        case .videoBitrate(let kbps):
+            participant.videoBitrates.append((now, kbps))
+        case .audioEncoding(let kbps, let fec, let loss):
+            participant.audioEncodings.append((kbps, fec, loss))
         case .callFailed(let noPath):
             participant.failed = noPath
         }

@@ -1,0 +1,91 @@
+import ConfCore
+import ConfSession
+import ConfWire
+
+/// What the links' estimates ask of the encoders, five times a second: the video encoder's
+/// target (the best link's budget), each link's layers and pauses, Opus from the worst link, and
+/// padding probes on paused links so that their estimate can grow back.
+extension CallEngine {
+    static let rateUpdateInterval: Duration = .milliseconds(200)
+    /// The least the video encoder is asked for, kbit/s: below it VP8 makes pictures not worth
+    /// sending, so a link that cannot carry this much's base layer is paused instead.
+    static let minimumVideoKbps = 100
+    /// Opus's range (kbit/s) as the links allow it.
+    static let audioKbpsRange = 16...64
+    /// A new encoder target is given only when it moved by more than this fraction, and at most
+    /// this often.
+    static let videoBitrateHysteresis = 0.1
+    static let encoderUpdateInterval: Duration = .seconds(1)
+    /// Paused links probe only while their packets wait less than this in the path's queues.
+    static let probeQueueDelayLimit: Duration = .milliseconds(50)
+
+    func serviceRates(now: Instant) {
+        guard !connectedPeers.isEmpty else { return }
+        if let due = nextRateUpdateAt, now < due { return }
+        nextRateUpdateAt = now + Self.rateUpdateInterval
+        updateRates(now: now)
+    }
+
+    private func updateRates(now: Instant) {
+        let encoderKbps = encoderTargetKbps
+        updateLayers(encoderKbps: encoderKbps, now: now)
+        askVideoBitrate(encoderKbps, now: now)
+        askAudioEncoding(now: now)
+        for link in videoLinks where link.layerPolicy.paused { probe(link, encoderKbps: encoderKbps, now: now) }
+    }
+
+    private func askVideoBitrate(_ kbps: Int, now: Instant) {
+        guard configuration.sendsVideo, !videoLinks.isEmpty else { return }
+        if let asked = videoBitrateAsked {
+            guard now.since(asked.at) >= Self.encoderUpdateInterval,
+                  Double(abs(kbps - asked.kbps)) > Double(asked.kbps) * Self.videoBitrateHysteresis else { return }
+        }
+        videoBitrateAsked = (kbps, now)
+        outputs.append(.videoBitrate(kbps: kbps))
+    }
+
+    /// Opus from the worst link: an eighth of its estimate within 16...64 kbit/s (never above the
+    /// configured bitrate), FEC on and the expected loss set from the loss it reports.
+    private func askAudioEncoding(now: Instant) {
+        guard configuration.sendsAudio else { return }
+        let audioLinks = links.values.filter { $0.phase == .connected && $0.negotiated?.audio?.sends == true }
+        guard let worst = audioLinks.map(\.congestion.target).min() else { return }
+        let ceiling = min(Self.audioKbpsRange.upperBound, max(Self.audioKbpsRange.lowerBound, configuration.audioBitrateKbps))
+        let kbps = min(ceiling, max(Self.audioKbpsRange.lowerBound, worst / 8 / 1000))
+        let loss = audioLinks.compactMap { $0.congestion.statistics.lossFraction }.max() ?? 0
+        let lossPercent = min(30, Int((loss * 100).rounded()))
+        let fec = lossPercent >= 1
+        if let asked = audioEncodingAsked {
+            let same = asked.bitrateKbps == kbps && asked.fec == fec && abs(asked.lossPercent - lossPercent) < 2
+            guard !same, now.since(asked.at) >= Self.encoderUpdateInterval else { return }
+        }
+        audioEncodingAsked = (kbps, fec, lossPercent, now)
+        outputs.append(.audioEncoding(bitrateKbps: kbps, fec: fec, expectedLossPercent: lossPercent))
+    }
+
+    /// A paused link sends audio only, and an estimate may not grow much past what the path is
+    /// seen to deliver (`AIMDRateControl`: 1.5 × the acknowledged rate): so until it can carry the
+    /// base layer again, padding-only packets (RFC 3550 section 5.1) on a probe SSRC of their own
+    /// fill its estimate, up to what resuming needs. Receivers drop them after reading their
+    /// transport sequence number (libwebrtc drops padding-only packets of an unknown SSRC too).
+    private func probe(_ link: PeerConnection, encoderKbps: Int, now: Instant) {
+        let statistics = link.congestion.statistics
+        // Not into a queue the path already holds: that would only delay the link's audio.
+        guard let id = transportSequenceID(link.negotiated?.video), sendsTransportFeedback(link), link.congestion.pacer.queuedCount == 0,
+              statistics.usage != .overusing, (statistics.queueDelay ?? .zero) < Self.probeQueueDelayLimit else { return }
+        let base = Double(LinkLayerPolicy.baseLayerKbps(encoderKbps: encoderKbps, layers: encodedLayers))
+        let wanted = (base * link.layerPolicy.resumeMargin * 1.1) * 1000 + link.traffic.audioBitsPerSecond
+        let rate = min(Double(link.congestion.target), wanted) - link.traffic.audioBitsPerSecond
+        var bytes = Int(max(0, rate) * Self.rateUpdateInterval.milliseconds / 1000 / 8)
+        link.probeOut.payloadType = link.negotiated?.video?.payloadType ?? link.probeOut.payloadType
+        var packets: [PacedPacket] = []
+        while bytes > 0, let packet = link.probeOut.packetize([[]], duration: 0).first {
+            var probe = PacedPacket(packet: packet, kind: .probe, transportSequenceID: id)
+            probe.padding = 255
+            bytes -= probe.wireSize
+            packets.append(probe)
+        }
+        for probe in packets { link.congestion.enqueue(probe, size: probe.wireSize, priority: probe.priority, now: now) }
+        pumpPacer(link, now: now)
+    }
+}

@@ -1,0 +1,38 @@
+import ConfCore
+import ConfWire
+
+extension CallEvent {
+    /// One link's sending side as congestion control sees it, for `link-stats`.
+    public struct LinkStatistics: Equatable, Sendable {
+        public var peer: ParticipantID
+        /// What we may send the peer (the link's estimate), kbit/s.
+        public var estimateKbps: Double
+        /// What we sent it since the previous report (RTP with SRTP, no IP/UDP headers), kbit/s.
+        public var sentKbps: Double
+        /// The RTCP round trip; nil before one was measured (0 in JSON).
+        public var roundTrip: Duration?
+        /// The loss the peer reports, 0...100.
+        public var lossPercent: Double
+        /// How long our last packets waited in queues on the path, beyond the emptiest path seen lately.
+        public var queueDelay: Duration
+        /// The temporal layers the peer is sent: 0 while its video is paused (or we send none).
+        public var videoLayers: Int
+
+        public init(peer: ParticipantID, estimateKbps: Double, sentKbps: Double, roundTrip: Duration?, lossPercent: Double,
+                    queueDelay: Duration, videoLayers: Int) {
+            self.peer = peer
+            self.estimateKbps = estimateKbps
+            self.sentKbps = sentKbps
+            self.roundTrip = roundTrip
+            self.lossPercent = lossPercent
+            self.queueDelay = queueDelay
+            self.videoLayers = videoLayers
+        }
+    }
+
+    /// Why a peer stopped getting our video (its audio goes on).
+    public enum VideoPauseReason: String, Sendable {
+        /// Its link's estimate cannot carry even the base layer.
+        case bandwidth
+    }
+}

@@ -1,0 +1,32 @@
+import ConfCore
+
+/// What one link has put on the wire, for `link-stats` and for the share of the estimate that
+/// audio takes. Counts datagrams as they leave the pacer (sizes as `PacedPacket.wireSize`: RTP
+/// with SRTP, no IP or UDP headers). Pure.
+struct LinkTraffic: Sendable {
+    /// Every byte of RTP sent on the link so far (audio, video, retransmissions, probes).
+    private(set) var sentBytes: Int64 = 0
+    private var bytesAtLastReport: Int64 = 0
+    private var lastReport: Instant?
+    /// Bits per second of audio, smoothed over about a second of 20 ms frames.
+    private(set) var audioBitsPerSecond = 0.0
+
+    mutating func sent(_ packet: PacedPacket) {
+        sentBytes &+= Int64(packet.wireSize)
+        if packet.kind == .audio {
+            // One packet each 20 ms: 50 a second.
+            let rate = Double(packet.wireSize) * 8 * 50
+            audioBitsPerSecond += (rate - audioBitsPerSecond) * (audioBitsPerSecond == 0 ? 1 : 0.05)
+        }
+    }
+
+    /// Bits per second sent since the previous call (since the first packet, the first time).
+    mutating func sentRate(now: Instant) -> Double {
+        defer {
+            bytesAtLastReport = sentBytes
+            lastReport = now
+        }
+        guard let lastReport, now > lastReport else { return 0 }
+        return Double(sentBytes - bytesAtLastReport) * 8 / (now.since(lastReport).milliseconds / 1000)
+    }
+}

@@ -1,0 +1,53 @@
+import ConfCore
+import ConfWire
+
+/// How much of the one layered video stream one link gets, from its video budget (the link's
+/// congestion estimate minus what its audio takes): the highest temporal layer whose cumulative
+/// share of the encoder's rate fits (`TemporalLayerSelector.highestLayer`), or no video at all
+/// while even the base layer does not fit. Pure; time is passed in.
+///
+///                 budget < base layer for `pauseAfter`
+///     +---------+ -----------------------------------> +--------+
+///     | sending |                                      | paused |
+///     +---------+ <----------------------------------- +--------+
+///       budget ≥ `resumeMargin` × base layer for `resumeAfter`
+///
+/// The two thresholds and the waits keep a link whose estimate hovers at the base layer's rate
+/// from flapping; a pause stops video only, the link's audio goes on.
+struct LinkLayerPolicy: Sendable {
+    enum Change: Equatable, Sendable { case paused, resumed }
+
+    var pauseAfter: Duration = .milliseconds(500)
+    var resumeAfter: Duration = .seconds(1)
+    var resumeMargin = 1.25
+    private(set) var paused = false
+    /// The highest layer the link may get while it is not paused.
+    private(set) var maximumLayer: UInt8 = 2
+    /// Since when the budget has been on the other side of the threshold that would change `paused`.
+    private var crossedAt: Instant?
+
+    /// The base layer's rate in kbit/s when the encoder makes `encoderKbps` in `layers` layers.
+    static func baseLayerKbps(encoderKbps: Int, layers: Int) -> Int {
+        encoderKbps * (VP8FrameLayer.cumulativeSharePercent(layers: layers).first ?? 100) / 100
+    }
+
+    /// Takes the link's budget now; says when video pauses or resumes.
+    mutating func update(budgetKbps: Int, encoderKbps: Int, layers: Int, now: Instant) -> Change? {
+        maximumLayer = TemporalLayerSelector.highestLayer(fittingLinkKbps: budgetKbps, encoderKbps: encoderKbps, layers: layers)
+        let base = Double(Self.baseLayerKbps(encoderKbps: encoderKbps, layers: layers))
+        let crossing = paused ? Double(budgetKbps) >= base * resumeMargin : Double(budgetKbps) < base
+        guard crossing else {
+            crossedAt = nil
+            return nil
+        }
+        let since = crossedAt ?? now
+        crossedAt = since
+        guard now.since(since) >= (paused ? resumeAfter : pauseAfter) else { return nil }
+        paused.toggle()
+        crossedAt = nil
+        return paused ? .paused : .resumed
+    }
+
+    /// How many temporal layers the link is forwarded: 0 while paused.
+    var forwardedLayers: Int { paused ? 0 : Int(maximumLayer) + 1 }
+}

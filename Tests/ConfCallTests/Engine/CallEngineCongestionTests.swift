@@ -1,0 +1,142 @@
+import ConfCall
+import ConfCore
+import ConfWire
+import Testing
+
+/// Congestion control and temporal layers in the engine, on the simulated network: engines
+/// sending 20 ms audio frames and layered video sized to what the engine asks of the encoder,
+/// over links with a bandwidth cap and a drop-tail queue.
+@Suite struct CallEngineCongestionTests {
+    /// Everyone in the room, connected, sending audio and layered video (--video-bitrate `videoKbps`).
+    private func mesh(_ names: [String], seed: UInt64, videoKbps: Int = 600,
+                      configure: (String, inout CallEngine.Configuration) -> Void = { _, _ in })
+        throws -> (SimulatedCall, [SimulatedCall.Participant])
+    {
+        let call = SimulatedCall(seed: seed, handshake: .fakeDTLS)
+        let people = try names.map { name in
+            try call.add(name) {
+                $0.videoBitrateKbps = videoKbps
+                $0.statsInterval = .seconds(1)
+                configure(name, &$0)
+            }
+        }
+        for person in people {
+            person.sendsAudio = true
+            person.sendsVideo = true
+            person.layeredVideo = LayeredVideoSource(startKbps: videoKbps)
+        }
+        for person in people { call.join(person) }
+        #expect(call.run(for: .seconds(5)) { call.fullMesh(people) })
+        return (call, people)
+    }
+
+    private func cap(_ call: SimulatedCall, from: SimulatedCall.Participant, to: SimulatedCall.Participant, bitsPerSecond: Int?) {
+        var conditions = LinkConditions(delay: .milliseconds(20))
+        conditions.bandwidth = bitsPerSecond
+        // A queue of half a second at the capped rate, as `tc ... tbf latency 500ms` would keep.
+        if let bitsPerSecond { conditions.queueLimit = max(3_000, bitsPerSecond / 16) }
+        call.network.setConditions(conditions, from: from.id, to: to.id)
+    }
+
+    /// `who`'s link-stats figures for `peer`, in order.
+    private func linkStats(_ who: SimulatedCall.Participant, for peer: SimulatedCall.Participant, after: Instant = .zero)
+        -> [CallEvent.LinkStatistics]
+    {
+        who.events.filter { $0.at >= after }.flatMap { entry -> [CallEvent.LinkStatistics] in
+            if case .linkStats(let links) = entry.event { links.filter { $0.peer == peer.id } } else { [] }
+        }
+    }
+
+    @Test func aLinkCappedAtOneMegabitConvergesWithinFiveSeconds() throws {
+        let (call, people) = try mesh(["ann", "bob"], seed: 31, videoKbps: 2_000)
+        let ann = people[0], bob = people[1]
+        cap(call, from: ann, to: bob, bitsPerSecond: 1_000_000)
+        let start = call.now
+        call.run(for: .seconds(12))
+        let settled = linkStats(ann, for: bob, after: start + .seconds(5))
+        #expect(settled.count >= 6)
+        let estimates = settled.map(\.estimateKbps), queues = settled.map(\.queueDelay.milliseconds), sent = settled.map(\.sentKbps)
+        print("1 Mbit/s cap, from 5 s: estimate \(estimates) kbit/s, sent \(sent) kbit/s, queue delay \(queues) ms")
+        #expect(estimates.allSatisfy { $0 >= 450 && $0 <= 1_050 }, "estimates \(estimates)")
+        #expect(sent.allSatisfy { $0 <= 1_050 } && sent.reduce(0, +) / Double(sent.count) >= 400, "sent \(sent)")
+        #expect(queues.allSatisfy { $0 < 150 }, "queue delays \(queues)")
+        // Audio got through all along: 7 s of 20 ms frames, nearly all received.
+        #expect(bob.receivedAudioFrames[ann.id, default: 0] > 500)
+    }
+
+    @Test func oneWeakLinkCostsTheOthersNothing() throws {
+        let (call, people) = try mesh(["ann", "bob", "cat"], seed: 32)
+        let ann = people[0], bob = people[1], cat = people[2]
+        cap(call, from: ann, to: cat, bitsPerSecond: 300_000)
+        let start = call.now
+        call.run(for: .seconds(12))
+        let toBob = try #require(linkStats(ann, for: bob, after: start + .seconds(8)).last)
+        let toCat = try #require(linkStats(ann, for: cat, after: start + .seconds(8)).last)
+        let encoder = try #require(ann.videoBitrates.last?.kbps)
+        print("weak link: to bob \(toBob), to cat \(toCat), encoder \(encoder) kbit/s")
+        // The estimate swings around the capacity (over-use, back off, grow); what is sent stays within it.
+        #expect(toCat.estimateKbps <= 345 && toCat.sentKbps <= 310, "cat's link stays at its cap: \(toCat)")
+        #expect(toBob.estimateKbps >= 600, "bob's link is not held down: \(toBob.estimateKbps)")
+        #expect(encoder >= 540, "the encoder follows the best link, capped at 600: \(encoder)")
+        #expect(toBob.videoLayers == 3)
+        #expect(toCat.videoLayers >= 1 && toCat.videoLayers < 3, "cat gets fewer layers: \(toCat.videoLayers)")
+        #expect(toCat.queueDelay < .milliseconds(150))
+        let paused = ann.events.contains { if case .videoPaused = $0.event { true } else { false } }
+        #expect(!paused)
+        #expect(cat.videoFrames[ann.id, default: 0] > 50 && bob.videoFrames[ann.id, default: 0] > cat.videoFrames[ann.id, default: 0])
+    }
+
+    @Test func aLinkUnderFiftyKilobitsPausesVideoAndResumesWhenTheCapLifts() throws {
+        let (call, people) = try mesh(["ann", "bob"], seed: 33)
+        let ann = people[0], bob = people[1]
+        cap(call, from: ann, to: bob, bitsPerSecond: 40_000)
+        func pauses() -> [CallEvent] {
+            ann.events.map(\.event).filter { if case .videoPaused = $0 { true } else if case .videoResumed = $0 { true } else { false } }
+        }
+        #expect(call.run(for: .seconds(15)) { !pauses().isEmpty })
+        #expect(pauses() == [.videoPaused(bob.card, reason: .bandwidth)])
+        let pausedAt = call.now
+        let audioBefore = bob.receivedAudioFrames[ann.id, default: 0], videoBefore = bob.videoFrames[ann.id, default: 0]
+        call.run(for: .seconds(5))
+        #expect(ann.engine.videoLayers(bob.id) == 0)
+        #expect(bob.videoFrames[ann.id, default: 0] <= videoBefore + 2, "no video while paused (frames already queued may land)")
+        #expect(bob.receivedAudioFrames[ann.id, default: 0] - audioBefore > 200, "audio goes on: 5 s of 20 ms frames")
+        cap(call, from: ann, to: bob, bitsPerSecond: nil)
+        #expect(call.run(for: .seconds(20)) { pauses().count == 2 })
+        #expect(pauses().last == .videoResumed(bob.card))
+        let resumedAt = try #require(ann.events.last { if case .videoResumed = $0.event { true } else { false } }?.at)
+        print("paused \(pausedAt.since(Instant.zero)), resumed \(resumedAt.since(pausedAt)) after the pause")
+        let videoAtResume = bob.videoFrames[ann.id, default: 0]
+        call.run(for: .seconds(3))
+        #expect(bob.videoFrames[ann.id, default: 0] > videoAtResume + 20, "video flows again, from a key frame")
+    }
+
+    @Test func transportFeedbackFlowsBothWays() throws {
+        let (call, people) = try mesh(["ann", "bob"], seed: 34)
+        let ann = people[0], bob = people[1]
+        call.run(for: .seconds(3))
+        for (who, peer) in [(ann, bob), (bob, ann)] {
+            let statistics = try #require(who.engine.congestionStatistics(peer.id))
+            #expect(statistics.delayBased != nil, "\(who.name) has a delay-based estimate from \(peer.name)'s feedback")
+            #expect(statistics.acknowledged != nil)
+            #expect(statistics.roundTrip.map { $0 >= .milliseconds(35) && $0 < .milliseconds(100) } == true)
+            #expect(statistics.target > 300_000, "it grew from the start: \(statistics.target)")
+        }
+    }
+
+    @Test func aPeerWithoutTransportFeedbackGetsALossBasedEstimate() throws {
+        let (call, people) = try mesh(["ann", "bob"], seed: 35) { name, configuration in
+            if name == "bob" { configuration.congestionControl = false }
+        }
+        let ann = people[0], bob = people[1]
+        call.run(for: .seconds(10))
+        for (who, peer) in [(ann, bob), (bob, ann)] {
+            let statistics = try #require(who.engine.congestionStatistics(peer.id))
+            #expect(statistics.delayBased == nil && statistics.acknowledged == nil, "no transport feedback either way")
+            #expect(statistics.lossFraction == 0, "receiver reports came, with no loss")
+            #expect(statistics.target > 300_000, "the loss bound ramps from the start without loss: \(statistics.target)")
+        }
+        #expect(bob.videoFrames[ann.id, default: 0] > 100 && ann.videoFrames[bob.id, default: 0] > 100)
+        #expect(bob.receivedAudioFrames[ann.id, default: 0] > 450)
+    }
+}

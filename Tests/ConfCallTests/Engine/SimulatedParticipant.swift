@@ -1,0 +1,71 @@
+import ConfCall
+import ConfCore
+import ConfWire
+
+extension SimulatedCall {
+    /// One participant of a `SimulatedCall`: its engine, its fake ICE agents, what came out of it.
+    final class Participant {
+        let id: ParticipantID
+        let name: String
+        let role: Role
+        let engine: CallEngine
+        let address: String
+        var agents: [ParticipantID: FakeIceAgent] = [:]
+        var events: [(at: Instant, event: CallEvent)] = []
+        var inRoom = false
+        /// SIGSTOPped: nothing runs; datagrams wait in the socket's buffer (the first 256).
+        var frozen = false
+        var socketBuffer: [(from: ParticipantID, bytes: [UInt8])] = []
+        var failed: Bool?
+        /// Frames played out per peer (received or concealed), those received, those muted here.
+        var audioFrames: [ParticipantID: Int] = [:]
+        var receivedAudioFrames: [ParticipantID: Int] = [:]
+        var mutedAudioFrames: [ParticipantID: Int] = [:]
+        var videoFrames: [ParticipantID: Int] = [:]
+        var keyFrameRequests = 0
+        /// Its driver cannot start ICE agents (say, out of descriptors).
+        var iceUnavailable = false
+        var signalsSent = 0
+        var videoFrameLog: [ParticipantID] = []
+        /// Sends a 20 ms audio frame this often while in the room (nil: no audio).
+        var sendsAudio = false
+        var nextAudioAt: Instant?
+        var pending: [CallEngine.Input] = []
+        /// Sends a made-up 3-packet VP8 frame every 66 ms while in the room.
+        var sendsVideo = false
+        var nextVideoAt: Instant?
+        var videoFramesSent = 0
+        /// What the engine asked of the encoders (`.videoBitrate`, `.audioEncoding`).
+        var videoBitrates: [(at: Instant, kbps: Int)] = []
+        var audioEncodings: [(kbps: Int, fec: Bool, lossPercent: Int)] = []
+        /// Sends layered frames sized to the encoder target instead (SimulatedCall+Layers.swift).
+        var layeredVideo: LayeredVideoSource?
+
+        /// A frame the assembler takes as VP8 (a key frame every 30th: bit 0 of the tag clear).
+        func nextVideoFrame() -> [UInt8] {
+            defer { videoFramesSent += 1 }
+            let key = videoFramesSent % 30 == 0
+            return [key ? 0x10 : 0x11] + [UInt8](repeating: UInt8(truncatingIfNeeded: videoFramesSent), count: 2_999)
+        }
+
+        init(id: ParticipantID, name: String, role: Role, engine: CallEngine, address: String) {
+            self.id = id
+            self.name = name
+            self.role = role
+            self.engine = engine
+            self.address = address
+        }
+
+        func connected(to other: Participant) -> Bool { engine.isConnected(other.id) }
+
+        var connectedEvents: [CallEvent.PeerConnected] {
+            events.compactMap { if case .peerConnected(let info) = $0.event { info } else { nil } }
+        }
+
+        var disconnections: [(peer: ParticipantID, code: DisconnectCode)] {
+            events.compactMap { if case .peerDisconnected(let d) = $0.event { (d.peer.id, d.reason.code) } else { nil } }
+        }
+
+        var chats: [String] { events.compactMap { if case .chat(_, let text) = $0.event { text } else { nil } } }
+    }
+}

@@ -1,0 +1,79 @@
+@testable import ConfCall
+import ConfCore
+import ConfWire
+import Testing
+
+/// One link's layers and pause from its video budget (3 layers: 40, 60, 100 % of the encoder's rate).
+@Suite struct LinkLayerPolicyTests {
+    let start = Instant.zero + .seconds(10)
+
+    @Test func layersFollowTheBudget() {
+        var policy = LinkLayerPolicy()
+        #expect(policy.update(budgetKbps: 600, encoderKbps: 600, layers: 3, now: start) == nil)
+        #expect(policy.forwardedLayers == 3)
+        _ = policy.update(budgetKbps: 400, encoderKbps: 600, layers: 3, now: start)
+        #expect(policy.forwardedLayers == 2, "360 of 600 fits, 600 does not")
+        _ = policy.update(budgetKbps: 250, encoderKbps: 600, layers: 3, now: start)
+        #expect(policy.forwardedLayers == 1, "240 fits")
+        _ = policy.update(budgetKbps: 599, encoderKbps: 600, layers: 1, now: start)
+        #expect(policy.forwardedLayers == 1 && !policy.paused, "one layer: the only one, not yet paused")
+    }
+
+    @Test func aBudgetShortOfTheBaseLayerPausesAfterHalfASecondAndResumesWithAMargin() {
+        var policy = LinkLayerPolicy()
+        // Base layer: 40 % of 100 = 40 kbit/s.
+        #expect(policy.update(budgetKbps: 30, encoderKbps: 100, layers: 3, now: start) == nil)
+        #expect(policy.update(budgetKbps: 30, encoderKbps: 100, layers: 3, now: start + .milliseconds(400)) == nil)
+        #expect(policy.update(budgetKbps: 30, encoderKbps: 100, layers: 3, now: start + .milliseconds(500)) == .paused)
+        #expect(policy.forwardedLayers == 0)
+        // 45 is above the base layer but inside the 1.25 margin: still paused.
+        #expect(policy.update(budgetKbps: 45, encoderKbps: 100, layers: 3, now: start + .seconds(2)) == nil)
+        #expect(policy.update(budgetKbps: 45, encoderKbps: 100, layers: 3, now: start + .seconds(4)) == nil)
+        #expect(policy.update(budgetKbps: 50, encoderKbps: 100, layers: 3, now: start + .seconds(5)) == nil)
+        #expect(policy.update(budgetKbps: 50, encoderKbps: 100, layers: 3, now: start + .milliseconds(5_900)) == nil)
+        #expect(policy.update(budgetKbps: 50, encoderKbps: 100, layers: 3, now: start + .seconds(6)) == .resumed)
+        #expect(policy.forwardedLayers == 1)
+    }
+
+    @Test func aDipShorterThanTheWaitDoesNotPause() {
+        var policy = LinkLayerPolicy()
+        _ = policy.update(budgetKbps: 10, encoderKbps: 100, layers: 3, now: start)
+        _ = policy.update(budgetKbps: 80, encoderKbps: 100, layers: 3, now: start + .milliseconds(300))
+        #expect(policy.update(budgetKbps: 10, encoderKbps: 100, layers: 3, now: start + .milliseconds(600)) == nil)
+        #expect(!policy.paused, "the wait starts again after the budget came back")
+    }
+}
+
+/// A packet as it leaves the pacer: the transport sequence number stamped, padding as RFC 3550 says.
+@Suite struct PacedPacketTests {
+    let packet = RTPPacket(payloadType: 96, sequenceNumber: 7, timestamp: 90_000, ssrc: 0x1234_5678, extensions: [1: [0x9F]], payload: [1, 2, 3])
+
+    @Test func theTransportSequenceNumberIsStampedFromItsLowSixteenBits() throws {
+        let paced = PacedPacket(packet: packet, kind: .video, transportSequenceID: 3)
+        let bytes = paced.wireBytes(transportSequence: 0x1_0102)
+        let parsed = try #require(RTPPacket(bytes: bytes))
+        #expect(parsed.extensions[3] == [0x01, 0x02])
+        #expect(parsed.extensions[1] == [0x9F] && parsed.payload == [1, 2, 3] && parsed.sequenceNumber == 7)
+        #expect(paced.wireSize == bytes.count + PacedPacket.srtpTagBytes)
+    }
+
+    @Test func withoutTheExtensionNothingIsAdded() {
+        let paced = PacedPacket(packet: packet, kind: .audio, transportSequenceID: nil)
+        #expect(paced.wireBytes(transportSequence: 5) == packet.bytes)
+        #expect(paced.wireSize == packet.bytes.count + PacedPacket.srtpTagBytes)
+        #expect(paced.priority == .audio)
+    }
+
+    @Test func aProbeIsPaddingOnly() throws {
+        var probe = PacedPacket(packet: RTPPacket(payloadType: 96, sequenceNumber: 1, timestamp: 0, ssrc: 9, payload: []), kind: .probe,
+                                transportSequenceID: 3)
+        probe.padding = 255
+        let bytes = probe.wireBytes(transportSequence: 42)
+        #expect(bytes[0] & 0x20 != 0, "P bit")
+        #expect(bytes.last == 255, "the last octet counts the padding, itself included")
+        let parsed = try #require(RTPPacket(bytes: bytes))
+        #expect(parsed.payload.isEmpty && parsed.extensions[3] == [0, 42])
+        #expect(probe.wireSize == bytes.count + PacedPacket.srtpTagBytes)
+        #expect(probe.priority == .video)
+    }
+}
