@@ -52,6 +52,9 @@ public struct LinkBandwidthEstimator: Sendable {
         target = configuration.start
     }
 
+    /// Packets waiting this much longer than on the emptiest path seen: the queues are growing.
+    static let congestedQueueDelay: Duration = .milliseconds(30)
+
     public mutating func onSent(sequence: Int64, size: Int, at now: Instant) {
         history.record(sequence: sequence, size: size, at: now)
     }
@@ -65,8 +68,10 @@ public struct LinkBandwidthEstimator: Sendable {
             if let arrival = report.arrival { acknowledged.add(arrival: arrival, size: report.size) } else { lost += 1 }
         }
         delayBased.update(reports, acknowledged: acknowledged.bitsPerSecond, now: now)
+        let queued = delayBased.queueDelay.queueDelay ?? .zero
+        let congested = delayBased.usage == .overusing || queued > Self.congestedQueueDelay
         lossBased.onReports(lost: lost, total: reports.count, rate: Double(target), ceiling: ceiling,
-                            roundTrip: roundTrip ?? .zero, now: now)
+                            roundTrip: roundTrip ?? .zero, congested: congested, now: now)
         updateTarget()
     }
 

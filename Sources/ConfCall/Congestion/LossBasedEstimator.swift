@@ -17,8 +17,16 @@ import ConfCore
 /// does not pin the rate while the delay-based estimate grows. With no other bound at all (a peer
 /// that sends neither transport feedback nor REMB) the bound is the estimate itself and ramps
 /// from the current rate.
+///
+/// Loss is congestion only when the path says so too. Where transport feedback gives a delay
+/// signal, a window over 10 % lowers the bound only while the queues grow (`congested`: the
+/// detector over-uses, or packets wait well above the emptiest path seen), or when the loss is
+/// past `randomLossLimit`: a radio link that drops 15 % at random with empty queues keeps its rate,
+/// and NACK repairs the video, where GCC alone would walk the rate down to its floor.
 struct LossBasedEstimator: Sendable {
     var highLoss = 0.10
+    /// Above this a loss lowers the bound whatever the queues say.
+    var randomLossLimit = 0.25
     var lowLoss = 0.02
     var increase = 1.05
     var minimumPackets = 20
@@ -29,15 +37,17 @@ struct LossBasedEstimator: Sendable {
     private var reported = 0
     private var lastDecrease: Instant?
 
-    /// Counts one feedback message's reports; evaluates when the window is full.
-    mutating func onReports(lost newlyLost: Int, total: Int, rate: Double, ceiling: Double?, roundTrip: Duration, now: Instant) {
+    /// Counts one feedback message's reports; evaluates when the window is full. `congested`: the
+    /// delay signal sees queues building (nil where there is no delay signal).
+    mutating func onReports(lost newlyLost: Int, total: Int, rate: Double, ceiling: Double?, roundTrip: Duration, congested: Bool? = nil,
+                            now: Instant) {
         lost = lost &+ max(0, newlyLost)
         reported = reported &+ max(0, total)
         guard reported >= minimumPackets else { return }
         let fraction = Double(lost) / Double(reported)
         lost = 0
         reported = 0
-        evaluate(fraction, rate: rate, ceiling: ceiling, roundTrip: roundTrip, now: now)
+        evaluate(fraction, rate: rate, ceiling: ceiling, roundTrip: roundTrip, congested: congested, now: now)
     }
 
     /// A loss fraction over some interval (RTCP receiver report, RFC 3550 section 6.4.1).
@@ -46,8 +56,12 @@ struct LossBasedEstimator: Sendable {
         evaluate(min(1, max(0, fraction)), rate: rate, ceiling: ceiling, roundTrip: roundTrip, now: now)
     }
 
-    private mutating func evaluate(_ fraction: Double, rate: Double, ceiling: Double?, roundTrip: Duration, now: Instant) {
+    private mutating func evaluate(_ fraction: Double, rate: Double, ceiling: Double?, roundTrip: Duration, congested: Bool? = nil,
+                                   now: Instant) {
         lastFraction = fraction
+        if fraction > highLoss, congested == false, fraction <= randomLossLimit {
+            return  // random loss on a path whose queues are not growing: held, not lowered
+        }
         if fraction > highLoss {
             if let last = lastDecrease, now.since(last) < decreaseInterval + roundTrip { return }
             bound = min(bound ?? rate, rate) * (1 - 0.5 * fraction)

@@ -4,7 +4,8 @@ import Testing
 
 /// Random loss and the receiver's estimate on the simulated bottleneck (see `CongestionScenario`).
 /// Measured (seed 7): with 5 % loss on 1 Mbit/s the target ramps to 1 Mbit/s, then the windows
-/// above 10 % hold it between 630 and 810 kbit/s; with 20 % it falls to the 30 kbit/s floor in 11 s.
+/// above 10 % hold it between 630 and 810 kbit/s; with 30 % it falls to the 30 kbit/s floor.
+/// Loss of up to 25 % on a path whose queues do not grow is taken as random, not congestion.
 @Suite struct BandwidthLossTests {
     @Test func fivePercentRandomLossDoesNotCollapseTheEstimate() {
         var run = CongestionScenario(capacity: 1_000_000, loss: 0.05)
@@ -14,12 +15,20 @@ import Testing
         #expect(run.target > 300_000, "the target never grew from the start")
     }
 
-    @Test func twentyPercentLossLowersTheEstimate() {
-        var run = CongestionScenario(capacity: 1_000_000, loss: 0.20)
+    @Test func fifteenPercentRandomLossWithEmptyQueuesKeepsARateForVideo() {
+        var run = CongestionScenario(capacity: 1_000_000, loss: 0.15)
+        run.run(for: .seconds(15))
+        let later = run.targets(from: .zero + .seconds(5))
+        #expect(later.lowest >= 300_000, "15 % random loss pulled the target down to \(later.lowest)")
+        #expect((run.estimator.statistics.lossFraction ?? 0) > 0.1, "the loss was seen")
+    }
+
+    @Test func thirtyPercentLossLowersTheEstimate() {
+        var run = CongestionScenario(capacity: 1_000_000, loss: 0.30)
         run.run(for: .seconds(3))
         let early = run.target
         run.run(for: .seconds(7))
-        #expect(early < 300_000, "20 % loss did not lower the start rate")
+        #expect(early < 300_000, "30 % loss did not lower the start rate")
         #expect(run.target < early / 2)
         #expect(run.target >= run.estimator.configuration.minimum)
         let statistics = run.estimator.statistics

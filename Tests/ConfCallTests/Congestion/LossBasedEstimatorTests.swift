@@ -28,6 +28,16 @@ import Testing
         #expect(loss.bound == nil)
     }
 
+    @Test func heavyLossCutsOnlyWhenTheQueuesSayCongestionOrItIsPastTheRandomLimit() {
+        var loss = LossBasedEstimator()
+        loss.onReports(lost: 20, total: 100, rate: 1_000_000, ceiling: 2_000_000, roundTrip: .zero, congested: false, now: Self.at(0))
+        #expect(loss.bound == nil && loss.lastFraction == 0.2, "20 % with empty queues: random loss, held")
+        loss.onReports(lost: 20, total: 100, rate: 1_000_000, ceiling: 2_000_000, roundTrip: .zero, congested: true, now: Self.at(100))
+        #expect(loss.bound == 900_000, "the same loss with growing queues is congestion")
+        loss.onReports(lost: 30, total: 100, rate: 900_000, ceiling: 2_000_000, roundTrip: .zero, congested: false, now: Self.at(500))
+        #expect(loss.bound == 900_000 * 0.85, "past 25 % it cuts whatever the queues say")
+    }
+
     @Test func moderateLossAloneSetsNoBound() {
         var loss = LossBasedEstimator()
         for n in 0..<50 { loss.onReports(lost: 8, total: 100, rate: 1_000_000, ceiling: 1_000_000, roundTrip: .zero, now: Self.at(n * 100)) }

@@ -78,17 +78,19 @@ import Testing
         #expect(ann.audioFrames[bob.id, default: 0] > 2_500, "60 s of 20 ms frames, lost ones concealed: \(ann.audioFrames)")
     }
 
-    /// 8 %: above 10 % loss congestion control takes the loss for congestion (GCC's loss bound)
-    /// and lowers the link to its minimum, where video pauses.
-    @Test func nackRecoversVideoAtEightPercentLoss() throws {
-        let (call, ann, bob) = try connectedPair(seed: 15) { $0.network.defaultConditions.loss = 0.08 }
+    /// Random loss with empty queues is not congestion: the link keeps a rate that carries video
+    /// (a 15 % loss does not walk it down to the floor, where video would pause) and NACK repairs
+    /// what was lost.
+    @Test func nackRecoversVideoAtFifteenPercentLoss() throws {
+        let (call, ann, bob) = try connectedPair(seed: 15) { $0.network.defaultConditions.loss = 0.15 }
         let sentBefore = bob.videoFramesSent
         bob.sendsVideo = true
         bob.nextVideoAt = call.now
         call.run(for: .seconds(30))
         let sent = bob.videoFramesSent - sentBefore, received = ann.videoFrames[bob.id, default: 0]
-        // Without retransmission a 3-packet frame arrives whole 0.92^3 = 78 % of the time.
-        #expect(Double(received) / Double(sent) > 0.95, "received \(received) of \(sent) frames")
+        // Without retransmission a 3-packet frame arrives whole 0.85^3 = 61 % of the time.
+        #expect(Double(received) / Double(sent) > 0.9, "received \(received) of \(sent) frames")
+        #expect(!bob.events.contains { if case .videoPaused = $0.event { true } else { false } }, "random loss paused the video")
     }
 
     @Test func aListenerThatSendsMediaAnywayIsIgnoredAndReportedOnce() throws {
