@@ -148,11 +148,11 @@ extension CallEngine {
 
     /// The link to a peer failed or ended: reported, its agent closed at once, and set up again
     /// later when it can be (the side that offered restarts; the other answers the new offer).
-    func disconnect(_ link: PeerConnection, _ reason: DisconnectReason, now: Instant, restart: Bool = true) {
+    func disconnect(_ link: PeerConnection, _ reason: DisconnectReason, now: Instant, restart: Bool = true, tellingThePeer: Bool = true) {
         guard link.phase != .disconnected else { return }
         report(disconnected: link, reason)
         link.phase = .disconnected
-        teardown(link)
+        teardown(link, tellingThePeer: tellingThePeer)
         let id = link.id
         guard restart, roster[id] != nil, let mesh else { return }
         if mesh.isOfferer(to: id) {
@@ -191,12 +191,18 @@ extension CallEngine {
     }
 
     /// Closes what the link holds: data channels, DTLS (its close_notify goes out), the agent.
-    func teardown(_ link: PeerConnection) {
-        link.dataChannels?.close()
-        drainDataChannels(link)
+    /// With `tellingThePeer` false nothing goes out: the peer learns another way (a `restart`
+    /// signal), and a close_notify, faster than the rendezvous's relay, would tell it we left.
+    func teardown(_ link: PeerConnection, tellingThePeer: Bool = true) {
+        if tellingThePeer {
+            link.dataChannels?.close()
+            drainDataChannels(link)
+        }
         link.dataChannels = nil
-        link.dtls?.close()
-        while let output = link.dtls?.pollOutput() { if case .send(let datagram) = output { outputs.append(.transmit(link.id, datagram)) } }
+        if tellingThePeer {
+            link.dtls?.close()
+            while let output = link.dtls?.pollOutput() { if case .send(let datagram) = output { outputs.append(.transmit(link.id, datagram)) } }
+        }
         outputs.append(.closeIce(link.id))
     }
 

@@ -36,7 +36,8 @@ extension CallEngine {
             // Already waiting for a restart: make it now.
             guard offerer else { return }
         } else {
-            disconnect(link, reason, now: now, restart: !offerer)
+            // The peer hears of it from the restart signal (ours or its own), not from a close_notify.
+            disconnect(link, reason, now: now, restart: !offerer, tellingThePeer: false)
         }
         guard offerer else { return }  // the answerer waits for the new offer
         restartAt[id] = nil
