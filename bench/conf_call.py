@@ -49,10 +49,23 @@ class Process:
         with self.changed:
             while not predicate(self):
                 left = deadline - time.perf_counter()
-                if left <= 0 or self.proc.poll() is not None:
+                if left <= 0 or not self.alive():
                     return predicate(self)
                 self.changed.wait(min(left, 0.2))
         return True
+
+    def alive(self):
+        """Whether the process still runs, without reaping it (stop() wants its resource usage)."""
+        if self.proc.returncode is not None:
+            return False
+        try:
+            return os.waitid(os.P_PID, self.proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is None
+        except ChildProcessError:
+            return False
+
+    def terminate(self):
+        if self.alive():
+            self.proc.send_signal(signal.SIGTERM)
 
     def of(self, kind):
         return [(at, e) for at, e in self.events if e["type"] == kind]
@@ -60,8 +73,7 @@ class Process:
     def stop(self, grace=10):
         """SIGTERM (conf leaves cleanly and closes its recordings), SIGKILL after `grace` seconds;
         keeps the CPU time the process used (user + system)."""
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
+        self.terminate()
         deadline = time.perf_counter() + grace
         while self.proc.returncode is None:
             pid, status, usage = os.wait4(self.proc.pid, os.WNOHANG)

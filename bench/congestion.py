@@ -47,6 +47,11 @@ def run_scenario(conf, scenario, args):
     count, caps, steps = SCENARIOS[scenario]
     if scenario != "step" and args.participants:
         count = args.participants
+    if args.cap:  # the first cap's rate, and in `step` the rate it returns to
+        caps = [(i, d, args.cap) for i, d, _ in caps]
+        steps = [(f, args.cap if k == SCENARIOS[scenario][1][0][2] else k) for f, k in steps]
+    if args.low:
+        steps = [(f, args.low if k < caps[0][2] else k) for f, k in steps]
     work = tempfile.mkdtemp(prefix=f"conf-cc-{scenario}-")
     env = conf_call.environment(work)
     mesh = Mesh(f"ccb{os.getpid() % 100000}", count)
@@ -85,13 +90,15 @@ def run_scenario(conf, scenario, args):
         time.sleep(max(0, start + args.seconds - time.perf_counter()))
         end = time.perf_counter()
         for p in participants.values():
-            if p.proc.poll() is None:
-                p.proc.send_signal(signal.SIGTERM)
+            p.terminate()
         for p in participants.values():
             p.stop()
         for _, sampler in samplers:
             sampler.stop()
         births.stop()
+        for i, p in participants.items():  # kept with the recordings under --keep
+            with open(os.path.join(work, f"events-n{i}.jsonl"), "w") as f:
+                f.writelines(json.dumps(e) + "\n" for _, e in p.events)
         call = congestion_report.Call(scenario=scenario, participants=participants, records=records, births=births.seen,
                                       caps=caps, changes=changes, queues={k: s.samples for k, s in samplers},
                                       start=start, end=end, settle=args.settle, unconnected=unconnected)
@@ -119,6 +126,8 @@ def main():
     parser.add_argument("--resolution", default="480p", help="the room's video size (default 480p, conf's default)")
     parser.add_argument("--video-bitrate", type=int, help="pass --video-bitrate KBPS to every participant")
     parser.add_argument("--participants", type=int, help="participants in uplink-cap and downlink-cap (default 4)")
+    parser.add_argument("--cap", type=int, help="the cap's rate in kbit/s instead of the scenario's (step: the high rate)")
+    parser.add_argument("--low", type=int, help="step only: the low rate in kbit/s instead of 500")
     parser.add_argument("--keep", action="store_true", help="keep the recordings and print where")
     parser.add_argument("--json-out", help="also write every figure to this JSON file")
     args = parser.parse_args()

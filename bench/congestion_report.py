@@ -122,7 +122,7 @@ def analyse(call):
                 continue
             cap = link_cap(call, s, r)
             whole, settled = video(call, r, s, call.start, call.end), video(call, r, s, steady, call.end)
-            drops = [e for at, e in call.participants[r].of("peer-disconnected") if e.get("peer") == ids[s] and call.start <= at <= call.end]
+            drops = [e for at, e in call.participants[r].of("peer-disconnected") if e.get("peer") == ids[s] and e.get("code") != "left" and call.start <= at <= call.end]
             result["links"].append({
                 "link": f"n{s} -> n{r}", "cap_kbps": cap, "fps": whole["fps"], "kbps": whole["kbps"], "lost": whole["lost"],
                 "freeze_ms": settled["freeze_ms"], "audio_quiet_ms": audio_quiet(call, r, s, steady, call.end),
@@ -177,7 +177,7 @@ def print_table(result):
     print("   CPU: " + ", ".join(f"{k} {v:.0f} %" for k, v in result["cpu_percent"].items())
           + f" of a core (load average before: {machine.get('load_average_before', 0):.2f})")
     rows = [["link", "cap", "video fps", "kbit/s", "lost", "freeze ms", "audio gap ms", "loss %", "conceal max/2s",
-             "drops", "converge s", "estimate", "queue peak"]]
+             "link down", "converge s", "estimate", "queue peak"]]
     for l in result["links"]:
         ls = l["link_stats"] or {}
         rows.append([l["link"], show(l["cap_kbps"]), show(l["fps"], 1), show(l["kbps"]), str(l["lost"]), show(l["freeze_ms"]),
