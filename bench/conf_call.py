@@ -132,8 +132,9 @@ class FileBirths:
 
 
 def swift_busy():
-    """Whether a Swift build is running on the machine (its figures would be the build's)."""
-    return subprocess.run(["pgrep", "-f", "swift-build|swift-frontend"], stdout=subprocess.DEVNULL).returncode == 0
+    """Whether a Swift build or test run is going on (the figures would be partly its)."""
+    return subprocess.run(["pgrep", "-f", r"swift-build|swift-frontend|swiftpm-testing-helper|\.xctest"],
+                          stdout=subprocess.DEVNULL).returncode == 0
 
 
 def load_average():

@@ -7,8 +7,9 @@ n1..nN has its own namespace on a veth pair to the bridge (bench/netns_mesh.py) 
 one participant's uplink or downlink. The measured window starts once every link is connected and
 lasts --seconds; then everyone leaves (SIGTERM) and each receiver's recordings are read.
 
-    bench/congestion.py CONF_BINARY uplink-cap|downlink-cap|step|all [--seconds S] [options]
+    bench/congestion.py CONF_BINARY baseline|uplink-cap|downlink-cap|step|all [--seconds S] [options]
 
+  baseline      4 participants, no cap: what the machine and conf do on their own
   uplink-cap    4 participants, n1's uplink capped at 1 Mbit/s
   downlink-cap  4 participants, n1's downlink capped at 300 kbit/s
   step          2 participants, n1's uplink at 2 Mbit/s, 500 kbit/s for the middle third, 2 Mbit/s again
@@ -25,6 +26,7 @@ from netns_mesh import Mesh, HUB_ADDRESS, UPLINK, DOWNLINK  # noqa: E402
 PORT = 7373
 SCENARIOS = {
     # name: (participants, [(participant, direction, kbit/s)], [(fraction of the window, kbit/s)])
+    "baseline": (4, [], []),
     "uplink-cap": (4, [(1, UPLINK, 1000)], []),
     "downlink-cap": (4, [(1, DOWNLINK, 300)], []),
     "step": (2, [(1, UPLINK, 2000)], [(1 / 3, 500), (2 / 3, 2000)]),
@@ -45,7 +47,7 @@ def connected_to_all(n):
 
 def run_scenario(conf, scenario, args):
     count, caps, steps = SCENARIOS[scenario]
-    if scenario != "step" and args.participants:
+    if scenario not in ("step",) and args.participants:
         count = args.participants
     if args.cap:  # the first cap's rate, and in `step` the rate it returns to
         caps = [(i, d, args.cap) for i, d, _ in caps]
@@ -139,6 +141,7 @@ def main():
     for scenario in SCENARIOS if args.scenario == "all" else [args.scenario]:
         busy, load = conf_call.swift_busy(), conf_call.load_average()
         result = run_scenario(conf, scenario, args)
+        busy = busy or conf_call.swift_busy()
         result["machine"] = {"load_average_before": load, "swift_build_running": busy, "cores": os.cpu_count()}
         congestion_report.print_table(result)
         results.append(result)

@@ -167,11 +167,11 @@ def show(value, digits=0, unit=""):
 
 
 def print_table(result):
-    print(f"\n== {result['scenario']}: {result['participants']} participants, {', '.join(result['caps'])}, "
+    print(f"\n== {result['scenario']}: {result['participants']} participants, {', '.join(result['caps']) or 'no cap'}, "
           f"{result['seconds']:.1f} s measured (freezes and gaps after the first {result['settle']:.0f} s)")
     machine = result.get("machine", {})
     if machine.get("swift_build_running"):
-        print("   WARNING: a Swift build was running: these figures are the build's as much as conf's")
+        print("   WARNING: a Swift build or test run was going on before or after: these figures are partly its")
     if result["unconnected"]:
         print(f"   not connected to everyone when the window started: {', '.join(result['unconnected'])}")
     print("   CPU: " + ", ".join(f"{k} {v:.0f} %" for k, v in result["cpu_percent"].items())
