@@ -34,7 +34,7 @@ SCENARIOS = {
 
 
 def call_flags(args, name, directory):
-    flags = ["--server", f"{HUB_ADDRESS}:{PORT}", "--as", name, "--json", "--stats", "--video-source", "pattern",
+    flags = ["--server", f"{HUB_ADDRESS}:{PORT}", "--as", name, "--json", "--stats", "--video-source", args.video_source,
              "--audio-source", "tone:440", "--audio-sink", "none", "--record", directory,
              # A safety net only: the benchmark ends the call with SIGTERM long before this.
              "--duration", str(int(args.seconds + 120))]
@@ -127,6 +127,8 @@ def main():
     parser.add_argument("--queue-ms", type=int, default=200, help="tbf latency: the queue in front of a cap, in ms at its rate (default 200)")
     parser.add_argument("--resolution", default="480p", help="the room's video size (default 480p, conf's default)")
     parser.add_argument("--video-bitrate", type=int, help="pass --video-bitrate KBPS to every participant")
+    parser.add_argument("--video-source", default="pattern:noisy",
+                        help="what each participant sends (default pattern:noisy, which fills the video bitrate; plain pattern takes a tenth of it)")
     parser.add_argument("--participants", type=int, help="participants in uplink-cap and downlink-cap (default 4)")
     parser.add_argument("--cap", type=int, help="the cap's rate in kbit/s instead of the scenario's (step: the high rate)")
     parser.add_argument("--low", type=int, help="step only: the low rate in kbit/s instead of 500")

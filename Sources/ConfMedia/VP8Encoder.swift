@@ -33,7 +33,10 @@ public final class VP8Encoder {
     private var framesSinceKeyFrame = 0
 
     /// `temporalLayers` is 1 (one stream, no layer flags: libvpx chooses references), 2 or 3.
-    public init(width: Int, height: Int, bitrateKbps: Int = 800, framesPerSecond: Int = 30, temporalLayers: Int = 1) throws(VP8Error) {
+    /// `dropsFrames`: whether rate control may skip a picture too busy for the target (what a call
+    /// wants; off where every picture must come out, as in tests of the layer pattern).
+    public init(width: Int, height: Int, bitrateKbps: Int = 800, framesPerSecond: Int = 30, temporalLayers: Int = 1,
+                dropsFrames: Bool = true) throws(VP8Error) {
         guard let pattern = VP8TemporalPattern(layers: temporalLayers) else { throw VP8Error("VP8 temporal layers must be 1, 2 or 3, not \(temporalLayers)") }
         self.width = width
         self.height = height
@@ -57,6 +60,14 @@ public final class VP8Encoder {
         config.rc_buf_initial_sz = 500
         config.rc_buf_optimal_sz = 600
         config.rc_buf_sz = 1000
+        // Stay on the target when the picture is too busy for it (libwebrtc's VP8 settings): skip
+        // a frame rather than overshoot into a link's queue, quantizers 2...56, undershoot allowed,
+        // overshoot 15 %.
+        config.rc_dropframe_thresh = dropsFrames ? 30 : 0
+        config.rc_min_quantizer = 2
+        config.rc_max_quantizer = 56
+        config.rc_undershoot_pct = 100
+        config.rc_overshoot_pct = 15
         if temporalLayers > 1 {
             // Key frames are placed by us, always in a base-layer slot, so that every link gets them.
             config.kf_mode = VPX_KF_DISABLED

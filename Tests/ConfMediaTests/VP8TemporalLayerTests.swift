@@ -13,7 +13,7 @@ import Testing
         -> [(picture: VideoFrame, frame: VP8EncodedFrame?)] {
         var source = MovingPicture()
         let encoder = try VP8Encoder(width: source.width, height: source.height, bitrateKbps: kbps, framesPerSecond: framesPerSecond,
-                                     temporalLayers: layers)
+                                     temporalLayers: layers, dropsFrames: false)
         var out: [(VideoFrame, VP8EncodedFrame?)] = []
         for n in 0..<count {
             if let change, change.at == n { try encoder.setBitrate(kbps: change.kbps) }

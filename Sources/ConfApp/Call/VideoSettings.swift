@@ -17,7 +17,7 @@ struct VideoSettings {
         let sources = MediaBackends.videoSources()
         let text = context.setting("video-source") ?? "none"
         var settings = VideoSettings(source: try .choose(text, from: sources) { _ throws(CommandFailure) in
-            throw context.usage("--video-source '\(text)': use v4l2:/dev/videoN, pattern or none")
+            throw context.usage("--video-source '\(text)': use v4l2:/dev/videoN, pattern, pattern:noisy or none")
         })
         settings.enabled = !context.invocation.flag("no-video")
         if let text = context.setting("video-bitrate") {

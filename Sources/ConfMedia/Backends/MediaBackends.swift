@@ -38,12 +38,14 @@ public enum MediaBackends {
         return registry
     }
 
-    /// `pattern` (a moving test picture), `none` (nil: no video is sent).
+    /// `pattern` (a moving test picture), `pattern:noisy` (the same under changing grain, which
+    /// takes the whole bitrate), `none` (nil: no video is sent).
     public static func generatedVideoSources<Devices>() -> BackendRegistry<(any VideoSource)?, Devices> {
         var registry = BackendRegistry<(any VideoSource)?, Devices>()
         registry.register("pattern") { argument throws(MediaBackendError) in
-            guard argument == nil else { throw .badArgument("pattern takes no argument") }
-            return { context in TestPatternSource(width: context.video.width, height: context.video.height) }
+            guard argument == nil || argument == "noisy" else { throw .badArgument("pattern takes no argument, or noisy") }
+            let noisy = argument == "noisy"
+            return { context in TestPatternSource(width: context.video.width, height: context.video.height, noisy: noisy) }
         }
         registry.register("none") { argument throws(MediaBackendError) in
             guard argument == nil else { throw .badArgument("none takes no argument") }
