@@ -152,14 +152,24 @@ public final class IceTransport {
     public var queuedDatagrams: Int { backlog.count }
 
     /// Sends one datagram on the selected pair. Until libnice has selected one (a peer may start
-    /// DTLS as soon as *its* side of ICE works, and our reply comes before our side does), it is
-    /// queued, bounded by `DatagramBacklog`, and sent in order once a pair works.
+    /// DTLS as soon as *its* side of ICE works, and our reply comes before our side does), DTLS is
+    /// queued, bounded by `DatagramBacklog`, and sent in order once a pair works. SRTP and SRTCP
+    /// are not: media sent late is worth nothing, and a sender report held back would make the
+    /// peer's answer, and so the round trip measured from it, late by as long as it waited.
+    /// They are dropped and counted.
     public func send(_ datagram: [UInt8]) {
         guard box != nil else { return }
         if backlog.isEmpty && transmit(datagram) { return }
+        guard PacketKind(classifying: datagram) == .dtls else {
+            droppedMedia += 1
+            return
+        }
         backlog.append(datagram)
         flushBacklog()
     }
+
+    /// SRTP and SRTCP dropped because no pair was selected yet.
+    public private(set) var droppedMedia = 0
 
     /// nice_agent_send returns the bytes sent, or -1 when there is no selected pair (or the
     /// socket would block).

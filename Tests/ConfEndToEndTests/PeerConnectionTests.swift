@@ -43,7 +43,7 @@ import Testing
     }
 
     /// On loopback every link is up within a fraction of a second of ICE and reports a round trip
-    /// of a few milliseconds, in every run. A DTLS server's first answer used to be lost when it
+    /// far under the second a lost first answer cost, in every run. A DTLS server's first answer used to be lost when it
     /// came before libnice had selected a pair (one link in several), and the link then waited a
     /// second for the client's retransmission and reported that second as its round trip.
     @Test func everyLinkOnLoopbackComesUpFastAndReportsARealRoundTrip() throws {
@@ -63,7 +63,10 @@ import Testing
                     let rtt = event["rtt_ms"] as? Double ?? -1
                     let setup = event["setup_ms"] as? [String: Any]
                     let handshake = (setup?["dtls"] as? Double ?? .infinity) - (setup?["ice"] as? Double ?? 0)
-                    #expect(rtt >= 0 && rtt < 100, "round \(round), \(p.arguments[6]) to \(event["name"] ?? "?"): rtt_ms \(rtt)")
+                    // The bug this guards against read about 1,060 ms. On loopback an unloaded run reads
+                    // 1-45 ms (the later side of a link reads ~40 ms since congestion control: see
+                    // issue 10's notes); the suite's parallel load adds up to ~100 more.
+                    #expect(rtt >= 0 && rtt < 250, "round \(round), \(p.arguments[6]) to \(event["name"] ?? "?"): rtt_ms \(rtt)")
                     #expect(handshake < 500, "round \(round), \(p.arguments[6]) to \(event["name"] ?? "?"): DTLS took \(handshake) ms")
                 }
             }
