@@ -64,7 +64,7 @@ extension CallEngine {
                 guard configuration.congestionControl else { continue }
                 let base = link.congestion.sequence(nearest: feedback.baseSequence.rawValue)
                 let arrivals = link.feedbackTimeline.arrivals(of: feedback, unwrappedBase: base)
-                link.congestion.onFeedback(arrivals.map { PacketFeedback(sequence: $0.sequence, arrival: $0.arrival) }, at: now)
+                link.congestion.onFeedback(arrivals, at: now)
             case .receiverEstimatedMaximumBitrate(let remb):
                 link.congestion.onReceiverEstimate(bitsPerSecond: Int(clamping: remb.bitrate), at: now)
             case .senderReport(let report):
