@@ -103,9 +103,7 @@ struct CommandContext {
     /// anything is started. No address (`:7373`) is every interface, IPv6 and IPv4.
     func listenEndpoint(default fallback: String = "[::]:7373") throws(CommandFailure) -> HostPort {
         let endpoint = try endpoint("listen", default: fallback, defaultHost: "::")
-        var buffer = [UInt8](repeating: 0, count: 16)
-        let isAddress = endpoint.host == "localhost" || inet_pton(AF_INET, endpoint.host, &buffer) == 1
-            || inet_pton(AF_INET6, endpoint.host, &buffer) == 1
+        let isAddress = endpoint.host == "localhost" || HostResolver.isAddressLiteral(endpoint.host)
         guard isAddress else {
             throw usage("\(origin("listen")) '\(setting("listen") ?? fallback)': '\(endpoint.host)' is not an IP address; "
                         + "give an address of this machine and a port, like [::]:7373 (every interface), 0.0.0.0:7373 (every IPv4 one) or 127.0.0.1:7373")

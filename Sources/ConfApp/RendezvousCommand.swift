@@ -81,14 +81,13 @@ struct RendezvousCommand {
             config.iceServers.append(IceServer(urls: ["stun:\(endpoint)"]))
         }
         for option in context.invocation.values("turn") {
-            let overTCP = option.hasSuffix("?transport=tcp"), overTLS = option.hasSuffix("?transport=tls")
-            let turn = overTCP || overTLS ? String(option.dropLast("?transport=tcp".count)) : option
-            guard let at = turn.lastIndex(of: "@"), let colon = turn[..<at].firstIndex(of: ":"),
-                  case .success(let endpoint) = HostPort.parse(String(turn[turn.index(after: at)...]), defaultHost: "") else {
-                throw context.usage("--turn '\(option)': give USER:PASS@HOST:PORT, with ?transport=tcp or ?transport=tls to reach it over TCP or TLS")
+            guard let turn = TURNOption(option) else { throw context.usage("--turn '\(option)': \(TURNOption.form)") }
+            let url = switch turn.transport {
+            case .udp: "turn:\(turn.endpoint)"
+            case .tcp: "turn:\(turn.endpoint)?transport=tcp"
+            case .tls: "turns:\(turn.endpoint)?transport=tcp"
             }
-            let url = overTLS ? "turns:\(endpoint)?transport=tcp" : "turn:\(endpoint)" + (overTCP ? "?transport=tcp" : "")
-            config.iceServers.append(IceServer(urls: [url], username: String(turn[..<colon]), credential: String(turn[turn.index(after: colon)..<at])))
+            config.iceServers.append(IceServer(urls: [url], username: turn.username, credential: turn.password))
         }
         return config
     }

@@ -9,9 +9,14 @@ public enum HostResolver {
     /// (most TURN deployments), else IPv6; only families this machine has an address in
     /// (AI_ADDRCONFIG). Nil when it does not resolve.
     public static func address(_ host: String) -> String? {
-        var buffer = [UInt8](repeating: 0, count: 16)
-        if inet_pton(AF_INET, host, &buffer) == 1 || inet_pton(AF_INET6, host, &buffer) == 1 { return host }
+        if isAddressLiteral(host) { return host }
         return lookup(host, family: AF_INET) ?? lookup(host, family: AF_INET6)
+    }
+
+    /// Whether `host` is an IPv4 or IPv6 address as text (no name to resolve).
+    public static func isAddressLiteral(_ host: String) -> Bool {
+        var buffer = [UInt8](repeating: 0, count: 16)
+        return inet_pton(AF_INET, host, &buffer) == 1 || inet_pton(AF_INET6, host, &buffer) == 1
     }
 
     private static func lookup(_ host: String, family: Int32) -> String? {

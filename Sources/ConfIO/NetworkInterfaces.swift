@@ -6,21 +6,27 @@ import Glibc
 /// what `conf host` advertises.
 public enum NetworkInterfaces {
     /// IPv4 addresses of interfaces that are up, loopback excluded, in the kernel's order.
-    public static func reachableIPv4Addresses() -> [String] { addresses(family: AF_INET) }
+    public static func reachableIPv4Addresses() -> [String] { addresses(families: [AF_INET]) }
 
     /// IPv6 addresses of interfaces that are up: global and unique-local ones. Loopback, link-local
     /// (fe80::/10: they need a scope id, which SDP candidates cannot carry) and IPv4-mapped ones are
     /// left out.
-    public static func reachableIPv6Addresses() -> [String] { addresses(family: AF_INET6) }
+    public static func reachableIPv6Addresses() -> [String] { addresses(families: [AF_INET6]) }
 
-    private static func addresses(family: Int32) -> [String] {
+    /// Both, IPv4 first, from one look at the interfaces.
+    public static func reachableAddresses() -> [String] {
+        let all = addresses(families: [AF_INET, AF_INET6])
+        return all.filter { !$0.contains(":") } + all.filter { $0.contains(":") }
+    }
+
+    private static func addresses(families: [Int32]) -> [String] {
         var list: UnsafeMutablePointer<ifaddrs>?
         guard getifaddrs(&list) == 0, let first = list else { return [] }
         defer { freeifaddrs(list) }
         var result: [String] = []
         for entry in sequence(first: first, next: { $0.pointee.ifa_next }) {
             let flags = Int32(entry.pointee.ifa_flags)
-            guard let address = entry.pointee.ifa_addr, address.pointee.sa_family == UInt16(family),
+            guard let address = entry.pointee.ifa_addr, families.contains(Int32(address.pointee.sa_family)),
                   flags & Int32(IFF_UP) != 0, flags & Int32(IFF_LOOPBACK) == 0, let text = Self.text(address) else { continue }
             if !result.contains(text) { result.append(text) }
         }

@@ -96,7 +96,7 @@ final class CallDriver {
 
     /// Host candidates on every IPv4 and IPv6 address; loopback too, for calls on one machine.
     private static func localAddresses() -> [String] {
-        NetworkInterfaces.reachableIPv4Addresses() + NetworkInterfaces.reachableIPv6Addresses() + ["127.0.0.1"]
+        NetworkInterfaces.reachableAddresses() + ["127.0.0.1"]
     }
 
     /// Once a second: when an address came or went, every link is set up again on the new set

@@ -37,15 +37,10 @@ enum CallSetup {
             servers.append(try resolve(endpoint, credentials: nil, option: "--stun"))
         }
         for option in context.invocation.values("turn") {
-            // USER:PASS@HOST:PORT, with ?transport=tcp for a server reached over TCP, ?transport=tls over TLS.
-            let overTCP = option.hasSuffix("?transport=tcp"), overTLS = option.hasSuffix("?transport=tls")
-            let text = overTCP || overTLS ? String(option.dropLast("?transport=tcp".count)) : option
-            guard let at = text.lastIndex(of: "@"), let colon = text[..<at].firstIndex(of: ":"),
-                  case .success(let endpoint) = HostPort.parse(String(text[text.index(after: at)...]), defaultHost: ""), endpoint.port != 0
-            else { throw context.usage("--turn '\(option)': give USER:PASS@HOST:PORT, with ?transport=tcp or ?transport=tls to reach it over TCP or TLS") }
-            var server = try resolve(endpoint, credentials: (String(text[..<colon]), String(text[text.index(after: colon)..<at])), option: "--turn")
-            server.overTCP = overTCP || overTLS
-            server.tlsServerName = overTLS ? endpoint.host : nil
+            guard let turn = TURNOption(option), turn.endpoint.port != 0 else { throw context.usage("--turn '\(option)': \(TURNOption.form)") }
+            var server = try resolve(turn.endpoint, credentials: (turn.username, turn.password), option: "--turn")
+            server.overTCP = turn.transport != .udp
+            server.tlsServerName = turn.transport == .tls ? turn.endpoint.host : nil
             servers.append(server)
         }
         var timeout = Duration.seconds(15)
