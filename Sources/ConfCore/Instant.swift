@@ -1,16 +1,20 @@
 /// A point on a monotonic clock, in nanoseconds from an arbitrary origin.
 ///
 /// The pure layers never read a clock: every `handle(_:now:)` takes an `Instant`. Only the clock
-/// adapter in ConfIO produces real ones; tests make their own.
+/// adapter in ConfIO produces real ones; tests make their own. Its arithmetic is `@inlinable`:
+/// the engine compares and adds instants for every packet and every deadline.
 public struct Instant: Hashable, Comparable, Sendable, CustomStringConvertible {
     public var nanoseconds: UInt64
 
+    @inlinable
     public init(nanoseconds: UInt64) { self.nanoseconds = nanoseconds }
 
     public static let zero = Instant(nanoseconds: 0)
 
+    @inlinable
     public static func < (a: Instant, b: Instant) -> Bool { a.nanoseconds < b.nanoseconds }
 
+    @inlinable
     public static func + (a: Instant, d: Duration) -> Instant {
         let delta = d.nanosecondsClamped
         return delta >= 0
@@ -18,9 +22,11 @@ public struct Instant: Hashable, Comparable, Sendable, CustomStringConvertible {
             : Instant(nanoseconds: a.nanoseconds &- min(a.nanoseconds, UInt64(-delta)))
     }
 
+    @inlinable
     public static func - (a: Instant, d: Duration) -> Instant { a + (.zero - d) }
 
     /// The time from `earlier` to `self`; zero when `earlier` is later.
+    @inlinable
     public func since(_ earlier: Instant) -> Duration {
         self > earlier ? .nanoseconds(Int64(nanoseconds - earlier.nanoseconds)) : .zero
     }
@@ -30,6 +36,7 @@ public struct Instant: Hashable, Comparable, Sendable, CustomStringConvertible {
 
 extension Duration {
     /// The duration in whole nanoseconds, clamped to Int64.
+    @inlinable
     public var nanosecondsClamped: Int64 {
         let (seconds, attoseconds) = components
         let (ns, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
@@ -38,5 +45,6 @@ extension Duration {
             ? (seconds < 0 ? .min : .max) : ns + attoseconds / 1_000_000_000
     }
 
+    @inlinable
     public var milliseconds: Double { Double(nanosecondsClamped) / 1e6 }
 }

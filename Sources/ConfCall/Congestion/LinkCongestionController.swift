@@ -11,21 +11,29 @@ import ConfCore
 /// 16-bit numbers made whole with `sequence(nearest:)`), REMB, receiver reports, round trips.
 /// Give `target` to the encoders.
 public struct LinkCongestionController<Item: Sendable>: Sendable {
-    public private(set) var estimator: LinkBandwidthEstimator
-    public private(set) var pacer: Pacer<Item>
+    // `target` and `nextDeadline` are kept as stored copies, refreshed on every change: the
+    // engine reads them for each packet and deadline through its per-link class, where reading a
+    // computed property of this struct copies the whole struct first.
+    public private(set) var estimator: LinkBandwidthEstimator { didSet { target = estimator.target } }
+    public private(set) var pacer: Pacer<Item> { didSet { nextDeadline = pacer.nextDeadline } }
+    /// Bits per second the encoders may produce for this link, in total.
+    public private(set) var target: Int
+    /// When to `poll` next; nil while nothing waits.
+    public private(set) var nextDeadline: Instant?
     /// The next transport-wide sequence number; the first is 1.
     private var nextSequence: Int64 = 1
 
     public init(estimator configuration: LinkBandwidthEstimator.Configuration = .init(),
                 pacer pacerConfiguration: Pacer<Item>.Configuration = .init()) {
-        estimator = LinkBandwidthEstimator(configuration: configuration)
-        pacer = Pacer(targetBitsPerSecond: estimator.target, configuration: pacerConfiguration)
+        let estimator = LinkBandwidthEstimator(configuration: configuration)
+        let pacer = Pacer<Item>(targetBitsPerSecond: estimator.target, configuration: pacerConfiguration)
+        self.estimator = estimator
+        self.pacer = pacer
+        target = estimator.target
+        nextDeadline = pacer.nextDeadline
     }
 
-    /// Bits per second the encoders may produce for this link, in total.
-    public var target: Int { estimator.target }
     public var statistics: LinkBandwidthStatistics { estimator.statistics }
-    public var nextDeadline: Instant? { pacer.nextDeadline }
 
     public mutating func enqueue(_ item: Item, size: Int, priority: PacketPriority, now: Instant) {
         pacer.enqueue(item, size: size, priority: priority, now: now)

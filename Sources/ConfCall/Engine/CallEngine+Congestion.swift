@@ -40,8 +40,7 @@ extension CallEngine {
 
     /// Whether we report what the peer sends in transport feedback (both listed transport-cc).
     func sendsTransportFeedback(_ link: PeerConnection) -> Bool {
-        guard configuration.congestionControl, let negotiated = link.negotiated else { return false }
-        return negotiated.audio?.transportFeedback == true || negotiated.video?.transportFeedback == true
+        configuration.congestionControl && link.negotiatesTransportFeedback
     }
 
     /// An RTP packet from the peer, as read: its transport sequence number, if any, recorded.
@@ -93,9 +92,9 @@ extension CallEngine {
     // MARK: Time
 
     /// The pacer's next burst and the next transport feedback due, for `nextDeadline()`.
-    func congestionDeadlines(_ link: PeerConnection) -> [Instant] {
-        guard link.phase == .connected else { return [] }
-        return [link.congestion.nextDeadline, sendsTransportFeedback(link) ? link.feedbackRecorder.nextDeadline : nil].compactMap { $0 }
+    func considerCongestionDeadlines(of link: PeerConnection, in earliest: inout EarliestDeadline) {
+        earliest.consider(link.congestion.nextDeadline)
+        if sendsTransportFeedback(link) { earliest.consider(link.feedbackRecorder.nextDeadline) }
     }
 
     /// Runs what is due on a connected link: the pacer, the transport feedback.

@@ -59,6 +59,7 @@ extension CallEngine {
             link.lastHeard = now
             link.heardSRTP = true
             guard let packet = RTPPacket(bytes: plain) else { return }
+            link.traffic.received(datagramBytes: datagram.count, audio: packet.payloadType == link.audioPayloadType, at: now)
             recordArrival(packet, on: link, now: now)
             // Padding only on an SSRC that is not the peer's video (our probes): it was there for the
             // transport feedback. Padding on the video stream itself goes on, for its sequence numbers.

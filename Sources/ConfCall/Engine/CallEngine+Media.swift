@@ -40,17 +40,17 @@ extension CallEngine {
             receivedVideo(packet, on: link, now: now)
         } else if let audio = negotiated.audio, packet.payloadType == audio.payloadType {
             guard configuration.receivesAudio, audio.receives else { return }
-            var inbound = link.audioIn ?? InboundAudioStream()
-            inbound.received(packet, now: now)
-            link.audioIn = inbound
+            // Mutated where it lives: a copy taken out and written back would copy the jitter
+            // buffer's storage on every packet.
+            if link.audioIn == nil { link.audioIn = InboundAudioStream() }
+            link.audioIn!.received(packet, now: now)
             if link.audioPlayoutAt == nil { link.audioPlayoutAt = now }
         }
     }
 
     private func receivedVideo(_ packet: RTPPacket, on link: PeerConnection, now: Instant) {
-        var inbound = link.videoIn ?? InboundVideoStream(localSSRC: link.audioSSRC)
-        let received = inbound.received(packet, now: now)
-        link.videoIn = inbound
+        if link.videoIn == nil { link.videoIn = InboundVideoStream(localSSRC: link.audioSSRC) }
+        let received = link.videoIn!.received(packet, now: now)  // in place, as for audio
         // NACK for what went missing; PLI (rate-limited by the stream) for a frame given up.
         for feedback in received.feedback { send(feedback, on: link) }
         for frame in received.frames { outputs.append(.video(link.id, frame, ssrc: packet.ssrc.rawValue)) }
@@ -64,10 +64,10 @@ extension CallEngine {
 
     /// Audio due for playout on a 20 ms cadence from the first packet (late calls catch up).
     func playOut(_ link: PeerConnection, now: Instant) {
-        guard var inbound = link.audioIn, var due = link.audioPlayoutAt else { return }
+        guard link.audioIn != nil, var due = link.audioPlayoutAt, now >= due else { return }
         if now.since(due) > .milliseconds(200) { due = now }
         while now >= due {
-            switch inbound.pop(now: due) {
+            switch link.audioIn!.pop(now: due) {  // in place, as in receivedRTP
             case .waiting: break
             case .frame(let payload): outputs.append(.audio(link.id, .frame(payload), muted: link.locallyMuted))
             case .lost(let next): outputs.append(.audio(link.id, .lost(next: next), muted: link.locallyMuted))
@@ -75,16 +75,14 @@ extension CallEngine {
             due = due + Self.audioFrameDuration
         }
         link.audioPlayoutAt = due
-        link.audioIn = inbound
     }
 
     /// Per-peer receive figures since the last report: `audio-stats`.
     func reportStatistics(now: Instant) {
         var peers: [CallEvent.AudioStatistics] = []
         for link in links.values.sorted(by: { $0.id.rawValue < $1.id.rawValue }) {
-            guard var inbound = link.audioIn else { continue }
-            let report = inbound.report(now: now)
-            link.audioIn = inbound
+            guard link.audioIn != nil else { continue }
+            let report = link.audioIn!.report(now: now)
             func duration(_ milliseconds: Double) -> Duration { .nanoseconds(Int64(milliseconds * 1e6)) }
             peers.append(.init(peer: link.id, kbps: report.kbps, lossPercent: report.lossPercent, jitter: duration(report.jitterMilliseconds),
                                buffered: duration(report.bufferMilliseconds), target: duration(report.targetMilliseconds),

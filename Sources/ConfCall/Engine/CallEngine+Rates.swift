@@ -20,13 +20,21 @@ extension CallEngine {
     static let probeQueueDelayLimit: Duration = .milliseconds(50)
 
     func serviceRates(now: Instant) {
-        guard !connectedPeers.isEmpty else { return }
+        guard hasConnectedPeer else { return }
         if let due = nextRateUpdateAt, now < due { return }
         nextRateUpdateAt = now + Self.rateUpdateInterval
         updateRates(now: now)
     }
 
     private func updateRates(now: Instant) {
+        for link in links.values where link.phase == .connected {
+            guard let incoming = link.traffic.updateReceivedRate(now: now) else { continue }
+            // A link that brought video or probes within 2 s keeps the 100 ms: its sender ramps
+            // up and probes on our feedback (at 250 ms a paused link came back too late).
+            let bringsVideo = link.traffic.lastNonAudioArrival.map { now.since($0) < .seconds(2) } ?? false
+            link.feedbackRecorder.interval = bringsVideo ? TransportFeedbackRecorder.defaultInterval
+                : TransportFeedbackRecorder.interval(forIncoming: incoming)
+        }
         let encoderKbps = encoderTargetKbps
         updateLayers(encoderKbps: encoderKbps, now: now)
         askVideoBitrate(encoderKbps, now: now)

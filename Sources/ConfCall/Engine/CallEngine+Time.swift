@@ -5,24 +5,24 @@ import ConfWire
 /// What is due at a given time: DTLS retransmissions, reports, silence, timeouts, restarts,
 /// audio playout, statistics.
 extension CallEngine {
-    func linkDeadlines(_ link: PeerConnection) -> [Instant] {
-        guard link.phase != .disconnected else { return [] }
-        var deadlines: [Instant] = []
-        if let timeout = link.dtls?.timeout { deadlines.append(timeout) }
-        if link.phase == .negotiating { deadlines.append(link.openedAt + configuration.connectTimeout) }
+    func considerDeadlines(of link: PeerConnection, in earliest: inout EarliestDeadline) {
+        guard link.phase != .disconnected else { return }
+        earliest.consider(link.dtls?.timeout)
+        if link.phase == .negotiating { earliest.consider(link.openedAt + configuration.connectTimeout) }
         if link.phase == .connected {
-            deadlines.append(link.lastHeard + silenceLimit(link))
-            deadlines.append(link.announced ? link.lastReportSent + reportInterval(for: link) : link.lastReportSent + .milliseconds(100))
-            if let announceBy = link.announceBy { deadlines.append(announceBy) }
+            earliest.consider(link.lastHeard + silenceLimit(link))
+            earliest.consider(link.announced ? link.lastReportSent + reportInterval(for: link) : link.lastReportSent + .milliseconds(100))
+            earliest.consider(link.announceBy)
+            considerCongestionDeadlines(of: link, in: &earliest)
         }
-        if let playout = link.audioPlayoutAt { deadlines.append(playout) }
-        return deadlines + congestionDeadlines(link)
+        earliest.consider(link.audioPlayoutAt)
     }
 
     func service(now: Instant) {
         if isLeaving { return }
         runRestarts(now: now)
-        for link in Array(links.values) { serviceLink(link, now: now) }
+        // A snapshot: a link set up again while serviced replaces its entry, not this loop's.
+        for link in links.values { serviceLink(link, now: now) }
         if let deadline = connectDeadline, !everConnected, now >= deadline {
             connectDeadline = nil
             if !links.isEmpty && !callFailedReported {
@@ -83,7 +83,7 @@ extension CallEngine {
     /// `silenceLimit`). With no audio going out (a listener, muted), four a second, so that even
     /// 30 % loss leaves it hearing from us several times within the limit.
     func reportInterval(for link: PeerConnection) -> Duration {
-        link.negotiated?.audio?.sends == true && !audioMuted && configuration.sendsAudio ? Self.reportInterval : Self.reportInterval / 2
+        link.sendsAudio && !audioMuted && configuration.sendsAudio ? Self.reportInterval : Self.reportInterval / 2
     }
 
     /// A report twice a second: SR when we send audio, with a block for what we receive.
@@ -106,5 +106,16 @@ extension CallEngine {
         } else {
             disconnect(link, .connectTimeout(timeout, stalledAt: .handshake), now: now)
         }
+    }
+}
+
+/// The soonest of the deadlines it is shown, nil for none.
+struct EarliestDeadline {
+    private(set) var instant: Instant?
+
+    mutating func consider(_ deadline: Instant?) {
+        guard let deadline else { return }
+        if let instant, instant <= deadline { return }
+        instant = deadline
     }
 }

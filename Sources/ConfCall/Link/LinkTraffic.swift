@@ -11,6 +11,35 @@ struct LinkTraffic: Sendable {
     /// Bits per second of audio, smoothed over about a second of 20 ms frames.
     private(set) var audioBitsPerSecond = 0.0
 
+    /// Bytes of RTP received (as datagrams, protected) since `receivedRate` was last asked.
+    private var receivedSinceLastRate: Int64 = 0
+    private var lastReceivedRateAt: Instant?
+    /// Bits per second of RTP received, smoothed over about a second; nil until measured. For
+    /// the transport feedback interval.
+    private(set) var receivedBitsPerSecond: Double?
+
+    /// When the last RTP packet other than audio came (video, retransmissions, probes).
+    private(set) var lastNonAudioArrival: Instant?
+
+    mutating func received(datagramBytes: Int, audio: Bool, at now: Instant) {
+        receivedSinceLastRate &+= Int64(datagramBytes)
+        if !audio { lastNonAudioArrival = now }
+    }
+
+    /// Updates `receivedBitsPerSecond` from what came since the last call, and returns it
+    /// (nil on the first call: nothing measured yet).
+    mutating func updateReceivedRate(now: Instant) -> Double? {
+        defer {
+            receivedSinceLastRate = 0
+            lastReceivedRateAt = now
+        }
+        guard let last = lastReceivedRateAt, now > last else { return receivedBitsPerSecond }
+        let rate = Double(receivedSinceLastRate) * 8 / (now.since(last).milliseconds / 1000)
+        let smoothed = receivedBitsPerSecond.map { $0 + (rate - $0) * 0.3 } ?? rate
+        receivedBitsPerSecond = smoothed
+        return smoothed
+    }
+
     mutating func sent(_ packet: PacedPacket) {
         sentBytes &+= Int64(packet.wireSize)
         if packet.kind == .audio {

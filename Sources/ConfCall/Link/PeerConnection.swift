@@ -22,7 +22,20 @@ final class PeerConnection {
     var phase = Phase.negotiating
 
     // Set up as negotiation and the handshake go on.
-    var negotiated: NegotiatedLink?
+    var negotiated: NegotiatedLink? {
+        didSet {
+            negotiatesTransportFeedback = negotiated?.audio?.transportFeedback == true || negotiated?.video?.transportFeedback == true
+            sendsAudio = negotiated?.audio?.sends == true
+            audioPayloadType = negotiated?.audio?.payloadType
+        }
+    }
+    // Asked of `negotiated` for every packet and deadline, and kept apart: reading through an
+    // optional struct in a class copies the struct (its strings and candidate list) each time.
+    /// Both sides listed transport-cc for a media section.
+    private(set) var negotiatesTransportFeedback = false
+    /// The audio section lets us send.
+    private(set) var sendsAudio = false
+    private(set) var audioPayloadType: PayloadType?
     var dtls: (any DTLSConnection)?
     var srtp: (any RTPProtector)?
     var dataChannels: (any DataChannelAssociation)?

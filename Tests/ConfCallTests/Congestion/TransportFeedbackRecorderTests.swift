@@ -238,4 +238,12 @@ import Testing
         let feedback = recorder.poll(now: Self.ms(40_000))
         #expect(feedback.reduce(0) { $0 + $1.packets.count } <= TransportFeedbackRecorder.maximumStoredArrivals)
     }
+
+    /// A report (68 bytes on the wire) within 5 % of the incoming rate, from 100 to 250 ms.
+    @Test func feedbackIntervalFollowsTheIncomingRate() {
+        #expect(TransportFeedbackRecorder.interval(forIncoming: 0) == .milliseconds(250))
+        #expect(TransportFeedbackRecorder.interval(forIncoming: 45_000) == .milliseconds(242))
+        #expect(TransportFeedbackRecorder.interval(forIncoming: 100_000) == .milliseconds(109))
+        #expect(TransportFeedbackRecorder.interval(forIncoming: 600_000) == .milliseconds(100))
+    }
 }

@@ -124,6 +124,24 @@ import Testing
         }
     }
 
+    /// libwebrtc's rule, from 100 ms: a report within 5 % of what the link brings. Audio alone
+    /// (about 45 kbit/s with headers) is reported four times a second; a link that brings video,
+    /// ten times.
+    @Test func transportFeedbackComesAsOftenAsTheIncomingRateWarrants() throws {
+        let (call, people) = try mesh(["ann", "bob"], seed: 36) { name, configuration in
+            if name == "bob" { configuration.sendsVideo = false }
+        }
+        let ann = people[0], bob = people[1]
+        bob.sendsVideo = false
+        call.run(for: .seconds(2))
+        let before = (video: bob.transportFeedbackSent[ann.id, default: 0], audio: ann.transportFeedbackSent[bob.id, default: 0])
+        call.run(for: .seconds(10))
+        let videoReports = bob.transportFeedbackSent[ann.id, default: 0] - before.video
+        let audioReports = ann.transportFeedbackSent[bob.id, default: 0] - before.audio
+        #expect((95...105).contains(videoReports), "bob reports ann's audio and video every 100 ms: \(videoReports) in 10 s")
+        #expect((36...48).contains(audioReports), "ann reports bob's audio every ~240 ms: \(audioReports) in 10 s")
+    }
+
     @Test func aPeerWithoutTransportFeedbackGetsALossBasedEstimate() throws {
         let (call, people) = try mesh(["ann", "bob"], seed: 35) { name, configuration in
             if name == "bob" { configuration.congestionControl = false }

@@ -26,6 +26,8 @@ extension SimulatedCall {
         /// Its driver cannot start ICE agents (say, out of descriptors).
         var iceUnavailable = false
         var signalsSent = 0
+        /// Transport feedback messages sent to each peer (read from the SRTCP header, which is clear).
+        var transportFeedbackSent: [ParticipantID: Int] = [:]
         var videoFrameLog: [ParticipantID] = []
         /// Sends a 20 ms audio frame this often while in the room (nil: no audio).
         var sendsAudio = false
