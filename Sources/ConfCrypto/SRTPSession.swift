@@ -1,4 +1,5 @@
 internal import CSRTP
+import Dispatch
 import Synchronization
 
 /// libsrtp2 sessions for one link: one to protect what we send, one to check and decrypt what we
@@ -95,5 +96,17 @@ enum SRTPLibrary {
             if !done { srtp_init() }
             done = true
         }
+    }
+}
+
+extension SRTPSession {
+    /// Starts libsrtp2's one-time set-up on a background thread. srtp_init runs the ciphers'
+    /// self-tests, and Debian's build (NSS crypto) loads and unloads NSS for each of them: about
+    /// 70-80 ms measured here. Done lazily by the first session, it stalled the event loop at the
+    /// moment the first link's DTLS completed: the handshake's last flight to the peer and our
+    /// first sender report waited behind it (connect time and `rtt_ms` both read ~80 ms too
+    /// much on loopback). A session made before it finishes waits for it.
+    public static func prepareLibrary() {
+        DispatchQueue.global(qos: .userInitiated).async { SRTPLibrary.initialize() }
     }
 }

@@ -95,6 +95,7 @@ enum CallSetup {
     static func attach(to session: ParticipantSession, loop: EventLoop, reporter: EventReporter, options: Options)
         throws(CommandFailure) -> CallDriver
     {
+        SRTPSession.prepareLibrary()  // ~75 ms, off the event loop while we join
         let certificate: DTLSCertificate
         do {
             certificate = try DTLSCertificate()
