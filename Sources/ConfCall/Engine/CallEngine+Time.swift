@@ -18,11 +18,17 @@ extension CallEngine {
         earliest.consider(link.audioPlayoutAt)
     }
 
-    func service(now: Instant) {
+    /// What is due by `now`. `only`: after a datagram from one peer, that link alone (with what
+    /// is not per link): the others' deadlines did not move, and `.timeout` comes for them.
+    func service(now: Instant, only: PeerConnection? = nil) {
         if isLeaving { return }
         runRestarts(now: now)
-        // A snapshot: a link set up again while serviced replaces its entry, not this loop's.
-        for link in links.values { serviceLink(link, now: now) }
+        if let only {
+            serviceLink(only, now: now)
+        } else {
+            // A snapshot: a link set up again while serviced replaces its entry, not this loop's.
+            for link in links.values { serviceLink(link, now: now) }
+        }
         if let deadline = connectDeadline, !everConnected, now >= deadline {
             connectDeadline = nil
             if !links.isEmpty && !callFailedReported {

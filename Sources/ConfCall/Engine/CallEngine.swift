@@ -192,7 +192,9 @@ public final class CallEngine {
             mesh?.localGatheringDone(for: id)
             drainMesh(now: now)
         case .datagram(let id, let bytes):
-            if let link = links[id] { received(bytes, on: link, now: now) }
+            guard let link = links[id] else { break }
+            received(bytes, on: link, now: now)
+            return service(now: now, only: link)
         case .audioFrame(let opus, let level): sendAudio(opus, level: level, now: now)
         case .videoFrame(let frame, let captured): sendVideo(frame, layer: nil, captured: captured, now: now)
         case .layeredVideoFrame(let frame, let layer, let captured): sendVideo(frame, layer: layer, captured: captured, now: now)
