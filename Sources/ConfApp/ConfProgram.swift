@@ -196,7 +196,7 @@ public enum ConfProgram {
                 ("knocking", "room, message", "the room is locked after too many wrong pins: your join waits for someone in the call to let you in"),
                 ("knock", "knock, name, role", "someone with the right pin knocks on your locked room: answer with admit KNOCK or deny KNOCK on stdin"),
                 ("knock-ended", "knock, outcome", "a knock was admitted, denied, withdrawn or expired (by anyone in the call)"),
-                ("rendezvous-lost", "code, reason", "the connection to the rendezvous broke (code: closed, stopped-answering, closed-while-resuming); the links stay up and conf reconnects"),
+                ("rendezvous-lost", "code, reason", "the connection to the rendezvous broke (code: closed, stopped-answering, closed-while-resuming, network-changed); the links stay up and conf reconnects"),
                 ("rendezvous-back", "", "the seat in the room was taken back after rendezvous-lost"),
                 ("rendezvous-closed", "reason", "no rendezvous from now on (host-left, resume-refused, no-resume); the call goes on with those connected"),
                 ("left", "reason", "you left: duration, signal, command, host-left, nobody-left, or the code of the error that ended the call"),

@@ -34,6 +34,8 @@ final class ParticipantSession {
     var onSignal: ((ParticipantID, JSONValue) -> Void)?
     /// We start leaving (a command, a signal, the duration): what ends after this is our doing.
     var onLeaving: (() -> Void)?
+    /// After `networkChanged()`: signals reach the rendezvous again.
+    var onSignalPathConfirmed: (() -> Void)?
 
     init(loop: EventLoop, client: RendezvousClient, reporter: EventReporter, clock: any MonotonicClock, random: any RandomNumberGenerator,
          room: RoomID, pin: Pin, name: String, duration: Duration?,
@@ -68,6 +70,10 @@ final class ParticipantSession {
     }
 
     func sendSignal(to peer: ParticipantID, _ payload: JSONValue) { feed(.signal(to: peer, payload)) }
+
+    /// This machine's addresses changed: `onSignalPathConfirmed` follows once the rendezvous
+    /// connection is known to work (see `RendezvousSession.Input.networkChanged`).
+    func networkChanged() { feed(.networkChanged) }
 
     // MARK: Driving the core
 
@@ -114,6 +120,7 @@ final class ParticipantSession {
         case .peerLeft(let id): onPeerLeft?(id)
         case .signal(let from, let payload): onSignal?(from, payload)
         case .leaving: onLeaving?()
+        case .signalPathConfirmed: onSignalPathConfirmed?()
         case .ended(let ending):
             timer?.cancel()
             timer = nil

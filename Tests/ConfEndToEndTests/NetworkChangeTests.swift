@@ -23,6 +23,33 @@ struct NetworkChangeTests {
         #expect(guest.events(ofType: "left").isEmpty && host.events(ofType: "peer-left").isEmpty, "nobody left the room")
     }
 
+    /// A laptop moving networks: the guest gets a second address, then loses the one its link and
+    /// its rendezvous connection used. The link comes back on the new address, the guest's
+    /// rendezvous connection is resumed from it, and nobody leaves the room.
+    @Test func losingTheAddressInUseMovesTheLinkToTheNewOne() throws {
+        let prefix = "nm\(getpid() % 10_000)"
+        try LossTests.run(["up", prefix, "0"])
+        defer { try? LossTests.run(["down", prefix]) }
+        let host = try ConfProcess(["host", "--listen", "10.9.0.1:7373", "--as", "ann", "--json"], namespace: "\(prefix)-a")
+        defer { host.signal(SIGKILL) }
+        let command = try #require(host.waitForEvent("room")?["join_command"] as? String).split(separator: " ").dropFirst().map(String.init)
+        let guest = try ConfProcess(command + ["--as", "bob", "--json"], namespace: "\(prefix)-b")
+        defer { guest.signal(SIGKILL) }
+        let first = guest.waitForEvent("peer-connected", timeout: .seconds(15))
+        #expect((first?["local"] as? String)?.hasPrefix("10.9.0.2:") == true, "\(first ?? [:]) \(guest.stderr)")
+        // As systemd sets it on most machines: the second address of a subnet stays when the first goes.
+        try Self.ip(["netns", "exec", "\(prefix)-b", "sysctl", "-q", "-w", "net.ipv4.conf.\(prefix)-y.promote_secondaries=1"])
+        try Self.ip(["netns", "exec", "\(prefix)-b", "ip", "addr", "add", "10.9.0.3/24", "dev", "\(prefix)-y"])
+        #expect(ConfProcess.waitUntil(timeout: .seconds(10)) { guest.events(ofType: "peer-connected").count == 2 }, "\(guest.stdout)")
+        try Self.ip(["netns", "exec", "\(prefix)-b", "ip", "addr", "del", "10.9.0.2/24", "dev", "\(prefix)-y"])
+        #expect(ConfProcess.waitUntil(timeout: .seconds(20)) { guest.events(ofType: "peer-connected").count == 3 },
+                "\(guest.stdout)\n\(guest.stderr)")
+        let last = guest.events(ofType: "peer-connected").last
+        #expect((last?["local"] as? String)?.hasPrefix("10.9.0.3:") == true, "the link runs from the new address: \(last ?? [:])")
+        #expect(ConfProcess.waitUntil(timeout: .seconds(10)) { host.events(ofType: "peer-connected").count >= 3 }, "\(host.stdout)")
+        #expect(guest.events(ofType: "left").isEmpty && host.events(ofType: "peer-left").isEmpty, "nobody left the room: \(host.stdout)")
+    }
+
     static func ip(_ arguments: [String]) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")

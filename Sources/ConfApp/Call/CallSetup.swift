@@ -154,6 +154,8 @@ enum CallSetup {
         }
         driver.commands = commandReader(loop: loop, driver: driver, session: session, reporter: reporter)
         session.onLeaving = { driver.feed(.leave) }
+        driver.onNetworkChanged = { [weak session] in session?.networkChanged() }
+        session.onSignalPathConfirmed = { driver.feed(.networkChanged) }
         session.connectedPeers = { driver.engine.connectedPeers }
         session.onPeerJoined = { driver.feed(.peerJoined($0)) }
         session.onPeerLeft = { driver.peerLeft($0) }

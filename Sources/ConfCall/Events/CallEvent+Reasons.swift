@@ -10,12 +10,16 @@ extension CallEvent {
         case stoppedAnswering
         /// Reconnected, then lost again before the seat was taken back.
         case closedWhileResuming
+        /// This machine's addresses changed and the connection did not answer a ping within
+        /// `RendezvousSession.networkProbeWait` (its address may be gone).
+        case networkChanged
 
         public var code: String {
             switch self {
             case .closed: "closed"
             case .stoppedAnswering: "stopped-answering"
             case .closedWhileResuming: "closed-while-resuming"
+            case .networkChanged: "network-changed"
             }
         }
 
@@ -25,6 +29,7 @@ extension CallEvent {
             case .closed(let code, let reason): reason.isEmpty ? "connection closed (\(code))" : reason
             case .stoppedAnswering: "it stopped answering"
             case .closedWhileResuming: "the connection closed again before the seat was taken back"
+            case .networkChanged: "this machine's network changed and the connection stopped answering"
             }
         }
     }

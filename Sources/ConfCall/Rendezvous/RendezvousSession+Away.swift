@@ -33,6 +33,7 @@ extension RendezvousSession {
         backoff.reset()
         resumeToken = joined.resumeToken ?? resumeToken
         emit(.rendezvousBack(rendezvous: rendezvousName))
+        confirmPath()
         let present = Set(joined.peers.map(\.id))
         // A peer missing from the roster that we still talk to stays: a restarted rendezvous
         // seats each of us as our resumes arrive, and its peer-joined will follow. One that

@@ -6,6 +6,7 @@ extension RendezvousSession {
     func received(_ text: String, now: Instant) {
         guard phase != .idle, phase != .ended else { return }
         lastHeard = now
+        heardDuringProbe()
         let message: ServerMessage
         do {
             message = try ServerMessage(text: text)
@@ -57,6 +58,7 @@ extension RendezvousSession {
         nextPingAt = now + Self.pingInterval
         if let duration = configuration.duration { durationEndsAt = now + duration }
         output(.joined(joined))
+        confirmPath()
     }
 
     func arrived(_ peer: Participant) {

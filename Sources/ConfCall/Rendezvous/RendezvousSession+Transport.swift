@@ -71,6 +71,7 @@ extension RendezvousSession {
         }
         if let at = aloneCheckAt, at <= now { checkAlone(now: now) }
         if let at = detachedCheckAt, at <= now { checkDetached(now: now) }
+        if let at = probeGivenUpAt, at <= now { probeTimedOut(now: now) }
     }
 
     /// In the room, every `pingInterval`: the server is dead after `serverSilenceLimit` without a

@@ -67,6 +67,10 @@ public final class RendezvousSession {
         case answerKnock(KnockID, admit: Bool)
         /// A signal for one peer, to be relayed; dropped unless in the room.
         case signal(to: ParticipantID, JSONValue)
+        /// This machine's addresses changed: the connection may have lost its address. It is
+        /// pinged; `.signalPathConfirmed` follows once it answers, or once a new connection has
+        /// taken the seat back.
+        case networkChanged
         case timeout
     }
 
@@ -85,6 +89,9 @@ public final class RendezvousSession {
         case peerJoined(Participant)
         case peerLeft(ParticipantID)
         case signal(from: ParticipantID, JSONValue)
+        /// After `.networkChanged`: signals reach the rendezvous again (the connection answered,
+        /// or a new one resumed the seat), so the links can be set up again over it.
+        case signalPathConfirmed
         /// We start leaving (a command, a signal, the duration): what ends after this is our doing.
         case leaving
         /// The session is over; nothing more comes out.
@@ -108,6 +115,9 @@ public final class RendezvousSession {
     static let linkCheckInterval: Duration = .milliseconds(500)
     /// How long `leaving` waits for the close handshake.
     static let closeWait: Duration = .seconds(2)
+    /// After a network change, how long the connection has to answer a ping before it is
+    /// given up and a new one made.
+    public static let networkProbeWait: Duration = .seconds(2)
 
     public let configuration: Configuration
     var random: any RandomNumberGenerator
@@ -137,6 +147,11 @@ public final class RendezvousSession {
     /// Since when no link carried the call while away (seen at a check).
     var aloneSince: Instant?
     var detachedCheckAt: Instant?
+    /// After `.networkChanged` in the room: when the probe ping went out, and when it is given up.
+    var probeSentAt: Instant?
+    var probeGivenUpAt: Instant?
+    /// A `.signalPathConfirmed` is owed to the owner.
+    var owesPathConfirmation = false
 
     private var outputs: [Output] = []
     private var outputIndex = 0
@@ -173,6 +188,7 @@ public final class RendezvousSession {
         case .signal(let peer, let payload):
             guard phase == .inRoom else { return }
             send(.signal(to: peer, payload: payload))
+        case .networkChanged: networkChanged(now: now)
         case .timeout: timeout(now: now)
         }
     }
@@ -191,7 +207,7 @@ public final class RendezvousSession {
     /// When `handle(.timeout, ...)` is due next; nil when nothing is scheduled.
     public func nextDeadline() -> Instant? {
         guard phase != .ended else { return nil }
-        return [closeGivenUpAt, durationEndsAt, nextPingAt, reconnectAt, aloneCheckAt, detachedCheckAt].compactMap { $0 }.min()
+        return [closeGivenUpAt, durationEndsAt, nextPingAt, reconnectAt, aloneCheckAt, detachedCheckAt, probeGivenUpAt].compactMap { $0 }.min()
     }
 
     // MARK: Leaving and ending
@@ -223,6 +239,7 @@ public final class RendezvousSession {
         reconnectAt = nil
         aloneCheckAt = nil
         detachedCheckAt = nil
+        probeGivenUpAt = nil
         closeTransport()
         outputs.append(.ended(ending))
     }
