@@ -9,11 +9,8 @@ struct NetworkChangeTests {
         let prefix = "nc\(getpid() % 10_000)"
         try LossTests.run(["up", prefix, "0"])
         defer { try? LossTests.run(["down", prefix]) }
-        let host = try ConfProcess(["host", "--listen", "10.9.0.1:7373", "--as", "ann", "--json"], namespace: "\(prefix)-a")
-        defer { host.signal(SIGKILL) }
-        let command = try #require(host.waitForEvent("room")?["join_command"] as? String).split(separator: " ").dropFirst().map(String.init)
-        let guest = try ConfProcess(command + ["--as", "bob", "--json"], namespace: "\(prefix)-b")
-        defer { guest.signal(SIGKILL) }
+        let (host, guest) = try Self.call(in: prefix)
+        defer { for p in [host, guest] { p.signal(SIGKILL) } }
         #expect(guest.waitForEvent("peer-connected", timeout: .seconds(15)) != nil, "\(guest.stderr)")
         try Self.ip(["netns", "exec", "\(prefix)-b", "ip", "addr", "add", "10.9.0.3/24", "dev", "\(prefix)-y"])
         let changed = guest.waitForEvent("peer-disconnected", timeout: .seconds(5))
@@ -30,11 +27,8 @@ struct NetworkChangeTests {
         let prefix = "nm\(getpid() % 10_000)"
         try LossTests.run(["up", prefix, "0"])
         defer { try? LossTests.run(["down", prefix]) }
-        let host = try ConfProcess(["host", "--listen", "10.9.0.1:7373", "--as", "ann", "--json"], namespace: "\(prefix)-a")
-        defer { host.signal(SIGKILL) }
-        let command = try #require(host.waitForEvent("room")?["join_command"] as? String).split(separator: " ").dropFirst().map(String.init)
-        let guest = try ConfProcess(command + ["--as", "bob", "--json"], namespace: "\(prefix)-b")
-        defer { guest.signal(SIGKILL) }
+        let (host, guest) = try Self.call(in: prefix)
+        defer { for p in [host, guest] { p.signal(SIGKILL) } }
         let first = guest.waitForEvent("peer-connected", timeout: .seconds(15))
         #expect((first?["local"] as? String)?.hasPrefix("10.9.0.2:") == true, "\(first ?? [:]) \(guest.stderr)")
         // As systemd sets it on most machines: the second address of a subnet stays when the first goes.
@@ -48,6 +42,17 @@ struct NetworkChangeTests {
         #expect((last?["local"] as? String)?.hasPrefix("10.9.0.3:") == true, "the link runs from the new address: \(last ?? [:])")
         #expect(ConfProcess.waitUntil(timeout: .seconds(10)) { host.events(ofType: "peer-connected").count >= 3 }, "\(host.stdout)")
         #expect(guest.events(ofType: "left").isEmpty && host.events(ofType: "peer-left").isEmpty, "nobody left the room: \(host.stdout)")
+    }
+
+    /// ann hosts in PREFIX-a (10.9.0.1), bob joins from PREFIX-b (10.9.0.2).
+    static func call(in prefix: String) throws -> (host: ConfProcess, guest: ConfProcess) {
+        let host = try ConfProcess(["host", "--listen", "10.9.0.1:7373", "--as", "ann", "--json"], namespace: "\(prefix)-a")
+        guard let join = host.waitForEvent("room")?["join_command"] as? String else {
+            host.signal(SIGKILL)
+            throw TestFailure("no room from the host: \(host.stderr)")
+        }
+        let command = join.split(separator: " ").dropFirst().map(String.init)
+        return (host, try ConfProcess(command + ["--as", "bob", "--json"], namespace: "\(prefix)-b"))
     }
 
     static func ip(_ arguments: [String]) throws {
