@@ -39,7 +39,8 @@ extension CallEngine {
         }
         serviceRates(now: now)
         if let at = nextStatsAt, now >= at, let interval = configuration.statsInterval {
-            nextStatsAt = now + interval
+            // On a fixed cadence: a late pass (a loaded machine) does not push the next ones back.
+            nextStatsAt = at + interval > now ? at + interval : now + interval
             reportStatistics(now: now)
             reportLinkStatistics(now: now)
         }
