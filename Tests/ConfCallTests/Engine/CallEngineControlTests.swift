@@ -5,17 +5,6 @@ import Testing
 
 /// What a participant does in a call: chat, mute, mute a peer here, leave.
 @Suite struct CallEngineControlTests {
-    private func connectedPair(seed: UInt64) throws -> (SimulatedCall, SimulatedCall.Participant, SimulatedCall.Participant) {
-        let call = SimulatedCall(seed: seed, handshake: .fakeDTLS)
-        let ann = try call.add("ann"), bob = try call.add("bob")
-        ann.sendsAudio = true
-        bob.sendsAudio = true
-        call.join(ann)
-        call.join(bob)
-        #expect(call.run(for: .seconds(5)) { call.fullMesh([ann, bob]) && !ann.connectedEvents.isEmpty && !bob.connectedEvents.isEmpty })
-        return (call, ann, bob)
-    }
-
     @Test func chatTypedBeforeAnyoneConnectsGoesToTheFirstPeerWhoDoes() throws {
         let call = SimulatedCall(seed: 21, handshake: .fakeDTLS)
         let ann = try call.add("ann") { $0.failsWhenNobodyConnects = false }
@@ -35,7 +24,7 @@ import Testing
 
     @Test func leavingReportsNoPeerAsGoneWhileThePeerSeesUsLeave() throws {
         for seed in 22..<32 as Range<UInt64> {
-            let (call, ann, bob) = try connectedPair(seed: seed)
+            let (call, ann, bob) = try SimulatedCall.connectedPair(seed: seed, sendingAudio: true)
             call.leave(bob)
             #expect(call.run(for: .seconds(5)) { ann.disconnections.contains { $0.peer == bob.id } })
             #expect(bob.disconnections.isEmpty, "seed \(seed): \(bob.disconnections)")
@@ -44,7 +33,7 @@ import Testing
     }
 
     @Test func mutingStopsOurAudioAndTellsThePeer() throws {
-        let (call, ann, bob) = try connectedPair(seed: 33)
+        let (call, ann, bob) = try SimulatedCall.connectedPair(seed: 33, sendingAudio: true)
         call.run(for: .seconds(1))
         let before = bob.receivedAudioFrames[ann.id, default: 0]
         #expect(before > 20)

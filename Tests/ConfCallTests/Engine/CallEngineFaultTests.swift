@@ -5,22 +5,8 @@ import Testing
 
 /// Peers that freeze, die, never answer or break the rules; networks that lose packets.
 @Suite struct CallEngineFaultTests {
-    private func connectedPair(seed: UInt64, configure: (SimulatedCall) -> Void = { _ in }) throws
-        -> (SimulatedCall, SimulatedCall.Participant, SimulatedCall.Participant)
-    {
-        let call = SimulatedCall(seed: seed, handshake: .fakeDTLS)
-        configure(call)
-        let ann = try call.add("ann"), bob = try call.add("bob")
-        call.join(ann)
-        call.join(bob)
-        let ok = call.run(for: .seconds(10)) { call.fullMesh([ann, bob]) && !ann.connectedEvents.isEmpty && !bob.connectedEvents.isEmpty }
-        #expect(ok)
-        if !ok { print("DEBUG ann", ann.events.map { "\($0.at) \($0.event)" }, "bob", bob.events.map { "\($0.at) \($0.event)" }) }
-        return (call, ann, bob)
-    }
-
     @Test func aFrozenPeerIsReportedAndItsLinkComesBackWhenItReturns() throws {
-        let (call, ann, bob) = try connectedPair(seed: 11)
+        let (call, ann, bob) = try SimulatedCall.connectedPair(seed: 11, within: .seconds(10))
         let frozenAt = call.now
         call.freeze(bob)
         #expect(call.run(for: .seconds(5)) { ann.disconnections.contains { $0.peer == bob.id && $0.code == .silence } })
@@ -32,7 +18,7 @@ import Testing
     }
 
     @Test func aKilledPeerEndsItsLinkWithoutRestarts() throws {
-        let (call, ann, bob) = try connectedPair(seed: 12)
+        let (call, ann, bob) = try SimulatedCall.connectedPair(seed: 12, within: .seconds(10))
         call.kill(bob)
         #expect(call.run(for: .seconds(1)) { ann.disconnections.contains { $0.peer == bob.id && $0.code == .left } })
         #expect(call.run(for: .seconds(30)) { ann.engine.nextDeadline() == nil }, "nothing left to do: no restart toward a peer who left")
@@ -68,7 +54,7 @@ import Testing
     }
 
     @Test func linksStayUpAtThirtyPercentLoss() throws {
-        let (call, ann, bob) = try connectedPair(seed: 14) { $0.network.defaultConditions.loss = 0.3 }
+        let (call, ann, bob) = try SimulatedCall.connectedPair(seed: 14, within: .seconds(10)) { $0.network.defaultConditions.loss = 0.3 }
         ann.sendsAudio = true
         bob.sendsAudio = true
         call.thaw(ann)
@@ -82,7 +68,7 @@ import Testing
     /// (a 15 % loss does not walk it down to the floor, where video would pause) and NACK repairs
     /// what was lost.
     @Test func nackRecoversVideoAtFifteenPercentLoss() throws {
-        let (call, ann, bob) = try connectedPair(seed: 15) { $0.network.defaultConditions.loss = 0.15 }
+        let (call, ann, bob) = try SimulatedCall.connectedPair(seed: 15, within: .seconds(10)) { $0.network.defaultConditions.loss = 0.15 }
         let sentBefore = bob.videoFramesSent
         bob.sendsVideo = true
         bob.nextVideoAt = call.now

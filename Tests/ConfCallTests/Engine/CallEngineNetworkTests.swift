@@ -6,20 +6,9 @@ import Testing
 /// addresses, whichever side offered it, and the call goes on in the same room.
 struct CallEngineNetworkTests {
     /// ann in the room first, bob joins: bob offers the link (the newcomer offers).
-    private func connectedPair(seed: UInt64) throws -> (SimulatedCall, SimulatedCall.Participant, SimulatedCall.Participant) {
-        let call = SimulatedCall(seed: seed, handshake: .fakeDTLS)
-        let ann = try call.add("ann"), bob = try call.add("bob")
-        ann.sendsAudio = true
-        bob.sendsAudio = true
-        call.join(ann)
-        call.join(bob)
-        #expect(call.run(for: .seconds(5)) { call.fullMesh([ann, bob]) && ann.connectedEvents.count == 1 && bob.connectedEvents.count == 1 })
-        return (call, ann, bob)
-    }
-
     @Test(arguments: [false, true])
     func aChangedNetworkSetsTheLinkUpAgainAtOnce(onTheOfferer: Bool) throws {
-        let (call, ann, bob) = try connectedPair(seed: onTheOfferer ? 41 : 42)
+        let (call, ann, bob) = try SimulatedCall.connectedPair(seed: onTheOfferer ? 41 : 42, sendingAudio: true)
         let moved = onTheOfferer ? bob : ann, other = onTheOfferer ? ann : bob
         let changedAt = call.now
         moved.pending.append(.networkChanged)
@@ -35,7 +24,7 @@ struct CallEngineNetworkTests {
     }
 
     @Test func changesInARowNeverUseUpTheRestartsAFailingLinkIsAllowed() throws {
-        let (call, ann, bob) = try connectedPair(seed: 43)
+        let (call, ann, bob) = try SimulatedCall.connectedPair(seed: 43, sendingAudio: true)
         for round in 1...6 {
             ann.pending.append(.networkChanged)
             #expect(call.run(for: .seconds(3)) { bob.connectedEvents.count == round + 1 }, "round \(round): \(bob.disconnections)")
