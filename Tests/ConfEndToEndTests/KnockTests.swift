@@ -38,12 +38,15 @@ import Testing
         let lee = try ConfProcess(["join", id, pin, "--server", server.address, "--as", "lee", "--json"])
         defer { lee.signal(SIGTERM) }
         #expect(lee.waitForEvent("knocking") != nil, "\(lee.stderr)")
-        #expect(lee.stderr.contains("waiting for someone in the call to let you in"))
+        // The human line goes to stderr, a pipe of its own: it may come a moment after the event.
+        #expect(ConfProcess.waitUntil(timeout: .seconds(5)) { lee.stderr.contains("waiting for someone in the call to let you in") },
+                "\(lee.stderr)")
         let knock = try #require(host.waitForEvent("knock") { $0["name"] as? String == "lee" }, "\(host.stdout)")
         let leeKnock = try #require(knock["knock"] as? String)
         #expect(knock["role"] as? String == "publisher")
         host.send("admit \(leeKnock)")
-        #expect(host.stderr.contains("type `admit \(leeKnock)`"))  // the human line (stderr with --json) names the command
+        // The human line (stderr with --json) names the command.
+        #expect(ConfProcess.waitUntil(timeout: .seconds(5)) { host.stderr.contains("type `admit \(leeKnock)`") }, "\(host.stderr)")
         #expect(lee.waitForEvent("joined") != nil, "\(lee.stderr)")
         #expect(host.waitForEvent("knock-ended") { $0["knock"] as? String == leeKnock && $0["outcome"] as? String == "admitted" } != nil)
 
