@@ -51,9 +51,9 @@ extension RendezvousSession {
         closeTransport(code: 1001, reason: "network changed")
         lost(.networkChanged, now: now)
         guard phase == .away else { return }
+        // At once, not at the backoff's time that `lost` scheduled.
         backoff.reset()
-        reconnectAt = now
-        output(.connect)
         reconnectAt = nil
+        output(.connect)
     }
 }
