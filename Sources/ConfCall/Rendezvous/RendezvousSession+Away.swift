@@ -54,6 +54,7 @@ extension RendezvousSession {
         closeTransport()
         emit(.rendezvousClosed(rendezvous: rendezvousName, reason: reason))
         detachedCheckAt = now + Self.linkCheckInterval
+        confirmPath()  // no rendezvous to wait for, as `networkChanged` says when detached
     }
 
     /// Without a rendezvous a link that ends cannot be set up again: the call is over once none is left.

@@ -68,4 +68,16 @@ import Testing
         h.feed(.networkChanged)
         #expect(h.take() == [.signalPathConfirmed])
     }
+
+    /// Given up with no seat to take back (no resume token): the call goes on detached, and the
+    /// links are set up again all the same, as when the change comes while detached.
+    @Test func aProbeGivenUpWithoutAResumeTokenStillLetsTheLinksGoOn() {
+        let h = H()
+        h.connected = [Self.bob.id]
+        h.joinRoom(with: [Self.bob], token: nil)
+        h.feed(.networkChanged)
+        h.advance(by: RendezvousSession.networkProbeWait)
+        #expect(h.session.phase == .detached)
+        #expect(h.take().contains(.signalPathConfirmed))
+    }
 }
