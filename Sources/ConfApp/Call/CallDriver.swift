@@ -38,9 +38,9 @@ final class CallDriver {
     private var ticker: Timer?
     private var networkWatch: Timer?
     var viewTimer: Timer?
-    /// Asked when this machine's addresses change, instead of feeding `.networkChanged` at once:
-    /// the owner feeds it when signals can reach the peers (see ParticipantSession).
-    var onNetworkChanged: (() -> Void)?
+    /// Called when this machine's addresses change. The owner feeds `.networkChanged` once
+    /// signals can reach the peers again (see ParticipantSession.networkChanged).
+    var onNetworkChanged: () -> Void = {}
     private var draining = false
     /// ICE agents being closed (TURN allocations released) when we leave.
     private var closing = 0
@@ -111,9 +111,7 @@ final class CallDriver {
             guard Set(now) != Set(self.addresses) else { return true }
             self.reporter.note("conf: this machine's addresses changed (\(now.filter { $0 != "127.0.0.1" }.joined(separator: ", "))): connecting again")
             self.addresses = now
-            // The links are set up again over the rendezvous, once it is known to carry signals
-            // (its connection may have lost its address too).
-            if let onNetworkChanged = self.onNetworkChanged { onNetworkChanged() } else { self.feed(.networkChanged) }
+            self.onNetworkChanged()
             return true
         }
     }
