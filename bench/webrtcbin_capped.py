@@ -11,7 +11,7 @@ feedback. webrtcbin-up: what webrtcbin sends is capped (it cannot adapt: Debian'
 rtpgccbwe). Prints conf's link-stats and audio-stats lines, what webrtcbin received each second,
 and the tbf's counters. Needs root; every namespace it makes is removed at the end.
 """
-import argparse, json, os, subprocess, sys, time
+import argparse, json, os, subprocess, sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from netns_mesh import Mesh, HUB_ADDRESS, UPLINK  # noqa: E402
@@ -49,7 +49,12 @@ def main():
             "--video-source", "pattern:noisy", "--audio-source", "tone:440", "--audio-sink", "none", "--duration", str(int(args.seconds + 30))],
             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         processes.append(call)
-        time.sleep(1)  # conf is in the room first: webrtcbin is the newcomer and offers
+        # conf is in the room first: webrtcbin is the newcomer and offers.
+        early = []
+        for line in call.stdout:
+            early.append(line)
+            if json.loads(line)["type"] == "joined":
+                break
         peer = subprocess.Popen(inside(mesh.namespace(2)) + [
             "/usr/bin/python3", os.path.join(HERE, "webrtcbin_video_peer.py"), f"{HUB_ADDRESS}:7373", room["room"], room["pin"],
             str(args.seconds), "600"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
@@ -58,7 +63,7 @@ def main():
         queue = mesh.queue(capped, UPLINK)
         call.terminate()
         print(f"{args.scenario}, {args.kbps} kbit/s, {args.seconds:.0f} s")
-        for line in call.stdout.read().splitlines():
+        for line in early + call.stdout.read().splitlines():
             event = json.loads(line)
             if event["type"] == "link-stats" and event["links"]:
                 link = event["links"][0]
