@@ -253,7 +253,9 @@ final class PulseDaemon {
         let host = try ConfProcess(["host", "--listen", "127.0.0.1:0", "--name", "standup", "--as", "ann", "--json"], environment: env)
         let missing = host.waitForEvent("devices-missing")
         #expect(missing?["devices"] as? [String] == ["microphone", "speaker"], "host: \(host.stderr)")
-        #expect(host.stderr.contains("pipewire-pulse") && host.stderr.contains("--audio-source tone:440"))
+        // The human advice goes to stderr, its own pipe: it may come a moment after the event.
+        #expect(ConfProcess.waitUntil(timeout: .seconds(5)) { host.stderr.contains("pipewire-pulse") && host.stderr.contains("--audio-source tone:440") },
+                "\(host.stderr)")
         let room = try #require(host.waitForEvent("room"))
         let command = try #require(room["join_command"] as? String).split(separator: " ").map(String.init)
         let guest = try ConfProcess(Array(command.dropFirst()) + ["--as", "bob", "--json", "--audio-source", "tone:440"], environment: env)

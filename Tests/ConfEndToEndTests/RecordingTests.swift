@@ -142,7 +142,7 @@ import Testing
         #expect(failed?["path"] as? String == path)
         #expect(failed?["error"] as? String == expected)
         #expect(failed?["peer"] as? String == bob.waitForEvent("joined")?["you"] as? String)
-        #expect(rec.stderr.contains(path) && rec.stderr.contains(expected), "\(rec.stderr)")
+        #expect(ConfProcess.waitUntil(timeout: .seconds(5)) { rec.stderr.contains(path) && rec.stderr.contains(expected) }, "\(rec.stderr)")
         // The call goes on: chat after the failure arrives, and the call lasts its --duration.
         bob.send("say after the error")
         #expect(rec.waitForEvent("chat") { $0["text"] as? String == "after the error" } != nil)
