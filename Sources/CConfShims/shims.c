@@ -97,3 +97,49 @@ void conf_send_best_effort(int fd, const char *text) {
 #define CONF_COMMIT ""
 #endif
 const char *conf_build_commit(void) { return CONF_COMMIT; }
+
+typedef struct {
+    GSource source;
+    guint64 deadline_ns;
+} ConfDeadlineSource;
+
+static gboolean conf_deadline_prepare(GSource *source, gint *timeout) {
+    guint64 deadline = ((ConfDeadlineSource *)source)->deadline_ns;
+    if (deadline == G_MAXUINT64) {
+        *timeout = -1;
+        return FALSE;
+    }
+    guint64 now = conf_monotonic_ns();
+    if (deadline <= now) {
+        *timeout = 0;
+        return TRUE;
+    }
+    guint64 ms = (deadline - now + 999999) / 1000000;
+    *timeout = ms > G_MAXINT ? G_MAXINT : (gint)ms;
+    return FALSE;
+}
+
+static gboolean conf_deadline_check(GSource *source) {
+    return ((ConfDeadlineSource *)source)->deadline_ns <= conf_monotonic_ns();
+}
+
+static gboolean conf_deadline_dispatch(GSource *source, GSourceFunc callback, gpointer data) {
+    ((ConfDeadlineSource *)source)->deadline_ns = G_MAXUINT64;
+    return callback ? callback(data) : G_SOURCE_REMOVE;
+}
+
+static GSourceFuncs conf_deadline_funcs = {
+    .prepare = conf_deadline_prepare,
+    .check = conf_deadline_check,
+    .dispatch = conf_deadline_dispatch,
+};
+
+GSource *conf_deadline_source_new(void) {
+    GSource *source = g_source_new(&conf_deadline_funcs, sizeof(ConfDeadlineSource));
+    ((ConfDeadlineSource *)source)->deadline_ns = G_MAXUINT64;
+    return source;
+}
+
+void conf_deadline_source_set(GSource *source, guint64 deadline_ns) {
+    ((ConfDeadlineSource *)source)->deadline_ns = deadline_ns;
+}

@@ -85,6 +85,16 @@ public final class VideoPipeline {
         }
     }
 
+    /// When `tick(now:)` should run next: at once with an encoded frame to hand on, every
+    /// `AudioPipeline.pollInterval` while the encoder works on one, else when the next picture is
+    /// due; nil when nothing is sent.
+    public func nextTickDue(now: Instant) -> Instant? {
+        guard encoder != nil, source != nil else { return nil }
+        if encoded != nil { return now }
+        if encoding { return now + AudioPipeline.pollInterval }
+        return nextFrameAt ?? now
+    }
+
     /// A peer's complete frame: decoded (kept for the terminal view) and recorded. False when it
     /// could not be decoded (the engine then asks the peer for a key frame).
     public func received(_ frame: VP8FrameAssembler.Frame, ssrc: UInt32, from peer: Participant, at: Instant) -> Bool {

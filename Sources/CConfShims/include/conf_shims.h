@@ -48,4 +48,13 @@ void conf_set_tcp_nodelay(int fd, int on);
 /// write(2) of a short message to a fresh non-blocking socket, ignoring partial writes and
 /// errors (a best-effort refusal before close), never raising SIGPIPE.
 void conf_send_best_effort(int fd, const char *text);
+
+/// A GSource that dispatches once its deadline (CLOCK_MONOTONIC nanoseconds, as
+/// conf_monotonic_ns) has come, then waits for the next `conf_deadline_source_set`. Setting the
+/// deadline only writes a field: it must be called on the thread that runs the source's context,
+/// where the next iteration's prepare reads it (unlike g_source_set_ready_time, which wakes the
+/// context each time). The poll timeout is rounded up to whole milliseconds.
+GSource *conf_deadline_source_new(void);
+/// `deadline_ns`: when to dispatch next; G_MAXUINT64 for never.
+void conf_deadline_source_set(GSource *source, guint64 deadline_ns);
 #endif

@@ -35,7 +35,9 @@ final class CallDriver {
     var video: VideoPipeline?
     var commands: LineReader?
     var terminalView: TerminalView?
-    private var ticker: Timer?
+    /// Wakes the driver when the engine, the audio source or the video pipeline next needs it
+    /// (`rearm()` after every input), rather than on a fixed tick.
+    private var ticker: DeadlineTimer?
     private var networkWatch: Timer?
     var viewTimer: Timer?
     /// Called when this machine's addresses change. The owner feeds `.networkChanged` once
@@ -74,6 +76,33 @@ final class CallDriver {
         draining = true
         defer { draining = false }
         while let output = engine.pollOutput() { perform(output) }
+        rearm()
+    }
+
+    /// Sets the ticker to the earliest time something is due: the engine's next deadline, the
+    /// next audio frame, the video pipeline's next tick.
+    private func rearm() {
+        guard let ticker else { return }
+        let now = clock.now()
+        var next = engine.nextDeadline()
+        if let due = audio?.nextFrameDue(now: now), next.map({ due < $0 }) ?? true { next = due }
+        if let due = video?.nextTickDue(now: now), next.map({ due < $0 }) ?? true { next = due }
+        // Rounded up to the next 5 ms slot: what falls due within one slot shares a wakeup (each
+        // costs a poll of every socket), at most 5 ms late; slots with nothing due are skipped.
+        ticker.wake(at: next.map { Instant(nanoseconds: ($0.nanoseconds / Self.slot + 1) * Self.slot) })
+    }
+
+    private static let slot: UInt64 = 5_000_000
+
+    /// Audio frames due, video to encode or send, and the engine's deadlines.
+    private func tick() {
+        let now = clock.now()
+        for frame in audio?.frames(now: now) ?? [] {
+            engine.handle(.audioFrame(opus: frame.opus, level: frame.level), now: now)
+        }
+        video?.tick(now: now)
+        if let deadline = engine.nextDeadline(), deadline <= now { engine.handle(.timeout, now: now) }
+        drain()
     }
 
     /// We are in the room: media and time start.
@@ -81,18 +110,8 @@ final class CallDriver {
         video?.onEncodedFrame = { [weak self] frame, captured in
             self?.feed(.layeredVideoFrame(frame.data, layer: frame.layer, captured: captured))
         }
-        // Every 5 ms: audio frames due, video to encode or send, and the engine's deadlines.
-        ticker = loop.schedule(every: .milliseconds(5)) { [weak self] in
-            guard let self else { return false }
-            let now = self.clock.now()
-            for frame in self.audio?.frames(now: now) ?? [] {
-                self.engine.handle(.audioFrame(opus: frame.opus, level: frame.level), now: now)
-            }
-            self.video?.tick(now: now)
-            if let deadline = self.engine.nextDeadline(), deadline <= now { self.engine.handle(.timeout, now: now) }
-            self.drain()
-            return true
-        }
+        ticker = loop.deadlineTimer { [weak self] in self?.tick() }
+        ticker?.wake(at: clock.now())
         feed(.joined(you: joined.you, role: joined.role, peers: joined.peers))
         watchNetwork()
     }
@@ -255,3 +274,4 @@ extension IceTransport.State {
         }
     }
 }
+
