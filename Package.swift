@@ -2,7 +2,9 @@
 // The layers, top to bottom. Dependencies only point down; only ConfIO, ConfMedia and ConfCrypto import C modules.
 //
 //   conf            executable: wiring only
-//   ConfApp         the commands' behaviour: host, join, rendezvous, completions; drives ConfCall with real devices
+//   ConfApp         the commands' behaviour: host, join, rendezvous, devices, completions; options -> a call
+//   ConfDriver      drives one participant's engine and rendezvous session with real things (libnice, GLib
+//                   timers, usrsctp, the media pipelines); its events to stdout as JSON or text
 //   ConfCLI         the declarative command tree -> parser, --help, completions, man page
 //   ConfCallMedia   the call's media between the backends and the engine: audio and video pipelines
 //                   (encode once, decode per peer), the recordings; backends taken by protocol, no devices
@@ -59,8 +61,9 @@ let package = Package(
         .target(name: "ConfIO", dependencies: ["ConfCore", "ConfWire", "ConfRendezvous", "CGLib", "CConfShims", "CSCTPShims", "CPulse", "CV4L2Shims", "ConfMedia"]),
         .target(name: "ConfCLI", dependencies: ["ConfCore"]),
         .target(name: "ConfCallMedia", dependencies: ["ConfCore", "ConfWire", "ConfCall", "ConfMedia"]),
+        .target(name: "ConfDriver", dependencies: ["ConfCore", "ConfWire", "ConfCrypto", "ConfCall", "ConfMedia", "ConfIO", "ConfCallMedia"]),
         .target(name: "ConfApp", dependencies: ["ConfCore", "ConfWire", "ConfRendezvous", "ConfSession", "ConfCrypto", "ConfCall", "ConfMedia", "ConfIO",
-                                                "ConfCLI", "ConfCallMedia"]),
+                                                "ConfCLI", "ConfCallMedia", "ConfDriver"]),
         .executableTarget(name: "conf", dependencies: ["ConfApp"]),
 
         .testTarget(name: "ConfCoreTests", dependencies: ["ConfCore"]),
@@ -72,7 +75,7 @@ let package = Package(
         .testTarget(name: "ConfIOTests", dependencies: ["ConfIO", "ConfCrypto"]),
         .testTarget(name: "ConfMediaTests", dependencies: ["ConfMedia", "ConfWire"]),
         .testTarget(name: "ConfCallMediaTests", dependencies: ["ConfCallMedia", "ConfCall", "ConfMedia", "ConfWire", "ConfCore"]),
-        .testTarget(name: "ConfCLITests", dependencies: ["ConfCLI", "ConfApp", "ConfCall"]),
+        .testTarget(name: "ConfCLITests", dependencies: ["ConfCLI", "ConfApp", "ConfDriver", "ConfCall"]),
         .testTarget(name: "ConfEndToEndTests", dependencies: ["ConfCore", "ConfMedia"]),
     ]
 )

@@ -1,5 +1,6 @@
 import ConfCLI
 import ConfCore
+import ConfDriver
 import ConfIO
 import ConfWire
 #if canImport(Glibc)

@@ -1,4 +1,5 @@
 import ConfCLI
+import ConfDriver
 import ConfWire
 
 /// conf's command tree: the single source of its parser, `--help`, completions and man page.

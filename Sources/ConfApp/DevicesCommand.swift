@@ -1,5 +1,6 @@
 import ConfCall
 import ConfCore
+import ConfDriver
 import ConfIO
 
 /// `conf devices`: the PulseAudio sources and sinks, by the names --mic and --speaker take.

@@ -1,5 +1,6 @@
 import ConfCall
 import ConfCore
+import ConfDriver
 import ConfIO
 import ConfRendezvous
 import ConfWire

@@ -1,5 +1,6 @@
 import ConfCore
 import ConfCrypto
+import ConfDriver
 import ConfIO
 import ConfRendezvous
 import ConfWire

@@ -1,3 +1,4 @@
+import ConfDriver
 import ConfIO
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,5 @@
 @testable import ConfApp
+import ConfDriver
 import ConfWire
 import Testing
 

@@ -1,8 +1,9 @@
+@testable import ConfApp
 import ConfCall
 import ConfCore
+import ConfDriver
 import ConfWire
 import Testing
-@testable import ConfApp
 
 @Suite struct EventReporterTests {
     @Test func everyJSONLineCarriesSecondsSinceStartAndTheTimeOfDay() throws {

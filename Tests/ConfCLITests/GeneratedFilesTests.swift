@@ -1,5 +1,6 @@
 import ConfApp
 import ConfCLI
+import ConfDriver
 import Foundation
 import Testing
 

@@ -95,7 +95,10 @@ import Testing
         defer { withExtendedLifetime(again) {} }
         let closed = ann.waitForEvent("rendezvous-closed", timeout: .seconds(20))
         #expect(closed?["reason"] as? String == "resume-refused", "ann: \(ann.stdout)\n\(ann.stderr)")
-        #expect(ann.stderr.contains("no longer has this room") && ann.stderr.contains("nobody new can join"))
+        // The human line goes to stderr, which may be read a moment after the event on stdout.
+        #expect(ConfProcess.waitUntil(timeout: .seconds(5)) {
+            ann.stderr.contains("no longer has this room") && ann.stderr.contains("nobody new can join")
+        }, "ann: \(ann.stderr)")
         #expect(bob.waitForEvent("rendezvous-closed", timeout: .seconds(20)) != nil)
         ann.send("say still here")
         #expect(bob.waitForEvent("chat", timeout: .seconds(5)) { $0["text"] as? String == "still here" } != nil)

@@ -1,6 +1,7 @@
 import ConfCall
 import ConfCallMedia
 import ConfCore
+import ConfDriver
 import ConfIO
 import ConfMedia
 import ConfWire

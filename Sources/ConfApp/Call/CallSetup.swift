@@ -1,6 +1,7 @@
 import ConfCall
 import ConfCore
 import ConfCrypto
+import ConfDriver
 import ConfIO
 import ConfMedia
 import ConfWire
@@ -9,7 +10,7 @@ import Glibc
 #endif
 
 /// Builds the peer connections for a participant session from the command line: ICE servers,
-/// the DTLS certificate, the connect timeout; wires the room's events into a `CallController`.
+/// the DTLS certificate, the connect timeout; wires the room's events into a `CallDriver`.
 enum CallSetup {
     struct Options {
         var iceServers: [IceServerAddress]

@@ -1,3 +1,4 @@
+import ConfDriver
 import ConfWire
 
 /// A `--turn` value, for `conf host`/`join` and `conf rendezvous` alike:

@@ -1,3 +1,4 @@
+import ConfDriver
 import ConfIO
 import ConfMedia
 #if canImport(Glibc)

@@ -6,21 +6,21 @@ import ConfWire
 
 /// The stdin commands that act on the call.
 extension CallDriver {
-    func setAudioMuted(_ muted: Bool) {
+    public func setAudioMuted(_ muted: Bool) {
         audio?.muted = muted
         engine.setAudioMuted(muted, now: clock.now())
         drain()
     }
 
     /// `mute-peer ann` or `mute-peer p2`.
-    func setLocallyMuted(_ who: String, _ muted: Bool) throws(CommandLineProblem) {
+    public func setLocallyMuted(_ who: String, _ muted: Bool) throws(CommandLineProblem) {
         guard let id = engine.findPeer(who), engine.setLocallyMuted(id, muted, now: clock.now()) else {
             throw CommandLineProblem(message: "no participant \(who) is connected")
         }
         drain()
     }
 
-    func say(_ text: String) throws(CommandLineProblem) {
+    public func say(_ text: String) throws(CommandLineProblem) {
         defer { drain() }
         guard engine.say(text, now: clock.now()) else {
             throw CommandLineProblem(message: "nobody is connected yet and \(CallEngine.maxHeldChat) messages already wait: this one was dropped")

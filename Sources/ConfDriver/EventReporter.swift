@@ -7,17 +7,17 @@ import ConfCore
 /// Every event is a `CallEvent`, rendered by its one JSON and one human renderer; each JSON event
 /// carries `t` (seconds since this reporter was made, from `clock`) and `at` (from `wallClock`).
 /// Human lines are `TerminalText`: whatever a line quotes from the network is shown escaped.
-final class EventReporter {
-    let json: Bool
-    let style: Style
+public final class EventReporter {
+    public let json: Bool
+    public let style: Style
     private let clock: any MonotonicClock
     private let wallClock: any WallClock
     private let start: Instant
     /// While video is drawn in the terminal, human lines (with their event, if any) go here
     /// instead of scrolling over it.
-    var humanSink: ((TerminalText, CallEvent?) -> Void)?
+    public var humanSink: ((TerminalText, CallEvent?) -> Void)?
 
-    init(json: Bool, environment: [String: String], clock: any MonotonicClock, wallClock: any WallClock) {
+    public init(json: Bool, environment: [String: String], clock: any MonotonicClock, wallClock: any WallClock) {
         self.json = json
         style = Style(enabled: Console.wantsColor(fd: json ? 2 : 1, environment: environment))
         self.clock = clock
@@ -26,11 +26,11 @@ final class EventReporter {
     }
 
     /// The event's JSON line as it would be printed now.
-    func jsonLine(_ event: CallEvent) -> String {
+    public func jsonLine(_ event: CallEvent) -> String {
         event.json(at: EventTime(sinceStart: clock.now().since(start), wall: wallClock.now())).serialized
     }
 
-    func emit(_ event: CallEvent) {
+    public func emit(_ event: CallEvent) {
         let human = event.human(style)
         if json {
             Console.out(jsonLine(event))
@@ -41,13 +41,13 @@ final class EventReporter {
     }
 
     /// Human text with no event: hints, progress.
-    func note(_ human: TerminalText) {
+    public func note(_ human: TerminalText) {
         if json { Console.err(human.rendered) } else if let humanSink { humanSink(human, nil) } else { Console.out(human.rendered) }
     }
 
     /// A failure: an `error` event with `--json`, and its words always on stderr. Its message may
     /// quote what a server or peer said: escaped for the terminal, exact in JSON.
-    func failure(_ failure: CommandFailure) {
+    public func failure(_ failure: CommandFailure) {
         let event = CallEvent.error(.failed(code: failure.code, message: failure.message))
         if json { Console.out(jsonLine(event)) }
         if let human = event.human(style) { Console.err(human.rendered) }

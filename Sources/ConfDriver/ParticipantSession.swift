@@ -8,7 +8,7 @@ import ConfWire
 /// them. Everything the session decides comes out of its `pollOutput()` and is carried out here.
 ///
 /// Threading: lives on the `EventLoop` thread.
-final class ParticipantSession {
+public final class ParticipantSession {
     private let loop: EventLoop
     private let client: RendezvousClient
     private let reporter: EventReporter
@@ -25,19 +25,19 @@ final class ParticipantSession {
     private var abandonedWith: CommandFailure?
 
     /// The peers whose links carry the call now.
-    var connectedPeers: () -> [ParticipantID] = { [] }
+    public var connectedPeers: () -> [ParticipantID] = { [] }
 
     /// The room as it happens, for the peer connections.
-    var onJoined: ((ServerMessage.Joined) -> Void)?
-    var onPeerJoined: ((Participant) -> Void)?
-    var onPeerLeft: ((ParticipantID) -> Void)?
-    var onSignal: ((ParticipantID, JSONValue) -> Void)?
+    public var onJoined: ((ServerMessage.Joined) -> Void)?
+    public var onPeerJoined: ((Participant) -> Void)?
+    public var onPeerLeft: ((ParticipantID) -> Void)?
+    public var onSignal: ((ParticipantID, JSONValue) -> Void)?
     /// We start leaving (a command, a signal, the duration): what ends after this is our doing.
-    var onLeaving: (() -> Void)?
+    public var onLeaving: (() -> Void)?
     /// After `networkChanged()`: signals reach the rendezvous again.
-    var onSignalPathConfirmed: (() -> Void)?
+    public var onSignalPathConfirmed: (() -> Void)?
 
-    init(loop: EventLoop, client: RendezvousClient, reporter: EventReporter, clock: any MonotonicClock, random: any RandomNumberGenerator,
+    public init(loop: EventLoop, client: RendezvousClient, reporter: EventReporter, clock: any MonotonicClock, random: any RandomNumberGenerator,
          room: RoomID, pin: Pin, name: String, duration: Duration?,
          onEnd: @escaping (Result<CallEvent.LeaveReason, CommandFailure>) -> Void) {
         self.loop = loop
@@ -50,30 +50,30 @@ final class ParticipantSession {
                                  random: random)
     }
 
-    func start() { feed(.start) }
+    public func start() { feed(.start) }
 
     /// Leaves the room cleanly: the others are told at once.
-    func leave(reason: CallEvent.LeaveReason) { feed(.leave(reason)) }
+    public func leave(reason: CallEvent.LeaveReason) { feed(.leave(reason)) }
 
     /// Leaves the room because the call failed; the session ends with `failure`.
-    func leave(failing failure: CommandFailure) {
+    public func leave(failing failure: CommandFailure) {
         guard core.phase != .ended else { return }
         abandonedWith = failure
         feed(.abandon)
     }
 
     /// A publisher's answer to a knock; false when not in a room. The rendezvous says if it refuses.
-    func answer(_ knock: KnockID, admit: Bool) -> Bool {
+    public func answer(_ knock: KnockID, admit: Bool) -> Bool {
         guard core.isInRoom else { return false }
         feed(.answerKnock(knock, admit: admit))
         return true
     }
 
-    func sendSignal(to peer: ParticipantID, _ payload: JSONValue) { feed(.signal(to: peer, payload)) }
+    public func sendSignal(to peer: ParticipantID, _ payload: JSONValue) { feed(.signal(to: peer, payload)) }
 
     /// This machine's addresses changed: `onSignalPathConfirmed` follows once the rendezvous
     /// connection is known to work (see `RendezvousSession.Input.networkChanged`).
-    func networkChanged() { feed(.networkChanged) }
+    public func networkChanged() { feed(.networkChanged) }
 
     // MARK: Driving the core
 

@@ -3,7 +3,7 @@ import ConfWire
 
 /// The exit code, `error` code and words of each way a session with the rendezvous fails.
 extension CommandFailure {
-    init(_ failure: RendezvousFailure, rendezvous address: RendezvousAddress, room: RoomID) {
+    public init(_ failure: RendezvousFailure, rendezvous address: RendezvousAddress, room: RoomID) {
         switch failure {
         case .cannotConnect(let why):
             self.init(connecting: why, to: address)
@@ -30,7 +30,7 @@ extension CommandFailure {
     }
 
     /// Talking to the rendezvous at `address` failed (opening the WebSocket, or creating a room).
-    init(connecting failure: RendezvousClientError, to address: RendezvousAddress) {
+    public init(connecting failure: RendezvousClientError, to address: RendezvousAddress) {
         switch failure {
         case .unreachable(let why):
             self.init(.rendezvousUnreachable, code: "rendezvous-unreachable",
@@ -45,7 +45,7 @@ extension CommandFailure {
         }
     }
 
-    static func explain(_ code: ErrorCode, _ text: String, room: RoomID) -> String {
+    public static func explain(_ code: ErrorCode, _ text: String, room: RoomID) -> String {
         switch code {
         case .wrongPin: "wrong pin for room \(room): check the six digits with the host"
         case .noSuchRoom: "there is no room \(room) on this rendezvous: check the id and --server; rooms expire when empty"

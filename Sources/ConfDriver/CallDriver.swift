@@ -11,18 +11,24 @@ import ConfWire
 /// here goes back in as an input with the monotonic clock's `now`.
 ///
 /// Threading: the event loop thread only.
-final class CallDriver {
-    struct Settings {
-        var iceServers: [IceServerAddress]
-        var relayOnly: Bool
-        var trust: String?
+public final class CallDriver {
+    public struct Settings {
+        public var iceServers: [IceServerAddress]
+        public var relayOnly: Bool
+        public var trust: String?
+
+        public init(iceServers: [IceServerAddress], relayOnly: Bool, trust: String?) {
+            self.iceServers = iceServers
+            self.relayOnly = relayOnly
+            self.trust = trust
+        }
     }
 
-    let loop: EventLoop
-    let reporter: EventReporter
-    let clock: any MonotonicClock
-    var settings: Settings
-    private(set) var engine: CallEngine!
+    public let loop: EventLoop
+    public let reporter: EventReporter
+    public let clock: any MonotonicClock
+    public var settings: Settings
+    public private(set) var engine: CallEngine!
     private var transports: [ParticipantID: IceTransport] = [:]
     /// One per TURN-over-TLS server, shared by every link's agent.
     private var tunnels: [String: TURNOverTLSTunnel] = [:]
@@ -31,24 +37,24 @@ final class CallDriver {
     private let sendSignal: (ParticipantID, JSONValue) -> Void
     /// Nobody connected within the connect timeout: whether some link found no network path.
     private let onCallFailed: (_ noPath: Bool) -> Void
-    var audio: AudioPipeline?
-    var video: VideoPipeline?
-    var commands: LineReader?
-    var terminalView: TerminalView?
+    public var audio: AudioPipeline?
+    public var video: VideoPipeline?
+    public var commands: LineReader?
+    public var terminalView: TerminalView?
     /// Wakes the driver when the engine, the audio source or the video pipeline next needs it
     /// (`rearm()` after every input), rather than on a fixed tick.
     private var ticker: DeadlineTimer?
     private var networkWatch: Timer?
-    var viewTimer: Timer?
+    public var viewTimer: Timer?
     /// Called when this machine's addresses change. The owner feeds `.networkChanged` once
     /// signals can reach the peers again (see ParticipantSession.networkChanged).
-    var onNetworkChanged: () -> Void = {}
+    public var onNetworkChanged: () -> Void = {}
     private var draining = false
     /// ICE agents being closed (TURN allocations released) when we leave.
     private var closing = 0
     private var onAllClosed: (() -> Void)?
 
-    init(loop: EventLoop, reporter: EventReporter, clock: any MonotonicClock, random: any RandomNumberGenerator,
+    public init(loop: EventLoop, reporter: EventReporter, clock: any MonotonicClock, random: any RandomNumberGenerator,
          security: any LinkSecurity, configuration: CallEngine.Configuration, settings: Settings,
          sendSignal: @escaping (ParticipantID, JSONValue) -> Void, onCallFailed: @escaping (_ noPath: Bool) -> Void) {
         self.loop = loop
@@ -65,13 +71,13 @@ final class CallDriver {
     // MARK: Inputs
 
     /// One input to the engine, then everything it wants done.
-    func feed(_ input: CallEngine.Input) {
+    public func feed(_ input: CallEngine.Input) {
         engine.handle(input, now: clock.now())
         drain()
     }
 
     /// Carries out the engine's outputs (inputs they cause are fed as they come).
-    func drain() {
+    public func drain() {
         guard !draining else { return }  // the loop below picks it up
         draining = true
         defer { draining = false }
@@ -106,7 +112,7 @@ final class CallDriver {
     }
 
     /// We are in the room: media and time start.
-    func joined(_ joined: ServerMessage.Joined) {
+    public func joined(_ joined: ServerMessage.Joined) {
         video?.onEncodedFrame = { [weak self] frame, captured in
             self?.feed(.layeredVideoFrame(frame.data, layer: frame.layer, captured: captured))
         }
@@ -135,7 +141,7 @@ final class CallDriver {
         }
     }
 
-    func peerLeft(_ id: ParticipantID) {
+    public func peerLeft(_ id: ParticipantID) {
         feed(.peerLeft(id))
         audio?.peerLeft(id)
         video?.peerLeft(id)
@@ -237,7 +243,7 @@ final class CallDriver {
 
     /// Closes every link (we are leaving); `done` once TURN allocations are released, or after
     /// half a second at most.
-    func close(then done: @escaping () -> Void) {
+    public func close(then done: @escaping () -> Void) {
         ticker?.cancel()
         networkWatch?.cancel()
         stopTerminalView()
@@ -266,7 +272,7 @@ final class CallDriver {
 }
 
 extension IceTransport.State {
-    var engineState: CallEngine.IceState {
+    public var engineState: CallEngine.IceState {
         switch self {
         case .checking: .checking
         case .connected: .connected

@@ -1,7 +1,7 @@
 import ConfWire
 
 /// A command typed on stdin during a call, one a line (README, "Commands").
-enum CallCommand: Equatable {
+public enum CallCommand: Equatable {
     case mute, unmute
     case mutePeer(String), unmutePeer(String)
     case say(String)
@@ -10,10 +10,10 @@ enum CallCommand: Equatable {
     /// A publisher's answer to a knock on a locked room.
     case admit(KnockID), deny(KnockID)
 
-    static let help = "mute, unmute, mute-peer ID, unmute-peer ID, say TEXT, play FILE.wav, admit KNOCK, deny KNOCK, leave"
+    public static let help = "mute, unmute, mute-peer ID, unmute-peer ID, say TEXT, play FILE.wav, admit KNOCK, deny KNOCK, leave"
 
     /// Nil for an empty line; throws a message naming the problem for anything unknown.
-    static func parse(_ line: String) throws(CommandLineProblem) -> CallCommand? {
+    public static func parse(_ line: String) throws(CommandLineProblem) -> CallCommand? {
         let trimmed = line.drop { $0 == " " || $0 == "\t" }
         guard !trimmed.isEmpty, !trimmed.hasPrefix("#") else { return nil }
         let word = String(trimmed.prefix { $0 != " " })
@@ -40,6 +40,8 @@ enum CallCommand: Equatable {
     }
 }
 
-struct CommandLineProblem: Error, Equatable {
-    var message: String
+public struct CommandLineProblem: Error, Equatable {
+    public var message: String
+
+    public init(message: String) { self.message = message }
 }

@@ -30,7 +30,7 @@ public enum ExitCode: Int32, Sendable, CaseIterable {
         }
     }
 
-    init(_ code: ErrorCode) {
+    public init(_ code: ErrorCode) {
         switch code {
         case .wrongPin: self = .wrongPin
         case .roomFull: self = .roomFull

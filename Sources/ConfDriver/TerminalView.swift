@@ -8,9 +8,9 @@ import ConfMedia
 /// event line at the bottom. Event lines go to the bottom line instead of scrolling over the
 /// pictures. Names and words come from the network and are drawn escaped (`TerminalEscape`);
 /// the bottom line is already `TerminalText`.
-final class TerminalView {
+public final class TerminalView {
     /// One participant's cell.
-    struct Tile {
+    public struct Tile {
         var peer: String
         var name: String
         var picture: VideoFrame?
@@ -22,13 +22,15 @@ final class TerminalView {
     private var words: [String: String] = [:]
     private var active = false
 
-    func start() {
+    public init() {}
+
+    public func start() {
         active = true
         Console.out("\u{1B}[?1049h\u{1B}[?25l\u{1B}[2J", terminator: "")
     }
 
     /// An event's human line; its JSON tells which peer's words to keep or forget.
-    func show(_ line: TerminalText, event: CallEvent?) {
+    public func show(_ line: TerminalText, event: CallEvent?) {
         status = line
         switch event {
         case .peerConnected(let connected)?: words[connected.peer.id.rawValue] = connected.sas.joined(separator: " ")
@@ -39,7 +41,7 @@ final class TerminalView {
     }
 
     /// Draws the tiles and the status line.
-    func render(_ tiles: [Tile]) {
+    public func render(_ tiles: [Tile]) {
         guard active else { return }
         let size = terminalSize() ?? (80, 24)
         var out = "\u{1B}[H"
@@ -57,7 +59,7 @@ final class TerminalView {
     }
 
     /// Back to the normal screen, where the lines that follow (leaving, errors) stay readable.
-    func stop() {
+    public func stop() {
         guard active else { return }
         active = false
         Console.out("\u{1B}[0m\u{1B}[?25h\u{1B}[?1049l", terminator: "")

@@ -8,7 +8,7 @@ import ConfWire
 /// on a timer; event lines go into it while it shows.
 extension CallDriver {
     /// Redraws the terminal view five times a second while the call lasts; event lines go to it.
-    func startTerminalView(_ view: TerminalView) {
+    public func startTerminalView(_ view: TerminalView) {
         terminalView = view
         reporter.humanSink = { line, event in view.show(line, event: event) }
         view.start()
@@ -22,7 +22,7 @@ extension CallDriver {
 
     /// Leaves the terminal view before the session's last lines ("Left the room", an error), so
     /// that they are printed on the normal screen instead of vanishing with the alternate one.
-    func stopTerminalView() {
+    public func stopTerminalView() {
         viewTimer?.cancel()
         terminalView?.stop()
         terminalView = nil
