@@ -68,15 +68,13 @@ public final class AudioPipeline {
         return frames
     }
 
-    /// When `frames(now:)` should be asked next: the source's next frame, or `pollInterval` from
-    /// `now` for a device that keeps its own time; nil when nothing is sent.
+    /// When `frames(now:)` should be asked next: when the source's next frame is due, or `now`
+    /// for a device that keeps its own time (ask on the caller's next short tick); nil when
+    /// nothing is sent.
     public func nextFrameDue(now: Instant) -> Instant? {
         guard let source, encoder != nil else { return nil }
-        return source.nextFrameDue ?? now + Self.pollInterval
+        return source.nextFrameDue ?? now
     }
-
-    /// How often a device that keeps its own time is asked for frames.
-    public static let pollInterval = Duration.milliseconds(5)
 
     private func encode(_ pcm: [Int16], encoder: OpusEncoder) -> Frame {
         let level = muted ? 127 : SignalAnalysis.level(pcm)

@@ -85,13 +85,12 @@ public final class VideoPipeline {
         }
     }
 
-    /// When `tick(now:)` should run next: at once with an encoded frame to hand on, every
-    /// `AudioPipeline.pollInterval` while the encoder works on one, else when the next picture is
-    /// due; nil when nothing is sent.
+    /// When `tick(now:)` should run next: `now` (the caller's next short tick) while a frame is
+    /// with the encoder or ready to hand on, else when the next picture is due; nil when nothing
+    /// is sent.
     public func nextTickDue(now: Instant) -> Instant? {
         guard encoder != nil, source != nil else { return nil }
-        if encoded != nil { return now }
-        if encoding { return now + AudioPipeline.pollInterval }
+        if encoded != nil || encoding { return now }
         return nextFrameAt ?? now
     }
 

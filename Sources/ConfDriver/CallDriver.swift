@@ -93,9 +93,13 @@ public final class CallDriver {
         var next = engine.nextDeadline()
         if let due = audio?.nextFrameDue(now: now), next.map({ due < $0 }) ?? true { next = due }
         if let due = video?.nextTickDue(now: now), next.map({ due < $0 }) ?? true { next = due }
-        // Rounded up to the next 5 ms slot: what falls due within one slot shares a wakeup (each
-        // costs a poll of every socket), at most 5 ms late; slots with nothing due are skipped.
-        ticker.wake(at: next.map { Instant(nanoseconds: ($0.nanoseconds / Self.slot + 1) * Self.slot) })
+        // Rounded up to the end of its 5 ms slot, as a fixed 5 ms tick would run it: what falls
+        // due within one slot shares a wakeup (each costs a poll of every socket), and a slot with
+        // nothing due is skipped. "Now" (a device to poll, a frame with the encoder) is the next slot.
+        ticker.wake(at: next.map { due in
+            let after = max(due.nanoseconds, now.nanoseconds + 1)
+            return Instant(nanoseconds: (after + Self.slot - 1) / Self.slot * Self.slot)
+        })
     }
 
     private static let slot: UInt64 = 5_000_000
