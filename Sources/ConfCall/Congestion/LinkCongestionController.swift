@@ -14,10 +14,14 @@ public struct LinkCongestionController<Item: Sendable>: Sendable {
     // `target` and `nextDeadline` are kept as stored copies, refreshed on every change: the
     // engine reads them for each packet and deadline through its per-link class, where reading a
     // computed property of this struct copies the whole struct first.
-    public private(set) var estimator: LinkBandwidthEstimator { didSet { target = estimator.target } }
+    public private(set) var estimator: LinkBandwidthEstimator { didSet { target = share ?? estimator.target } }
     public private(set) var pacer: Pacer<Item> { didSet { nextDeadline = pacer.nextDeadline } }
-    /// Bits per second the encoders may produce for this link, in total.
+    /// Bits per second the encoders may produce for this link, in total: the estimate, or this
+    /// link's share of a queue it shares with others (`share(_:now:)`).
     public private(set) var target: Int
+    /// Set while the link shares one bottleneck with others (`SharedBottleneck`): its even part
+    /// of their estimates together, in place of its own.
+    public private(set) var share: Int?
     /// When to `poll` next; nil while nothing waits.
     public private(set) var nextDeadline: Instant?
     /// The next transport-wide sequence number; the first is 1.
@@ -63,17 +67,25 @@ public struct LinkCongestionController<Item: Sendable>: Sendable {
 
     public mutating func onFeedback(_ packets: [PacketFeedback], at now: Instant) {
         estimator.onFeedback(packets, at: now)
-        pacer.setTarget(bitsPerSecond: estimator.target, now: now)
+        pacer.setTarget(bitsPerSecond: target, now: now)
     }
 
     public mutating func onReceiverEstimate(bitsPerSecond: Int, at now: Instant) {
         estimator.onReceiverEstimate(bitsPerSecond: bitsPerSecond, at: now)
-        pacer.setTarget(bitsPerSecond: estimator.target, now: now)
+        pacer.setTarget(bitsPerSecond: target, now: now)
     }
 
     public mutating func onLossReport(fraction: Double, at now: Instant) {
         estimator.onLossReport(fraction: fraction, at: now)
-        pacer.setTarget(bitsPerSecond: estimator.target, now: now)
+        pacer.setTarget(bitsPerSecond: target, now: now)
+    }
+
+    /// Sends at `bitsPerSecond` instead of the link's own estimate (nil: its own again).
+    public mutating func share(_ bitsPerSecond: Int?, now: Instant) {
+        guard share != bitsPerSecond else { return }
+        share = bitsPerSecond
+        target = share ?? estimator.target
+        pacer.setTarget(bitsPerSecond: target, now: now)
     }
 
     public mutating func onRoundTrip(_ roundTrip: Duration, at now: Instant) {

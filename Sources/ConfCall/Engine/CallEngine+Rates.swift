@@ -35,11 +35,23 @@ extension CallEngine {
             link.feedbackRecorder.interval = bringsVideo ? TransportFeedbackRecorder.defaultInterval
                 : TransportFeedbackRecorder.interval(forIncoming: incoming)
         }
+        shareBottleneck(now: now)
         let encoderKbps = encoderTargetKbps
         updateLayers(encoderKbps: encoderKbps, now: now)
         askVideoBitrate(encoderKbps, now: now)
         askAudioEncoding(now: now)
         for link in videoLinks where link.layerPolicy.paused { probe(link, encoderKbps: encoderKbps, now: now) }
+    }
+
+    /// Links that go through one queue split their estimates evenly (`SharedBottleneck`); the
+    /// others each follow their own.
+    private func shareBottleneck(now: Instant) {
+        let connected = links.values.filter { $0.phase == .connected }
+        sharedBottleneck.record(connected.map { ($0.id, $0.congestion.statistics.queueDelay) }, now: now)
+        let group = sharedBottleneck.group(now: now)
+        let members = connected.filter { group.contains($0.id) }
+        let share = members.isEmpty ? nil : members.map(\.congestion.estimator.target).reduce(0, +) / members.count
+        for link in connected { link.congestion.share(group.contains(link.id) ? share : nil, now: now) }
     }
 
     private func askVideoBitrate(_ kbps: Int, now: Instant) {

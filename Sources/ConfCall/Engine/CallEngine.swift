@@ -162,6 +162,8 @@ public final class CallEngine {
     var encodedLayers = 1
     // Rates (CallEngine+Rates.swift): when they are looked at next, and what was last asked for.
     var nextRateUpdateAt: Instant?
+    /// Which links share a queue (our uplink, as a rule), sampled with each rate update.
+    var sharedBottleneck = SharedBottleneck<ParticipantID>()
     var videoBitrateAsked: (kbps: Int, at: Instant)?
     var audioEncodingAsked: (bitrateKbps: Int, fec: Bool, lossPercent: Int, at: Instant)?
 

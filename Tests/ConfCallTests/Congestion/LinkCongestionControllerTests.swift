@@ -19,6 +19,19 @@ import Testing
         #expect(link.nextDeadline == nil)
     }
 
+    /// A share of a common bottleneck replaces the link's own estimate, for the pacer too, and
+    /// updates of the estimate do not undo it; nil gives the estimate back.
+    @Test func aShareTakesThePlaceOfTheEstimateUntilItIsLifted() {
+        var link = LinkCongestionController<Int>()
+        link.onReceiverEstimate(bitsPerSecond: 500_000, at: Self.t0)
+        link.share(200_000, now: Self.t0)
+        #expect(link.target == 200_000 && link.pacer.pacingRate == 500_000)
+        link.onReceiverEstimate(bitsPerSecond: 450_000, at: Self.t0 + .milliseconds(10))
+        #expect(link.target == 200_000 && link.estimator.target == 450_000)
+        link.share(nil, now: Self.t0 + .milliseconds(20))
+        #expect(link.target == 450_000 && link.pacer.pacingRate == 2.5 * 450_000)
+    }
+
     /// Feedback goes to the estimate and the pacer follows: 2.5 × the target.
     @Test func thePacerFollowsTheEstimate() {
         var link = LinkCongestionController<Int>()

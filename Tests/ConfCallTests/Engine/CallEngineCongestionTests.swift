@@ -86,6 +86,30 @@ import Testing
         #expect(cat.videoFrames[ann.id, default: 0] > 50 && bob.videoFrames[ann.id, default: 0] > cat.videoFrames[ann.id, default: 0])
     }
 
+    /// ann's uplink carries 1 Mbit/s for her three links together (a home uplink): each link's
+    /// controller sees the same queue, and they should end up sharing it about evenly, every link
+    /// with video, rather than one starved (the end-to-end run had 253/229/166 kbit/s and a 6.5 s freeze).
+    @Test func linksThroughOneCappedUplinkShareItEvenly() throws {
+        let (call, people) = try mesh(["ann", "bob", "cat", "dan"], seed: 34)
+        let ann = people[0], others = Array(people.dropFirst())
+        for peer in others { call.network.setConditions(LinkConditions(delay: .milliseconds(20)), between: ann.id, and: peer.id) }
+        call.network.setUplink(.init(bandwidth: 1_000_000, queueLimit: 1_000_000 / 16), for: ann.id)
+        let start = call.now
+        call.run(for: .seconds(20))
+        let last = others.map { peer in linkStats(ann, for: peer, after: start + .seconds(10)) }
+        let sent = last.map { figures in figures.map(\.sentKbps).reduce(0, +) / Double(max(1, figures.count)) }
+        let estimates = last.map { figures in figures.map(\.estimateKbps).reduce(0, +) / Double(max(1, figures.count)) }
+        let queues = last.flatMap { $0.map(\.queueDelay.milliseconds) }
+        let sortedQueues = queues.sorted()
+        print("shared 1 Mbit/s uplink, from 10 s: sent \(sent), estimates \(estimates) kbit/s, queue delay \(sortedQueues.map { Int($0) }) ms")
+        #expect(sent.reduce(0, +) <= 1_050, "together within the uplink: \(sent)")
+        #expect(sent.min()! >= 0.7 * sent.max()!, "an even share: \(sent)")
+        #expect(sortedQueues[sortedQueues.count / 2] < 100, "the uplink's queue stays short: \(sortedQueues)")
+        let paused = ann.events.filter { $0.at >= start + .seconds(10) }.contains { if case .videoPaused = $0.event { true } else { false } }
+        #expect(!paused, "no link paused once settled")
+        for peer in others { #expect(peer.videoFrames[ann.id, default: 0] > 150, "\(peer.card.name) got \(peer.videoFrames[ann.id, default: 0]) frames") }
+    }
+
     @Test func aLinkUnderFiftyKilobitsPausesVideoAndResumesWhenTheCapLifts() throws {
         let (call, people) = try mesh(["ann", "bob"], seed: 33)
         let ann = people[0], bob = people[1]

@@ -1,7 +1,8 @@
 /// How one direction of a simulated link treats the datagrams sent over it.
 ///
 /// A datagram goes through these stages in order (see `SimulatedNetwork.send`):
-/// partition → duplication → bandwidth cap with its queue → random and bursty loss → delay, jitter, reordering.
+/// partition → duplication → the sender's shared uplink, if it has one (`SimulatedNetwork.setUplink`) →
+/// bandwidth cap with its queue → random and bursty loss → delay, jitter, reordering.
 /// The defaults are a perfect link: no delay, nothing lost, no cap. Out-of-range settings are clamped:
 /// a negative delay is none, a probability above 1 is certain.
 struct LinkConditions: Equatable, Sendable {

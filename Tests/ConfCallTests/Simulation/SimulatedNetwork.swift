@@ -32,6 +32,21 @@ final class SimulatedNetwork<Node: Hashable> {
     private var links: [NodePair: LinkState] = [:]
     private var cuts = Set<NodePair>()
     private var isolated = Set<Int>()
+    /// Nodes whose sending is capped as a whole, as a home uplink caps every flow leaving it.
+    private var uplinks: [Int: Uplink] = [:]
+
+    /// One node's shared uplink: a rate and a drop-tail queue every datagram it sends goes
+    /// through first, before its pair's own conditions.
+    struct Uplink: Equatable, Sendable {
+        var bandwidth: Int
+        var queueLimit: Int = 64 * 1024
+        fileprivate var busyUntil = Instant.zero
+
+        init(bandwidth: Int, queueLimit: Int = 64 * 1024) {
+            self.bandwidth = bandwidth
+            self.queueLimit = queueLimit
+        }
+    }
     private var inFlight = TimedQueue<Datagram>()
     private var random: SeededRandom
 
@@ -56,6 +71,11 @@ final class SimulatedNetwork<Node: Hashable> {
     func setConditions(_ conditions: LinkConditions?, between a: Node, and b: Node) {
         setConditions(conditions, from: a, to: b)
         setConditions(conditions, from: b, to: a)
+    }
+
+    /// Caps everything `node` sends, to every peer, at `uplink`'s rate (nil: no shared cap).
+    func setUplink(_ uplink: Uplink?, for node: Node) {
+        uplinks[index(of: node)] = uplink
     }
 
     // MARK: Partitions
@@ -155,7 +175,19 @@ final class SimulatedNetwork<Node: Hashable> {
     // MARK: The stages
 
     /// One copy through the cap's queue, loss, and delay.
-    private func transmit(_ datagram: Datagram, over link: inout LinkState, with conditions: LinkConditions, now: Instant) {
+    private func transmit(_ datagram: Datagram, over link: inout LinkState, with conditions: LinkConditions, now sent: Instant) {
+        var now = sent
+        if var uplink = uplinks[datagram.pair.from] {
+            let start = max(now, uplink.busyUntil)
+            let backlog = Double(start.since(now).nanosecondsClamped) * Double(uplink.bandwidth) / 8e9
+            if backlog + Double(datagram.bytes.count) > Double(uplink.queueLimit) {
+                link.counters.droppedByQueue += 1
+                return
+            }
+            uplink.busyUntil = start + .nanoseconds(Int64(datagram.bytes.count) * 8 * 1_000_000_000 / Int64(max(1, uplink.bandwidth)))
+            uplinks[datagram.pair.from] = uplink
+            now = uplink.busyUntil
+        }
         var leaves = now
         if let bandwidth = conditions.bandwidth, bandwidth > 0 {
             let start = max(now, link.busyUntil)
