@@ -49,6 +49,57 @@ import Testing
         #expect(decoded == recording.frames.count)
     }
 
+    /// `--video-source file:PATH.y4m`: a clip of three flat grey frames (luma 40, 120, 200), looped,
+    /// reaches the peer as those pictures, in that order, again and again.
+    @Test func aY4MClipIsSentLooped() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("conf-y4m-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let levels: [UInt8] = [40, 120, 200]
+        var clip = Array("YUV4MPEG2 W320 H240 F15:1 Ip C420jpeg\n".utf8)
+        for level in levels {
+            clip += Array("FRAME\n".utf8) + [UInt8](repeating: level, count: 320 * 240) + [UInt8](repeating: 128, count: 2 * 160 * 120)
+        }
+        let clipPath = dir.appendingPathComponent("grey.y4m").path
+        try Data(clip).write(to: URL(fileURLWithPath: clipPath))
+        let host = try ConfProcess(["host", "--listen", "127.0.0.1:0", "--as", "ann", "--json", "--resolution", "240p",
+                                    "--video-source", "file:\(clipPath)"])
+        let command = try #require(host.waitForEvent("room")?["join_command"] as? String).split(separator: " ").dropFirst().map(String.init)
+        let guest = try ConfProcess(command + ["--as", "bob", "--json", "--record", dir.path])
+        #expect(guest.waitForEvent("peer-connected", timeout: .seconds(15)) != nil)
+        let file = dir.appendingPathComponent("ann.ivf").path
+        #expect(ConfProcess.waitUntil(timeout: .seconds(10)) { ((try? Self.frames(file).frames.count) ?? 0) >= 20 })
+        guest.signal(SIGTERM)
+        host.signal(SIGTERM)
+        #expect(guest.waitForExit() == 0 && host.waitForExit() == 0)
+        let decoder = try VP8Decoder()
+        // Each decoded picture's mean luma, as the nearest of the clip's levels.
+        let seen = try Self.frames(file).frames.compactMap { frame -> Int? in
+            guard let picture = decoder.decode(frame) else { return nil }
+            let mean = Double(picture.y.reduce(0) { $0 + Int($1) }) / Double(picture.y.count)
+            return levels.indices.min { abs(Double(levels[$0]) - mean) < abs(Double(levels[$1]) - mean) }
+        }
+        #expect(seen.count >= 20)
+        // After the first few (the encoder settles), each picture is the clip's next frame.
+        let steady = Array(seen.dropFirst(3))
+        let inOrder = zip(steady, steady.dropFirst()).filter { $1 == ($0 + 1) % 3 }.count
+        #expect(inOrder >= steady.count - 3, "levels as received: \(seen)")
+        #expect(Set(steady) == [0, 1, 2])
+    }
+
+    @Test func aClipThatCannotBeReadIsAnErrorBeforeTheCall() throws {
+        let missing = try ConfProcess(["join", "1234-5678", "123456", "--server", "127.0.0.1:1", "--video-source", "file:/nonexistent.y4m"])
+        #expect(missing.waitForExit() == 2)
+        #expect(missing.stderr.contains("cannot open /nonexistent.y4m"), "\(missing.stderr)")
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("conf-444-\(UUID().uuidString.prefix(8)).y4m").path
+        try Data("YUV4MPEG2 W64 H48 C444\n".utf8).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let unsupported = try ConfProcess(["join", "1234-5678", "123456", "--server", "127.0.0.1:1", "--video-source", "file:\(path)", "--json"])
+        #expect(unsupported.waitForExit() == 2)
+        #expect(unsupported.stderr.contains("C444 is not 8-bit 4:2:0"), "\(unsupported.stderr)")
+        #expect(unsupported.events(ofType: "error").first?["code"] as? String == "bad-video-file")
+    }
+
     /// `--video-view terminal` in a real pseudo-terminal (script(1)): the alternate screen, true
     /// colour half blocks of the peer's picture, the last event at the bottom, the screen restored.
     @Test func videoIsDrawnInTheTerminal() throws {

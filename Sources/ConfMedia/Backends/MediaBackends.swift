@@ -39,13 +39,31 @@ public enum MediaBackends {
     }
 
     /// `pattern` (a moving test picture), `pattern:noisy` (the same under changing grain, which
-    /// takes the whole bitrate), `none` (nil: no video is sent).
+    /// takes the whole bitrate), `file:PATH.y4m` (a clip, looped; checked when prepared), `none`
+    /// (nil: no video is sent).
     public static func generatedVideoSources<Devices>() -> BackendRegistry<(any VideoSource)?, Devices> {
         var registry = BackendRegistry<(any VideoSource)?, Devices>()
         registry.register("pattern") { argument throws(MediaBackendError) in
             guard argument == nil || argument == "noisy" else { throw .badArgument("pattern takes no argument, or noisy") }
             let noisy = argument == "noisy"
             return { context in TestPatternSource(width: context.video.width, height: context.video.height, noisy: noisy) }
+        }
+        registry.register("file") { argument throws(MediaBackendError) in
+            guard let path = argument, !path.isEmpty else { throw .badArgument("file:PATH.y4m names a YUV4MPEG2 file") }
+            let reader: Y4MReader
+            do throws(Y4MHeader.Problem) {
+                reader = try Y4MReader(path: path)
+            } catch {
+                throw .unreadable(error.description)
+            }
+            guard reader.nextFrame() != nil else { throw .unreadable("\(path) holds no complete frame") }
+            return { context throws(MediaBackendError) in
+                do throws(Y4MHeader.Problem) {
+                    return try Y4MVideoSource(path: path, width: context.video.width, height: context.video.height)
+                } catch {
+                    throw .unreadable(error.description)
+                }
+            }
         }
         registry.register("none") { argument throws(MediaBackendError) in
             guard argument == nil else { throw .badArgument("none takes no argument") }

@@ -2,7 +2,7 @@
 /// A camera delivers on its own clock and keeps its newest picture; a generated source makes one
 /// when asked. The caller asks at its frame rate and encodes what it gets.
 ///
-/// Backends: `v4l2:/dev/videoN` (ConfIO), `pattern` (`TestPatternSource`).
+/// Backends: `v4l2:/dev/videoN` (ConfIO), `pattern` (`TestPatternSource`), `file:PATH.y4m` (`Y4MVideoSource`).
 /// Threading: the event loop thread only.
 public protocol VideoSource: AnyObject {
     /// The newest picture, or nil when there is none yet.
