@@ -32,6 +32,9 @@ public struct LinkBandwidthEstimator: Sendable {
     public let configuration: Configuration
     private var history: SentPacketHistory
     private var acknowledged = AcknowledgedBitrate()
+    private var prober = ProbeBitrateEstimator()
+    /// The last probe's result (bits per second), and when.
+    public private(set) var lastProbe: (bitsPerSecond: Double, at: Instant)?
     private(set) var delayBased: DelayBasedEstimator
     private(set) var lossBased = LossBasedEstimator()
     private var receiverEstimate: Double?
@@ -55,8 +58,9 @@ public struct LinkBandwidthEstimator: Sendable {
     /// Packets waiting this much longer than on the emptiest path seen: the queues are growing.
     static let congestedQueueDelay: Duration = .milliseconds(30)
 
-    public mutating func onSent(sequence: Int64, size: Int, at now: Instant) {
-        history.record(sequence: sequence, size: size, at: now)
+    /// `cluster`: the probe cluster the packet belongs to (`ProbeBitrateEstimator`), if any.
+    public mutating func onSent(sequence: Int64, size: Int, at now: Instant, cluster: Int? = nil) {
+        history.record(sequence: sequence, size: size, at: now, cluster: cluster)
     }
 
     public mutating func onFeedback(_ packets: [PacketFeedback], at now: Instant) {
@@ -67,7 +71,19 @@ public struct LinkBandwidthEstimator: Sendable {
         for report in reports {
             if let arrival = report.arrival { acknowledged.add(arrival: arrival, size: report.size) } else { lost += 1 }
         }
+        var probed: Double?
+        for report in reports {
+            guard let cluster = report.cluster, let arrival = report.arrival,
+                  let result = prober.received(cluster: cluster, sentAt: report.sentAt, arrival: arrival, size: report.size) else { continue }
+            probed = max(probed ?? 0, result)
+        }
         delayBased.update(reports, acknowledged: acknowledged.bitsPerSecond, now: now)
+        if let probed {
+            lastProbe = (probed, now)
+            // A probe that got through unqueued shows room the estimate has not grown into yet
+            // (libwebrtc sets its rate to the probe's result); never while the path is over-used.
+            if delayBased.usage != .overusing, probed > delayBased.rate { delayBased.setRate(probed, now: now) }
+        }
         let queued = delayBased.queueDelay.queueDelay ?? .zero
         let congested = delayBased.usage == .overusing || queued > Self.congestedQueueDelay
         lossBased.onReports(lost: lost, total: reports.count, rate: Double(target), ceiling: ceiling,

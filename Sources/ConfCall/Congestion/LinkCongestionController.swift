@@ -48,11 +48,12 @@ public struct LinkCongestionController<Item: Sendable>: Sendable {
     public mutating func dropQueued(_ priority: PacketPriority) -> Int { pacer.dropQueued(priority) }
 
     /// What leaves now, each with its transport-wide sequence number, recorded as sent now.
-    public mutating func poll(now: Instant) -> [(item: Item, sequence: Int64)] {
+    /// `cluster`: which probe cluster an item belongs to, if any.
+    public mutating func poll(now: Instant, cluster: (Item) -> Int? = { _ in nil }) -> [(item: Item, sequence: Int64)] {
         pacer.pollSized(now: now).map { item, size in
             let sequence = nextSequence
             nextSequence += 1
-            estimator.onSent(sequence: sequence, size: size, at: now)
+            estimator.onSent(sequence: sequence, size: size, at: now, cluster: cluster(item))
             return (item, sequence)
         }
     }

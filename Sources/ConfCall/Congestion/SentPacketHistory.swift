@@ -12,11 +12,14 @@ struct SentPacketHistory: Sendable {
         /// Bytes on the wire.
         var size: Int
         var arrival: Instant?
+        /// The probe cluster the packet was sent in, if any.
+        var cluster: Int? = nil
     }
 
     private struct Entry: Sendable {
         var sentAt: Instant
         var size: Int
+        var cluster: Int?
         var received = false
         var reportedLost = false
     }
@@ -35,8 +38,8 @@ struct SentPacketHistory: Sendable {
 
     var count: Int { entries.count }
 
-    mutating func record(sequence: Int64, size: Int, at now: Instant) {
-        entries[sequence] = Entry(sentAt: now, size: WireSize.clamped(size))
+    mutating func record(sequence: Int64, size: Int, at now: Instant, cluster: Int? = nil) {
+        entries[sequence] = Entry(sentAt: now, size: WireSize.clamped(size), cluster: cluster)
         order.append((sequence, now))
         evict(now: now)
     }
@@ -57,7 +60,8 @@ struct SentPacketHistory: Sendable {
                 entry.reportedLost = true
             }
             entries[packet.sequence] = entry
-            reports.append(Report(sequence: packet.sequence, sentAt: entry.sentAt, size: entry.size, arrival: packet.arrival))
+            reports.append(Report(sequence: packet.sequence, sentAt: entry.sentAt, size: entry.size, arrival: packet.arrival,
+                                  cluster: entry.cluster))
         }
         return reports
     }

@@ -29,7 +29,7 @@ extension CallEngine {
     /// What the pacer lets out now: stamped, protected, transmitted.
     func pumpPacer(_ link: PeerConnection, now: Instant) {
         guard let srtp = link.srtp else { return }
-        for (paced, sequence) in link.congestion.poll(now: now) {
+        for (paced, sequence) in link.congestion.poll(now: now, cluster: \.probeCluster) {
             guard let datagram = srtp.protectRTP(paced.wireBytes(transportSequence: sequence)) else { continue }
             link.traffic.sent(paced)
             outputs.append(.transmit(link.id, datagram))

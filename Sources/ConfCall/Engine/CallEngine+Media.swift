@@ -25,10 +25,16 @@ extension CallEngine {
     }
 
     /// A peer's NACK: those packets again from the history, if still in it, behind audio and
-    /// ahead of new video in the pacer, each with a transport sequence number of its own.
+    /// ahead of new video in the pacer, each with a transport sequence number of its own; as
+    /// many as `RetransmissionLimiter` lets through.
     func resendVideo(_ sequences: [SequenceNumber], on link: PeerConnection, now: Instant) {
-        let packets = link.videoOut.resend(sequences).compactMap(RTPPacket.init(bytes:))
-        enqueue(packets, .retransmission, on: link, transportSequenceID: transportSequenceID(link.negotiated?.video), now: now)
+        let id = transportSequenceID(link.negotiated?.video)
+        let roundTrip = link.congestion.estimator.roundTrip, target = link.congestion.target
+        let packets = link.videoOut.resend(sequences).compactMap(RTPPacket.init(bytes:)).filter { packet in
+            let size = PacedPacket(packet: packet, kind: .retransmission, transportSequenceID: id).wireSize
+            return link.retransmissions.allow(packet.sequenceNumber, bytes: size, now: now, roundTrip: roundTrip, targetBitsPerSecond: target)
+        }
+        enqueue(packets, .retransmission, on: link, transportSequenceID: id, now: now)
     }
 
     // MARK: Receiving

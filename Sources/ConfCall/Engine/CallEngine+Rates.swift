@@ -16,6 +16,8 @@ extension CallEngine {
     /// this often.
     static let videoBitrateHysteresis = 0.1
     static let encoderUpdateInterval: Duration = .seconds(1)
+    /// A target under this fraction of the one last asked goes to the encoder without waiting.
+    static let sharpFall = 0.7
     /// Paused links probe only while their packets wait less than this in the path's queues.
     static let probeQueueDelayLimit: Duration = .milliseconds(50)
 
@@ -40,7 +42,9 @@ extension CallEngine {
         updateLayers(encoderKbps: encoderKbps, now: now)
         askVideoBitrate(encoderKbps, now: now)
         askAudioEncoding(now: now)
-        for link in videoLinks where link.layerPolicy.paused { probe(link, encoderKbps: encoderKbps, now: now) }
+        for link in videoLinks {
+            if link.layerPolicy.paused { probe(link, encoderKbps: encoderKbps, now: now) } else { probeAfterFall(link, now: now) }
+        }
     }
 
     /// Links that go through one queue split their estimates evenly (`SharedBottleneck`); the
@@ -57,7 +61,10 @@ extension CallEngine {
     private func askVideoBitrate(_ kbps: Int, now: Instant) {
         guard configuration.sendsVideo, !videoLinks.isEmpty else { return }
         if let asked = videoBitrateAsked {
-            guard now.since(asked.at) >= Self.encoderUpdateInterval,
+            // A sharp fall is followed at once: every frame encoded at the old rate would wait
+            // in the pacer and then fill the path's queue.
+            let sharpFall = Double(kbps) < Self.sharpFall * Double(asked.kbps)
+            guard sharpFall || now.since(asked.at) >= Self.encoderUpdateInterval,
                   Double(abs(kbps - asked.kbps)) > Double(asked.kbps) * Self.videoBitrateHysteresis else { return }
         }
         videoBitrateAsked = (kbps, now)

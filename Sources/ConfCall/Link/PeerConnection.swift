@@ -85,6 +85,12 @@ final class PeerConnection {
     var feedbackTimeline = ReferenceTimeUnwrapper()
     /// Padding-only packets on an SSRC of their own, sent to probe while video is paused.
     var probeOut: OutboundRTPStream
+    var retransmissions = RetransmissionLimiter()
+    /// Probing after a fall (CallEngine+Probing): the most the path delivered of late (bits per
+    /// second, and when), when the last cluster went, and the next cluster's number.
+    var recentPeakTarget: (bitsPerSecond: Int, at: Instant)?
+    var lastProbeAt: Instant?
+    var nextProbeCluster = 1
     var traffic = LinkTraffic()
 
     // Temporal layers (CallEngine+Layers.swift): which frames of the one encoding this link gets.

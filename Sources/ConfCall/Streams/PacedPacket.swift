@@ -13,6 +13,8 @@ struct PacedPacket: Sendable {
     /// Padding octets after the payload (RFC 3550 section 5.1, the P bit): 1...255, 0 for none.
     /// Only probes carry them; their payload is empty.
     var padding: Int = 0
+    /// The probe cluster a probe belongs to (`ProbeBitrateEstimator`), when its result is wanted.
+    var probeCluster: Int?
 
     /// What SRTP adds: the 80-bit authentication tag of AES_CM_128_HMAC_SHA1_80 (RFC 3711 section 4.2).
     static let srtpTagBytes = 10

@@ -1,0 +1,57 @@
+import ConfCore
+
+/// What a probe found: a cluster of packets sent close together at a chosen rate, and the rate
+/// the receiver got them at (libwebrtc's ProbeBitrateEstimator). If they arrived about as fast
+/// as they left, the path carries at least the rate they were sent at; if slower, the arrival
+/// rate is about what it carries. Pure.
+struct ProbeBitrateEstimator: Sendable {
+    /// Received packets a cluster needs before it is judged.
+    static let minimumPackets = 5
+    /// Below this fraction of the send rate the path is taken as saturated by the probe...
+    static let unsaturatedRatio = 0.9
+    /// ...and the result is this fraction of what arrived.
+    static let saturatedUtilisation = 0.95
+    static let maximumClusters = 8
+
+    private struct Cluster: Sendable {
+        var firstSent: Instant
+        var lastSent: Instant
+        var firstArrival: Instant
+        var lastArrival: Instant
+        /// Bytes of every packet, and the first arrival's and the last send's sizes.
+        var bytes = 0
+        var firstArrivalSize = 0
+        var lastSentSize = 0
+        var packets = 0
+        var judged = false
+    }
+
+    private var clusters: [Int: Cluster] = [:]
+
+    /// One received packet of cluster `id`; the cluster's result (bits per second) once it has
+    /// enough packets, once per cluster.
+    mutating func received(cluster id: Int, sentAt: Instant, arrival: Instant, size: Int) -> Double? {
+        var cluster = clusters[id] ?? Cluster(firstSent: sentAt, lastSent: sentAt, firstArrival: arrival, lastArrival: arrival,
+                                              firstArrivalSize: size, lastSentSize: size)
+        if sentAt < cluster.firstSent { cluster.firstSent = sentAt }
+        if sentAt >= cluster.lastSent { cluster.lastSent = sentAt; cluster.lastSentSize = size }
+        if arrival < cluster.firstArrival { cluster.firstArrival = arrival; cluster.firstArrivalSize = size }
+        if arrival > cluster.lastArrival { cluster.lastArrival = arrival }
+        cluster.bytes += size
+        cluster.packets += 1
+        defer {
+            clusters[id] = cluster
+            if clusters.count > Self.maximumClusters, let oldest = clusters.keys.min() { clusters[oldest] = nil }
+        }
+        guard !cluster.judged, cluster.packets >= Self.minimumPackets else { return nil }
+        let sendSpan = cluster.lastSent.since(cluster.firstSent).milliseconds / 1000
+        let receiveSpan = cluster.lastArrival.since(cluster.firstArrival).milliseconds / 1000
+        guard sendSpan > 0.001, receiveSpan > 0.001, sendSpan < 1, receiveSpan < 1 else { return nil }
+        cluster.judged = true
+        // A span has one packet fewer than the cluster: the last send's and the first arrival's bytes are outside it.
+        let sendRate = Double(cluster.bytes - cluster.lastSentSize) * 8 / sendSpan
+        let receiveRate = Double(cluster.bytes - cluster.firstArrivalSize) * 8 / receiveSpan
+        if receiveRate < Self.unsaturatedRatio * sendRate { return Self.saturatedUtilisation * receiveRate }
+        return min(sendRate, receiveRate)
+    }
+}

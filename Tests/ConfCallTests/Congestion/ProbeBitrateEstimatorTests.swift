@@ -1,0 +1,36 @@
+@testable import ConfCall
+import ConfCore
+import Testing
+
+struct ProbeBitrateEstimatorTests {
+    static func at(_ microseconds: Int) -> Instant { Instant(nanoseconds: 5_000_000_000 + UInt64(microseconds) * 1000) }
+
+    /// Ten packets of 1000 bytes sent 4 ms apart (2 Mbit/s) arriving `spacing` µs apart: the result
+    /// once the fifth has arrived, and nothing for the same cluster after.
+    static func run(arrivalSpacing spacing: Int) -> [Double] {
+        var estimator = ProbeBitrateEstimator()
+        return (0..<10).compactMap { index in
+            estimator.received(cluster: 1, sentAt: Self.at(index * 4000), arrival: Self.at(30_000 + index * spacing), size: 1000)
+        }
+    }
+
+    @Test func aClusterThatArrivesAsItLeftShowsItsSendRate() throws {
+        let results = Self.run(arrivalSpacing: 4000)
+        #expect(results.count == 1)
+        #expect(abs(try #require(results.first) - 2_000_000) < 1)
+    }
+
+    @Test func aClusterThatQueuedShowsWhatArrived() throws {
+        // Arriving 8 ms apart: the path carried 1 Mbit/s, and the result is 95 % of that.
+        let result = try #require(Self.run(arrivalSpacing: 8000).first)
+        #expect(abs(result - 950_000) < 1)
+    }
+
+    @Test func tooFewPacketsOrNoSpanGiveNothing() {
+        var estimator = ProbeBitrateEstimator()
+        let few = (0..<4).compactMap { estimator.received(cluster: 2, sentAt: Self.at($0 * 1000), arrival: Self.at($0 * 1000), size: 500) }
+        #expect(few.isEmpty)
+        let sameInstant = (0..<8).compactMap { _ in estimator.received(cluster: 3, sentAt: Self.at(0), arrival: Self.at(0), size: 500) }
+        #expect(sameInstant.isEmpty)
+    }
+}
