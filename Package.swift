@@ -10,7 +10,7 @@
 //                   (encode once, decode per peer), the recordings; backends taken by protocol, no devices
 //   ConfIO          thin adapters: GLib main loop, libsoup rendezvous server and client, libnice,
 //                   usrsctp data channels, PulseAudio and V4L2 backends (pulse, v4l2), getrandom
-//   ConfMedia       Opus and VP8 encoders/decoders, signal analysis; the media backend seams (AudioSource,
+//   ConfMedia       Opus and VP8 encoders/decoders, MJPEG decoding, signal analysis; the media backend seams (AudioSource,
 //                   AudioSink, VideoSource), their registry by name and the generated backends; no devices
 //   ConfCall        pure: the call engine (one per participant): links, RTP streams, events (sans-IO)
 //   ConfCrypto      DTLS (OpenSSL over memory BIOs), SRTP (libsrtp2), SAS words; no sockets
@@ -18,7 +18,7 @@
 //   ConfRendezvous  pure: rooms, pins, rate limits, relaying (sans-IO server core)
 //   ConfWire        pure: SDP, ICE candidates, the rendezvous protocol's messages and peer signals
 //   ConfCore        pure: time, randomness seam, JSON values, errors
-//   C*              system libraries (GLib with libsoup 3 and libnice, OpenSSL, libsrtp2, usrsctp, libopus, libvpx, libpulse) + shim
+//   C*              system libraries (GLib with libsoup 3 and libnice, OpenSSL, libsrtp2, usrsctp, libopus, libvpx, libturbojpeg, libpulse) + shim
 //                   targets for varargs, macros and by-value callbacks (CConfShims, CCryptoShims, CSCTPShims, CMediaShims, CV4L2Shims)
 import PackageDescription
 
@@ -46,6 +46,7 @@ let package = Package(
         .systemLibrary(name: "COpus", pkgConfig: "opus", providers: [.apt(["libopus-dev"])]),
         .systemLibrary(name: "CPulse", pkgConfig: "libpulse", providers: [.apt(["libpulse-dev"])]),
         .systemLibrary(name: "CVPX", pkgConfig: "vpx", providers: [.apt(["libvpx-dev"])]),
+        .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
         .target(name: "CMediaShims", dependencies: ["COpus", "CVPX"]),
 
         .target(name: "ConfCore"),
@@ -53,7 +54,7 @@ let package = Package(
         .target(name: "ConfRendezvous", dependencies: ["ConfCore", "ConfWire"]),
         .target(name: "ConfSession", dependencies: ["ConfCore", "ConfWire"]),
         .target(name: "ConfCrypto", dependencies: ["ConfCore", "ConfWire", "COpenSSL", "CSRTP", "CCryptoShims"]),
-        .target(name: "ConfMedia", dependencies: ["ConfCore", "ConfWire", "COpus", "CVPX", "CMediaShims"],
+        .target(name: "ConfMedia", dependencies: ["ConfCore", "ConfWire", "COpus", "CVPX", "CMediaShims", "CTurboJPEG"],
                 // Its pixel and sample loops run on the event loop for every frame: optimised in debug
                 // builds too, or a debug conf under emulation (the vivid camera test) starves its loop.
                 swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
@@ -73,7 +74,7 @@ let package = Package(
         .testTarget(name: "ConfCryptoTests", dependencies: ["ConfCrypto"]),
         .testTarget(name: "ConfCallTests", dependencies: ["ConfCall", "ConfCrypto", "ConfSession", "ConfWire"]),
         .testTarget(name: "ConfIOTests", dependencies: ["ConfIO", "ConfCrypto"]),
-        .testTarget(name: "ConfMediaTests", dependencies: ["ConfMedia", "ConfWire"]),
+        .testTarget(name: "ConfMediaTests", dependencies: ["ConfMedia", "ConfWire", "CTurboJPEG"]),
         .testTarget(name: "ConfCallMediaTests", dependencies: ["ConfCallMedia", "ConfCall", "ConfMedia", "ConfWire", "ConfCore"]),
         .testTarget(name: "ConfCLITests", dependencies: ["ConfCLI", "ConfApp", "ConfDriver", "ConfCall"]),
         .testTarget(name: "ConfEndToEndTests", dependencies: ["ConfCore", "ConfMedia"]),

@@ -41,7 +41,8 @@ conf_v4l2 *conf_v4l2_open(const char *path, int width, int height, int fps, char
         return NULL;
     }
     static const struct { unsigned fourcc; int ours; } formats[] = {
-        {V4L2_PIX_FMT_YUYV, CONF_V4L2_YUYV}, {V4L2_PIX_FMT_NV12, CONF_V4L2_NV12}, {V4L2_PIX_FMT_YUV420, CONF_V4L2_I420}};
+        {V4L2_PIX_FMT_YUYV, CONF_V4L2_YUYV}, {V4L2_PIX_FMT_NV12, CONF_V4L2_NV12}, {V4L2_PIX_FMT_YUV420, CONF_V4L2_I420},
+        {V4L2_PIX_FMT_MJPEG, CONF_V4L2_MJPEG}};
     struct v4l2_format format = {0};
     int chosen = 0;
     for (size_t i = 0; i < sizeof formats / sizeof formats[0] && !chosen; i++) {
@@ -54,7 +55,7 @@ conf_v4l2 *conf_v4l2_open(const char *path, int width, int height, int fps, char
         if (xioctl(fd, VIDIOC_S_FMT, &format) == 0 && format.fmt.pix.pixelformat == formats[i].fourcc) chosen = formats[i].ours;
     }
     if (!chosen) {
-        snprintf(error, error_size, "%s offers none of YUYV, NV12, YU12 (MJPEG cameras are not supported yet)", path);
+        snprintf(error, error_size, "%s offers none of YUYV, NV12, YU12 or MJPEG", path);
         close(fd);
         return NULL;
     }

@@ -2,7 +2,8 @@ internal import CV4L2Shims
 import ConfMedia
 
 /// A V4L2 camera, memory-mapped streaming, read on the event loop when a frame is ready; frames
-/// are converted to I420 at the size asked for. A camera that vanishes calls `onLost` once.
+/// are converted (or, from an MJPEG camera, decoded) to I420 at the size asked for; a JPEG frame
+/// that does not decode is skipped (`corruptFrames`). A camera that vanishes calls `onLost` once.
 public final class V4L2Camera {
     public struct Failure: Error, Sendable, CustomStringConvertible {
         public var description: String
@@ -12,9 +13,9 @@ public final class V4L2Camera {
     public var onLost: (() -> Void)?
     public let deviceWidth: Int
     public let deviceHeight: Int
+    public var corruptFrames: Int { decoder.corruptFrames }
     private let camera: OpaquePointer
-    private let format: PixelConversion.Format
-    private let targetWidth: Int, targetHeight: Int
+    private let decoder: CapturedFrameDecoder
     private var buffer: [UInt8]
     private var watch: Timer?
     private var open = true
@@ -24,16 +25,22 @@ public final class V4L2Camera {
         guard let camera = conf_v4l2_open(path, Int32(width), Int32(height), Int32(framesPerSecond), &error, error.count) else {
             throw Failure(description: String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
         }
-        self.camera = camera
+        let format: CapturedFrameDecoder.Format
         switch conf_v4l2_format(camera) {
-        case Int32(CONF_V4L2_NV12): format = .nv12
-        case Int32(CONF_V4L2_I420): format = .i420
-        default: format = .yuyv
+        case Int32(CONF_V4L2_NV12): format = .raw(.nv12)
+        case Int32(CONF_V4L2_I420): format = .raw(.i420)
+        case Int32(CONF_V4L2_MJPEG): format = .mjpeg
+        default: format = .raw(.yuyv)
         }
         deviceWidth = Int(conf_v4l2_width(camera))
         deviceHeight = Int(conf_v4l2_height(camera))
-        targetWidth = width
-        targetHeight = height
+        do {
+            decoder = try CapturedFrameDecoder(format: format, width: deviceWidth, height: deviceHeight, targetWidth: width, targetHeight: height)
+        } catch {
+            conf_v4l2_close(camera)
+            throw Failure(description: "\(path): \(error.description)")
+        }
+        self.camera = camera
         buffer = [UInt8](repeating: 0, count: max(Int(conf_v4l2_frame_size(camera)), deviceWidth * deviceHeight * 2))
         watch = loop.watch(fd: conf_v4l2_fd(camera)) { [weak self] in self?.readable() ?? false }
     }
@@ -57,10 +64,7 @@ public final class V4L2Camera {
             return false
         }
         guard n > 0 else { return true }
-        let frame = buffer.withUnsafeBufferPointer { bytes in
-            PixelConversion.toI420(UnsafeBufferPointer(rebasing: bytes[..<Int(n)]), format: format, width: deviceWidth, height: deviceHeight,
-                                   targetWidth: targetWidth, targetHeight: targetHeight)
-        }
+        let frame = buffer.withUnsafeBufferPointer { bytes in decoder.picture(from: UnsafeBufferPointer(rebasing: bytes[..<Int(n)])) }
         if let frame { onFrame?(frame) }
         return true
     }
