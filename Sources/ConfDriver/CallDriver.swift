@@ -24,9 +24,9 @@ public final class CallDriver {
         }
     }
 
-    public let loop: EventLoop
-    public let reporter: EventReporter
-    public let clock: any MonotonicClock
+    let loop: EventLoop
+    let reporter: EventReporter
+    let clock: any MonotonicClock
     public var settings: Settings
     public private(set) var engine: CallEngine!
     private var transports: [ParticipantID: IceTransport] = [:]
@@ -40,12 +40,12 @@ public final class CallDriver {
     public var audio: AudioPipeline?
     public var video: VideoPipeline?
     public var commands: LineReader?
-    public var terminalView: TerminalView?
+    var terminalView: TerminalView?
     /// Wakes the driver when the engine, the audio source or the video pipeline next needs it
     /// (`rearm()` after every input), rather than on a fixed tick.
     private var ticker: DeadlineTimer?
     private var networkWatch: Timer?
-    public var viewTimer: Timer?
+    var viewTimer: Timer?
     /// Called when this machine's addresses change. The owner feeds `.networkChanged` once
     /// signals can reach the peers again (see ParticipantSession.networkChanged).
     public var onNetworkChanged: () -> Void = {}
@@ -55,8 +55,8 @@ public final class CallDriver {
     private var onAllClosed: (() -> Void)?
 
     public init(loop: EventLoop, reporter: EventReporter, clock: any MonotonicClock, random: any RandomNumberGenerator,
-         security: any LinkSecurity, configuration: CallEngine.Configuration, settings: Settings,
-         sendSignal: @escaping (ParticipantID, JSONValue) -> Void, onCallFailed: @escaping (_ noPath: Bool) -> Void) {
+                security: any LinkSecurity, configuration: CallEngine.Configuration, settings: Settings,
+                sendSignal: @escaping (ParticipantID, JSONValue) -> Void, onCallFailed: @escaping (_ noPath: Bool) -> Void) {
         self.loop = loop
         self.reporter = reporter
         self.clock = clock
@@ -276,7 +276,7 @@ public final class CallDriver {
 }
 
 extension IceTransport.State {
-    public var engineState: CallEngine.IceState {
+    var engineState: CallEngine.IceState {
         switch self {
         case .checking: .checking
         case .connected: .connected
@@ -284,4 +284,3 @@ extension IceTransport.State {
         }
     }
 }
-

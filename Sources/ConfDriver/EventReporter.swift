@@ -15,7 +15,7 @@ public final class EventReporter {
     private let start: Instant
     /// While video is drawn in the terminal, human lines (with their event, if any) go here
     /// instead of scrolling over it.
-    public var humanSink: ((TerminalText, CallEvent?) -> Void)?
+    var humanSink: ((TerminalText, CallEvent?) -> Void)?
 
     public init(json: Bool, environment: [String: String], clock: any MonotonicClock, wallClock: any WallClock) {
         self.json = json

@@ -38,8 +38,8 @@ public final class ParticipantSession {
     public var onSignalPathConfirmed: (() -> Void)?
 
     public init(loop: EventLoop, client: RendezvousClient, reporter: EventReporter, clock: any MonotonicClock, random: any RandomNumberGenerator,
-         room: RoomID, pin: Pin, name: String, duration: Duration?,
-         onEnd: @escaping (Result<CallEvent.LeaveReason, CommandFailure>) -> Void) {
+                room: RoomID, pin: Pin, name: String, duration: Duration?,
+                onEnd: @escaping (Result<CallEvent.LeaveReason, CommandFailure>) -> Void) {
         self.loop = loop
         self.client = client
         self.reporter = reporter

@@ -10,7 +10,7 @@ import ConfMedia
 /// the bottom line is already `TerminalText`.
 public final class TerminalView {
     /// One participant's cell.
-    public struct Tile {
+    struct Tile {
         var peer: String
         var name: String
         var picture: VideoFrame?
@@ -24,13 +24,13 @@ public final class TerminalView {
 
     public init() {}
 
-    public func start() {
+    func start() {
         active = true
         Console.out("\u{1B}[?1049h\u{1B}[?25l\u{1B}[2J", terminator: "")
     }
 
     /// An event's human line; its JSON tells which peer's words to keep or forget.
-    public func show(_ line: TerminalText, event: CallEvent?) {
+    func show(_ line: TerminalText, event: CallEvent?) {
         status = line
         switch event {
         case .peerConnected(let connected)?: words[connected.peer.id.rawValue] = connected.sas.joined(separator: " ")
@@ -41,7 +41,7 @@ public final class TerminalView {
     }
 
     /// Draws the tiles and the status line.
-    public func render(_ tiles: [Tile]) {
+    func render(_ tiles: [Tile]) {
         guard active else { return }
         let size = terminalSize() ?? (80, 24)
         var out = "\u{1B}[H"
@@ -59,7 +59,7 @@ public final class TerminalView {
     }
 
     /// Back to the normal screen, where the lines that follow (leaving, errors) stay readable.
-    public func stop() {
+    func stop() {
         guard active else { return }
         active = false
         Console.out("\u{1B}[0m\u{1B}[?25h\u{1B}[?1049l", terminator: "")

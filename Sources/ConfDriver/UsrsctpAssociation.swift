@@ -6,12 +6,12 @@ import ConfIO
 /// (retransmissions): then `wake` tells the driver to drain the engine.
 ///
 /// Threading: the event loop thread only.
-public final class UsrsctpAssociation: DataChannelAssociation {
+final class UsrsctpAssociation: DataChannelAssociation {
     private let transport: DataChannelTransport
     private var outputs: [DataChannelOutput] = []
     private let wake: () -> Void
 
-    public init(loop: EventLoop, isDTLSClient: Bool, wake: @escaping () -> Void) {
+    init(loop: EventLoop, isDTLSClient: Bool, wake: @escaping () -> Void) {
         self.wake = wake
         var queue: (DataChannelOutput) -> Void = { _ in }
         transport = DataChannelTransport(loop: loop, isDTLSClient: isDTLSClient) { packet in queue(.packet(packet)) }
@@ -25,20 +25,20 @@ public final class UsrsctpAssociation: DataChannelAssociation {
         transport.onAssociationClosed = { queue(.closed(label: nil)) }
     }
 
-    public func connect(remotePort: UInt16) { transport.connect(remotePort: remotePort) }
-    public func receive(_ packet: [UInt8]) { transport.receive(packet) }
-    public func open(label: String) { transport.open(label: label) }
-    public func send(text: String, label: String) -> Bool { transport.send(text: text, label: label) }
-    public func close() { transport.close() }
-    public func pollOutput() -> DataChannelOutput? { outputs.isEmpty ? nil : outputs.removeFirst() }
+    func connect(remotePort: UInt16) { transport.connect(remotePort: remotePort) }
+    func receive(_ packet: [UInt8]) { transport.receive(packet) }
+    func open(label: String) { transport.open(label: label) }
+    func send(text: String, label: String) -> Bool { transport.send(text: text, label: label) }
+    func close() { transport.close() }
+    func pollOutput() -> DataChannelOutput? { outputs.isEmpty ? nil : outputs.removeFirst() }
 }
 
 /// Makes a `UsrsctpAssociation` for each link whose DTLS is up.
-public struct UsrsctpFactory: DataChannelFactory {
-    public let loop: EventLoop
-    public let wake: () -> Void
+struct UsrsctpFactory: DataChannelFactory {
+    let loop: EventLoop
+    let wake: () -> Void
 
-    public func makeAssociation(isDTLSClient: Bool) -> any DataChannelAssociation {
+    func makeAssociation(isDTLSClient: Bool) -> any DataChannelAssociation {
         UsrsctpAssociation(loop: loop, isDTLSClient: isDTLSClient, wake: wake)
     }
 }
