@@ -33,8 +33,6 @@ public struct LinkBandwidthEstimator: Sendable {
     private var history: SentPacketHistory
     private var acknowledged = AcknowledgedBitrate()
     private var prober = ProbeBitrateEstimator()
-    /// The last probe's result (bits per second), and when.
-    public private(set) var lastProbe: (bitsPerSecond: Double, at: Instant)?
     private(set) var delayBased: DelayBasedEstimator
     private(set) var lossBased = LossBasedEstimator()
     private var receiverEstimate: Double?
@@ -78,12 +76,9 @@ public struct LinkBandwidthEstimator: Sendable {
             probed = max(probed ?? 0, result)
         }
         delayBased.update(reports, acknowledged: acknowledged.bitsPerSecond, now: now)
-        if let probed {
-            lastProbe = (probed, now)
-            // A probe that got through unqueued shows room the estimate has not grown into yet
-            // (libwebrtc sets its rate to the probe's result); never while the path is over-used.
-            if delayBased.usage != .overusing, probed > delayBased.rate { delayBased.setRate(probed, now: now) }
-        }
+        // A probe that got through unqueued shows room the estimate has not grown into yet
+        // (libwebrtc sets its rate to the probe's result); never while the path is over-used.
+        if let probed, delayBased.usage != .overusing, probed > delayBased.rate { delayBased.setRate(probed, now: now) }
         let queued = delayBased.queueDelay.queueDelay ?? .zero
         let congested = delayBased.usage == .overusing || queued > Self.congestedQueueDelay
         lossBased.onReports(lost: lost, total: reports.count, rate: Double(target), ceiling: ceiling,

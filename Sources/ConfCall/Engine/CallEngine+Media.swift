@@ -30,11 +30,13 @@ extension CallEngine {
     func resendVideo(_ sequences: [SequenceNumber], on link: PeerConnection, now: Instant) {
         let id = transportSequenceID(link.negotiated?.video)
         let roundTrip = link.congestion.estimator.roundTrip, target = link.congestion.target
-        let packets = link.videoOut.resend(sequences).compactMap(RTPPacket.init(bytes:)).filter { packet in
-            let size = PacedPacket(packet: packet, kind: .retransmission, transportSequenceID: id).wireSize
-            return link.retransmissions.allow(packet.sequenceNumber, bytes: size, now: now, roundTrip: roundTrip, targetBitsPerSecond: target)
+        for packet in link.videoOut.resend(sequences).compactMap(RTPPacket.init(bytes:)) {
+            let paced = PacedPacket(packet: packet, kind: .retransmission, transportSequenceID: id)
+            guard link.retransmissions.allow(packet.sequenceNumber, bytes: paced.wireSize, now: now, roundTrip: roundTrip,
+                                             targetBitsPerSecond: target) else { continue }
+            link.congestion.enqueue(paced, size: paced.wireSize, priority: paced.priority, now: now)
         }
-        enqueue(packets, .retransmission, on: link, transportSequenceID: id, now: now)
+        pumpPacer(link, now: now)
     }
 
     // MARK: Receiving

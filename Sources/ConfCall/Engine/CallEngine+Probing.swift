@@ -1,5 +1,4 @@
 import ConfCore
-import ConfWire
 
 /// Finding lost room again: after a fall (the path was congested, or its capacity dropped and came
 /// back) the delay-based estimate grows back by 8 % a second, which takes tens of seconds to climb
@@ -21,35 +20,24 @@ extension CallEngine {
     /// Called with every rate update, for each link that carries our video.
     func probeAfterFall(_ link: PeerConnection, now: Instant) {
         let target = link.congestion.target
+        let statistics = link.congestion.statistics
         // The peak is of what the path delivered (not of the estimate, which overshoots at start).
-        if let delivered = link.congestion.statistics.acknowledged,
-           link.recentPeakTarget.map({ delivered >= $0.bitsPerSecond || now.since($0.at) > Self.peakMemory }) ?? true {
-            link.recentPeakTarget = (delivered, now)
+        if let delivered = statistics.acknowledged,
+           link.recentPeakDelivered.map({ delivered >= $0.bitsPerSecond || now.since($0.at) > Self.peakMemory }) ?? true {
+            link.recentPeakDelivered = (delivered, now)
         }
         // Links that share a queue are not probed one by one: each probe would take the others' room.
-        guard link.congestion.share == nil, let peak = link.recentPeakTarget,
+        guard link.congestion.share == nil, let peak = link.recentPeakDelivered,
               Double(target) < Self.probeBelowPeak * Double(peak.bitsPerSecond),
               link.lastProbeAt.map({ now.since($0) >= Self.probeInterval }) ?? true,
               Double(target) < Double(configuration.videoBitrateKbps) * 1000 + link.traffic.audioBitsPerSecond,
-              let id = transportSequenceID(link.negotiated?.video), sendsTransportFeedback(link) else { return }
-        let statistics = link.congestion.statistics
-        guard statistics.usage == .normal, (statistics.queueDelay ?? .zero) <= Self.probeClearQueueDelay else { return }
+              let id = transportSequenceID(link.negotiated?.video), sendsTransportFeedback(link),
+              statistics.usage == .normal, (statistics.queueDelay ?? .zero) <= Self.probeClearQueueDelay else { return }
         link.lastProbeAt = now
         let rate = Double(min(peak.bitsPerSecond, 2 * target))
-        var bytes = Int(rate * Self.probeClusterDuration.milliseconds / 1000 / 8)
         let cluster = link.nextProbeCluster
         link.nextProbeCluster += 1
-        link.probeOut.payloadType = link.negotiated?.video?.payloadType ?? link.probeOut.payloadType
-        var packets: [PacedPacket] = []
-        while bytes > 0 || packets.count < ProbeBitrateEstimator.minimumPackets + 1,
-              let packet = link.probeOut.packetize([[]], duration: 0).first {
-            var probe = PacedPacket(packet: packet, kind: .probe, transportSequenceID: id)
-            probe.padding = 255
-            probe.probeCluster = cluster
-            bytes -= probe.wireSize
-            packets.append(probe)
-        }
-        for probe in packets { link.congestion.enqueue(probe, size: probe.wireSize, priority: probe.priority, now: now) }
-        pumpPacer(link, now: now)
+        sendPadding(Int(rate * Self.probeClusterDuration.milliseconds / 1000 / 8), minimumPackets: ProbeBitrateEstimator.minimumPackets + 1,
+                    cluster: cluster, on: link, transportSequenceID: id, now: now)
     }
 }

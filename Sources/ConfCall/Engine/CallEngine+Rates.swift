@@ -103,16 +103,23 @@ extension CallEngine {
         let base = Double(LinkLayerPolicy.baseLayerKbps(encoderKbps: encoderKbps, layers: encodedLayers))
         let wanted = (base * link.layerPolicy.resumeMargin * 1.1) * 1000 + link.traffic.audioBitsPerSecond
         let rate = min(Double(link.congestion.target), wanted) - link.traffic.audioBitsPerSecond
-        var bytes = Int(max(0, rate) * Self.rateUpdateInterval.milliseconds / 1000 / 8)
+        sendPadding(Int(max(0, rate) * Self.rateUpdateInterval.milliseconds / 1000 / 8), on: link, transportSequenceID: id, now: now)
+    }
+
+    /// About `bytes` (at least `minimumPackets` packets) of padding-only packets on the link's
+    /// probe SSRC, through its pacer; `cluster` marks them for `ProbeBitrateEstimator`.
+    func sendPadding(_ bytes: Int, minimumPackets: Int = 0, cluster: Int? = nil, on link: PeerConnection, transportSequenceID id: UInt8,
+                     now: Instant) {
         link.probeOut.payloadType = link.negotiated?.video?.payloadType ?? link.probeOut.payloadType
-        var packets: [PacedPacket] = []
-        while bytes > 0, let packet = link.probeOut.packetize([[]], duration: 0).first {
+        var left = bytes, count = 0
+        while left > 0 || count < minimumPackets, let packet = link.probeOut.packetize([[]], duration: 0).first {
             var probe = PacedPacket(packet: packet, kind: .probe, transportSequenceID: id)
             probe.padding = 255
-            bytes -= probe.wireSize
-            packets.append(probe)
+            probe.probeCluster = cluster
+            left -= probe.wireSize
+            count += 1
+            link.congestion.enqueue(probe, size: probe.wireSize, priority: probe.priority, now: now)
         }
-        for probe in packets { link.congestion.enqueue(probe, size: probe.wireSize, priority: probe.priority, now: now) }
         pumpPacer(link, now: now)
     }
 }

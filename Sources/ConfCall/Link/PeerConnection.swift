@@ -88,7 +88,7 @@ final class PeerConnection {
     var retransmissions = RetransmissionLimiter()
     /// Probing after a fall (CallEngine+Probing): the most the path delivered of late (bits per
     /// second, and when), when the last cluster went, and the next cluster's number.
-    var recentPeakTarget: (bitsPerSecond: Int, at: Instant)?
+    var recentPeakDelivered: (bitsPerSecond: Int, at: Instant)?
     var lastProbeAt: Instant?
     var nextProbeCluster = 1
     var traffic = LinkTraffic()

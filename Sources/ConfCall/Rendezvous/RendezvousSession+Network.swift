@@ -13,7 +13,6 @@ extension RendezvousSession {
         switch phase {
         case .inRoom:
             owesPathConfirmation = true
-            probeSentAt = now
             probeGivenUpAt = now + Self.networkProbeWait
             send(.ping)
         case .away:
@@ -30,8 +29,7 @@ extension RendezvousSession {
 
     /// A message from the rendezvous: a pending probe is answered.
     func heardDuringProbe() {
-        guard probeSentAt != nil, phase == .inRoom else { return }
-        probeSentAt = nil
+        guard probeGivenUpAt != nil, phase == .inRoom else { return }
         probeGivenUpAt = nil
         confirmPath()
     }
@@ -45,7 +43,6 @@ extension RendezvousSession {
 
     /// No answer since the network changed: the connection is given up and a new one made at once.
     func probeTimedOut(now: Instant) {
-        probeSentAt = nil
         probeGivenUpAt = nil
         guard phase == .inRoom else { return }
         closeTransport(code: 1001, reason: "network changed")

@@ -147,8 +147,7 @@ public final class RendezvousSession {
     /// Since when no link carried the call while away (seen at a check).
     var aloneSince: Instant?
     var detachedCheckAt: Instant?
-    /// After `.networkChanged` in the room: when the probe ping went out, and when it is given up.
-    var probeSentAt: Instant?
+    /// After `.networkChanged` in the room: when the probe ping, while unanswered, is given up.
     var probeGivenUpAt: Instant?
     /// A `.signalPathConfirmed` is owed to the owner.
     var owesPathConfirmation = false
