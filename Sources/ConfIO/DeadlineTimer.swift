@@ -8,6 +8,8 @@ import ConfCore
 /// timeout re-armed), so it may be set after every input. Fires up to 1 ms late (poll(2) counts
 /// milliseconds).
 ///
+/// Time: deadlines are on the system's monotonic clock (`SystemClock`, CLOCK_MONOTONIC), as the
+/// source reads it, whatever clock the loop gives its users.
 /// Threading: the event loop thread only (the deadline is read by the loop's next iteration).
 public final class DeadlineTimer {
     private var source: UnsafeMutablePointer<GSource>?
@@ -15,7 +17,7 @@ public final class DeadlineTimer {
     init(context: OpaquePointer, _ body: @escaping () -> Void) {
         let source = conf_deadline_source_new()
         let box = Unmanaged.passRetained(CallbackBox { body(); return true }).toOpaque()
-        g_source_set_callback(source, deadlineCallback, box, deadlineRelease)
+        g_source_set_callback(source, runCallbackBox, box, releaseCallbackBox)
         g_source_attach(source, context)
         self.source = source
     }
@@ -41,12 +43,4 @@ extension EventLoop {
     public func deadlineTimer(_ body: @escaping () -> Void) -> DeadlineTimer {
         DeadlineTimer(context: context, body)
     }
-}
-
-private let deadlineCallback: GSourceFunc = { data in
-    Unmanaged<CallbackBox>.fromOpaque(data!).takeUnretainedValue().body() ? 1 : 0
-}
-
-private let deadlineRelease: GDestroyNotify = { data in
-    Unmanaged<CallbackBox>.fromOpaque(data!).release()
 }

@@ -114,7 +114,8 @@ final class CallbackBox {
     init(_ body: @escaping () -> Bool) { self.body = body }
 }
 
-private let runCallbackBox: GSourceFunc = { data in
+/// GSourceFunc over a `CallbackBox` (its data), for every source on the loop.
+let runCallbackBox: GSourceFunc = { data in
     Unmanaged<CallbackBox>.fromOpaque(data!).takeUnretainedValue().body() ? 1 : 0
 }
 
@@ -123,7 +124,7 @@ private let runFDCallbackBox: @convention(c) (Int32, UInt32, UnsafeMutableRawPoi
     Unmanaged<CallbackBox>.fromOpaque(data!).takeUnretainedValue().body() ? 1 : 0
 }
 
-private let releaseCallbackBox: GDestroyNotify = { data in
+let releaseCallbackBox: GDestroyNotify = { data in
     Unmanaged<CallbackBox>.fromOpaque(data!).release()
 }
 

@@ -32,13 +32,7 @@ public final class CapturedFrameDecoder {
         case .raw(let raw):
             return PixelConversion.toI420(bytes, format: raw, width: width, height: height, targetWidth: targetWidth, targetHeight: targetHeight)
         case .mjpeg:
-            guard let decoded = jpeg?.decode(bytes) else { return nil }
-            guard decoded.width != targetWidth || decoded.height != targetHeight else { return decoded }
-            let planes = decoded.y + decoded.u + decoded.v
-            return planes.withUnsafeBufferPointer {
-                PixelConversion.toI420($0, format: .i420, width: decoded.width, height: decoded.height,
-                                       targetWidth: targetWidth, targetHeight: targetHeight)
-            }
+            return jpeg?.decode(bytes).map { PixelConversion.scaled($0, width: targetWidth, height: targetHeight) }
         }
     }
 }

@@ -64,35 +64,30 @@ public final class MJPEGDecoder {
                 tjDecompressToYUVPlanes(handle, base, UInt(jpeg.count), pointers.baseAddress, width, nil, height, flags)
             }
         }
-        var planes: [[UInt8]] = []
-        var offset = 0
-        for size in sizes {
-            planes.append(Array(storage[offset..<(offset + size)]))
-            offset += size
-        }
         guard result == 0 else { return nil }
-        return Self.videoRange(planes, width: Int(width), height: Int(height), subsampling: subsampling)
+        return Self.videoRange(storage, planeSizes: sizes, width: Int(width), height: Int(height), subsampling: subsampling)
     }
 
-    /// Full-range planes at the JPEG's subsampling -> a video-range I420 frame.
-    private static func videoRange(_ planes: [[UInt8]], width: Int, height: Int, subsampling: Int32) -> VideoFrame {
-        let y = planes[0].map { lumaRange[Int($0)] }
+    /// Full-range planes at the JPEG's subsampling, one after another in `storage` -> a
+    /// video-range I420 frame.
+    private static func videoRange(_ storage: [UInt8], planeSizes sizes: [Int], width: Int, height: Int, subsampling: Int32) -> VideoFrame {
+        let y = storage[0..<sizes[0]].map { lumaRange[Int($0)] }
         let cw = (width + 1) / 2, ch = (height + 1) / 2
-        guard planes.count == 3 else {
+        guard sizes.count == 3 else {
             return VideoFrame(width: width, height: height, y: y, u: [UInt8](repeating: 128, count: cw * ch), v: [UInt8](repeating: 128, count: cw * ch))
         }
         let sourceWidth = Int(tjPlaneWidth(1, Int32(width), subsampling)), sourceHeight = Int(tjPlaneHeight(1, Int32(height), subsampling))
-        func resample(_ plane: [UInt8]) -> [UInt8] {
+        func resample(planeAt start: Int) -> [UInt8] {
             var out = [UInt8](repeating: 128, count: cw * ch)
             for row in 0..<ch {
-                let sourceRow = min(sourceHeight - 1, row * sourceHeight / ch) * sourceWidth
+                let sourceRow = start + min(sourceHeight - 1, row * sourceHeight / ch) * sourceWidth
                 for column in 0..<cw {
-                    out[row * cw + column] = chromaRange[Int(plane[sourceRow + min(sourceWidth - 1, column * sourceWidth / cw)])]
+                    out[row * cw + column] = chromaRange[Int(storage[sourceRow + min(sourceWidth - 1, column * sourceWidth / cw)])]
                 }
             }
             return out
         }
-        return VideoFrame(width: width, height: height, y: y, u: resample(planes[1]), v: resample(planes[2]))
+        return VideoFrame(width: width, height: height, y: y, u: resample(planeAt: sizes[0]), v: resample(planeAt: sizes[0] + sizes[1]))
     }
 
     /// 0...255 -> 16...235 (luma) and 16...240 (chroma), rounded.

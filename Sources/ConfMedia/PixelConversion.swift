@@ -48,4 +48,13 @@ public enum PixelConversion {
         }
         return VideoFrame(width: targetWidth, height: targetHeight, y: y, u: u, v: v)
     }
+
+    /// `frame` at `width` x `height` (itself when it already is).
+    public static func scaled(_ frame: VideoFrame, width: Int, height: Int) -> VideoFrame {
+        guard frame.width != width || frame.height != height else { return frame }
+        let planes = frame.y + frame.u + frame.v
+        return planes.withUnsafeBufferPointer {
+            toI420($0, format: .i420, width: frame.width, height: frame.height, targetWidth: width, targetHeight: height)
+        } ?? frame
+    }
 }

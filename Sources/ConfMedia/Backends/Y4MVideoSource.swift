@@ -14,12 +14,7 @@ public final class Y4MVideoSource: VideoSource {
     }
 
     public func newestPicture() -> VideoFrame? {
-        guard let frame = reader.nextFrame() else { return nil }
-        guard frame.width != width || frame.height != height else { return frame }
-        let planes = frame.y + frame.u + frame.v
-        return planes.withUnsafeBufferPointer { bytes in
-            PixelConversion.toI420(bytes, format: .i420, width: frame.width, height: frame.height, targetWidth: width, targetHeight: height)
-        }
+        reader.nextFrame().map { PixelConversion.scaled($0, width: width, height: height) }
     }
 
     public var isLost: Bool { false }
