@@ -57,7 +57,8 @@ struct HeavyLossTests {
         let command = try #require(host.waitForEvent("room")?["join_command"] as? String).split(separator: " ").dropFirst().map(String.init)
         let guest = try ConfProcess(command + ["--as", "bob", "--json", "--stats", "--audio-source", "tone:660"], namespace: "\(prefix)-b")
         // Setting up may take a few tries at this loss; once up, 25 s without a drop.
-        #expect(guest.waitForEvent("peer-connected", timeout: .seconds(30)) != nil, "\(guest.stdout)")
+        #expect(guest.waitForEvent("peer-connected", timeout: .seconds(30)) != nil,
+                "guest: \(guest.stdout)\n\(guest.stderr)\nhost: \(host.stdout)\n\(host.stderr)")
         func dropped() -> Bool {
             [guest, host].contains { process in
                 let events = process.events

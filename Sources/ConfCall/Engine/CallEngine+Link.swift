@@ -37,6 +37,7 @@ extension CallEngine {
         switch PacketKind(classifying: datagram) {
         case .dtls:
             guard let dtls = link.dtls else { return }
+            link.heardDTLS = true
             if link.dtlsStartedAt == nil { link.dtlsStartedAt = now }
             dtls.handle(datagram: datagram, now: now)
             if dtls.isConnected { link.lastHeard = now }
@@ -130,6 +131,7 @@ extension CallEngine {
         everConnected = true
         connectDeadline = nil
         restarts[link.id] = nil
+        stallRestarts[link.id] = nil
         send(link.meter.senderReport(now: now), on: link)
     }
 

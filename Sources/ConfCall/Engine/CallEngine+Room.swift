@@ -22,6 +22,7 @@ extension CallEngine {
         roster[peer.id] = peer
         restarts[peer.id] = nil
         restartAt[peer.id] = nil
+        stallRestarts[peer.id] = nil
         mesh?.peerJoined(peer)
         drainMesh(now: now)
     }
@@ -32,6 +33,7 @@ extension CallEngine {
         roster[id] = nil
         restarts[id] = nil
         restartAt[id] = nil
+        stallRestarts[id] = nil
     }
 
     func signal(from id: ParticipantID, _ payload: JSONValue, now: Instant) {
@@ -97,6 +99,7 @@ extension CallEngine {
 
     private func negotiatedLink(_ link: PeerConnection, _ negotiated: NegotiatedLink, now: Instant) {
         link.negotiated = negotiated
+        link.negotiatedAt = now
         outputs.append(.setRemoteCredentials(link.id, ufrag: negotiated.remoteUfrag, pwd: negotiated.remotePwd))
         for candidate in negotiated.remoteCandidates { outputs.append(.addRemoteCandidate(link.id, candidate)) }
         do {

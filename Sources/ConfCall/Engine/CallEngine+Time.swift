@@ -8,7 +8,10 @@ extension CallEngine {
     func considerDeadlines(of link: PeerConnection, in earliest: inout EarliestDeadline) {
         guard link.phase != .disconnected else { return }
         earliest.consider(link.dtls?.timeout)
-        if link.phase == .negotiating { earliest.consider(link.openedAt + configuration.connectTimeout) }
+        if link.phase == .negotiating {
+            earliest.consider(link.openedAt + configuration.connectTimeout)
+            earliest.consider(stallDeadline(of: link))
+        }
         if link.phase == .connected {
             earliest.consider(link.lastHeard + silenceLimit(link))
             earliest.consider(link.announced ? link.lastReportSent + reportInterval(for: link) : link.lastReportSent + .milliseconds(100))
@@ -53,6 +56,10 @@ extension CallEngine {
             drainDTLS(link, now: now)
         }
         playOut(link, now: now)
+        if link.phase == .negotiating {
+            restartIfStalled(link, now: now)
+            guard link.phase == .negotiating else { return }
+        }
         // Each link gets --connect-timeout to come up; one that does not is reported (the call
         // goes on with the others).
         if link.phase == .negotiating, now.since(link.openedAt) >= configuration.connectTimeout {

@@ -141,6 +141,8 @@ public final class CallEngine {
     /// Restarts in a row per peer since its link last connected, and when the next one is due.
     var restarts: [ParticipantID: Int] = [:]
     var restartAt: [ParticipantID: Instant] = [:]
+    /// Set-ups given fresh agents because they stalled (CallEngine+Stall), per peer.
+    var stallRestarts: [ParticipantID: Int] = [:]
     var everConnected = false
     var sawNoPath = false
     var connectDeadline: Instant?

@@ -41,6 +41,10 @@ final class PeerConnection {
     var dataChannels: (any DataChannelAssociation)?
     var selectedPair: CandidatePair?
     var iceConnected = false
+    /// When the peer's offer or answer was taken; whether any DTLS record came from the peer
+    /// (CallEngine+Stall).
+    var negotiatedAt: Instant?
+    var heardDTLS = false
 
     // The set-up breakdown in `peer-connected`.
     var iceConnectedAt: Instant?

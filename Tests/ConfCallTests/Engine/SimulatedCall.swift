@@ -183,7 +183,10 @@ final class SimulatedCall {
                 participant.engine.handle(.iceUnavailable(id, reason: "no ICE here"), now: now)
                 return
             }
-            participant.agents[id] = FakeIceAgent(credentials: credentials, controlling: controlling, address: participant.address)
+            let agent = FakeIceAgent(credentials: credentials, controlling: controlling, address: participant.address)
+            agent.deaf = participant.nextAgentIsDeaf
+            participant.nextAgentIsDeaf = false
+            participant.agents[id] = agent
         case .gather(let id):
             guard let agent = participant.agents[id] else { return }
             participant.pending.append(.localCandidate(id, agent.candidate))
@@ -251,7 +254,7 @@ final class SimulatedCall {
             let (forUs, answer) = agent.accepts(bytes)
             guard forUs else { return }
             if !answer, agent.remoteUfrag != nil { network.send(agent.check(answer: true), from: participant.id, to: from, now: now) }
-            if agent.state == .checking, agent.remoteUfrag != nil, let remote = agent.remoteCandidates.first {
+            if agent.state == .checking, !agent.deaf, agent.remoteUfrag != nil, let remote = agent.remoteCandidates.first {
                 agent.state = .connected
                 participant.pending.append(.selectedPair(from, CandidatePair(local: agent.candidate, remote: remote)))
                 participant.pending.append(.iceState(from, .connected))

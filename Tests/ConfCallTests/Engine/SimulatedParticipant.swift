@@ -25,6 +25,8 @@ extension SimulatedCall {
         var keyFrameRequests = 0
         /// Its driver cannot start ICE agents (say, out of descriptors).
         var iceUnavailable = false
+        /// Its next ICE agent is `deaf`: it answers checks but never connects.
+        var nextAgentIsDeaf = false
         var signalsSent = 0
         /// Transport feedback messages sent to each peer (read from the SRTCP header, which is clear).
         var transportFeedbackSent: [ParticipantID: Int] = [:]
