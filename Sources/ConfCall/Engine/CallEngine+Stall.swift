@@ -8,7 +8,9 @@ import ConfCore
 ///
 /// The offerer, who alone can set a link up again, gives it fresh agents and a new offer when its
 /// set-up shows no progress for `setupStallLimit`: its own ICE not connected that long after the
-/// answer, or connected that long with nothing of DTLS from the peer. The peer answers the new
+/// answer (whatever came from the peer: libnice passes on what arrives before it has a pair, so
+/// the peer's DTLS may be heard while ours cannot go out), or connected that long with nothing
+/// of DTLS from the peer. The peer answers the new
 /// offer as for any restart (ConfSession.Mesh); nobody is told of a link that never came up.
 /// At most `maxStallRestarts` times for one set-up; a link that connects starts the count again.
 extension CallEngine {
@@ -20,9 +22,10 @@ extension CallEngine {
 
     /// When the link's set-up will count as stalled, if it is still where it is now.
     func stallDeadline(of link: PeerConnection) -> Instant? {
-        guard link.phase == .negotiating, !link.heardDTLS, let negotiatedAt = link.negotiatedAt,
+        guard link.phase == .negotiating, let negotiatedAt = link.negotiatedAt,
               stallRestarts[link.id, default: 0] < Self.maxStallRestarts, mesh?.isOfferer(to: link.id) == true else { return nil }
-        return (link.iceConnectedAt ?? negotiatedAt) + setupStallLimit
+        guard let iceConnectedAt = link.iceConnectedAt else { return negotiatedAt + setupStallLimit }
+        return link.heardDTLS ? nil : iceConnectedAt + setupStallLimit
     }
 
     func restartIfStalled(_ link: PeerConnection, now: Instant) {

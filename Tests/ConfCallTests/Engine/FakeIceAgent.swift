@@ -15,8 +15,9 @@ final class FakeIceAgent {
     var state = CallEngine.IceState.checking
     var gathered = false
     var startedChecking: Instant?
-    /// Never connected, though it answers the peer's checks: libnice once its own checks were all
-    /// lost under heavy loss, after the peer's were answered (CallEngine+Stall).
+    /// Never connected, though it answers the peer's checks and passes on what else arrives:
+    /// libnice once its own checks were all lost under heavy loss, after the peer's were answered
+    /// (CallEngine+Stall).
     var deaf = false
     var nextCheckAt: Instant?
     static let checkInterval: Duration = .milliseconds(50)

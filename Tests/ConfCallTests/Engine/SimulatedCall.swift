@@ -261,7 +261,7 @@ final class SimulatedCall {
             }
             return
         }
-        guard agent.state == .connected else { return }
+        guard agent.state == .connected || agent.deaf else { return }
         participant.pending.append(.datagram(from: from, bytes))
     }
 
