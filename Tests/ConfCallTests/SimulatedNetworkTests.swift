@@ -183,6 +183,25 @@ import Testing
         #expect(longest >= .milliseconds(390) && longest <= .milliseconds(400), "longest queueing delay \(longest)")
     }
 
+    /// A token bucket, as `tc ... tbf burst 8000` is: after a quiet spell 8 kB leave at once; then
+    /// the rate holds, and over a long overload the link still carries only its rate.
+    @Test func aBurstLeavesAtOnceAfterAQuietSpellAndTheRateHoldsAfter() {
+        let network = Network(seed: 1, conditions: LinkConditions(bandwidth: 1_000_000, queueLimit: 50_000, burst: 8_000))
+        for index in 0..<10 { network.send(bytes(index, size: 1000), from: "ann", to: "bob", now: ms(1000)) }
+        // Eight fit the bucket; the ninth waits for 1000 bytes of credit (8 ms at 1 Mbit/s), the tenth 8 ms more.
+        #expect(network.deliver(upTo: ms(2000)).map(\.at) == Array(repeating: ms(1000), count: 8) + [ms(1008), ms(1016)])
+
+        var deliveries: [Network.Delivery] = []
+        for index in 0..<750 {  // 2 Mbit/s offered for 3 s
+            network.send(bytes(index, size: 1000), from: "ann", to: "bob", now: ms(3000 + 4 * index))
+            deliveries += network.deliver(upTo: ms(3000 + 4 * index))
+        }
+        deliveries += network.deliver(upTo: ms(10000))
+        let window = deliveries.filter { $0.at > ms(4000) && $0.at <= ms(6000) }
+        let carried = Double(window.reduce(0) { $0 + $1.bytes.count } * 8) / 2
+        #expect(abs(carried - 1_000_000) / 1_000_000 < 0.01, "carried \(carried) bit/s")
+    }
+
     @Test func underTheCapNothingQueues() {
         let network = Network(seed: 1, conditions: LinkConditions(bandwidth: 1_000_000, queueLimit: 10_000))
         for index in 0..<250 { network.send(bytes(index, size: 1000), from: "ann", to: "bob", now: ms(10 * index)) }  // 0.8 Mbit/s

@@ -28,6 +28,9 @@ struct LinkConditions: Equatable, Sendable {
     /// With a cap, the most bytes waiting to be serialised (drop-tail): a datagram that would make
     /// the backlog exceed it is dropped.
     var queueLimit: Int = 64 * 1024
+    /// With a cap, the bytes that may leave at once after a quiet spell, as `tc ... tbf burst` lets
+    /// them (a token bucket this deep, filling at the rate); 0 serialises every datagram at the rate.
+    var burst: Int = 0
 
     static let perfect = LinkConditions()
 

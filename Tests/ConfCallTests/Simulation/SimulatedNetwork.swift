@@ -190,16 +190,19 @@ final class SimulatedNetwork<Node: Hashable> {
         }
         var leaves = now
         if let bandwidth = conditions.bandwidth, bandwidth > 0 {
-            let start = max(now, link.busyUntil)
-            // Bytes accepted but not yet serialised, counting what is left of the one on the wire.
+            // A token bucket: `busyUntil` is when the bucket is empty with every datagram accepted
+            // so far paid for; it holds at most `burst` bytes of credit (that much earlier than now).
+            let credit = Duration.nanoseconds(Int64(max(0, conditions.burst)) * 8 * 1_000_000_000 / Int64(bandwidth))
+            let start = max(now - credit, link.busyUntil)
+            // Bytes accepted but not yet sent, counting what is left of the one on the wire.
             let backlog = Double(start.since(now).nanosecondsClamped) * Double(bandwidth) / 8e9
             if backlog + Double(datagram.bytes.count) > Double(conditions.queueLimit) {
                 link.counters.droppedByQueue += 1
                 return
             }
             let serialisation = Int64(datagram.bytes.count) * 8 * 1_000_000_000 / Int64(bandwidth)
-            leaves = start + .nanoseconds(serialisation)
-            link.busyUntil = leaves
+            link.busyUntil = start + .nanoseconds(serialisation)
+            leaves = max(now, link.busyUntil)
         }
 
         if isLost(on: &link, with: conditions) {
@@ -265,7 +268,8 @@ private struct NodePair: Hashable {
 
 /// One direction's moving parts.
 private struct LinkState {
-    /// When the link's transmitter finishes serialising everything accepted so far (bandwidth cap).
+    /// When the link's transmitter finishes serialising everything accepted so far (bandwidth cap;
+    /// with a burst, when its token bucket is empty).
     var busyUntil = Instant.zero
     /// The Gilbert-Elliott chain's state.
     var inBadState = false
