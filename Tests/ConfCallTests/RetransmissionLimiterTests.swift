@@ -30,4 +30,16 @@ struct RetransmissionLimiterTests {
         let afterWindow = limiter.allow(100, bytes: 1000, now: Self.at(600), roundTrip: nil, targetBitsPerSecond: 400_000)
         #expect(afterWindow)
     }
+
+    @Test func theResendRateIsWhatWentOutWithinTheWindow() {
+        var limiter = RetransmissionLimiter()
+        #expect(limiter.resentBitsPerSecond(now: Self.at(0)) == 0)
+        for index in 0..<5 {
+            _ = limiter.allow(SequenceNumber(UInt16(index)), bytes: 1000, now: Self.at(100 * index), roundTrip: nil, targetBitsPerSecond: 1_000_000)
+        }
+        // 5000 bytes within the last 500 ms: 80 kbit/s; 200 ms later the first two are out of it.
+        #expect(limiter.resentBitsPerSecond(now: Self.at(400)) == 80_000)
+        #expect(limiter.resentBitsPerSecond(now: Self.at(650)) == 48_000)
+        #expect(limiter.resentBitsPerSecond(now: Self.at(2000)) == 0)
+    }
 }

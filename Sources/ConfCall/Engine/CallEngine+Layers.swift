@@ -46,9 +46,12 @@ extension CallEngine {
         return link.layerSelector.forward(frame)
     }
 
-    /// What the link's video may take, in kbit/s: its estimate less what its audio takes.
+    /// What the link's video may take, in kbit/s: its estimate less what its audio and its resends
+    /// take. Resends count against it as libwebrtc counts its protection overhead: on a path
+    /// that loses, media at the whole estimate plus the resends it asks for (up to half the
+    /// estimate, `RetransmissionLimiter`) would overrun it and lose more.
     func videoBudgetKbps(_ link: PeerConnection) -> Int {
-        max(0, link.congestion.target - Int(link.traffic.audioBitsPerSecond)) / 1000
+        max(0, link.congestion.target - Int(link.traffic.audioBitsPerSecond) - Int(link.recentResendBitsPerSecond)) / 1000
     }
 
     /// The links that get our video, connected.

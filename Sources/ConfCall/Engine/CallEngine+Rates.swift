@@ -30,6 +30,7 @@ extension CallEngine {
 
     private func updateRates(now: Instant) {
         for link in links.values where link.phase == .connected {
+            link.recentResendBitsPerSecond = link.retransmissions.resentBitsPerSecond(now: now)
             guard let incoming = link.traffic.updateReceivedRate(now: now) else { continue }
             // A link that brought video or probes within 2 s keeps the 100 ms: its sender ramps
             // up and probes on our feedback (at 250 ms a paused link came back too late).

@@ -90,6 +90,8 @@ final class PeerConnection {
     /// Padding-only packets on an SSRC of their own, sent to probe while video is paused.
     var probeOut: OutboundRTPStream
     var retransmissions = RetransmissionLimiter()
+    /// What `retransmissions` resent of late, as a rate (bits per second), as of the last rate update.
+    var recentResendBitsPerSecond = 0.0
     /// Probing after a fall (CallEngine+Probing): the most the path delivered of late (bits per
     /// second, and when), when the last cluster went, and the next cluster's number.
     var recentPeakDelivered: (bitsPerSecond: Int, at: Instant)?

@@ -15,12 +15,22 @@ struct RetransmissionLimiter: Sendable {
     private var sentBytes = 0
     private var lastResent: [SequenceNumber: Instant] = [:]
 
-    /// Whether `sequence` (`bytes` on the wire) may be resent now; if so it is counted as resent.
-    mutating func allow(_ sequence: SequenceNumber, bytes: Int, now: Instant, roundTrip: Duration?, targetBitsPerSecond: Int) -> Bool {
+    /// Bits per second resent over the last `window` (what went out within it, as a rate).
+    mutating func resentBitsPerSecond(now: Instant) -> Double {
+        forgetOld(now: now)
+        return Double(sentBytes) * 8 / (window.milliseconds / 1000)
+    }
+
+    private mutating func forgetOld(now: Instant) {
         while let oldest = sent.first, now.since(oldest.at) > window {
             sentBytes -= oldest.bytes
             sent.popFirst()
         }
+    }
+
+    /// Whether `sequence` (`bytes` on the wire) may be resent now; if so it is counted as resent.
+    mutating func allow(_ sequence: SequenceNumber, bytes: Int, now: Instant, roundTrip: Duration?, targetBitsPerSecond: Int) -> Bool {
+        forgetOld(now: now)
         let interval = max(minimumInterval, roundTrip ?? minimumInterval)
         if let last = lastResent[sequence], now.since(last) < interval { return false }
         let budget = Double(targetBitsPerSecond) / 8 * shareOfTarget * window.milliseconds / 1000

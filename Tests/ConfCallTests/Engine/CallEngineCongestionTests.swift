@@ -137,10 +137,11 @@ import Testing
     }
 
     /// A shaper's token bucket (`tc ... tbf rate 400kbit burst 8kb latency 200ms`, as the end-to-end
-    /// test sets) lets a short burst through at once, so a probe cluster that fits in it arrives as
-    /// fast as it left: room the path does not have. The end-to-end run swung between 300 and
-    /// 575 kbit/s sent with 40 % loss, every second, from probes after each fall.
-    @Test func aShapersBurstDoesNotLiftTheLinkOverItsRate() throws {
+    /// test sets) lets a burst through at once, so the first packets over the rate see no queue and
+    /// the delay-based detector hears of over-use late: the estimate climbs about 15 % past the rate
+    /// before it falls. Within the end-to-end test's bound (480 kbit/s
+    /// over 2 s; here each second), and with no loss to speak of.
+    @Test func aShapersBurstKeepsTheLinkNearItsRate() throws {
         let (call, people) = try mesh(["ann", "bob"], seed: 37)
         let ann = people[0], bob = people[1]
         call.network.setConditions(LinkConditions(delay: .milliseconds(5), bandwidth: 400_000, queueLimit: 10_000 + 8_192, burst: 8_192),
@@ -151,9 +152,33 @@ import Testing
         print("400 kbit/s with an 8 kB burst, from 10 s: estimate \(settled.map { Int($0.estimateKbps) }) sent \(settled.map { Int($0.sentKbps) }) "
             + "loss \(settled.map { Int($0.lossPercent) }) queue \(settled.map { Int($0.queueDelay.milliseconds) })")
         #expect(settled.count >= 18)
-        #expect(settled.allSatisfy { $0.sentKbps <= 440 }, "sent within the rate: \(settled.map(\.sentKbps))")
-        #expect(settled.allSatisfy { $0.lossPercent < 10 }, "no heavy loss once settled: \(settled.map(\.lossPercent))")
-        #expect(settled.map(\.sentKbps).reduce(0, +) / Double(max(1, settled.count)) >= 250, "the link is still used")
+        let sent = settled.map(\.sentKbps)
+        #expect(sent.allSatisfy { $0 <= 480 }, "sent within 1.2 times the rate: \(sent)")
+        #expect(sent.reduce(0, +) / Double(max(1, sent.count)) <= 420, "on average at the rate: \(sent)")
+        #expect(sent.reduce(0, +) / Double(max(1, sent.count)) >= 300, "the link is used: \(sent)")
+        #expect(settled.allSatisfy { $0.lossPercent < 5 }, "no loss to speak of: \(settled.map(\.lossPercent))")
+    }
+
+    /// On a path that loses packets at random, the resends NACKs ask for come out of the video's
+    /// budget, so that media and resends together stay within the estimate (they came on top of
+    /// it, up to half as much again).
+    @Test func resendsComeOutOfTheVideoBudget() throws {
+        let (call, people) = try mesh(["ann", "bob"], seed: 38, videoKbps: 2_000)
+        let ann = people[0], bob = people[1]
+        call.network.setConditions(LinkConditions(delay: .milliseconds(20), loss: 0.08, bandwidth: 800_000, queueLimit: 50_000),
+                                   from: ann.id, to: bob.id)
+        let start = call.now
+        call.run(for: .seconds(20))
+        let settled = linkStats(ann, for: bob, after: start + .seconds(5))
+        print("8 % loss under 800 kbit/s, from 5 s: estimate \(settled.map { Int($0.estimateKbps) }) sent \(settled.map { Int($0.sentKbps) }) "
+            + "loss \(settled.map { Int($0.lossPercent) }) queue \(settled.map { Int($0.queueDelay.milliseconds) })")
+        #expect(settled.count >= 12)
+        // Each report's estimate is of its end, and the encoder follows a new one within a
+        // second: judged over the whole, and report by report with room for the lag.
+        let sent = settled.map(\.sentKbps).reduce(0, +), estimated = settled.map(\.estimateKbps).reduce(0, +)
+        #expect(sent <= 1.03 * estimated, "sent \(Int(sent)) against estimates adding up to \(Int(estimated))")
+        let over = settled.filter { $0.sentKbps > $0.estimateKbps * 1.05 }
+        #expect(over.count <= settled.count / 3, "sent over the estimate: \(over.map { ($0.sentKbps, $0.estimateKbps) })")
     }
 
     @Test func aLinkUnderFiftyKilobitsPausesVideoAndResumesWhenTheCapLifts() throws {
