@@ -45,6 +45,11 @@ public final class VideoPipeline {
     /// Whether we send video at all.
     public var sends: Bool { source != nil }
 
+    /// The camera is off (`camera off`): no picture is taken or encoded; the next one after is a key frame.
+    public var paused = false {
+        didSet { if !paused { forceKeyFrame = true } }
+    }
+
     /// A peer asked for a key frame (PLI).
     public func keyFrameRequested() { forceKeyFrame = true }
 
@@ -54,7 +59,7 @@ public final class VideoPipeline {
 
     /// Hands the encoder the next picture when one is due; `encoded` frames go to `onEncoded` on a later tick.
     public func tick(now: Instant) {
-        guard let encoder, let source else { return }
+        guard let encoder, let source, !paused else { return }
         if source.isLost {
             onIssue(.cameraLost)
             source.close()
@@ -89,7 +94,7 @@ public final class VideoPipeline {
     /// with the encoder or ready to hand on, else when the next picture is due; nil when nothing
     /// is sent.
     public func nextTickDue(now: Instant) -> Instant? {
-        guard encoder != nil, source != nil else { return nil }
+        guard encoder != nil, source != nil, !paused else { return nil }
         if encoded != nil || encoding { return now }
         return nextFrameAt ?? now
     }

@@ -4,13 +4,18 @@ import ConfWire
 public enum CallCommand: Equatable {
     case mute, unmute
     case mutePeer(String), unmutePeer(String)
+    /// `camera off` / `camera on`.
+    case camera(on: Bool)
+    /// `hide ID` / `show ID`: stop or resume getting one participant's video.
+    case hideVideo(String), showVideo(String)
     case say(String)
     case play(String)
     case leave
     /// A publisher's answer to a knock on a locked room.
     case admit(KnockID), deny(KnockID)
 
-    public static let help = "mute, unmute, mute-peer ID, unmute-peer ID, say TEXT, play FILE.wav, admit KNOCK, deny KNOCK, leave"
+    public static let help = "mute, unmute, mute-peer ID, unmute-peer ID, camera off, camera on, hide ID, show ID, say TEXT, play FILE.wav, "
+        + "admit KNOCK, deny KNOCK, leave"
 
     /// Nil for an empty line; throws a message naming the problem for anything unknown.
     public static func parse(_ line: String) throws(CommandLineProblem) -> CallCommand? {
@@ -27,6 +32,14 @@ public enum CallCommand: Equatable {
         case "unmute": return .unmute
         case "mute-peer": return .mutePeer(try argument("a participant id, like p2"))
         case "unmute-peer": return .unmutePeer(try argument("a participant id, like p2"))
+        case "camera":
+            switch try argument("off or on") {
+            case "off": return .camera(on: false)
+            case "on": return .camera(on: true)
+            default: throw CommandLineProblem(message: "camera takes off or on (another camera in the call is not supported yet: join again with --video-source v4l2:DEVICE)")
+            }
+        case "hide": return .hideVideo(try argument("a participant's name or id, like p2"))
+        case "show": return .showVideo(try argument("a participant's name or id, like p2"))
         case "say": return .say(try argument("the text to send"))
         case "play": return .play(try argument("a WAV file"))
         case "leave", "quit": return .leave

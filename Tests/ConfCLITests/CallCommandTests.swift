@@ -12,6 +12,16 @@ import Testing
         #expect(throws: CommandLineProblem.self) { try CallCommand.parse("deny k1; rm") }
     }
 
+    @Test func cameraTakesOffOrOnAndHideAndShowTakeAParticipant() throws {
+        #expect(try CallCommand.parse("camera off") == .camera(on: false))
+        #expect(try CallCommand.parse("camera on") == .camera(on: true))
+        #expect(try CallCommand.parse("hide ann") == .hideVideo("ann"))
+        #expect(try CallCommand.parse("show p2") == .showVideo("p2"))
+        for line in ["camera", "camera next", "hide", "show"] {
+            #expect(throws: CommandLineProblem.self, "\(line)") { try CallCommand.parse(line) }
+        }
+    }
+
     @Test func notAdmittedHasItsOwnExitCode() {
         #expect(ExitCode(ErrorCode.notAdmitted) == .notAdmitted && ExitCode.notAdmitted.rawValue == 10)
     }

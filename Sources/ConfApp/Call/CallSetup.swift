@@ -175,6 +175,9 @@ enum CallSetup {
                 case .unmute?: driver.setAudioMuted(false)
                 case .mutePeer(let who)?: try driver.setLocallyMuted(who, true)
                 case .unmutePeer(let who)?: try driver.setLocallyMuted(who, false)
+                case .camera(let on)?: try driver.setCamera(on: on)
+                case .hideVideo(let who)?: try driver.setVideoHidden(who, true)
+                case .showVideo(let who)?: try driver.setVideoHidden(who, false)
                 case .say(let text)?: try driver.say(text)
                 case .play(let path)?:
                     do {

@@ -113,18 +113,26 @@ extension CallEngine {
         return true
     }
 
-    private func sendState(to link: PeerConnection) {
-        let state = JSONValue.object(["type": "state", "audio_muted": .bool(audioMuted), "video_muted": .bool(videoMuted)])
+    /// Our state, as the peer should know it: `wants_video` false while we hide its video.
+    func sendState(to link: PeerConnection) {
+        let state = JSONValue.object(["type": "state", "audio_muted": .bool(audioMuted), "video_muted": .bool(videoMuted),
+                                      "wants_video": .bool(!link.hidesPeerVideo)])
         _ = link.dataChannels?.send(text: state.serialized, label: Self.controlLabel)
     }
 
-    /// A control message from a peer: malformed ones are ignored.
+    /// A control message from a peer: malformed ones are ignored; a field left out keeps its
+    /// default (a conf that knows no `wants_video` wants video).
     private func control(_ text: String, from link: PeerConnection) {
         guard let message = try? JSONValue.parse(text, maxDepth: 4), message["type"] == "state" else { return }
         let audio = message["audio_muted"]?.boolValue ?? false, video = message["video_muted"]?.boolValue ?? false
-        guard audio != link.remoteAudioMuted || video != link.remoteVideoMuted else { return }
-        link.remoteAudioMuted = audio
-        link.remoteVideoMuted = video
-        outputs.append(.event(.peerMuted(link.peer, audio: audio, video: video)))
+        if audio != link.remoteAudioMuted {
+            link.remoteAudioMuted = audio
+            outputs.append(.event(.peerMuted(link.peer, audio: audio, video: video)))
+        }
+        if video != link.remoteVideoMuted {
+            link.remoteVideoMuted = video
+            outputs.append(.event(video ? .peerVideoMuted(link.peer) : .peerVideoUnmuted(link.peer)))
+        }
+        peerWantsVideo(message["wants_video"]?.boolValue ?? true, on: link)
     }
 }

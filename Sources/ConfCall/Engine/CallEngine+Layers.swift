@@ -10,7 +10,7 @@ import ConfWire
 extension CallEngine {
     /// One encoded frame; `layer` nil for a stream without temporal layers (`.videoFrame`).
     func sendVideo(_ frame: [UInt8], layer: VP8FrameLayer?, captured: Instant, now: Instant) {
-        guard configuration.sendsVideo else { return }
+        guard configuration.sendsVideo, !videoMuted else { return }
         let first = firstVideoCapture ?? captured
         firstVideoCapture = first
         let ticks = UInt32(truncatingIfNeeded: Int64(captured.since(first).milliseconds * 90))
@@ -26,7 +26,7 @@ extension CallEngine {
             // RFC 6386 section 9.1: bit 0 of the frame tag is clear on a key frame.
             place = VP8FrameLayer(keyFrame: frame.first.map { $0 & 1 == 0 } ?? false)
         }
-        for link in links.values where link.phase == .connected {
+        for link in links.values where link.phase == .connected && !link.peerHidesOurVideo {
             guard let video = link.negotiated?.video, video.sends, link.srtp != nil else { continue }
             guard forwards(place, on: link) else { continue }
             link.videoOut.payloadType = video.payloadType
@@ -54,9 +54,10 @@ extension CallEngine {
         max(0, link.congestion.target - Int(link.traffic.audioBitsPerSecond) - Int(link.recentResendBitsPerSecond)) / 1000
     }
 
-    /// The links that get our video, connected.
+    /// The links that get our video, connected (a peer that hides it gets none, and its budget
+    /// does not set the encoder's).
     var videoLinks: [PeerConnection] {
-        links.values.filter { $0.phase == .connected && $0.negotiated?.video?.sends == true && $0.srtp != nil }
+        links.values.filter { $0.phase == .connected && $0.negotiated?.video?.sends == true && $0.srtp != nil && !$0.peerHidesOurVideo }
     }
 
     /// The encoder's target: the best link's video budget, at least `minimumVideoKbps`, at most

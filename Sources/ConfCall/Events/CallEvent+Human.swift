@@ -40,6 +40,14 @@ extension CallEvent {
             return "\(peer.name) \(audio ? "muted" : "unmuted") their microphone"
         case .peerMutedLocally(let peer, let muted):
             return muted ? "\(peer.name) is muted here." : "\(peer.name) plays again."
+        case .camera(let on):
+            return on ? "Camera on." : "Camera off: no video is sent."
+        case .peerVideoMuted(let peer):
+            return "\(peer.name) turned their camera off"
+        case .peerVideoUnmuted(let peer):
+            return "\(peer.name) turned their camera on"
+        case .peerVideoHidden(let peer, let hidden):
+            return hidden ? "\(peer.name)'s video is hidden here: they stop sending it." : "\(peer.name)'s video is shown again."
         case .talking(let speaker, let talking):
             let who = switch speaker {
             case .you: "you"

@@ -64,6 +64,12 @@ extension CallEvent {
             .object(["peer": .string(peer.id.rawValue), "audio": .bool(audio), "video": .bool(video)])
         case .peerMutedLocally(let peer, let muted):
             .object(["peer": .string(peer.id.rawValue), "muted": .bool(muted)])
+        case .camera(let on):
+            .object(["on": .bool(on)])
+        case .peerVideoMuted(let peer), .peerVideoUnmuted(let peer):
+            .object(["peer": .string(peer.id.rawValue)])
+        case .peerVideoHidden(let peer, let hidden):
+            .object(["peer": .string(peer.id.rawValue), "hidden": .bool(hidden)])
         case .talking(let speaker, let talking):
             .object(["peer": .string(speaker.id.rawValue), "talking": .bool(talking)])
         case .audioStats(let peers):

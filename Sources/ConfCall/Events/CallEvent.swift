@@ -25,6 +25,13 @@ public enum CallEvent: Equatable, Sendable {
     case peerMuted(Participant, audio: Bool, video: Bool)
     /// We stopped or resumed playing a peer (here only).
     case peerMutedLocally(Participant, muted: Bool)
+    /// Our camera: off (`camera off`: no video goes out) or on again.
+    case camera(on: Bool)
+    /// A peer turned its camera off, or on again.
+    case peerVideoMuted(Participant)
+    case peerVideoUnmuted(Participant)
+    /// We stopped (or resumed) getting a peer's video (`hide`, `show`); the peer stops sending it.
+    case peerVideoHidden(Participant, hidden: Bool)
     case talking(Speaker, talking: Bool)
     case audioStats([AudioStatistics])
     /// Per link, what congestion control sees of the path (with `--stats`).
@@ -59,6 +66,8 @@ public enum CallEvent: Equatable, Sendable {
         case peerConnected = "peer-connected", peerDisconnected = "peer-disconnected"
         case chat, sent, muted
         case peerMuted = "peer-muted", peerMutedLocally = "peer-muted-locally"
+        case camera
+        case peerVideoMuted = "peer-video-muted", peerVideoUnmuted = "peer-video-unmuted", peerVideoHidden = "peer-video-hidden"
         case talking
         case audioStats = "audio-stats", linkStats = "link-stats"
         case videoPaused = "video-paused", videoResumed = "video-resumed"
@@ -88,6 +97,10 @@ public enum CallEvent: Equatable, Sendable {
         case .muted: .muted
         case .peerMuted: .peerMuted
         case .peerMutedLocally: .peerMutedLocally
+        case .camera: .camera
+        case .peerVideoMuted: .peerVideoMuted
+        case .peerVideoUnmuted: .peerVideoUnmuted
+        case .peerVideoHidden: .peerVideoHidden
         case .talking: .talking
         case .audioStats: .audioStats
         case .linkStats: .linkStats

@@ -69,6 +69,9 @@ final class PeerConnection {
     var controlOpen = false
     var remoteAudioMuted = false
     var remoteVideoMuted = false
+    /// We asked the peer not to send its video (`hide`); the peer asked the same of us.
+    var hidesPeerVideo = false
+    var peerHidesOurVideo = false
     /// Muted here only (mute-peer): its audio comes out marked muted.
     var locallyMuted = false
     var talking = TalkingDetector()

@@ -1,0 +1,56 @@
+import ConfCore
+import ConfWire
+
+/// Our camera off and on (`camera off`), and a peer's video hidden here (`hide ann`). Both travel
+/// in the control channel's state message (`video_muted`, `wants_video`); the sender acts on
+/// them: no video at all while its camera is off, none on a link whose peer hides it, and a key
+/// frame first when it starts again (the peer missed the frames in between).
+extension CallEngine {
+    /// False when we send no video at all (a listener, or no camera).
+    @discardableResult
+    public func setVideoMuted(_ muted: Bool, now: Instant) -> Bool {
+        guard configuration.sendsVideo else { return false }
+        guard muted != videoMuted else { return true }
+        videoMuted = muted
+        outputs.append(.event(.camera(on: !muted)))
+        for link in links.values {
+            if muted { stopVideo(on: link) } else { startVideoAgain(on: link) }
+            if link.controlOpen { sendState(to: link) }
+        }
+        return true
+    }
+
+    /// Stops (or resumes) getting one participant's video; the peer is asked to stop sending it.
+    /// False for nobody connected by that id.
+    public func setVideoHidden(_ id: ParticipantID, _ hidden: Bool, now: Instant) -> Bool {
+        guard let link = links[id], link.phase == .connected else { return false }
+        guard hidden != link.hidesPeerVideo else { return true }
+        link.hidesPeerVideo = hidden
+        outputs.append(.event(.peerVideoHidden(link.peer, hidden: hidden)))
+        if link.controlOpen { sendState(to: link) }
+        return true
+    }
+
+    /// The peer's `wants_video`: it hides our video, or shows it again.
+    func peerWantsVideo(_ wants: Bool, on link: PeerConnection) {
+        guard wants == link.peerHidesOurVideo else { return }
+        link.peerHidesOurVideo = !wants
+        if wants { startVideoAgain(on: link) } else { stopVideo(on: link) }
+    }
+
+    /// Whether the link gets our video now, as far as the camera and the peer decide (its budget
+    /// decides the layers: CallEngine+Layers).
+    func videoWanted(on link: PeerConnection) -> Bool { !videoMuted && !link.peerHidesOurVideo }
+
+    /// What waits to go is dropped: it would only delay the link's audio.
+    private func stopVideo(on link: PeerConnection) {
+        link.congestion.dropQueued(.video)
+        link.congestion.dropQueued(.retransmission)
+    }
+
+    private func startVideoAgain(on link: PeerConnection) {
+        guard videoWanted(on: link) else { return }
+        link.videoWaitsForKeyFrame = true
+        outputs.append(.keyFrameRequested)
+    }
+}
