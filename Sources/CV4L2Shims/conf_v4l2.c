@@ -127,3 +127,73 @@ void conf_v4l2_close(conf_v4l2 *camera) {
     close(camera->fd);
     free(camera);
 }
+
+static int ours(unsigned fourcc) {
+    switch (fourcc) {
+    case V4L2_PIX_FMT_YUYV: return CONF_V4L2_YUYV;
+    case V4L2_PIX_FMT_NV12: return CONF_V4L2_NV12;
+    case V4L2_PIX_FMT_YUV420: return CONF_V4L2_I420;
+    case V4L2_PIX_FMT_MJPEG: return CONF_V4L2_MJPEG;
+    default: return 0;
+    }
+}
+
+/* The most frames a second at this size: the shortest discrete interval, or a stepwise range's minimum. */
+static int best_fps(int fd, unsigned fourcc, unsigned width, unsigned height) {
+    struct v4l2_frmivalenum interval = {0};
+    interval.pixel_format = fourcc;
+    interval.width = width;
+    interval.height = height;
+    int best = 0;
+    for (interval.index = 0; interval.index < 64 && xioctl(fd, VIDIOC_ENUM_FRAMEINTERVALS, &interval) == 0; interval.index++) {
+        const struct v4l2_fract *fraction = interval.type == V4L2_FRMIVAL_TYPE_DISCRETE ? &interval.discrete : &interval.stepwise.min;
+        if (fraction->numerator > 0) {
+            int fps = (int)(fraction->denominator / fraction->numerator);
+            if (fps > best) best = fps;
+        }
+        if (interval.type != V4L2_FRMIVAL_TYPE_DISCRETE) break;
+    }
+    return best;
+}
+
+static void add_mode(conf_v4l2_description *out, int format, unsigned width, unsigned height, int fps) {
+    if (out->mode_count >= CONF_V4L2_MAX_MODES || width == 0 || height == 0 || width > 16384 || height > 16384) return;
+    out->modes[out->mode_count++] = (conf_v4l2_mode){format, (int)width, (int)height, fps};
+}
+
+int conf_v4l2_describe(const char *path, conf_v4l2_description *out) {
+    memset(out, 0, sizeof *out);
+    int fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return -1;
+    struct v4l2_capability capability = {0};
+    if (xioctl(fd, VIDIOC_QUERYCAP, &capability) < 0) {
+        int saved = errno;
+        close(fd);
+        errno = saved;
+        return -1;
+    }
+    unsigned caps = (capability.capabilities & V4L2_CAP_DEVICE_CAPS) ? capability.device_caps : capability.capabilities;
+    memcpy(out->name, capability.card, sizeof capability.card < sizeof out->name - 1 ? sizeof capability.card : sizeof out->name - 1);
+    out->captures = (caps & V4L2_CAP_VIDEO_CAPTURE) && (caps & V4L2_CAP_STREAMING);
+    struct v4l2_fmtdesc description = {0};
+    description.type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
+    for (description.index = 0; out->captures && description.index < 64 && xioctl(fd, VIDIOC_ENUM_FMT, &description) == 0; description.index++) {
+        int format = ours(description.pixelformat);
+        if (!format) continue;
+        struct v4l2_frmsizeenum size = {0};
+        size.pixel_format = description.pixelformat;
+        for (size.index = 0; size.index < 64 && xioctl(fd, VIDIOC_ENUM_FRAMESIZES, &size) == 0; size.index++) {
+            if (size.type == V4L2_FRMSIZE_TYPE_DISCRETE) {
+                add_mode(out, format, size.discrete.width, size.discrete.height,
+                         best_fps(fd, description.pixelformat, size.discrete.width, size.discrete.height));
+            } else {
+                /* A range: its largest size stands for it. */
+                add_mode(out, format, size.stepwise.max_width, size.stepwise.max_height,
+                         best_fps(fd, description.pixelformat, size.stepwise.max_width, size.stepwise.max_height));
+                break;
+            }
+        }
+    }
+    close(fd);
+    return 0;
+}

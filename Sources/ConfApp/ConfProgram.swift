@@ -32,8 +32,8 @@ public enum ConfProgram {
         default: "15")
     static let videoSource = OptionSpec(
         "video-source", value: "SOURCE",
-        help: "what you send as video, at the room's resolution: v4l2:/dev/videoN (a camera: YUYV, NV12, YU12 or MJPEG), pattern (a moving test picture), pattern:noisy (the same under grain that takes the whole bitrate), file:PATH.y4m (a YUV4MPEG2 clip, 4:2:0, looped) or none",
-        configurable: true, default: "none")
+        help: "what you send as video, at the room's resolution: auto (the first camera conf can read, as conf devices marks it; no video when there is none), v4l2:/dev/videoN (a camera: YUYV, NV12, YU12 or MJPEG), pattern (a moving test picture), pattern:noisy (the same under grain that takes the whole bitrate), file:PATH.y4m (a YUV4MPEG2 clip, 4:2:0, looped) or none",
+        configurable: true, default: "auto")
     static let videoView = OptionSpec(
         "video-view", value: "VIEW", help: "show others' video: terminal (24-bit colour half blocks, a grid of participants) or none",
         completion: .choices(["terminal", "none"]), configurable: true, default: "none")
@@ -138,7 +138,7 @@ public enum ConfProgram {
         ])
 
     static let devices = CommandSpec(
-        "devices", abstract: "list the PulseAudio sources and sinks usable with --mic and --speaker",
+        "devices", abstract: "list the PulseAudio sources and sinks usable with --mic and --speaker, and the cameras (the default marked)",
         options: [json],
         examples: [Example("conf devices --json", "Sources and sinks as JSON.")])
 
@@ -194,7 +194,7 @@ public enum ConfProgram {
                 ("link-stats", "links", "with --stats, every 2 s: per link {peer, estimate_kbps, sent_kbps, rtt_ms, loss_percent, queue_delay_ms, video_layers}: what congestion control sees of the path to that peer (rtt_ms 0 before measured; video_layers 0 while paused)"),
                 ("video-paused", "peer, reason", "that peer stops getting your video: its link cannot carry even the base layer (reason bandwidth); its audio goes on"),
                 ("video-resumed", "peer", "that peer gets your video again, from a key frame"),
-                ("devices", "sources, sinks", "conf devices: the sound server's sources and sinks, each {name, description, monitor}"),
+                ("devices", "sources, sinks, cameras", "conf devices: the sound server's sources and sinks, each {name, description, monitor}, and the cameras, each {path, name, default, modes: [{format, width, height, fps}]}"),
                 ("devices-missing", "devices, reason", "no sound server: the call goes on without the default microphone or speaker"),
                 ("device-lost", "device, peer", "a microphone, camera or speaker (peer: whose stream) went away; the call goes on without it"),
                 ("record-error", "peer, path, error", "a --record file could not be written; that recording stopped, the call goes on"),

@@ -42,6 +42,17 @@ extension MediaBackends {
 
     public static func videoSources() -> BackendRegistry<(any VideoSource)?, MediaDevices> {
         var registry: BackendRegistry<(any VideoSource)?, MediaDevices> = generatedVideoSources()
+        // The default: the first camera that offers a format conf reads; no video without one.
+        registry.register("auto") { _ throws(MediaBackendError) in
+            return { context throws(MediaBackendError) in
+                guard let camera = CameraDevices.list().first(where: \.isDefault) else { return nil }
+                do throws(V4L2Camera.Failure) {
+                    return try CameraVideoSource(loop: context.devices.loop, path: camera.path, format: context.video)
+                } catch {
+                    throw .device(error.description)
+                }
+            }
+        }
         registry.register("v4l2") { argument throws(MediaBackendError) in
             guard let path = argument, !path.isEmpty else { throw .badArgument("v4l2:PATH names a camera, like v4l2:/dev/video0") }
             return { context throws(MediaBackendError) in

@@ -3,8 +3,9 @@ import Foundation
 import Testing
 
 /// A real V4L2 camera: Debian's kernel booted under qemu with the `vivid` test driver
-/// (../shared/recipes/vivid-vm). Inside the VM, `conf host` sends /dev/video0 and `conf join`
-/// records it; the recording must be VP8 at the room's resolution and decodable.
+/// (../shared/recipes/vivid-vm). Inside the VM, `conf devices` lists /dev/video0 as the default
+/// camera, `conf host` sends it with no --video-source (auto picks it) and `conf join` records it;
+/// the recording must be VP8 at the room's resolution and decodable.
 @Suite(.enabled(if: VividVM.available, "needs qemu-system-x86, linux-image-amd64 and busybox-static (scripts/install-deps --test)"))
 struct CameraTests {
     @Test func aVividCameraIsSentAndRecorded() throws {
@@ -22,7 +23,8 @@ struct CameraTests {
         # No dconf in the VM (its shared memory cannot be mapped there): GLib's memory backend.
         export GSETTINGS_BACKEND=memory XDG_RUNTIME_DIR=$OUTDIR/run HOME=$OUTDIR XDG_CONFIG_HOME=$OUTDIR/none
         export CONF_AUDIO_SOURCE=silence CONF_AUDIO_SINK=none
-        \(conf) host --listen 127.0.0.1:7373 --as cam --video-source v4l2:/dev/video0 --resolution 240p --duration 260 --json \\
+        \(conf) devices --json > $OUTDIR/devices.json 2> $OUTDIR/devices.err
+        \(conf) host --listen 127.0.0.1:7373 --as cam --resolution 240p --duration 260 --json \\
             > $OUTDIR/host.json 2> $OUTDIR/host.err &
         HOST=$!
         i=0; while [ $i -lt 150 ] && ! grep -q join_command $OUTDIR/host.json 2>/dev/null; do sleep 0.2; i=$((i+1)); done
@@ -58,6 +60,15 @@ struct CameraTests {
         if vm.isRunning { kill(vm.processIdentifier, SIGKILL) }
         let joinLog = (try? String(contentsOf: out.appendingPathComponent("join.err"), encoding: .utf8)) ?? ""
         #expect(joinLog.contains("join exited 0"), "\(joinLog)")
+        // No sound server in the VM: the cameras are listed all the same, before the error.
+        let devicesLine = (try? String(contentsOf: out.appendingPathComponent("devices.json"), encoding: .utf8))?.split(separator: "\n").first
+        let devices = try devicesLine.flatMap { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let camera = (devices?["cameras"] as? [[String: Any]])?.first
+        #expect(camera?["path"] as? String == "/dev/video0" && camera?["default"] as? Bool == true, "\(String(describing: devicesLine))")
+        let formats = Set(((camera?["modes"] as? [[String: Any]]) ?? []).compactMap { $0["format"] as? String })
+        #expect(formats.isSuperset(of: ["YUYV", "NV12", "YU12"]), "vivid's formats: \(formats)")
+        let hostLog = (try? String(contentsOf: out.appendingPathComponent("host.err"), encoding: .utf8)) ?? ""
+        #expect(hostLog.contains("sending video from") && hostLog.contains("/dev/video0"), "\(hostLog)")
         let recording = try VideoTests.frames(out.appendingPathComponent("cam.ivf").path)
         #expect(recording.frames.count >= 5, "only \(recording.frames.count) frames in 200 s")
         let decoder = try VP8Decoder()

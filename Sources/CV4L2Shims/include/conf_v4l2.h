@@ -27,4 +27,27 @@ long conf_v4l2_next(conf_v4l2 *camera, uint8_t *out, size_t capacity);
 
 void conf_v4l2_close(conf_v4l2 *camera);
 
+/// One way a camera can deliver pictures: a pixel format conf reads (CONF_V4L2_*), a size, and the
+/// most frames a second it gives at that size (0 when the driver does not say).
+typedef struct {
+    int format;
+    int width, height;
+    int fps;
+} conf_v4l2_mode;
+
+enum { CONF_V4L2_MAX_MODES = 64 };
+
+/// What `conf devices` says of a device, without streaming from it.
+typedef struct {
+    char name[33];  /* the driver's card name, NUL-terminated */
+    int captures;   /* a video capture device with streaming I/O */
+    int mode_count;
+    conf_v4l2_mode modes[CONF_V4L2_MAX_MODES];
+} conf_v4l2_description;
+
+/// Fills `out` for `path`: its name, whether conf can capture from it, and its modes in the formats
+/// conf reads (largest sizes first within a format, as the driver lists them). -1 with errno when it
+/// cannot be opened or is not a V4L2 device.
+int conf_v4l2_describe(const char *path, conf_v4l2_description *out);
+
 #endif

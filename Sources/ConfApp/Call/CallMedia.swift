@@ -21,7 +21,8 @@ enum CallMedia {
                                      video: VideoFormat(width: width, height: height, framesPerSecond: video.framesPerSecond))
         let recordings = audio.recordDirectory.map { Recordings(directory: $0, videoSize: (width, height)) }
         let pipelines = Pipelines(audio: try openAudio(audio, sends: sends, context: context, recordings: recordings),
-                                  video: try openVideo(video, sends: sends, context: context, recordings: recordings, loop: loop))
+                                  video: try openVideo(video, sends: sends, context: context, recordings: recordings, loop: loop,
+                                                       reporter: reporter))
         pipelines.audio?.onIssue = { report($0, to: reporter) }
         pipelines.video?.onIssue = { report($0, to: reporter) }
         return pipelines
@@ -55,15 +56,21 @@ enum CallMedia {
     }
 
     private static func openVideo(_ settings: VideoSettings, sends: Bool, context: BackendContext<MediaDevices>, recordings: Recordings?,
-                                  loop: EventLoop) throws(CommandFailure) -> VideoPipeline? {
+                                  loop: EventLoop, reporter: EventReporter) throws(CommandFailure) -> VideoPipeline? {
         guard settings.enabled else { return nil }
         var source: (any VideoSource)?
         var encoder: VP8Encoder?
         if sends {
             do {
                 source = try settings.source.open(context)
+            } catch where settings.source.name == "auto" {
+                // A camera nobody asked for by name: the call goes on without video.
+                reporter.note("conf: the camera could not be opened (\(error)): no video is sent — --video-source none says so")
             } catch {
                 throw CommandFailure(.failure, code: "no-camera", "--video-source \(settings.source.text): \(error) — check the device with v4l2-ctl --list-devices")
+            }
+            if source != nil, settings.source.name == "auto", let camera = CameraDevices.list().first(where: \.isDefault) {
+                reporter.note("conf: sending video from \(camera.name) (\(camera.path)); camera off in the call, or --no-video, to send none")
             }
         }
         if source != nil {

@@ -16,12 +16,12 @@ struct VideoSettings {
 
     static func parse(_ context: CommandContext) throws(CommandFailure) -> VideoSettings {
         let sources = MediaBackends.videoSources()
-        let text = context.setting("video-source") ?? "none"
+        let text = context.setting("video-source") ?? "auto"
         var settings = VideoSettings(source: try .choose(text, from: sources) { error throws(CommandFailure) in
             if case .unreadable(let reason) = error {
                 throw CommandFailure(.usage, code: "bad-video-file", "--video-source \(text): \(reason)")
             }
-            throw context.usage("--video-source '\(text)': use v4l2:/dev/videoN, pattern, pattern:noisy, file:PATH.y4m or none")
+            throw context.usage("--video-source '\(text)': use auto, v4l2:/dev/videoN, pattern, pattern:noisy, file:PATH.y4m or none")
         })
         settings.enabled = !context.invocation.flag("no-video")
         if let text = context.setting("video-bitrate") {

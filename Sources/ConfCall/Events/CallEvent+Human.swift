@@ -73,13 +73,23 @@ extension CallEvent {
             return style.dim("\(peer.name) (\(peer.id)) gets no video from you for now: the link cannot carry it (audio goes on)")
         case .videoResumed(let peer):
             return style.dim("\(peer.name) (\(peer.id)) gets your video again")
-        case .devices(let sources, let sinks):
+        case .devices(let sources, let sinks, let cameras):
             var text: TerminalText = "Sources (--mic):"
             for source in sources {
                 text += "\n  \(source.name)  \(style.dim(source.description + (source.isMonitor ? " (monitor of a sink)" : "")))"
             }
             text += "\nSinks (--speaker):"
             for sink in sinks { text += "\n  \(sink.name)  \(style.dim(sink.description))" }
+            text += "\nCameras (--video-source v4l2:PATH; the default is marked *):"
+            if cameras.isEmpty { text += "\n  " + style.dim("none found") }
+            for camera in cameras {
+                text += "\n  \(camera.isDefault ? "*" : " ") \(camera.path)  \(camera.name)"
+                if camera.modes.isEmpty { text += "  " + style.dim("(no format conf reads)") }
+                for mode in camera.modes {
+                    let rate = mode.framesPerSecond > 0 ? " at \(mode.framesPerSecond) fps" : ""
+                    text += "\n      " + style.dim("\(mode.format) \(mode.width)x\(mode.height)\(rate)")
+                }
+            }
             return text
         case .devicesMissing(let devices, let reason):
             return "conf: no sound server (\(reason)): going on without \(devices.map(\.rawValue).joined(separator: " and ")) — "

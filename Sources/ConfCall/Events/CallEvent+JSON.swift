@@ -92,8 +92,8 @@ extension CallEvent {
             .object(["peer": .string(peer.id.rawValue), "reason": .string(reason.rawValue)])
         case .videoResumed(let peer):
             .object(["peer": .string(peer.id.rawValue)])
-        case .devices(let sources, let sinks):
-            .object(["sources": .array(sources.map(\.json)), "sinks": .array(sinks.map(\.json))])
+        case .devices(let sources, let sinks, let cameras):
+            .object(["sources": .array(sources.map(\.json)), "sinks": .array(sinks.map(\.json)), "cameras": .array(cameras.map(\.json))])
         case .devicesMissing(let devices, let reason):
             .object(["devices": .array(devices.map { .string($0.rawValue) }), "reason": .string(reason)])
         case .deviceLost(.microphone):
@@ -141,4 +141,13 @@ extension CallEvent.Speaker {
 
 extension CallEvent.SoundDevice {
     var json: JSONValue { .object(["name": .string(name), "description": .string(description), "monitor": .bool(isMonitor)]) }
+}
+
+extension CallEvent.CameraDevice {
+    var json: JSONValue {
+        .object(["path": .string(path), "name": .string(name), "default": .bool(isDefault), "modes": .array(modes.map { mode in
+            .object(["format": .string(mode.format), "width": .number(Double(mode.width)), "height": .number(Double(mode.height)),
+                     "fps": .number(Double(mode.framesPerSecond))])
+        })])
+    }
 }

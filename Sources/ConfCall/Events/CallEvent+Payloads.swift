@@ -125,6 +125,39 @@ extension CallEvent {
         }
     }
 
+    /// A camera as `conf devices` lists it: its device path, the driver's name for it (from the
+    /// device: escaped before it reaches a terminal), what it offers, and whether
+    /// `--video-source auto` (the default) picks it.
+    public struct CameraDevice: Equatable, Sendable {
+        public var path: String
+        public var name: String
+        public var modes: [CameraMode]
+        public var isDefault: Bool
+
+        public init(path: String, name: String, modes: [CameraMode], isDefault: Bool) {
+            self.path = path
+            self.name = name
+            self.modes = modes
+            self.isDefault = isDefault
+        }
+    }
+
+    /// A pixel format conf reads (YUYV, NV12, YU12, MJPEG), a size, and the most frames a second
+    /// the camera gives at it (0: it does not say).
+    public struct CameraMode: Equatable, Sendable {
+        public var format: String
+        public var width: Int
+        public var height: Int
+        public var framesPerSecond: Int
+
+        public init(format: String, width: Int, height: Int, framesPerSecond: Int) {
+            self.format = format
+            self.width = width
+            self.height = height
+            self.framesPerSecond = framesPerSecond
+        }
+    }
+
     public enum Device: String, Sendable {
         case microphone, speaker, camera
     }

@@ -40,8 +40,8 @@ public enum CallEvent: Equatable, Sendable {
     case videoPaused(Participant, reason: VideoPauseReason)
     /// A peer gets our video again.
     case videoResumed(Participant)
-    /// `conf devices`: the sound server's sources and sinks.
-    case devices(sources: [SoundDevice], sinks: [SoundDevice])
+    /// `conf devices`: the sound server's sources and sinks, and the cameras.
+    case devices(sources: [SoundDevice], sinks: [SoundDevice], cameras: [CameraDevice])
     /// No sound server: the call goes on without the default devices; `reason` is the library's words.
     case devicesMissing([Device], reason: String)
     case deviceLost(LostDevice)
