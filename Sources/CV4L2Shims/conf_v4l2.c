@@ -27,7 +27,7 @@ static int xioctl(int fd, unsigned long request, void *argument) {
     return r;
 }
 
-conf_v4l2 *conf_v4l2_open(const char *path, int width, int height, int fps, char *error, size_t error_size) {
+conf_v4l2 *conf_v4l2_open(const char *path, int preferred, int width, int height, int fps, char *error, size_t error_size) {
     int fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) {
         snprintf(error, error_size, "cannot open %s: %s", path, strerror(errno));
@@ -40,12 +40,17 @@ conf_v4l2 *conf_v4l2_open(const char *path, int width, int height, int fps, char
         close(fd);
         return NULL;
     }
-    static const struct { unsigned fourcc; int ours; } formats[] = {
-        {V4L2_PIX_FMT_YUYV, CONF_V4L2_YUYV}, {V4L2_PIX_FMT_NV12, CONF_V4L2_NV12}, {V4L2_PIX_FMT_YUV420, CONF_V4L2_I420},
+    /* The preferred format first (slot 0), then conf's order. */
+    struct { unsigned fourcc; int ours; } formats[] = {
+        {0, 0}, {V4L2_PIX_FMT_YUYV, CONF_V4L2_YUYV}, {V4L2_PIX_FMT_NV12, CONF_V4L2_NV12}, {V4L2_PIX_FMT_YUV420, CONF_V4L2_I420},
         {V4L2_PIX_FMT_MJPEG, CONF_V4L2_MJPEG}};
+    for (size_t i = 1; i < sizeof formats / sizeof formats[0]; i++) {
+        if (formats[i].ours == preferred) formats[0] = formats[i];
+    }
     struct v4l2_format format = {0};
     int chosen = 0;
     for (size_t i = 0; i < sizeof formats / sizeof formats[0] && !chosen; i++) {
+        if (formats[i].fourcc == 0) continue;
         memset(&format, 0, sizeof format);
         format.type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
         format.fmt.pix.width = (unsigned)width;

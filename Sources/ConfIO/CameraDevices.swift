@@ -30,19 +30,34 @@ public enum CameraDevices {
     public static func list(directory: String = "/dev") -> [Camera] {
         var cameras: [Camera] = []
         for number in 0..<64 {
-            let path = "\(directory)/video\(number)"
-            var description = conf_v4l2_description()
-            guard conf_v4l2_describe(path, &description) == 0, description.captures != 0 else { continue }
-            let name = withUnsafeBytes(of: description.name) { bytes in
-                String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            let modes = withUnsafeBytes(of: description.modes) { raw in
-                Array(raw.bindMemory(to: conf_v4l2_mode.self).prefix(Int(description.mode_count)))
-            }.compactMap(mode)
-            cameras.append(.init(path: path, name: name, modes: modes, isDefault: false))
+            if let camera = describe("\(directory)/video\(number)") { cameras.append(camera) }
         }
         if let first = cameras.firstIndex(where: { !$0.modes.isEmpty }) { cameras[first].isDefault = true }
         return cameras
+    }
+
+    /// One device, if it is a V4L2 capture device (`isDefault` false: that is for `list` to say).
+    public static func describe(_ path: String) -> Camera? {
+        var description = conf_v4l2_description()
+        guard conf_v4l2_describe(path, &description) == 0, description.captures != 0 else { return nil }
+        let name = withUnsafeBytes(of: description.name) { bytes in
+            String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
+        }
+        let modes = withUnsafeBytes(of: description.modes) { raw in
+            Array(raw.bindMemory(to: conf_v4l2_mode.self).prefix(Int(description.mode_count)))
+        }.compactMap(mode)
+        return Camera(path: path, name: name, modes: modes, isDefault: false)
+    }
+
+    /// The shim's code for a format's name (0 for one it does not know).
+    static func formatCode(_ format: String) -> Int32 {
+        switch format {
+        case "YUYV": Int32(CONF_V4L2_YUYV)
+        case "NV12": Int32(CONF_V4L2_NV12)
+        case "YU12": Int32(CONF_V4L2_I420)
+        case "MJPEG": Int32(CONF_V4L2_MJPEG)
+        default: 0
+        }
     }
 
     private static func mode(_ mode: conf_v4l2_mode) -> Mode? {

@@ -7,10 +7,17 @@ public final class CameraVideoSource: VideoSource {
     private var camera: V4L2Camera?
     private var latest: VideoFrame?
     public private(set) var isLost = false
+    /// What a camera is asked for when it can: people expect 30 frames a second from a webcam.
+    public static let preferredFramesPerSecond = 30
+    public let framesPerSecond: Int?
+    /// The camera's mode, for people (`V4L2Camera.mode`).
+    public let mode: String
 
     public init(loop: EventLoop, path: String, format: VideoFormat) throws(V4L2Camera.Failure) {
         let camera = try V4L2Camera(loop: loop, path: path, width: format.width, height: format.height,
                                     framesPerSecond: format.framesPerSecond)
+        framesPerSecond = camera.framesPerSecond
+        mode = camera.mode
         camera.onFrame = { [weak self] frame in self?.latest = frame }
         camera.onLost = { [weak self] in
             self?.isLost = true

@@ -47,7 +47,7 @@ extension MediaBackends {
             return { context throws(MediaBackendError) in
                 guard let camera = CameraDevices.list().first(where: \.isDefault) else { return nil }
                 do throws(V4L2Camera.Failure) {
-                    return try CameraVideoSource(loop: context.devices.loop, path: camera.path, format: context.video)
+                    return try CameraVideoSource(loop: context.devices.loop, path: camera.path, format: cameraFormat(context.video))
                 } catch {
                     throw .device(error.description)
                 }
@@ -57,13 +57,18 @@ extension MediaBackends {
             guard let path = argument, !path.isEmpty else { throw .badArgument("v4l2:PATH names a camera, like v4l2:/dev/video0") }
             return { context throws(MediaBackendError) in
                 do throws(V4L2Camera.Failure) {
-                    return try CameraVideoSource(loop: context.devices.loop, path: path, format: context.video)
+                    return try CameraVideoSource(loop: context.devices.loop, path: path, format: cameraFormat(context.video))
                 } catch {
                     throw .device(error.description)
                 }
             }
         }
         return registry
+    }
+
+    /// The room's picture size at the rate a camera is asked for.
+    private static func cameraFormat(_ format: VideoFormat) -> VideoFormat {
+        VideoFormat(width: format.width, height: format.height, framesPerSecond: CameraVideoSource.preferredFramesPerSecond)
     }
 
     private static func soundServer(_ context: BackendContext<MediaDevices>) throws(MediaBackendError) -> PulseConnection {

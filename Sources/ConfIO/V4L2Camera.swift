@@ -4,6 +4,8 @@ import ConfMedia
 /// A V4L2 camera, memory-mapped streaming, read on the event loop when a frame is ready; frames
 /// are converted (or, from an MJPEG camera, decoded) to I420 at the size asked for; a JPEG frame
 /// that does not decode is skipped (`corruptFrames`). A camera that vanishes calls `onLost` once.
+/// The mode is chosen from what the device lists (`CameraModeChoice`): a size that covers the one
+/// asked for at the rate asked for, raw before MJPEG; `framesPerSecond` is the rate it runs at.
 public final class V4L2Camera {
     public struct Failure: Error, Sendable, CustomStringConvertible {
         public var description: String
@@ -13,6 +15,9 @@ public final class V4L2Camera {
     public var onLost: (() -> Void)?
     public let deviceWidth: Int
     public let deviceHeight: Int
+    public let framesPerSecond: Int
+    /// The mode it captures in, for people: "MJPEG 1280x720 at 30 fps".
+    public private(set) var mode = ""
     public var corruptFrames: Int { decoder.corruptFrames }
     private let camera: OpaquePointer
     private let decoder: CapturedFrameDecoder
@@ -21,8 +26,13 @@ public final class V4L2Camera {
     private var open = true
 
     public init(loop: EventLoop, path: String, width: Int, height: Int, framesPerSecond: Int) throws(Failure) {
+        let modes = CameraDevices.describe(path)?.modes.map { CameraModeChoice.Mode(format: $0.format, width: $0.width, height: $0.height, fps: $0.framesPerSecond) }
+        let chosen = modes.flatMap { CameraModeChoice.best(of: $0, width: width, height: height, fps: framesPerSecond) }
+        let rate = min(framesPerSecond, chosen.map { $0.fps > 0 ? $0.fps : framesPerSecond } ?? framesPerSecond)
+        self.framesPerSecond = max(1, rate)
         var error = [CChar](repeating: 0, count: 256)
-        guard let camera = conf_v4l2_open(path, Int32(width), Int32(height), Int32(framesPerSecond), &error, error.count) else {
+        guard let camera = conf_v4l2_open(path, chosen.map { CameraDevices.formatCode($0.format) } ?? 0, Int32(chosen?.width ?? width),
+                                          Int32(chosen?.height ?? height), Int32(self.framesPerSecond), &error, error.count) else {
             throw Failure(description: String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
         }
         let format: CapturedFrameDecoder.Format
@@ -34,6 +44,13 @@ public final class V4L2Camera {
         }
         deviceWidth = Int(conf_v4l2_width(camera))
         deviceHeight = Int(conf_v4l2_height(camera))
+        let name = switch format {
+        case .mjpeg: "MJPEG"
+        case .raw(.nv12): "NV12"
+        case .raw(.i420): "YU12"
+        case .raw: "YUYV"
+        }
+        mode = "\(name) \(deviceWidth)x\(deviceHeight) at \(self.framesPerSecond) fps"
         do {
             decoder = try CapturedFrameDecoder(format: format, width: deviceWidth, height: deviceHeight, targetWidth: width, targetHeight: height)
         } catch {

@@ -69,6 +69,8 @@ struct CameraTests {
         #expect(formats.isSuperset(of: ["YUYV", "NV12", "YU12"]), "vivid's formats: \(formats)")
         let hostLog = (try? String(contentsOf: out.appendingPathComponent("host.err"), encoding: .utf8)) ?? ""
         #expect(hostLog.contains("sending video from") && hostLog.contains("/dev/video0"), "\(hostLog)")
+        // The 240p room (426x240) from a raw mode that covers it at the rate asked for: seen, YUYV 640x360 at 30 fps.
+        #expect(hostLog.contains("(/dev/video0, YUYV ") && hostLog.contains(" at 30 fps)"), "\(hostLog)")
         let recording = try VideoTests.frames(out.appendingPathComponent("cam.ivf").path)
         #expect(recording.frames.count >= 5, "only \(recording.frames.count) frames in 200 s")
         let decoder = try VP8Decoder()

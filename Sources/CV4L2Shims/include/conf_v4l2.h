@@ -9,9 +9,10 @@ typedef struct conf_v4l2 conf_v4l2;
 
 enum { CONF_V4L2_YUYV = 1, CONF_V4L2_NV12 = 2, CONF_V4L2_I420 = 3, CONF_V4L2_MJPEG = 4 };
 
-/// Opens `path`, picks YUYV, NV12, YU12 or MJPEG (in that order) near `width`x`height` at `fps`, maps
-/// the buffers and starts streaming. NULL on failure with a message in `error`.
-conf_v4l2 *conf_v4l2_open(const char *path, int width, int height, int fps, char *error, size_t error_size);
+/// Opens `path`, picks `format` (a CONF_V4L2_* value; 0 for none in particular), else YUYV, NV12, YU12
+/// or MJPEG (in that order), near `width`x`height` at `fps`, maps the buffers and starts streaming.
+/// NULL on failure with a message in `error`.
+conf_v4l2 *conf_v4l2_open(const char *path, int format, int width, int height, int fps, char *error, size_t error_size);
 
 /// The device's file descriptor (readable when a frame is ready), the chosen format and size.
 int conf_v4l2_fd(const conf_v4l2 *camera);

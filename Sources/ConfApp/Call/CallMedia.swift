@@ -69,21 +69,23 @@ enum CallMedia {
             } catch {
                 throw CommandFailure(.failure, code: "no-camera", "--video-source \(settings.source.text): \(error) — check the device with v4l2-ctl --list-devices")
             }
-            if source != nil, settings.source.name == "auto", let camera = CameraDevices.list().first(where: \.isDefault) {
-                reporter.note("conf: sending video from \(camera.name) (\(camera.path)); camera off in the call, or --no-video, to send none")
+            if let camera = source as? CameraVideoSource, settings.source.name == "auto", let device = CameraDevices.list().first(where: \.isDefault) {
+                reporter.note("conf: sending video from \(device.name) (\(device.path), \(camera.mode)); camera off in the call, or --no-video, to send none")
             }
         }
+        // A camera runs at its own rate (30 frames a second where it can); other sources as asked.
+        let framesPerSecond = source?.framesPerSecond ?? settings.framesPerSecond
         if source != nil {
             do {
                 // Three temporal layers: each link is sent the ones its estimate carries (CallEngine+Layers).
                 encoder = try VP8Encoder(width: context.video.width, height: context.video.height, bitrateKbps: settings.bitrateKbps,
-                                         framesPerSecond: settings.framesPerSecond, temporalLayers: 3)
+                                         framesPerSecond: framesPerSecond, temporalLayers: 3)
             } catch {
                 source?.close()
                 throw CommandFailure(.failure, code: "vp8", "cannot start the video encoder: \(error)")
             }
         }
-        return VideoPipeline(source: source, encoder: encoder, framesPerSecond: settings.framesPerSecond, recordings: recordings,
+        return VideoPipeline(source: source, encoder: encoder, framesPerSecond: framesPerSecond, recordings: recordings,
                              hop: { [loop] body in loop.invoke(body) })
     }
 

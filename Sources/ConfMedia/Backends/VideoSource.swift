@@ -10,4 +10,10 @@ public protocol VideoSource: AnyObject {
     /// Whether the device went away; a lost source gives no more pictures and stays lost.
     var isLost: Bool { get }
     func close()
+    /// The rate the source delivers pictures at, when it has its own (a camera); nil: as often as asked.
+    var framesPerSecond: Int? { get }
+}
+
+extension VideoSource {
+    public var framesPerSecond: Int? { nil }
 }
