@@ -62,7 +62,7 @@ public enum ConfProgram {
     static let json = OptionSpec(
         "json", short: "j", help: "print events as JSON on stdout, one object a line; human-readable text goes to stderr")
 
-    static let commandsHelp = "During the call, commands on stdin, one a line: mute, unmute, mute-peer ID, unmute-peer ID (stop playing one participant, here only), camera off, camera on (stop and resume sending video), hide ID, show ID (stop and resume getting one participant's video), say TEXT (chat; typed before anyone is connected, it is kept and sent to the first peer who connects), play FILE.wav, leave."
+    static let commandsHelp = "During the call, commands on stdin, one a line: mute, unmute, mute-peer ID, unmute-peer ID (stop playing one participant, here only), camera off, camera on (stop and resume sending video), camera next, camera /dev/videoN (send from another camera), hide ID, show ID (stop and resume getting one participant's video), say TEXT (chat; typed before anyone is connected, it is kept and sent to the first peer who connects), play FILE.wav, leave."
 
     static let host = CommandSpec(
         "host", abstract: "open a room, print how others join it, and join it",
@@ -186,6 +186,7 @@ public enum ConfProgram {
                 ("peer-muted", "peer, audio, video", "a peer muted or unmuted itself"),
                 ("peer-muted-locally", "peer, muted", "you stopped or resumed playing a peer (mute-peer, unmute-peer)"),
                 ("camera", "on", "your camera turned off (camera off: no video is sent) or on again"),
+                ("camera-switched", "device, mode", "you send from another camera now (camera next), in this mode"),
                 ("peer-video-muted", "peer", "that peer turned its camera off"),
                 ("peer-video-unmuted", "peer", "that peer turned its camera on again"),
                 ("peer-video-hidden", "peer, hidden", "you stopped or resumed getting that peer's video (hide, show); it stops sending it to you"),

@@ -45,6 +45,25 @@ public final class VideoPipeline {
     /// Whether we send video at all.
     public var sends: Bool { source != nil }
 
+    /// What we send from now (a camera, a pattern...), nil when nothing.
+    public var currentSource: (any VideoSource)? { source }
+
+    /// Sends from `newSource` from the next picture on, a key frame first (`camera next`): the
+    /// encoder, its layers and every link go on; the old source is closed. False when we send
+    /// no video at all (no encoder): the new source is closed.
+    @discardableResult
+    public func replaceSource(with newSource: any VideoSource) -> Bool {
+        guard encoder != nil else {
+            newSource.close()
+            return false
+        }
+        source?.close()
+        source = newSource
+        forceKeyFrame = true
+        nextFrameAt = nil
+        return true
+    }
+
     /// The camera is off (`camera off`): no picture is taken or encoded; the next one after is a key frame.
     public var paused = false {
         didSet { if !paused { forceKeyFrame = true } }

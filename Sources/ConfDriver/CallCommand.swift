@@ -6,6 +6,8 @@ public enum CallCommand: Equatable {
     case mutePeer(String), unmutePeer(String)
     /// `camera off` / `camera on`.
     case camera(on: Bool)
+    /// `camera next` (nil) or `camera /dev/videoN`: send from another camera.
+    case switchCamera(String?)
     /// `hide ID` / `show ID`: stop or resume getting one participant's video.
     case hideVideo(String), showVideo(String)
     case say(String)
@@ -14,7 +16,7 @@ public enum CallCommand: Equatable {
     /// A publisher's answer to a knock on a locked room.
     case admit(KnockID), deny(KnockID)
 
-    public static let help = "mute, unmute, mute-peer ID, unmute-peer ID, camera off, camera on, hide ID, show ID, say TEXT, play FILE.wav, "
+    public static let help = "mute, unmute, mute-peer ID, unmute-peer ID, camera off, camera on, camera next, camera /dev/videoN, hide ID, show ID, say TEXT, play FILE.wav, "
         + "admit KNOCK, deny KNOCK, leave"
 
     /// Nil for an empty line; throws a message naming the problem for anything unknown.
@@ -33,10 +35,17 @@ public enum CallCommand: Equatable {
         case "mute-peer": return .mutePeer(try argument("a participant id, like p2"))
         case "unmute-peer": return .unmutePeer(try argument("a participant id, like p2"))
         case "camera":
-            switch try argument("off or on") {
+            let what = try argument("off, on, next or a device like /dev/video1")
+            switch what {
             case "off": return .camera(on: false)
             case "on": return .camera(on: true)
-            default: throw CommandLineProblem(message: "camera takes off or on (another camera in the call is not supported yet: join again with --video-source v4l2:DEVICE)")
+            case "next": return .switchCamera(nil)
+            default:
+                let path = what.hasPrefix("v4l2:") ? String(what.dropFirst(5)) : what
+                guard path.hasPrefix("/") else {
+                    throw CommandLineProblem(message: "camera takes off, on, next or a device like /dev/video1, not '\(what)'")
+                }
+                return .switchCamera(path)
             }
         case "hide": return .hideVideo(try argument("a participant's name or id, like p2"))
         case "show": return .showVideo(try argument("a participant's name or id, like p2"))

@@ -29,6 +29,32 @@ extension CallDriver {
         drain()
     }
 
+    /// `camera next` (the next camera conf can read after the one in use, in `conf devices`'
+    /// order) or `camera /dev/videoN`: the new one is opened first, so a camera that will not open
+    /// leaves the call on the old one.
+    public func switchCamera(to path: String?) throws(CommandLineProblem) {
+        guard let video, video.sends, let openCamera else {
+            throw CommandLineProblem(message: "this call sends no video (a listener, no camera when it started, or --video-source none)")
+        }
+        let current = (video.currentSource as? CameraVideoSource)?.path
+        let target: String
+        if let path {
+            target = path
+        } else {
+            let cameras = CameraDevices.list().filter { !$0.modes.isEmpty }.map(\.path)
+            let after = current.flatMap { cameras.firstIndex(of: $0) }.map { $0 + 1 } ?? 0
+            guard let next = (cameras[min(after, cameras.count)...] + cameras).first(where: { $0 != current }) else {
+                throw CommandLineProblem(message: "there is no other camera to switch to (conf devices lists them)")
+            }
+            target = next
+        }
+        guard target != current else { throw CommandLineProblem(message: "already sending from \(target)") }
+        let camera = try openCamera(target)
+        video.replaceSource(with: camera)
+        reporter.emit(.cameraSwitched(device: target, mode: camera.mode))
+        drain()
+    }
+
     /// `hide ann` or `hide p2`; `show` undoes it.
     public func setVideoHidden(_ who: String, _ hidden: Bool) throws(CommandLineProblem) {
         guard let id = engine.findPeer(who), engine.setVideoHidden(id, hidden, now: clock.now()) else {

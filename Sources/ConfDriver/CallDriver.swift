@@ -39,6 +39,8 @@ public final class CallDriver {
     private let onCallFailed: (_ noPath: Bool) -> Void
     public var audio: AudioPipeline?
     public var video: VideoPipeline?
+    /// Opens a camera at the room's size (`camera next`); set once we are in the room.
+    public var openCamera: ((String) throws(CommandLineProblem) -> CameraVideoSource)?
     public var commands: LineReader?
     var terminalView: TerminalView?
     /// Wakes the driver when the engine, the audio source or the video pipeline next needs it

@@ -10,14 +10,16 @@ public final class CameraVideoSource: VideoSource {
     /// What a camera is asked for when it can: people expect 30 frames a second from a webcam.
     public static let preferredFramesPerSecond = 30
     public let framesPerSecond: Int?
-    /// The camera's mode, for people (`V4L2Camera.mode`).
+    /// The camera's mode, for people (`V4L2Camera.mode`), and its device.
     public let mode: String
+    public let path: String
 
     public init(loop: EventLoop, path: String, format: VideoFormat) throws(V4L2Camera.Failure) {
         let camera = try V4L2Camera(loop: loop, path: path, width: format.width, height: format.height,
                                     framesPerSecond: format.framesPerSecond)
         framesPerSecond = camera.framesPerSecond
         mode = camera.mode
+        self.path = path
         camera.onFrame = { [weak self] frame in self?.latest = frame }
         camera.onLost = { [weak self] in
             self?.isLost = true

@@ -17,7 +17,10 @@ import Testing
         #expect(try CallCommand.parse("camera on") == .camera(on: true))
         #expect(try CallCommand.parse("hide ann") == .hideVideo("ann"))
         #expect(try CallCommand.parse("show p2") == .showVideo("p2"))
-        for line in ["camera", "camera next", "hide", "show"] {
+        #expect(try CallCommand.parse("camera next") == .switchCamera(nil))
+        #expect(try CallCommand.parse("camera /dev/video1") == .switchCamera("/dev/video1"))
+        #expect(try CallCommand.parse("camera v4l2:/dev/video2") == .switchCamera("/dev/video2"))
+        for line in ["camera", "camera front", "hide", "show"] {
             #expect(throws: CommandLineProblem.self, "\(line)") { try CallCommand.parse(line) }
         }
     }

@@ -29,6 +29,7 @@ import Testing
         .peerMuted(mal, audio: true, video: false),
         .peerMutedLocally(mal, muted: true),
         .camera(on: false),
+        .cameraSwitched(device: "/dev/video1", mode: "MJPEG 1280x720 at 30 fps"),
         .peerVideoMuted(mal),
         .peerVideoUnmuted(mal),
         .peerVideoHidden(mal, hidden: true),

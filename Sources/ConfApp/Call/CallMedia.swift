@@ -89,6 +89,19 @@ enum CallMedia {
                              hop: { [loop] body in loop.invoke(body) })
     }
 
+    /// Opens a camera by its device at the room's size and a camera's rate (`camera next`).
+    static func cameraOpener(resolution: Resolution, loop: EventLoop) -> (String) throws(CommandLineProblem) -> CameraVideoSource {
+        let (width, height) = resolution.size
+        return { path throws(CommandLineProblem) in
+            do throws(V4L2Camera.Failure) {
+                return try CameraVideoSource(loop: loop, path: path, format: VideoFormat(width: width, height: height,
+                                                                                       framesPerSecond: CameraVideoSource.preferredFramesPerSecond))
+            } catch {
+                throw CommandLineProblem(message: "camera \(path): \(error.description) (the call goes on with the camera it had)")
+            }
+        }
+    }
+
     /// A backend stopped working: the call goes on without it.
     static func report(_ issue: MediaIssue, to reporter: EventReporter) {
         switch issue {

@@ -142,6 +142,7 @@ enum CallSetup {
                 let media = try CallMedia.open(audio: options.audio, video: options.video, sends: publishes, resolution: joined.resolution,
                                                loop: loop, reporter: reporter)
                 (driver.audio, driver.video) = (media.audio, media.video)
+                driver.openCamera = CallMedia.cameraOpener(resolution: joined.resolution, loop: loop)
             } catch {
                 session?.leave(failing: error)
                 return
@@ -176,6 +177,7 @@ enum CallSetup {
                 case .mutePeer(let who)?: try driver.setLocallyMuted(who, true)
                 case .unmutePeer(let who)?: try driver.setLocallyMuted(who, false)
                 case .camera(let on)?: try driver.setCamera(on: on)
+                case .switchCamera(let path)?: try driver.switchCamera(to: path)
                 case .hideVideo(let who)?: try driver.setVideoHidden(who, true)
                 case .showVideo(let who)?: try driver.setVideoHidden(who, false)
                 case .say(let text)?: try driver.say(text)

@@ -42,6 +42,8 @@ extension CallEvent {
             return muted ? "\(peer.name) is muted here." : "\(peer.name) plays again."
         case .camera(let on):
             return on ? "Camera on." : "Camera off: no video is sent."
+        case .cameraSwitched(let device, let mode):
+            return "Sending video from \(device) (\(mode))."
         case .peerVideoMuted(let peer):
             return "\(peer.name) turned their camera off"
         case .peerVideoUnmuted(let peer):

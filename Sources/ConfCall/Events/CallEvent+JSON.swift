@@ -66,6 +66,8 @@ extension CallEvent {
             .object(["peer": .string(peer.id.rawValue), "muted": .bool(muted)])
         case .camera(let on):
             .object(["on": .bool(on)])
+        case .cameraSwitched(let device, let mode):
+            .object(["device": .string(device), "mode": .string(mode)])
         case .peerVideoMuted(let peer), .peerVideoUnmuted(let peer):
             .object(["peer": .string(peer.id.rawValue)])
         case .peerVideoHidden(let peer, let hidden):

@@ -27,6 +27,8 @@ public enum CallEvent: Equatable, Sendable {
     case peerMutedLocally(Participant, muted: Bool)
     /// Our camera: off (`camera off`: no video goes out) or on again.
     case camera(on: Bool)
+    /// We send from another camera now (`camera next`): its device and mode.
+    case cameraSwitched(device: String, mode: String)
     /// A peer turned its camera off, or on again.
     case peerVideoMuted(Participant)
     case peerVideoUnmuted(Participant)
@@ -66,7 +68,7 @@ public enum CallEvent: Equatable, Sendable {
         case peerConnected = "peer-connected", peerDisconnected = "peer-disconnected"
         case chat, sent, muted
         case peerMuted = "peer-muted", peerMutedLocally = "peer-muted-locally"
-        case camera
+        case camera, cameraSwitched = "camera-switched"
         case peerVideoMuted = "peer-video-muted", peerVideoUnmuted = "peer-video-unmuted", peerVideoHidden = "peer-video-hidden"
         case talking
         case audioStats = "audio-stats", linkStats = "link-stats"
@@ -98,6 +100,7 @@ public enum CallEvent: Equatable, Sendable {
         case .peerMuted: .peerMuted
         case .peerMutedLocally: .peerMutedLocally
         case .camera: .camera
+        case .cameraSwitched: .cameraSwitched
         case .peerVideoMuted: .peerVideoMuted
         case .peerVideoUnmuted: .peerVideoUnmuted
         case .peerVideoHidden: .peerVideoHidden
