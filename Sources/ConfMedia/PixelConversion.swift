@@ -1,5 +1,6 @@
 /// Camera pixel formats to I420 at the room's size (nearest-neighbour scaling: cheap, and the
-/// encoder smooths what little it costs).
+/// encoder smooths what little it costs). A picture of another shape is cropped to the room's
+/// about its centre first (a 16:9 camera in a 4:3 room loses its sides), never squeezed.
 public enum PixelConversion {
     public enum Format: Sendable { case yuyv, nv12, i420 }
 
@@ -15,20 +16,28 @@ public enum PixelConversion {
         guard width > 0, height > 0, bytes.count >= needed else { return nil }
         let cw = (targetWidth + 1) / 2, ch = (targetHeight + 1) / 2
         let sourceCW = (width + 1) / 2, sourceCH = (height + 1) / 2
+        // The centred region of the target's shape: (x0, y0) even, so that chroma lines up.
+        var cropWidth = width, cropHeight = height
+        if width * targetHeight > targetWidth * height {
+            cropWidth = max(1, height * targetWidth / max(1, targetHeight))
+        } else if width * targetHeight < targetWidth * height {
+            cropHeight = max(1, width * targetHeight / max(1, targetWidth))
+        }
+        let x0 = (width - cropWidth) / 2 & ~1, y0 = (height - cropHeight) / 2 & ~1
         var y = [UInt8](repeating: 0, count: targetWidth * targetHeight)
         var u = [UInt8](repeating: 128, count: cw * ch)
         var v = [UInt8](repeating: 128, count: cw * ch)
         for row in 0..<targetHeight {
-            let sy = row * height / targetHeight
+            let sy = y0 + row * cropHeight / targetHeight
             for column in 0..<targetWidth {
-                let sx = column * width / targetWidth
+                let sx = x0 + column * cropWidth / targetWidth
                 y[row * targetWidth + column] = format == .yuyv ? bytes[(sy * width + sx) * 2] : bytes[sy * width + sx]
             }
         }
         for row in 0..<ch {
-            let sy = min(height - 1, row * 2 * height / targetHeight)
+            let sy = min(height - 1, y0 + row * 2 * cropHeight / targetHeight)
             for column in 0..<cw {
-                let sx = min(width - 1, column * 2 * width / targetWidth)
+                let sx = min(width - 1, x0 + column * 2 * cropWidth / targetWidth)
                 let i = row * cw + column
                 switch format {
                 case .yuyv:

@@ -24,6 +24,24 @@ import Testing
         #expect(a.u == [10] && a.v == [20])
     }
 
+    /// A 16:9 picture for a 4:3 room: its sides go (the centre is kept at its shape), and a 4:3 one
+    /// for a 16:9 room loses its top and bottom.
+    @Test func anotherShapeIsCroppedAboutItsCentreNotSqueezed() throws {
+        // 16x9 I420, luma 0 in the outer two columns each side, 200 in the 12 between.
+        let wide = (0..<9).flatMap { _ in (0..<16).map { column in UInt8(column < 2 || column >= 14 ? 0 : 200) } }
+            + [UInt8](repeating: 128, count: 2 * 8 * 5)
+        let narrow = try #require(wide.withUnsafeBufferPointer {
+            PixelConversion.toI420($0, format: .i420, width: 16, height: 9, targetWidth: 8, targetHeight: 6)
+        })
+        #expect(narrow.y.allSatisfy { $0 == 200 }, "the black sides are cropped away: \(narrow.y)")
+        // 8x8 I420, luma 0 in the top and bottom two rows, 200 between.
+        let tall = (0..<8).flatMap { row in [UInt8](repeating: row < 2 || row >= 6 ? 0 : 200, count: 8) } + [UInt8](repeating: 128, count: 2 * 16)
+        let flat = try #require(tall.withUnsafeBufferPointer {
+            PixelConversion.toI420($0, format: .i420, width: 8, height: 8, targetWidth: 8, targetHeight: 4)
+        })
+        #expect(flat.y.allSatisfy { $0 == 200 }, "the black top and bottom are cropped away: \(flat.y)")
+    }
+
     @Test func shortBuffersAreRefused() {
         let bytes = [UInt8](repeating: 0, count: 10)
         #expect(bytes.withUnsafeBufferPointer { PixelConversion.toI420($0, format: .yuyv, width: 4, height: 4, targetWidth: 4, targetHeight: 4) } == nil)
