@@ -15,7 +15,11 @@ extension CallDriver {
         viewTimer = loop.schedule(every: .milliseconds(200)) { [weak self] in
             guard let self else { return false }
             let peers = self.engine.connectedPeers.compactMap { self.engine.participant($0) }.sorted { $0.id.rawValue < $1.id.rawValue }
-            view.render(peers.map { .init(peer: $0.id.rawValue, name: "\($0.name) (\($0.id))", picture: self.video?.pictures[$0.id]) })
+            view.render(peers.map { peer in
+                let state = self.engine.videoState(of: peer.id)
+                let badge = state.cameraOff ? "camera off" : state.hidden ? "hidden" : nil
+                return .init(peer: peer.id.rawValue, name: "\(peer.name) (\(peer.id))", picture: self.video?.pictures[peer.id], badge: badge)
+            })
             return true
         }
     }

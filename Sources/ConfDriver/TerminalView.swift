@@ -14,6 +14,8 @@ public final class TerminalView {
         var peer: String
         var name: String
         var picture: VideoFrame?
+        /// Why no picture is shown instead of the last one ("camera off", "hidden"), if so.
+        var badge: String?
     }
 
     private var status = TerminalText(trusted: "")
@@ -47,10 +49,13 @@ public final class TerminalView {
         var out = "\u{1B}[H"
         let cells = TerminalRenderer.grid(count: max(1, tiles.count), columns: size.columns, rows: max(2, size.rows - 1))
         for (cell, tile) in zip(cells, tiles) {
-            if let picture = tile.picture {
+            if tile.badge != nil {
+                out += TerminalRenderer.blank(row: cell.row, column: cell.column, columns: cell.columns, rows: max(1, cell.rows - 1))
+            } else if let picture = tile.picture {
                 out += TerminalRenderer.draw(picture, row: cell.row, column: cell.column, columns: cell.columns, rows: max(1, cell.rows - 1))
             }
             var label = TerminalEscape.escape(tile.name)
+            if let badge = tile.badge { label += " [\(badge)]" }
             if let words = words[tile.peer], !words.isEmpty { label += "  " + TerminalEscape.escape(words) }
             out += "\u{1B}[\(cell.row + cell.rows - 1);\(cell.column)H\u{1B}[K" + String(label.prefix(cell.columns))
         }

@@ -29,6 +29,13 @@ public enum TerminalRenderer {
         return out
     }
 
+    /// The escape sequences that blank a box (a tile whose picture is not to be shown).
+    public static func blank(row: Int, column: Int, columns: Int, rows: Int) -> String {
+        guard columns > 0, rows > 0 else { return "" }
+        let spaces = String(repeating: " ", count: columns)
+        return (0..<rows).map { "\u{1B}[\(row + $0);\(column)H" + spaces }.joined()
+    }
+
     /// BT.601 limited-range YUV to RGB for one pixel.
     static func rgb(_ frame: VideoFrame, x: Int, y: Int) -> (r: UInt8, g: UInt8, b: UInt8) {
         let luma = Double(frame.y[y * frame.width + x]) - 16

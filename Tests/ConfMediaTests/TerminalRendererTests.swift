@@ -23,6 +23,12 @@ import Testing
         #expect(text.components(separatedBy: "▀").count - 1 == 32 * 4)
     }
 
+    @Test func aBlankBoxIsSpacesOnEachOfItsRows() {
+        let out = TerminalRenderer.blank(row: 3, column: 5, columns: 4, rows: 2)
+        #expect(out == "\u{1B}[3;5H    \u{1B}[4;5H    ")
+        #expect(TerminalRenderer.blank(row: 1, column: 1, columns: 0, rows: 3).isEmpty)
+    }
+
     @Test func gridsSplitTheScreen() {
         let cells = TerminalRenderer.grid(count: 3, columns: 80, rows: 24)
         #expect(cells.count == 3)

@@ -31,6 +31,13 @@ extension CallEngine {
         return true
     }
 
+    /// Whether a peer's camera is off (as it told us) and whether we hide its video, for a view
+    /// that shows a badge rather than its last picture.
+    public func videoState(of id: ParticipantID) -> (cameraOff: Bool, hidden: Bool) {
+        guard let link = links[id] else { return (false, false) }
+        return (link.remoteVideoMuted, link.hidesPeerVideo)
+    }
+
     /// The peer's `wants_video`: it hides our video, or shows it again.
     func peerWantsVideo(_ wants: Bool, on link: PeerConnection) {
         guard wants == link.peerHidesOurVideo else { return }
