@@ -7,6 +7,13 @@ import ConfCore
 /// and the path shows no queue, a short cluster of padding packets goes out at up to twice the target;
 /// the rate the receiver got them at (`ProbeBitrateEstimator`) lifts the estimate at once when it
 /// is higher. A cluster that meets a queue only reports what the path carries.
+///
+/// A shaper's token bucket (`tc tbf`, many ISPs' and routers' rate limits) lets a short cluster
+/// through at once, so a probe can report room the path does not have: the end-to-end test's
+/// 400 kbit/s bucket read a 606 kbit/s estimate that way. So each probe is on trial for
+/// `probeTrial`: if the path over-uses, queues or loses in that time, the peak it aimed at is
+/// forgotten (the next probe aims at what the path delivers now, and only after a deeper fall)
+/// and the wait before the next doubles, up to `maximumProbeWait`; a trial passed resets the wait.
 extension CallEngine {
     static let peakMemory: Duration = .seconds(20)
     /// A link probes when its target is under this fraction of its recent peak...
@@ -16,11 +23,14 @@ extension CallEngine {
     static let probeClusterDuration: Duration = .milliseconds(40)
     /// A path whose packets wait more than this is not probed: it has no room to show.
     static let probeClearQueueDelay: Duration = .milliseconds(10)
+    static let probeTrial: Duration = .seconds(3)
+    static let maximumProbeWait: Duration = .seconds(32)
 
     /// Called with every rate update, for each link that carries our video.
     func probeAfterFall(_ link: PeerConnection, now: Instant) {
         let target = link.congestion.target
         let statistics = link.congestion.statistics
+        judgeProbe(link, statistics: statistics, now: now)
         // The peak is of what the path delivered (not of the estimate, which overshoots at start).
         if let delivered = statistics.acknowledged,
            link.recentPeakDelivered.map({ delivered >= $0.bitsPerSecond || now.since($0.at) > Self.peakMemory }) ?? true {
@@ -29,15 +39,31 @@ extension CallEngine {
         // Links that share a queue are not probed one by one: each probe would take the others' room.
         guard link.congestion.share == nil, let peak = link.recentPeakDelivered,
               Double(target) < Self.probeBelowPeak * Double(peak.bitsPerSecond),
-              link.lastProbeAt.map({ now.since($0) >= Self.probeInterval }) ?? true,
+              link.lastProbeAt.map({ now.since($0) >= link.probeWait }) ?? true, link.probeOnTrialSince == nil,
               Double(target) < Double(configuration.videoBitrateKbps) * 1000 + link.traffic.audioBitsPerSecond,
               let id = transportSequenceID(link.negotiated?.video), sendsTransportFeedback(link),
               statistics.usage == .normal, (statistics.queueDelay ?? .zero) <= Self.probeClearQueueDelay else { return }
         link.lastProbeAt = now
+        link.probeOnTrialSince = now
         let rate = Double(min(peak.bitsPerSecond, 2 * target))
         let cluster = link.nextProbeCluster
         link.nextProbeCluster += 1
         sendPadding(Int(rate * Self.probeClusterDuration.milliseconds / 1000 / 8), minimumPackets: ProbeBitrateEstimator.minimumPackets + 1,
                     cluster: cluster, on: link, transportSequenceID: id, now: now)
+    }
+
+    /// The last probe's trial (see above): failed by over-use, a queue or loss within `probeTrial`.
+    private func judgeProbe(_ link: PeerConnection, statistics: LinkBandwidthStatistics, now: Instant) {
+        guard let since = link.probeOnTrialSince else { return }
+        let troubled = statistics.usage == .overusing || (statistics.queueDelay ?? .zero) > LinkBandwidthEstimator.congestedQueueDelay
+            || (statistics.lossFraction ?? 0) > 0.02
+        if troubled {
+            link.probeOnTrialSince = nil
+            link.probeWait = min(Self.maximumProbeWait, link.probeWait * 2)
+            link.recentPeakDelivered = statistics.acknowledged.map { ($0, now) }
+        } else if now.since(since) >= Self.probeTrial {
+            link.probeOnTrialSince = nil
+            link.probeWait = Self.probeInterval
+        }
     }
 }

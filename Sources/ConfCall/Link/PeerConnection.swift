@@ -99,6 +99,10 @@ final class PeerConnection {
     /// second, and when), when the last cluster went, and the next cluster's number.
     var recentPeakDelivered: (bitsPerSecond: Int, at: Instant)?
     var lastProbeAt: Instant?
+    /// The wait before the next probe (doubling after each that failed its trial), and since when
+    /// the last one is on trial (CallEngine+Probing).
+    var probeWait = CallEngine.probeInterval
+    var probeOnTrialSince: Instant?
     var nextProbeCluster = 1
     var traffic = LinkTraffic()
 

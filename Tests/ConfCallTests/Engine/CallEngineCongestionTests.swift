@@ -159,6 +159,23 @@ import Testing
         #expect(settled.allSatisfy { $0.lossPercent < 5 }, "no loss to speak of: \(settled.map(\.lossPercent))")
     }
 
+    /// A deeper bucket (30 kB: a burst of 600 ms at the rate) than the end-to-end test's: a probe
+    /// cluster after a fall fits in it and arrives as fast as it left, room the path does not
+    /// have. Probes on trial (CallEngine+Probing) keep the estimate near the rate once settled.
+    @Test func aDeepBucketDoesNotFoolTheProbes() throws {
+        let (call, people) = try mesh(["ann", "bob"], seed: 39)
+        let ann = people[0], bob = people[1]
+        call.network.setConditions(LinkConditions(delay: .milliseconds(5), bandwidth: 400_000, queueLimit: 10_000 + 30_000, burst: 30_000),
+                                   from: ann.id, to: bob.id)
+        let start = call.now
+        call.run(for: .seconds(40))
+        let settled = linkStats(ann, for: bob, after: start + .seconds(10))
+        print("400 kbit/s with a 30 kB burst, from 10 s: estimate \(settled.map { Int($0.estimateKbps) }) sent \(settled.map { Int($0.sentKbps) }) "
+            + "loss \(settled.map { Int($0.lossPercent) })")
+        let over = settled.filter { $0.estimateKbps > 480 }
+        #expect(over.isEmpty, "estimates over 1.2 times the rate: \(over.map(\.estimateKbps))")
+    }
+
     /// On a path that loses packets at random, the resends NACKs ask for come out of the video's
     /// budget, so that media and resends together stay within the estimate (they came on top of
     /// it, up to half as much again).
