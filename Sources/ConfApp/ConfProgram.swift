@@ -195,7 +195,7 @@ public enum ConfProgram {
                 ("link-stats", "links", "with --stats, every 2 s: per link {peer, estimate_kbps, sent_kbps, rtt_ms, loss_percent, queue_delay_ms, video_layers}: what congestion control sees of the path to that peer (rtt_ms 0 before measured; video_layers 0 while paused)"),
                 ("video-paused", "peer, reason", "that peer stops getting your video: its link cannot carry even the base layer (reason bandwidth); its audio goes on"),
                 ("video-resumed", "peer", "that peer gets your video again, from a key frame"),
-                ("devices", "sources, sinks, cameras", "conf devices: the sound server's sources and sinks, each {name, description, monitor}, and the cameras, each {path, name, default, modes: [{format, width, height, fps}]}"),
+                ("devices", "sources, sinks, cameras", "conf devices: the sound server's sources and sinks, each {name, description, monitor, default}, and the cameras, each {path, name, default, modes: [{format, width, height, fps}]}"),
                 ("devices-missing", "devices, reason", "no sound server: the call goes on without the default microphone or speaker"),
                 ("device-lost", "device, peer", "a microphone, camera or speaker (peer: whose stream) went away; the call goes on without it"),
                 ("record-error", "peer, path, error", "a --record file could not be written; that recording stopped, the call goes on"),

@@ -28,7 +28,7 @@ struct DevicesCommand {
     }
 
     private static func sound(_ device: PulseConnection.Device) -> CallEvent.SoundDevice {
-        .init(name: device.name, description: device.description, isMonitor: device.isMonitor)
+        .init(name: device.name, description: device.description, isMonitor: device.isMonitor, isDefault: device.isDefault)
     }
 
     private static func camera(_ camera: CameraDevices.Camera) -> CallEvent.CameraDevice {

@@ -221,13 +221,24 @@ final class PulseDaemon {
         #expect(a.waitForExit() == 0 && b.waitForExit() == 0)
     }
 
-    @Test func devicesListsSourcesAndSinks() throws {
-        let pulse = try PulseDaemon(sinks: ["speakers"])
+    @Test func devicesListsSourcesAndSinksAndMarksTheDefaults() throws {
+        let pulse = try PulseDaemon(sinks: ["speakers", "headset"])
+        let pactl = Process()
+        pactl.executableURL = URL(fileURLWithPath: "/usr/bin/pactl")
+        pactl.arguments = ["set-default-sink", "headset"]
+        pactl.environment = ProcessInfo.processInfo.environment.merging(pulse.environment) { $1 }
+        try pactl.run()
+        pactl.waitUntilExit()
+        #expect(pactl.terminationStatus == 0)
         let p = try ConfProcess(["devices", "--json"], environment: pulse.environment)
         #expect(p.waitForExit() == 0)
         let listing = try #require(p.events(ofType: "devices").first)
-        #expect((listing["sinks"] as? [[String: Any]])?.contains { $0["name"] as? String == "speakers" } == true)
+        let sinks = (listing["sinks"] as? [[String: Any]]) ?? []
+        #expect(sinks.contains { $0["name"] as? String == "speakers" } && sinks.contains { $0["name"] as? String == "headset" })
+        #expect(sinks.filter { $0["default"] as? Bool == true }.map { $0["name"] as? String } == ["headset"], "\(sinks)")
         #expect((listing["sources"] as? [[String: Any]])?.contains { $0["name"] as? String == "speakers.monitor" } == true)
+        #expect(((listing["sources"] as? [[String: Any]]) ?? []).filter { $0["default"] as? Bool == true }.count <= 1)
+        #expect((listing["cameras"] as? [Any]) != nil, "cameras are listed (none here)")
     }
 
     @Test func noPulseAudioIsExit9WithAWayOut() throws {

@@ -76,12 +76,12 @@ extension CallEvent {
         case .videoResumed(let peer):
             return style.dim("\(peer.name) (\(peer.id)) gets your video again")
         case .devices(let sources, let sinks, let cameras):
-            var text: TerminalText = "Sources (--mic):"
+            var text: TerminalText = "Sources (--mic; the default is marked *):"
             for source in sources {
-                text += "\n  \(source.name)  \(style.dim(source.description + (source.isMonitor ? " (monitor of a sink)" : "")))"
+                text += "\n  \(source.isDefault ? "*" : " ") \(source.name)  \(style.dim(source.description + (source.isMonitor ? " (monitor of a sink)" : "")))"
             }
-            text += "\nSinks (--speaker):"
-            for sink in sinks { text += "\n  \(sink.name)  \(style.dim(sink.description))" }
+            text += "\nSinks (--speaker; the default is marked *):"
+            for sink in sinks { text += "\n  \(sink.isDefault ? "*" : " ") \(sink.name)  \(style.dim(sink.description))" }
             text += "\nCameras (--video-source v4l2:PATH; the default is marked *):"
             if cameras.isEmpty { text += "\n  " + style.dim("none found") }
             for camera in cameras {

@@ -142,7 +142,9 @@ extension CallEvent.Speaker {
 }
 
 extension CallEvent.SoundDevice {
-    var json: JSONValue { .object(["name": .string(name), "description": .string(description), "monitor": .bool(isMonitor)]) }
+    var json: JSONValue {
+        .object(["name": .string(name), "description": .string(description), "monitor": .bool(isMonitor), "default": .bool(isDefault)])
+    }
 }
 
 extension CallEvent.CameraDevice {

@@ -117,11 +117,14 @@ extension CallEvent {
         public var description: String
         /// A source that records what a sink plays.
         public var isMonitor: Bool
+        /// The sound server's default (what `pulse` with no name uses).
+        public var isDefault: Bool
 
-        public init(name: String, description: String, isMonitor: Bool) {
+        public init(name: String, description: String, isMonitor: Bool, isDefault: Bool = false) {
             self.name = name
             self.description = description
             self.isMonitor = isMonitor
+            self.isDefault = isDefault
         }
     }
 

@@ -72,6 +72,8 @@ public final class PulseConnection: @unchecked Sendable {
         public var description: String
         /// A sink's monitor source, not a microphone.
         public var isMonitor: Bool
+        /// The server's default source or sink (what `pulse` with no name uses).
+        public var isDefault = false
     }
 
     /// Sources (microphones, and monitors of sinks) and sinks (speakers).
@@ -80,8 +82,12 @@ public final class PulseConnection: @unchecked Sendable {
         try withLock { () throws(PulseError) in
             wait(for: pa_context_get_source_info_list(context, onSourceInfo, Unmanaged.passUnretained(box).toOpaque()))
             wait(for: pa_context_get_sink_info_list(context, onSinkInfo, Unmanaged.passUnretained(box).toOpaque()))
+            wait(for: pa_context_get_server_info(context, onServerInfo, Unmanaged.passUnretained(box).toOpaque()))
         }
-        return (box.sources, box.sinks)
+        var sources = box.sources, sinks = box.sinks
+        for index in sources.indices { sources[index].isDefault = sources[index].name == box.defaultSource }
+        for index in sinks.indices { sinks[index].isDefault = sinks[index].name == box.defaultSink }
+        return (sources, sinks)
     }
 }
 
@@ -89,6 +95,8 @@ final class DeviceBox {
     let mainloop: OpaquePointer
     var sources: [PulseConnection.Device] = []
     var sinks: [PulseConnection.Device] = []
+    var defaultSource: String?
+    var defaultSink: String?
     init(mainloop: OpaquePointer) { self.mainloop = mainloop }
 }
 
@@ -116,4 +124,12 @@ private let onSinkInfo: pa_sink_info_cb_t = { _, info, eol, data in
     }
     guard let info else { return }
     box.sinks.append(.init(name: String(cString: info.pointee.name), description: String(cString: info.pointee.description), isMonitor: false))
+}
+
+private let onServerInfo: pa_server_info_cb_t = { _, info, data in
+    let box = Unmanaged<DeviceBox>.fromOpaque(data!).takeUnretainedValue()
+    defer { pa_threaded_mainloop_signal(box.mainloop, 0) }
+    guard let info else { return }
+    box.defaultSource = info.pointee.default_source_name.map { String(cString: $0) }
+    box.defaultSink = info.pointee.default_sink_name.map { String(cString: $0) }
 }
