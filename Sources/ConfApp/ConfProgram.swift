@@ -32,7 +32,7 @@ public enum ConfProgram {
         default: "15")
     static let videoSource = OptionSpec(
         "video-source", value: "SOURCE",
-        help: "what you send as video, at the room's resolution: auto (the first camera conf can read, as conf devices marks it; no video when there is none), v4l2:/dev/videoN (a camera: YUYV, NV12, YU12 or MJPEG), pattern (a moving test picture), pattern:noisy (the same under grain that takes the whole bitrate), file:PATH.y4m (a YUV4MPEG2 clip, 4:2:0, looped) or none",
+        help: "what you send as video, at the room's resolution: auto (the first camera conf can read, as conf devices marks it; no video when there is none), v4l2:/dev/videoN (a camera: YUYV, NV12, YU12 or MJPEG), pattern (a moving test picture), pattern:noisy (the same under grain that takes the whole bitrate), file:PATH.y4m (a YUV4MPEG2 clip, 4:2:0, looped, at its frame rate) or none",
         configurable: true, default: "auto")
     static let videoView = OptionSpec(
         "video-view", value: "VIEW", help: "show others' video: terminal (24-bit colour half blocks, a grid of participants) or none",

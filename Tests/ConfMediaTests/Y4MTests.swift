@@ -95,5 +95,13 @@ struct Y4MTests {
         let first = try #require(source.newestPicture())
         #expect(first.width == 16 && first.height == 12 && first.y.allSatisfy { $0 == 0 } && first.u.allSatisfy { $0 == 128 })
         #expect(source.newestPicture()?.y.first == 1)
+        #expect(source.framesPerSecond == 30, "the call runs at the clip's F30:1")
+    }
+
+    @Test(arguments: [(" F30000:1001", 30), (" F25:1", 25), (" F1000:1", 60), (" F1:10", 1), ("", nil)] as [(String, Int?)])
+    func theClipsFrameRateIsTheCallsWithinOneToSixty(header: String, expected: Int?) throws {
+        let path = try Self.clip(frames: 1, header: header)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        #expect(try Y4MVideoSource(path: path, width: 8, height: 6).framesPerSecond == expected)
     }
 }

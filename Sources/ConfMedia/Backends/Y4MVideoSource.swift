@@ -1,6 +1,7 @@
 /// `--video-source file:PATH.y4m`: a recorded clip, looped, one frame each time a picture is
 /// asked for (so the encoder's frame rate sets the pace, and a run is the same every time), scaled
-/// to the room's size when the file has another.
+/// (and cropped to the room's shape) to the room's size when the file has another. The call runs
+/// at the clip's frame rate (its `F` field, 1 to 60 a second), 15 when it names none.
 /// Threading: the event loop thread only.
 public final class Y4MVideoSource: VideoSource {
     private let reader: Y4MReader
@@ -18,5 +19,10 @@ public final class Y4MVideoSource: VideoSource {
     }
 
     public var isLost: Bool { false }
+
+    public var framesPerSecond: Int? {
+        guard let rate = reader.header.rate, rate.numerator > 0, rate.denominator > 0 else { return nil }
+        return min(60, max(1, Int((Double(rate.numerator) / Double(rate.denominator)).rounded())))
+    }
     public func close() {}
 }
