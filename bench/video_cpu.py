@@ -1,0 +1,79 @@
+#!/usr/bin/env python3
+"""CPU seconds, peak RSS and the video bitrate sent of each participant of a conf call that sends
+the same Y4M clip (`--video-source file:`, looped, at the clip's rate), side by side with
+GStreamer pipelines doing the same VP8 work on the same clip (one realtime encoder at the same
+target, one decoder per other participant, paced at the clip's rate). conf also does ICE, DTLS,
+SRTP, RTCP, congestion control, Opus of silence and jitter buffering; the GStreamer figure is the
+codec work alone. Not measured here: the PSNR of what arrives (see BENCHMARKS.md).
+
+    bench/video_cpu.py CONF_BINARY PARTICIPANTS RESOLUTION [SECONDS]      RESOLUTION: 480p or 720p
+
+Makes the clip with gst-launch-1.0 (Debian's gstreamer1.0-tools): SECONDS of GStreamer's moving
+zone plate at 30 fps, at the room's size, in /tmp (480p: 14 MB a second).
+"""
+import json, os, subprocess, sys, tempfile, urllib.request
+
+conf, n, resolution = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+seconds = int(sys.argv[4]) if len(sys.argv) > 4 else 10
+width, height = {"480p": (640, 480), "720p": (1280, 720)}[resolution]
+clip = f"/tmp/conf-bench-{width}x{height}-{seconds}s.y4m"
+if not os.path.exists(clip):
+    subprocess.run(["gst-launch-1.0", "-q", "videotestsrc", "pattern=zone-plate", "kx2=20", "ky2=20", "kt=1", f"num-buffers={30 * seconds}", "!",
+                    f"video/x-raw,format=I420,width={width},height={height},framerate=30/1", "!", "y4menc", "!", "filesink",
+                    f"location={clip}"], check=True)
+env = dict(os.environ, CONF_AUDIO_SINK="none", CONF_AUDIO_SOURCE="silence")
+
+
+def measure(popens):
+    """Waits for every process; returns [(cpu seconds, peak RSS MiB)]."""
+    results = {}
+    while len(results) < len(popens):
+        pid, _, usage = os.wait4(-1, 0)
+        results[pid] = (usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)
+    return [results[p.pid] for p in popens]
+
+
+server = subprocess.Popen([conf, "rendezvous", "--listen", "127.0.0.1:0", "--quiet"], stdout=subprocess.PIPE, text=True)
+address = server.stdout.readline().split()[-1]
+request = urllib.request.Request(f"http://{address}/v1/rooms", data=json.dumps({"name": "video-cpu", "resolution": resolution}).encode(),
+                                 method="POST")
+room = json.load(urllib.request.urlopen(request))
+# Events to files: a pipe would have to be read while wait4 reaps the processes.
+logs = [tempfile.TemporaryFile(mode="w+") for _ in range(n)]
+participants = [subprocess.Popen([conf, "join", room["room"], room["pin"], "--server", address, "--as", f"p{i}", "--json", "--stats",
+                                  "--video-source", f"file:{clip}", "--duration", str(seconds)],
+                                 stdout=logs[i], stderr=subprocess.DEVNULL, env=env) for i in range(n)]
+decoders = " ".join("t. ! queue ! vp8dec ! fakesink sync=false" for _ in range(n - 1))
+pipeline = (f"filesrc location={clip} ! y4mdec ! identity sync=true ! "
+            "vp8enc deadline=1 cpu-used=8 end-usage=cbr target-bitrate=600000 threads=1 error-resilient=1 ! tee name=t "
+            f"t. ! queue ! fakesink sync=false {decoders}")
+gstreamers = [subprocess.Popen(["gst-launch-1.0", "-q"] + pipeline.split(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+              for _ in range(n)]
+figures = measure(participants + gstreamers)  # both sets run at the same time, on the same cores
+outputs = []
+for log in logs:
+    log.seek(0)
+    outputs.append(log.read())
+server.terminate()
+server.wait()
+
+
+def sent_video_kbps(output):
+    """The mean of the per-link `sent_kbps` of the link-stats after the first 5 s (video and audio)."""
+    rates = []
+    for line in output.splitlines():
+        event = json.loads(line)
+        if event.get("type") == "link-stats" and event.get("t", 0) > 5:
+            rates += [link["sent_kbps"] for link in event.get("links", [])]
+    return sum(rates) / len(rates) if rates else 0
+
+
+print(f"{n}-party video call, {resolution} ({width}x{height}) at 30 fps from {clip}, {seconds} s")
+for i, ((cpu, rss), output) in enumerate(zip(figures[:n], outputs)):
+    print(f"  conf p{i}: {cpu:.2f} s CPU ({100 * cpu / seconds:.1f} % of a core), peak RSS {rss:.1f} MiB, "
+          f"sent {sent_video_kbps(output):.0f} kbit/s a link")
+for i, (cpu, rss) in enumerate(figures[n:]):
+    print(f"  gstreamer {i}: {cpu:.2f} s CPU ({100 * cpu / seconds:.1f} % of a core), peak RSS {rss:.1f} MiB")
+conf_cpu = sum(c for c, _ in figures[:n]) / n
+gst_cpu = sum(c for c, _ in figures[n:]) / n
+print(f"  conf / gstreamer CPU: {conf_cpu / gst_cpu:.2f}")
