@@ -33,7 +33,7 @@ struct DevicesCommand {
 
     private static func camera(_ camera: CameraDevices.Camera) -> CallEvent.CameraDevice {
         .init(path: camera.path, name: camera.name, modes: camera.modes.map { mode in
-            .init(format: mode.format, width: mode.width, height: mode.height, framesPerSecond: mode.framesPerSecond)
+            .init(format: mode.format, width: mode.width, height: mode.height, framesPerSecond: mode.fps)
         }, isDefault: camera.isDefault)
     }
 }

@@ -1,4 +1,5 @@
 internal import CV4L2Shims
+import ConfMedia
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -11,19 +12,17 @@ public enum CameraDevices {
         public var path: String
         /// The driver's name for it (from the device: escape it before a terminal).
         public var name: String
-        public var modes: [Mode]
+        /// In the formats conf reads (YUYV, NV12, YU12, MJPEG), with the most frames a second at
+        /// each size (0: the driver does not say).
+        public var modes: [CameraModeChoice.Mode]
         /// The one `--video-source auto` picks: the first that offers a format conf reads.
         public var isDefault: Bool
     }
 
-    /// A pixel format conf reads (YUYV, NV12, YU12, MJPEG), a size, and the most frames a second at
-    /// it (0: the driver does not say).
-    public struct Mode: Equatable, Sendable {
-        public var format: String
-        public var width: Int
-        public var height: Int
-        public var framesPerSecond: Int
-    }
+    /// The shim's format codes and their names, as `conf devices` shows them.
+    private static let formats: [(code: Int32, name: String)] = [
+        (Int32(CONF_V4L2_YUYV), "YUYV"), (Int32(CONF_V4L2_NV12), "NV12"), (Int32(CONF_V4L2_I420), "YU12"), (Int32(CONF_V4L2_MJPEG), "MJPEG"),
+    ]
 
     /// The V4L2 devices in `directory` (`video0` ... `video63`, in number order) that capture video,
     /// with their modes in the formats conf reads; the first with any is the default.
@@ -50,25 +49,12 @@ public enum CameraDevices {
     }
 
     /// The shim's code for a format's name (0 for one it does not know).
-    static func formatCode(_ format: String) -> Int32 {
-        switch format {
-        case "YUYV": Int32(CONF_V4L2_YUYV)
-        case "NV12": Int32(CONF_V4L2_NV12)
-        case "YU12": Int32(CONF_V4L2_I420)
-        case "MJPEG": Int32(CONF_V4L2_MJPEG)
-        default: 0
-        }
-    }
+    static func formatCode(_ name: String) -> Int32 { formats.first { $0.name == name }?.code ?? 0 }
 
-    private static func mode(_ mode: conf_v4l2_mode) -> Mode? {
-        let format: String
-        switch mode.format {
-        case Int32(CONF_V4L2_YUYV): format = "YUYV"
-        case Int32(CONF_V4L2_NV12): format = "NV12"
-        case Int32(CONF_V4L2_I420): format = "YU12"
-        case Int32(CONF_V4L2_MJPEG): format = "MJPEG"
-        default: return nil
-        }
-        return .init(format: format, width: Int(mode.width), height: Int(mode.height), framesPerSecond: Int(mode.fps))
+    /// A format's name for the shim's code; nil for one conf does not read.
+    static func formatName(_ code: Int32) -> String? { formats.first { $0.code == code }?.name }
+
+    private static func mode(_ mode: conf_v4l2_mode) -> CameraModeChoice.Mode? {
+        formatName(mode.format).map { .init(format: $0, width: Int(mode.width), height: Int(mode.height), fps: Int(mode.fps)) }
     }
 }

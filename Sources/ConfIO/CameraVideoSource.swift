@@ -10,8 +10,9 @@ public final class CameraVideoSource: VideoSource {
     /// What a camera is asked for when it can: people expect 30 frames a second from a webcam.
     public static let preferredFramesPerSecond = 30
     public let framesPerSecond: Int?
-    /// The camera's mode, for people (`V4L2Camera.mode`), and its device.
+    /// The camera's mode and name, for people (`V4L2Camera`), and its device.
     public let mode: String
+    public let name: String
     public let path: String
 
     public init(loop: EventLoop, path: String, format: VideoFormat) throws(V4L2Camera.Failure) {
@@ -19,6 +20,7 @@ public final class CameraVideoSource: VideoSource {
                                     framesPerSecond: format.framesPerSecond)
         framesPerSecond = camera.framesPerSecond
         mode = camera.mode
+        name = camera.name
         self.path = path
         camera.onFrame = { [weak self] frame in self?.latest = frame }
         camera.onLost = { [weak self] in

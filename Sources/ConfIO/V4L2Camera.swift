@@ -16,8 +16,10 @@ public final class V4L2Camera {
     public let deviceWidth: Int
     public let deviceHeight: Int
     public let framesPerSecond: Int
-    /// The mode it captures in, for people: "MJPEG 1280x720 at 30 fps".
+    /// The mode it captures in, for people: "MJPEG 1280x720 at 30 fps"; the driver's name for the
+    /// device (from the device: escape it before a terminal).
     public private(set) var mode = ""
+    public private(set) var name = ""
     public var corruptFrames: Int { decoder.corruptFrames }
     private let camera: OpaquePointer
     private let decoder: CapturedFrameDecoder
@@ -26,8 +28,8 @@ public final class V4L2Camera {
     private var open = true
 
     public init(loop: EventLoop, path: String, width: Int, height: Int, framesPerSecond: Int) throws(Failure) {
-        let modes = CameraDevices.describe(path)?.modes.map { CameraModeChoice.Mode(format: $0.format, width: $0.width, height: $0.height, fps: $0.framesPerSecond) }
-        let chosen = modes.flatMap { CameraModeChoice.best(of: $0, width: width, height: height, fps: framesPerSecond) }
+        let device = CameraDevices.describe(path)
+        let chosen = device.flatMap { CameraModeChoice.best(of: $0.modes, width: width, height: height, fps: framesPerSecond) }
         let rate = min(framesPerSecond, chosen.map { $0.fps > 0 ? $0.fps : framesPerSecond } ?? framesPerSecond)
         self.framesPerSecond = max(1, rate)
         var error = [CChar](repeating: 0, count: 256)
@@ -44,13 +46,8 @@ public final class V4L2Camera {
         }
         deviceWidth = Int(conf_v4l2_width(camera))
         deviceHeight = Int(conf_v4l2_height(camera))
-        let name = switch format {
-        case .mjpeg: "MJPEG"
-        case .raw(.nv12): "NV12"
-        case .raw(.i420): "YU12"
-        case .raw: "YUYV"
-        }
-        mode = "\(name) \(deviceWidth)x\(deviceHeight) at \(self.framesPerSecond) fps"
+        mode = "\(CameraDevices.formatName(conf_v4l2_format(camera)) ?? "YUYV") \(deviceWidth)x\(deviceHeight) at \(self.framesPerSecond) fps"
+        name = device?.name ?? path
         do {
             decoder = try CapturedFrameDecoder(format: format, width: deviceWidth, height: deviceHeight, targetWidth: width, targetHeight: height)
         } catch {

@@ -69,8 +69,8 @@ enum CallMedia {
             } catch {
                 throw CommandFailure(.failure, code: "no-camera", "--video-source \(settings.source.text): \(error) — check the device with v4l2-ctl --list-devices")
             }
-            if let camera = source as? CameraVideoSource, settings.source.name == "auto", let device = CameraDevices.list().first(where: \.isDefault) {
-                reporter.note("conf: sending video from \(device.name) (\(device.path), \(camera.mode)); camera off in the call, or --no-video, to send none")
+            if let camera = source as? CameraVideoSource, settings.source.name == "auto" {
+                reporter.note("conf: sending video from \(camera.name) (\(camera.path), \(camera.mode)); camera off in the call, or --no-video, to send none")
             }
         }
         // A camera runs at its own rate (30 frames a second where it can); other sources as asked.
