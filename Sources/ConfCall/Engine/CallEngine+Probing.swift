@@ -25,6 +25,8 @@ extension CallEngine {
     static let probeClearQueueDelay: Duration = .milliseconds(10)
     static let probeTrial: Duration = .seconds(3)
     static let maximumProbeWait: Duration = .seconds(32)
+    /// Reported loss over this fails a probe's trial.
+    static let probeTrialLossFraction = 0.02
 
     /// Called with every rate update, for each link that carries our video.
     func probeAfterFall(_ link: PeerConnection, now: Instant) {
@@ -56,7 +58,7 @@ extension CallEngine {
     private func judgeProbe(_ link: PeerConnection, statistics: LinkBandwidthStatistics, now: Instant) {
         guard let since = link.probeOnTrialSince else { return }
         let troubled = statistics.usage == .overusing || (statistics.queueDelay ?? .zero) > LinkBandwidthEstimator.congestedQueueDelay
-            || (statistics.lossFraction ?? 0) > 0.02
+            || (statistics.lossFraction ?? 0) > Self.probeTrialLossFraction
         if troubled {
             link.probeOnTrialSince = nil
             link.probeWait = min(Self.maximumProbeWait, link.probeWait * 2)

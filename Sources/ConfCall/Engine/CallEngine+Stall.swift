@@ -10,8 +10,8 @@ import ConfCore
 /// set-up shows no progress for `setupStallLimit`: its own ICE not connected that long after the
 /// answer (whatever came from the peer: libnice passes on what arrives before it has a pair, so
 /// the peer's DTLS may be heard while ours cannot go out), or connected that long with nothing
-/// of DTLS from the peer. The peer answers the new
-/// offer as for any restart (ConfSession.Mesh); nobody is told of a link that never came up.
+/// of DTLS from the peer. The peer answers the new offer as for any restart (ConfSession.Mesh);
+/// nobody is told of a link that never came up.
 /// At most `maxStallRestarts` times for one set-up; a link that connects starts the count again.
 extension CallEngine {
     static let maxStallRestarts = 2

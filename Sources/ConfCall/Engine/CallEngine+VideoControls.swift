@@ -14,9 +14,10 @@ extension CallEngine {
         videoMuted = muted
         outputs.append(.event(.camera(on: !muted)))
         for link in links.values {
-            if muted { stopVideo(on: link) } else { startVideoAgain(on: link) }
+            if muted { stopVideo(on: link) } else { link.videoWaitsForKeyFrame = true }
             if link.controlOpen { sendState(to: link) }
         }
+        if !muted { outputs.append(.keyFrameRequested) }  // one key frame serves every link
         return true
     }
 
@@ -45,10 +46,6 @@ extension CallEngine {
         if wants { startVideoAgain(on: link) } else { stopVideo(on: link) }
     }
 
-    /// Whether the link gets our video now, as far as the camera and the peer decide (its budget
-    /// decides the layers: CallEngine+Layers).
-    func videoWanted(on link: PeerConnection) -> Bool { !videoMuted && !link.peerHidesOurVideo }
-
     /// What waits to go is dropped: it would only delay the link's audio.
     private func stopVideo(on link: PeerConnection) {
         link.congestion.dropQueued(.video)
@@ -56,7 +53,7 @@ extension CallEngine {
     }
 
     private func startVideoAgain(on link: PeerConnection) {
-        guard videoWanted(on: link) else { return }
+        guard !videoMuted else { return }
         link.videoWaitsForKeyFrame = true
         outputs.append(.keyFrameRequested)
     }
