@@ -6,25 +6,15 @@ buffering on top; the GStreamer figure is the codec work alone.
 
     bench/audio_cpu.py CONF_BINARY PARTICIPANTS [SECONDS]
 """
-import json, os, subprocess, sys, time, urllib.request
+import os, subprocess, sys
+from cpu_usage import measure, start_room
 
 conf, n = sys.argv[1], int(sys.argv[2])
 seconds = float(sys.argv[3]) if len(sys.argv) > 3 else 20
 env = dict(os.environ, CONF_AUDIO_SINK="none")
 
 
-def measure(popens):
-    """Waits for every process; returns [(cpu seconds, peak RSS MiB)]."""
-    results = {}
-    while len(results) < len(popens):
-        pid, status, usage = os.wait4(-1, 0)
-        results[pid] = (usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)
-    return [results[p.pid] for p in popens]
-
-
-server = subprocess.Popen([conf, "rendezvous", "--listen", "127.0.0.1:0", "--quiet"], stdout=subprocess.PIPE, text=True)
-address = server.stdout.readline().split()[-1]
-room = json.load(urllib.request.urlopen(urllib.request.Request(f"http://{address}/v1/rooms", data=b'{"name":"cpu"}', method="POST")))
+server, address, room = start_room(conf, {"name": "cpu"})
 tones = [440, 550, 660, 770]
 participants = [subprocess.Popen([conf, "join", room["room"], room["pin"], "--server", address, "--as", f"p{i}",
                                   "--audio-source", f"tone:{tones[i]}", "--duration", str(seconds)],

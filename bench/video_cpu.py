@@ -11,7 +11,8 @@ codec work alone. Not measured here: the PSNR of what arrives (see BENCHMARKS.md
 Makes the clip with gst-launch-1.0 (Debian's gstreamer1.0-tools): SECONDS of GStreamer's moving
 zone plate at 30 fps, at the room's size, in /tmp (480p: 14 MB a second).
 """
-import json, os, subprocess, sys, tempfile, urllib.request
+import json, os, subprocess, sys, tempfile
+from cpu_usage import measure, start_room
 
 conf, n, resolution = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 seconds = int(sys.argv[4]) if len(sys.argv) > 4 else 10
@@ -24,20 +25,7 @@ if not os.path.exists(clip):
 env = dict(os.environ, CONF_AUDIO_SINK="none", CONF_AUDIO_SOURCE="silence")
 
 
-def measure(popens):
-    """Waits for every process; returns [(cpu seconds, peak RSS MiB)]."""
-    results = {}
-    while len(results) < len(popens):
-        pid, _, usage = os.wait4(-1, 0)
-        results[pid] = (usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)
-    return [results[p.pid] for p in popens]
-
-
-server = subprocess.Popen([conf, "rendezvous", "--listen", "127.0.0.1:0", "--quiet"], stdout=subprocess.PIPE, text=True)
-address = server.stdout.readline().split()[-1]
-request = urllib.request.Request(f"http://{address}/v1/rooms", data=json.dumps({"name": "video-cpu", "resolution": resolution}).encode(),
-                                 method="POST")
-room = json.load(urllib.request.urlopen(request))
+server, address, room = start_room(conf, {"name": "video-cpu", "resolution": resolution})
 # Events to files: a pipe would have to be read while wait4 reaps the processes.
 logs = [tempfile.TemporaryFile(mode="w+") for _ in range(n)]
 participants = [subprocess.Popen([conf, "join", room["room"], room["pin"], "--server", address, "--as", f"p{i}", "--json", "--stats",
