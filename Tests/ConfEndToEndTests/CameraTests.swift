@@ -82,7 +82,6 @@ struct CameraTests {
         #expect(hostLog.contains("sending video from") && hostLog.contains("/dev/video0"), "\(hostLog)")
         // The 240p room (320x240) from a raw mode that covers it at the rate asked for.
         #expect(hostLog.contains("(/dev/video0, YUYV ") && hostLog.contains(" at 30 fps)"), "\(hostLog)")
-        print("vivid: \(hostLog.split(separator: "\n").first { $0.contains("sending video") } ?? "")")
         let hostEvents = ((try? String(contentsOf: out.appendingPathComponent("host.json"), encoding: .utf8)) ?? "").split(separator: "\n")
         let switched = hostEvents.first { $0.contains("\"camera-switched\"") }
         #expect(switched?.contains("\"device\":\"/dev/video1\"") == true, "\(hostEvents.prefix(6))\n\(hostEvents.suffix(5))\n\(hostLog)")
