@@ -6,10 +6,12 @@
 //   ConfDriver      drives one participant's engine and rendezvous session with real things (libnice, GLib
 //                   timers, usrsctp, the media pipelines); its events to stdout as JSON or text
 //   ConfCLI         the declarative command tree -> parser, --help, completions, man page
+//   ConfScreen      pure: the call screen (roster, chat, input line, keys) laid out on a canvas of cells,
+//                   and the renderer that writes only the cells that changed
 //   ConfCallMedia   the call's media between the backends and the engine: audio and video pipelines
 //                   (encode once, decode per peer), the recordings; backends taken by protocol, no devices
 //   ConfIO          thin adapters: GLib main loop, libsoup rendezvous server and client, libnice,
-//                   usrsctp data channels, PulseAudio and V4L2 backends (pulse, v4l2), getrandom
+//                   usrsctp data channels, PulseAudio and V4L2 backends (pulse, v4l2), the SDL2 video window, getrandom
 //   ConfMedia       Opus and VP8 encoders/decoders, MJPEG decoding, signal analysis; the media backend seams (AudioSource,
 //                   AudioSink, VideoSource), their registry by name and the generated backends; no devices
 //   ConfCall        pure: the call engine (one per participant): links, RTP streams, events (sans-IO)
@@ -18,7 +20,7 @@
 //   ConfRendezvous  pure: rooms, pins, rate limits, relaying (sans-IO server core)
 //   ConfWire        pure: SDP, ICE candidates, the rendezvous protocol's messages and peer signals
 //   ConfCore        pure: time, randomness seam, JSON values, errors
-//   C*              system libraries (GLib with libsoup 3 and libnice, OpenSSL, libsrtp2, usrsctp, libopus, libvpx, libturbojpeg, libpulse) + shim
+//   C*              system libraries (GLib with libsoup 3 and libnice, OpenSSL, libsrtp2, usrsctp, libopus, libvpx, libturbojpeg, libyuv, libpulse, SDL2 with SDL2_ttf) + shim
 //                   targets for varargs, macros and by-value callbacks (CConfShims, CCryptoShims, CSCTPShims, CMediaShims, CV4L2Shims)
 import PackageDescription
 
@@ -47,25 +49,31 @@ let package = Package(
         .systemLibrary(name: "CPulse", pkgConfig: "libpulse", providers: [.apt(["libpulse-dev"])]),
         .systemLibrary(name: "CVPX", pkgConfig: "vpx", providers: [.apt(["libvpx-dev"])]),
         .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
+        // libyuv ships no pkg-config file: the module map links it by name.
+        .systemLibrary(name: "CYUV", providers: [.apt(["libyuv-dev"])]),
         .target(name: "CMediaShims", dependencies: ["COpus", "CVPX"]),
+        .systemLibrary(name: "CSDL", pkgConfig: "SDL2_ttf", providers: [.apt(["libsdl2-dev", "libsdl2-ttf-dev"])]),
 
         .target(name: "ConfCore"),
         .target(name: "ConfWire", dependencies: ["ConfCore"]),
         .target(name: "ConfRendezvous", dependencies: ["ConfCore", "ConfWire"]),
         .target(name: "ConfSession", dependencies: ["ConfCore", "ConfWire"]),
         .target(name: "ConfCrypto", dependencies: ["ConfCore", "ConfWire", "COpenSSL", "CSRTP", "CCryptoShims"]),
-        .target(name: "ConfMedia", dependencies: ["ConfCore", "ConfWire", "COpus", "CVPX", "CMediaShims", "CTurboJPEG"],
+        .target(name: "ConfMedia", dependencies: ["ConfCore", "ConfWire", "COpus", "CVPX", "CMediaShims", "CTurboJPEG", "CYUV"],
                 // Its pixel and sample loops run on the event loop for every frame: optimised in debug
                 // builds too, or a debug conf under emulation (the vivid camera test) starves its loop.
                 swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         .target(name: "ConfCall", dependencies: ["ConfCore", "ConfWire", "ConfSession", "ConfCrypto"]),
-        .target(name: "ConfIO", dependencies: ["ConfCore", "ConfWire", "ConfRendezvous", "CGLib", "CConfShims", "CSCTPShims", "CPulse", "CV4L2Shims", "ConfMedia"]),
+        .target(name: "ConfIO", dependencies: ["ConfCore", "ConfWire", "ConfRendezvous", "CGLib", "CConfShims", "CSCTPShims", "CPulse", "CV4L2Shims", "CSDL", "ConfMedia"]),
         .target(name: "ConfCLI", dependencies: ["ConfCore"]),
+        .target(name: "ConfScreen", dependencies: ["ConfCore"]),
         .target(name: "ConfCallMedia", dependencies: ["ConfCore", "ConfWire", "ConfCall", "ConfMedia"]),
-        .target(name: "ConfDriver", dependencies: ["ConfCore", "ConfWire", "ConfCrypto", "ConfCall", "ConfMedia", "ConfIO", "ConfCallMedia"]),
+        .target(name: "ConfDriver", dependencies: ["ConfCore", "ConfWire", "ConfCrypto", "ConfCall", "ConfMedia", "ConfIO", "ConfCallMedia", "ConfScreen"]),
         .target(name: "ConfApp", dependencies: ["ConfCore", "ConfWire", "ConfRendezvous", "ConfSession", "ConfCrypto", "ConfCall", "ConfMedia", "ConfIO",
                                                 "ConfCLI", "ConfCallMedia", "ConfDriver"]),
         .executableTarget(name: "conf", dependencies: ["ConfApp"]),
+        // bench/README: what the call screen's drawing costs.
+        .executableTarget(name: "screen-bench", dependencies: ["ConfScreen"], path: "bench/screen-bench"),
 
         .testTarget(name: "ConfCoreTests", dependencies: ["ConfCore"]),
         .testTarget(name: "ConfWireTests", dependencies: ["ConfWire"]),
@@ -74,6 +82,7 @@ let package = Package(
         .testTarget(name: "ConfCryptoTests", dependencies: ["ConfCrypto"]),
         .testTarget(name: "ConfCallTests", dependencies: ["ConfCall", "ConfCrypto", "ConfSession", "ConfWire"]),
         .testTarget(name: "ConfIOTests", dependencies: ["ConfIO", "ConfCrypto"]),
+        .testTarget(name: "ConfScreenTests", dependencies: ["ConfScreen"]),
         .testTarget(name: "ConfMediaTests", dependencies: ["ConfMedia", "ConfWire", "CTurboJPEG"]),
         .testTarget(name: "ConfCallMediaTests", dependencies: ["ConfCallMedia", "ConfCall", "ConfMedia", "ConfWire", "ConfCore"]),
         .testTarget(name: "ConfCLITests", dependencies: ["ConfCLI", "ConfApp", "ConfDriver", "ConfCall"]),

@@ -7,7 +7,7 @@ buffering on top; the GStreamer figure is the codec work alone.
     bench/audio_cpu.py CONF_BINARY PARTICIPANTS [SECONDS]
 """
 import os, subprocess, sys
-from cpu_usage import measure, start_room
+from cpu_usage import beside_gstreamer, start_room
 
 conf, n = sys.argv[1], int(sys.argv[2])
 seconds = float(sys.argv[3]) if len(sys.argv) > 3 else 20
@@ -19,14 +19,9 @@ tones = [440, 550, 660, 770]
 participants = [subprocess.Popen([conf, "join", room["room"], room["pin"], "--server", address, "--as", f"p{i}",
                                   "--audio-source", f"tone:{tones[i]}", "--duration", str(seconds)],
                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env) for i in range(n)]
-decoders = " ".join("t. ! queue ! opusdec ! fakesink sync=false" for _ in range(n - 1))
-pipeline = (f"audiotestsrc is-live=true samplesperbuffer=960 num-buffers={int(seconds * 50)} freq=440 ! "
-            "audio/x-raw,rate=48000,channels=1 ! opusenc bitrate=32000 frame-size=20 ! tee name=t "
-            f"t. ! queue ! fakesink sync=false {decoders}")
-gstreamers = [subprocess.Popen(["gst-launch-1.0", "-q"] + pipeline.split(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-              for _ in range(n)]
-figures = measure(participants + gstreamers)  # both sets run at the same time, on the same cores
-conf_figures, gst_figures = figures[:n], figures[n:]
+conf_figures, gst_figures = beside_gstreamer(
+    participants, f"audiotestsrc is-live=true samplesperbuffer=960 num-buffers={int(seconds * 50)} freq=440 ! "
+                  "audio/x-raw,rate=48000,channels=1 ! opusenc bitrate=32000 frame-size=20", "opusdec")
 server.terminate()
 server.wait()
 

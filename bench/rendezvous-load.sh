@@ -1,15 +1,24 @@
 #!/usr/bin/env bash
 # Starts a release `conf rendezvous` on 127.0.0.1 and loads it with ROOMS rooms x 4 clients.
-#   bench/rendezvous-load.sh 1000
+#   bench/rendezvous-load.sh ROOMS [WORKERS] [GENERATORS] [PROCESSES]
+# WORKERS: the rendezvous's --workers (default: its own default, the cores); GENERATORS: load
+# generator processes (default: one per 4,000 rooms, as one process may hold 20,000 descriptors);
+# PROCESSES: the rendezvous's --processes (default 1).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rooms=${1:-100}
+workers=${2:-}
+generators=${3:-$(( (rooms + 3999) / 4000 ))}
+processes=${4:-1}
 ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)"
 [[ -x .build/release/conf ]] || swift build -c release >/dev/null
 out=$(mktemp)
-.build/release/conf rendezvous --listen 127.0.0.1:0 --quiet --rooms-per-minute 1000000 --max-rooms 1000000 --max-connections-per-client 1000000 >"$out" &
+.build/release/conf rendezvous --listen 127.0.0.1:0 --quiet --rooms-per-minute 1000000 --max-rooms 100000000 --max-connections-per-client 1000000 \
+    ${workers:+--workers "$workers"} --processes "$processes" >"$out" &
 server=$!
 trap 'kill $server 2>/dev/null; rm -f "$out"' EXIT
 for _ in $(seq 100); do grep -q listening "$out" && break; sleep 0.05; done
 port=$(awk '/listening/ {n = split($NF, a, ":"); print a[n]}' "$out")
-python3 bench/rendezvous_load.py "$port" "$rooms" "$server"
+sleep 1  # the other processes start
+pids=$(echo "$server" $(pgrep -P "$server") | tr ' ' ',')
+python3 bench/rendezvous_load.py "$port" "$rooms" "$pids" "$generators"

@@ -4,7 +4,7 @@ the same Y4M clip (`--video-source file:`, looped, at the clip's rate), side by 
 GStreamer pipelines doing the same VP8 work on the same clip (one realtime encoder at the same
 target, one decoder per other participant, paced at the clip's rate). conf also does ICE, DTLS,
 SRTP, RTCP, congestion control, Opus of silence and jitter buffering; the GStreamer figure is the
-codec work alone. Not measured here: the PSNR of what arrives (see BENCHMARKS.md).
+codec work alone. The PSNR of what arrives: bench/video_quality.py.
 
     bench/video_cpu.py CONF_BINARY PARTICIPANTS RESOLUTION [SECONDS]      RESOLUTION: 480p or 720p
 
@@ -12,16 +12,12 @@ Makes the clip with gst-launch-1.0 (Debian's gstreamer1.0-tools): SECONDS of GSt
 zone plate at 30 fps, at the room's size, in /tmp (480p: 14 MB a second).
 """
 import json, os, subprocess, sys, tempfile
-from cpu_usage import measure, start_room
+from cpu_usage import beside_gstreamer, start_room, zone_plate_clip
 
 conf, n, resolution = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 seconds = int(sys.argv[4]) if len(sys.argv) > 4 else 10
 width, height = {"480p": (640, 480), "720p": (1280, 720)}[resolution]
-clip = f"/tmp/conf-bench-{width}x{height}-{seconds}s.y4m"
-if not os.path.exists(clip):
-    subprocess.run(["gst-launch-1.0", "-q", "videotestsrc", "pattern=zone-plate", "kx2=20", "ky2=20", "kt=1", f"num-buffers={30 * seconds}", "!",
-                    f"video/x-raw,format=I420,width={width},height={height},framerate=30/1", "!", "y4menc", "!", "filesink",
-                    f"location={clip}"], check=True)
+clip = zone_plate_clip(width, height, seconds)
 env = dict(os.environ, CONF_AUDIO_SINK="none", CONF_AUDIO_SOURCE="silence")
 
 
@@ -31,13 +27,9 @@ logs = [tempfile.TemporaryFile(mode="w+") for _ in range(n)]
 participants = [subprocess.Popen([conf, "join", room["room"], room["pin"], "--server", address, "--as", f"p{i}", "--json", "--stats",
                                   "--video-source", f"file:{clip}", "--duration", str(seconds)],
                                  stdout=logs[i], stderr=subprocess.DEVNULL, env=env) for i in range(n)]
-decoders = " ".join("t. ! queue ! vp8dec ! fakesink sync=false" for _ in range(n - 1))
-pipeline = (f"filesrc location={clip} ! y4mdec ! identity sync=true ! "
-            "vp8enc deadline=1 cpu-used=8 end-usage=cbr target-bitrate=600000 threads=1 error-resilient=1 ! tee name=t "
-            f"t. ! queue ! fakesink sync=false {decoders}")
-gstreamers = [subprocess.Popen(["gst-launch-1.0", "-q"] + pipeline.split(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-              for _ in range(n)]
-figures = measure(participants + gstreamers)  # both sets run at the same time, on the same cores
+conf_figures, gst_figures = beside_gstreamer(
+    participants, f"filesrc location={clip} ! y4mdec ! identity sync=true ! "
+                  "vp8enc deadline=1 cpu-used=8 end-usage=cbr target-bitrate=600000 threads=1 error-resilient=1", "vp8dec")
 outputs = []
 for log in logs:
     log.seek(0)
@@ -57,11 +49,11 @@ def sent_video_kbps(output):
 
 
 print(f"{n}-party video call, {resolution} ({width}x{height}) at 30 fps from {clip}, {seconds} s")
-for i, ((cpu, rss), output) in enumerate(zip(figures[:n], outputs)):
+for i, ((cpu, rss), output) in enumerate(zip(conf_figures, outputs)):
     print(f"  conf p{i}: {cpu:.2f} s CPU ({100 * cpu / seconds:.1f} % of a core), peak RSS {rss:.1f} MiB, "
           f"sent {sent_video_kbps(output):.0f} kbit/s a link")
-for i, (cpu, rss) in enumerate(figures[n:]):
+for i, (cpu, rss) in enumerate(gst_figures):
     print(f"  gstreamer {i}: {cpu:.2f} s CPU ({100 * cpu / seconds:.1f} % of a core), peak RSS {rss:.1f} MiB")
-conf_cpu = sum(c for c, _ in figures[:n]) / n
-gst_cpu = sum(c for c, _ in figures[n:]) / n
+conf_cpu = sum(c for c, _ in conf_figures) / n
+gst_cpu = sum(c for c, _ in gst_figures) / n
 print(f"  conf / gstreamer CPU: {conf_cpu / gst_cpu:.2f}")

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""conf and a browser-grade peer (GStreamer's webrtcbin, bench/webrtcbin_video_peer.py) in one
+"""conf and a browser-grade peer (GStreamer's webrtcbin, Tests/Interop/webrtcbin_video_peer.py) in one
 call over a capped link, in network namespaces (bench/netns_mesh.py): n1 runs `conf join` with the
 noisy pattern and a tone, n2 the webrtcbin peer sending noise at 600 kbit/s of VP8; both offer
 transport-wide congestion control. One uplink is capped with tc tbf (500 ms of queue):
@@ -56,7 +56,7 @@ def main():
             if json.loads(line)["type"] == "joined":
                 break
         peer = subprocess.Popen(inside(mesh.namespace(2)) + [
-            "/usr/bin/python3", os.path.join(HERE, "webrtcbin_video_peer.py"), f"{HUB_ADDRESS}:7373", room["room"], room["pin"],
+            "/usr/bin/python3", os.path.join(HERE, "..", "Tests", "Interop", "webrtcbin_video_peer.py"), f"{HUB_ADDRESS}:7373", room["room"], room["pin"],
             str(args.seconds), "600"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         processes.append(peer)
         received = [json.loads(line) for line in peer.stdout.read().splitlines() if line.startswith("{")]

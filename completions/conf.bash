@@ -34,15 +34,16 @@ _conf() {
         --play) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --record) COMPREPLY=($(compgen -d -- "$cur")); return ;;
         --audio-bitrate) COMPREPLY=(); return ;;
+        --ui) COMPREPLY=($(compgen -W "auto screen lines" -- "$cur")); return ;;
         --video-source) COMPREPLY=(); return ;;
         --video-bitrate) COMPREPLY=(); return ;;
-        --video-view) COMPREPLY=($(compgen -W "terminal none" -- "$cur")); return ;;
+        --video-view) COMPREPLY=($(compgen -W "auto window terminal none" -- "$cur")); return ;;
         --stun) COMPREPLY=(); return ;;
         --turn) COMPREPLY=(); return ;;
         --connect-timeout) COMPREPLY=(); return ;;
         esac
         if [[ "$cur" == -* ]]; then
-            COMPREPLY=($(compgen -W "--name --resolution --server --listen --ca --as --duration --say --audio-source --audio-sink --mic --speaker --muted --play --record --audio-bitrate --stats --video-source --video-bitrate --video-view --stun --turn --relay-only --connect-timeout --no-audio --no-video --json --help" -- "$cur"))
+            COMPREPLY=($(compgen -W "--name --resolution --server --listen --ca --as --duration --say --audio-source --audio-sink --mic --speaker --muted --play --record --audio-bitrate --stats --ui --video-source --video-bitrate --video-view --stun --turn --relay-only --connect-timeout --no-audio --no-video --no-sounds --json --help" -- "$cur"))
         fi
         ;;
     "conf join")
@@ -59,15 +60,16 @@ _conf() {
         --play) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --record) COMPREPLY=($(compgen -d -- "$cur")); return ;;
         --audio-bitrate) COMPREPLY=(); return ;;
+        --ui) COMPREPLY=($(compgen -W "auto screen lines" -- "$cur")); return ;;
         --video-source) COMPREPLY=(); return ;;
         --video-bitrate) COMPREPLY=(); return ;;
-        --video-view) COMPREPLY=($(compgen -W "terminal none" -- "$cur")); return ;;
+        --video-view) COMPREPLY=($(compgen -W "auto window terminal none" -- "$cur")); return ;;
         --stun) COMPREPLY=(); return ;;
         --turn) COMPREPLY=(); return ;;
         --connect-timeout) COMPREPLY=(); return ;;
         esac
         if [[ "$cur" == -* ]]; then
-            COMPREPLY=($(compgen -W "--server --ca --as --duration --say --audio-source --audio-sink --mic --speaker --muted --play --record --audio-bitrate --stats --video-source --video-bitrate --video-view --stun --turn --relay-only --connect-timeout --no-audio --no-video --json --help" -- "$cur"))
+            COMPREPLY=($(compgen -W "--server --ca --as --duration --say --audio-source --audio-sink --mic --speaker --muted --play --record --audio-bitrate --stats --ui --video-source --video-bitrate --video-view --stun --turn --relay-only --connect-timeout --no-audio --no-video --no-sounds --json --help" -- "$cur"))
         fi
         ;;
     "conf rendezvous")
@@ -84,9 +86,13 @@ _conf() {
         --resume-grace) COMPREPLY=(); return ;;
         --state-dir) COMPREPLY=($(compgen -d -- "$cur")); return ;;
         --max-connections-per-client) COMPREPLY=(); return ;;
+        --instance) COMPREPLY=(); return ;;
+        --workers) COMPREPLY=(); return ;;
+        --processes) COMPREPLY=(); return ;;
+        --trusted-proxy) COMPREPLY=(); return ;;
         esac
         if [[ "$cur" == -* ]]; then
-            COMPREPLY=($(compgen -W "--listen --tls-cert --tls-key --stun --turn --room-idle --rooms-per-minute --max-rooms --knock-timeout --resume-grace --state-dir --max-connections-per-client --quiet --help" -- "$cur"))
+            COMPREPLY=($(compgen -W "--listen --tls-cert --tls-key --stun --turn --room-idle --rooms-per-minute --max-rooms --knock-timeout --resume-grace --state-dir --max-connections-per-client --instance --workers --processes --trusted-proxy --quiet --help" -- "$cur"))
         fi
         ;;
     "conf devices")

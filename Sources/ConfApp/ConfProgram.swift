@@ -32,14 +32,23 @@ public enum ConfProgram {
         default: "15")
     static let videoSource = OptionSpec(
         "video-source", value: "SOURCE",
-        help: "what you send as video, at the room's resolution: auto (the first camera conf can read, as conf devices marks it; no video when there is none), v4l2:/dev/videoN (a camera: YUYV, NV12, YU12 or MJPEG), pattern (a moving test picture), pattern:noisy (the same under grain that takes the whole bitrate), file:PATH.y4m (a YUV4MPEG2 clip, 4:2:0, looped, at its frame rate) or none",
+        help: "what you send as video, at the room's resolution: auto (the first camera conf can read, as conf devices marks it; no video when there is none), v4l2:/dev/videoN (a camera: YUYV, NV12, YU12 or MJPEG), pattern (a moving test picture), pattern:noisy (the same under grain that takes the whole bitrate), pattern:clock (the time each picture was made, drawn in cells: for measuring delay), file:PATH.y4m (a YUV4MPEG2 clip, 4:2:0, looped, at its frame rate, in its own shape) or none",
         configurable: true, default: "auto")
     static let videoView = OptionSpec(
-        "video-view", value: "VIEW", help: "show others' video: terminal (24-bit colour half blocks, a grid of participants) or none",
-        completion: .choices(["terminal", "none"]), configurable: true, default: "none")
+        "video-view", value: "VIEW",
+        help: "show the call's video: window (a window with everyone's picture, names and marks; f full screen, m mute, v camera, q leave), "
+            + "terminal (24-bit colour half blocks, a grid of participants), auto (the window when a display is available, else nothing) or none",
+        completion: .choices(["auto", "window", "terminal", "none"]), configurable: true, default: "auto")
+    static let ui = OptionSpec(
+        "ui", value: "UI",
+        help: "how the call is shown: screen (a full-screen view: roster, chat, input line, single keys; ? lists them), lines (event lines "
+            + "and line commands on stdin, as a script reads them) or auto (screen when stdin and stdout are a terminal and --json is off)",
+        completion: .choices(["auto", "screen", "lines"]), configurable: true, default: "auto")
     static let videoBitrate = OptionSpec("video-bitrate", value: "KBPS", help: "the most VP8 is given, in kilobits per second: it follows the best link's estimate up to this", default: "600")
     static let noAudio = OptionSpec("no-audio", help: "send and receive no audio")
     static let noVideo = OptionSpec("no-video", help: "send and receive no video")
+    static let noSounds = OptionSpec(
+        "no-sounds", help: "play no sound when someone joins, leaves or writes (they are played to you alone, never sent; off with --json)")
     static let say = OptionSpec(
         "say", value: "TEXT", help: "send this chat message to each peer once connected to it (peer to peer, encrypted)", repeatable: true)
     static let audioSource = OptionSpec(
@@ -58,7 +67,7 @@ public enum ConfProgram {
     static let muted = OptionSpec("muted", help: "start with the microphone muted (the `unmute` command turns it on)")
     static let play = OptionSpec("play", value: "FILE", help: "mix this WAV file into what you send, once, at the start", completion: .file)
     static let audioBitrate = OptionSpec("audio-bitrate", value: "BPS", help: "the most Opus is given, in bits per second: it follows the worst link between 16000 and this (at most 64000)", default: "32000")
-    static let callOptions = [say, audioSource, audioSink, mic, speaker, muted, play, record, audioBitrate, stats, videoSource, videoBitrate, videoView, stun, turn, relayOnly, connectTimeout, noAudio, noVideo]
+    static let callOptions = [say, audioSource, audioSink, mic, speaker, muted, play, record, audioBitrate, stats, ui, videoSource, videoBitrate, videoView, stun, turn, relayOnly, connectTimeout, noAudio, noVideo, noSounds]
     static let json = OptionSpec(
         "json", short: "j", help: "print events as JSON on stdout, one object a line; human-readable text goes to stderr")
 
@@ -103,7 +112,8 @@ public enum ConfProgram {
     static let rendezvous = CommandSpec(
         "rendezvous", abstract: "run a standing rendezvous for many rooms",
         discussion: [
-            "Serves POST /v1/rooms and the WebSocket /v1/ws (docs/PROTOCOL.md). It introduces participants and relays their negotiation; media never passes through it. The first line on stdout is the address it listens on.",
+            "Serves POST /v1/rooms, the WebSocket /v1/ws and GET /v1/metrics (docs/PROTOCOL.md). It introduces participants and relays their negotiation; media never passes through it. The first line on stdout is the address it listens on.",
+            "It runs a worker (an event loop) per core, each holding the rooms whose id it owns with their connections; several instances split the rooms by id behind a load balancer with --instance (docs/DEPLOY.md).",
         ],
         options: [
             OptionSpec("listen", short: "l", value: "ADDR", help: "where to listen, HOST:PORT (port 0 picks a free one)",
@@ -124,9 +134,22 @@ public enum ConfProgram {
                        completion: .directory, default: "$XDG_STATE_HOME/conf"),
             OptionSpec("max-connections-per-client", value: "N",
                        help: "connections one client (an IPv4 address, an IPv6 /64) may hold open; more are refused with 429", default: "64"),
+            OptionSpec("instance", value: "K/N",
+                       help: "be instance K (from 0) of N behind one load balancer: mint room ids that start with K (two digits past 10 instances) "
+                           + "and refuse the others' with wrong-instance (docs/DEPLOY.md)"),
+            OptionSpec("workers", value: "N",
+                       help: "event loops (threads) sharing the port, each holding the rooms whose id it owns and their connections; "
+                           + "one when serving TLS", default: "the number of cores"),
+            OptionSpec("processes", value: "P",
+                       help: "processes sharing the port, each with --workers workers, for more connections than one process has descriptors for",
+                       default: "1"),
+            OptionSpec("trusted-proxy", value: "ADDR",
+                       help: "a load balancer's address: its connections are not capped per client, and the last address of its X-Forwarded-For "
+                           + "is the client that rate limits and room quotas count", repeatable: true),
             OptionSpec("quiet", short: "q", help: "log only errors, not joins and leaves"),
         ],
-        examples: [Example("conf rendezvous --listen :7373", "A standing rendezvous on every interface, IPv6 and IPv4.")])
+        examples: [Example("conf rendezvous --listen :7373", "A standing rendezvous on every interface, IPv6 and IPv4."),
+                   Example("conf rendezvous --listen 10.0.0.2:7373 --instance 1/3", "The second of three instances behind a load balancer (deploy/haproxy.cfg).")])
 
     static let completions = CommandSpec(
         "completions", abstract: "print the completion script for a shell",
@@ -191,9 +214,10 @@ public enum ConfProgram {
                 ("peer-video-unmuted", "peer", "that peer turned its camera on again"),
                 ("peer-video-hidden", "peer, hidden", "you stopped or resumed getting that peer's video (hide, show); it stops sending it to you"),
                 ("talking", "peer, talking", "someone (you included, by your own id) started or stopped talking"),
+                ("talking-while-muted", "", "you started talking while muted: nobody hears it (at most every 15 s)"),
                 ("audio-stats", "peers", "with --stats, every 2 s: per peer {peer, kbps, loss_percent, jitter_ms, buffer_ms, target_ms, concealed_ms}"),
-                ("link-stats", "links", "with --stats, every 2 s: per link {peer, estimate_kbps, sent_kbps, rtt_ms, loss_percent, queue_delay_ms, video_layers}: what congestion control sees of the path to that peer (rtt_ms 0 before measured; video_layers 0 while paused)"),
-                ("video-paused", "peer, reason", "that peer stops getting your video: its link cannot carry even the base layer (reason bandwidth); its audio goes on"),
+                ("link-stats", "links", "with --stats, every 2 s: per link {peer, estimate_kbps, sent_kbps, rtt_ms, loss_percent, queue_delay_ms, video_layers, video_encoding}: what congestion control sees of the path to that peer (rtt_ms 0 before measured; video_layers 0 while paused; video_encoding full, or small: half the width and height, for a link that cannot carry half the full one's frame rate)"),
+                ("video-paused", "peer, reason", "that peer stops getting your video: its link cannot carry even the small encoding's base layer (reason bandwidth); its audio goes on"),
                 ("video-resumed", "peer", "that peer gets your video again, from a key frame"),
                 ("devices", "sources, sinks, cameras", "conf devices: the sound server's sources and sinks, each {name, description, monitor, default}, and the cameras, each {path, name, default, modes: [{format, width, height, fps}]}"),
                 ("devices-missing", "devices, reason", "no sound server: the call goes on without the default microphone or speaker"),

@@ -81,7 +81,7 @@ struct HostCommand {
         var session: ParticipantSession?
         var call: CallDriver?
         let finish = { (result: Result<CallEvent.LeaveReason, CommandFailure>) in
-            call?.stopTerminalView()  // the last lines belong on the normal screen
+            call?.stopViews()  // the last lines belong on the normal screen
             exitCode = ParticipantRun.finish(result, reporter: reporter)
             let stopServer = { if let embedded { embedded.shutdown(reason: "host-left") { loop.quit() } } else { loop.quit() } }
             if let call { call.close(then: stopServer) } else { stopServer() }

@@ -35,7 +35,7 @@ struct JoinCommand {
         var call: CallDriver?
         let session = ParticipantSession(loop: loop, client: client, reporter: reporter, clock: SystemClock(), random: KernelRandom(),
                                          room: room, pin: pin, name: settings.name, duration: settings.duration) { result in
-            call?.stopTerminalView()  // the last lines belong on the normal screen
+            call?.stopViews()  // the last lines belong on the normal screen
             exitCode = ParticipantRun.finish(result, reporter: reporter)
             if let call { call.close { loop.quit() } } else { loop.quit() }
         }

@@ -20,6 +20,8 @@ struct RendezvousCommand {
         let perClient: Int
         let tls: (certificate: String, key: String)?
         let secret: [UInt8]
+        let workerCount: Int, processCount: Int
+        let cores = max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
         do throws(CommandFailure) {
             config = try Self.config(context)
             endpoint = try context.listenEndpoint()
@@ -29,28 +31,61 @@ struct RendezvousCommand {
             }
             secret = try RendezvousSecretFile.load(directory: directory)
             perClient = try context.positiveInteger("max-connections-per-client", default: 64)
+            for proxy in context.invocation.values("trusted-proxy") where !RendezvousServer.isAddress(proxy) {
+                throw context.usage("--trusted-proxy '\(proxy)': give the load balancer's IP address as it connects to this rendezvous, like 10.0.0.1")
+            }
+            workerCount = try Self.workers(context, cores: cores, tls: tls != nil)
+            processCount = try Self.processes(context, tls: tls != nil)
         } catch {
             Console.err("conf rendezvous: \(error.message)")
             return error.exitCode.rawValue
         }
         let quiet = context.invocation.flag("quiet")
+        let inherited = RendezvousProcesses.inherited(context.environment)
+        if inherited != nil { endWhenTheParentEnds() }
         DescriptorLimit.raiseToHard()  // Before any socket: a soft limit of 1024 is reached under load.
         let loop = EventLoop()
-        let limits = ConnectionAdmission.Limits(maxTotal: DescriptorLimit.connectionBudget, maxPerClient: perClient)
-        let server = RendezvousServer(loop: loop, core: Self.core(config, secret: secret), limits: limits) { line in
-            // Log lines quote what clients sent (room and participant names): escaped for the terminal.
-            if !quiet { Console.err("rendezvous: " + TerminalEscape.escape(line)) }
+        let proxies = Set(context.invocation.values("trusted-proxy"))
+        // Each worker holds its share of the room table, of its process's descriptors, and of each
+        // client's connections (the kernel spreads a client's connections over all the workers).
+        let allWorkers = workerCount * processCount
+        let limits = ConnectionAdmission.Limits(maxTotal: max(1, DescriptorLimit.connectionBudget / workerCount),
+                                                maxPerClient: max(1, (perClient + allWorkers - 1) / allWorkers),
+                                                uncapped: Set(proxies.map { ClientAddress($0).client }))
+        let makeServer = { @Sendable (worker: Int, loop: EventLoop) -> RendezvousServer in
+            var share = config
+            if allWorkers > 1 {
+                share.workers = WorkerShare(index: worker, count: allWorkers)
+                share.maxRooms = max(1, config.maxRooms / allWorkers)
+            }
+            let server = RendezvousServer(loop: loop, core: Self.core(share, secret: secret), limits: limits) { line in
+                // Log lines quote what clients sent (room and participant names): escaped for the terminal.
+                if !quiet { Console.err("rendezvous: " + (allWorkers > 1 ? "[\(worker)] " : "") + TerminalEscape.escape(line)) }
+            }
+            server.trustedProxies = proxies
+            if let partition = config.partition { server.metricsLabels = [("instance", "\(partition.index)")] }
+            return server
         }
+        var single: RendezvousServer?
+        var workers: RendezvousWorkers?
         let port: UInt16
         do throws(GLibError) {
-            port = try server.listen(on: endpoint, tls: tls)
+            if allWorkers == 1 {
+                single = makeServer(0, loop)
+                port = try single!.listen(on: endpoint, tls: tls)
+            } else {
+                let layout = RendezvousWorkers.Layout(workers: workerCount, process: inherited?.index ?? 0, processes: processCount)
+                let shared = inherited.map { HostPort(host: endpoint.host, port: $0.port) } ?? endpoint
+                workers = try RendezvousWorkers(layout: layout, loop: loop, endpoint: shared, makeServer: makeServer)
+                port = workers!.port
+            }
         } catch {
             Console.err("conf rendezvous: cannot listen on \(endpoint): \(error.message)"
                         + (endpoint.port != 0 ? " — is another rendezvous running? pick another port with --listen" : ""))
             return ExitCode.failure.rawValue
         }
-        let bound = HostPort(host: endpoint.host, port: port)
-        Console.out("conf rendezvous listening on \(tls == nil ? "" : "https://")\(bound)")
+        var processes: RendezvousProcesses?
+        // Signals are GLib's before anyone can know we listen (a supervisor may stop us at once).
         var stopping = false
         for signal in [SIGINT, SIGTERM] {
             loop.onSignal(signal) {
@@ -59,11 +94,50 @@ struct RendezvousCommand {
                 // A standing rendezvous stopping is most often a restart: rooms are not ended, so
                 // participants keep their calls and take their seats back from the next process
                 // (which finds the same secret in --state-dir).
-                server.shutdown(reason: "server-shutdown", endRooms: false) { loop.quit() }
+                let stopped = {
+                    if let processes { processes.stop(done: { loop.quit() }, loop: loop) } else { loop.quit() }
+                }
+                if let single { single.shutdown(reason: "server-shutdown", endRooms: false, done: stopped) }
+                workers?.shutdown(reason: "server-shutdown", endRooms: false, done: stopped)
+            }
+        }
+        let bound = HostPort(host: endpoint.host, port: port)
+        if inherited == nil {
+            Console.out("conf rendezvous listening on \(tls == nil ? "" : "https://")\(bound)")  // the first line: its last word is the address
+            if !quiet && allWorkers > 1 {
+                Console.err("rendezvous: \(workerCount) workers" + (processCount > 1 ? " in each of \(processCount) processes" : "") + " share the port")
+            }
+            if processCount > 1 {
+                processes = RendezvousProcesses(count: processCount, port: port, loop: loop) { line in Console.err("rendezvous: " + line) }
             }
         }
         loop.run()
+        withExtendedLifetime((single, workers, processes)) {}
         return ExitCode.ok.rawValue
+    }
+
+    /// `--workers N`: the cores by default; one when serving TLS (a worker cannot see which room
+    /// an encrypted request is for, so it could not hand it to the worker that holds it).
+    static func workers(_ context: CommandContext, cores: Int, tls: Bool) throws(CommandFailure) -> Int {
+        guard context.setting("workers") != nil else { return tls ? 1 : cores }
+        let count = try context.positiveInteger("workers", default: cores)
+        guard count <= 64 else { throw context.usage("--workers \(count): at most 64 (this machine has \(cores) cores)") }
+        if tls && count > 1 {
+            throw context.usage("--workers \(count) with --tls-cert: a worker cannot read an encrypted request to hand it to the worker "
+                                + "holding its room; terminate TLS at a load balancer in front (docs/DEPLOY.md), or use --workers 1")
+        }
+        return count
+    }
+
+    /// `--processes P`: for more connections than one process may hold descriptors for.
+    static func processes(_ context: CommandContext, tls: Bool) throws(CommandFailure) -> Int {
+        let count = try context.positiveInteger("processes", default: 1)
+        guard count <= 16 else { throw context.usage("--processes \(count): at most 16") }
+        if tls && count > 1 {
+            throw context.usage("--processes \(count) with --tls-cert: a process cannot read an encrypted request to hand it to the one "
+                                + "holding its room; terminate TLS at a load balancer in front (docs/DEPLOY.md)")
+        }
+        return count
     }
 
     static func config(_ context: CommandContext) throws(CommandFailure) -> RendezvousConfig {
@@ -75,6 +149,13 @@ struct RendezvousCommand {
         config.maxRooms = try context.positiveInteger("max-rooms", default: 20_000)
         config.awayGrace = .seconds(try context.positiveInteger("resume-grace", default: 30))
         config.knockTimeout = .seconds(try context.positiveInteger("knock-timeout", default: 60))
+        if let text = context.setting("instance") {
+            guard let partition = RoomPartition.parse(text) else {
+                throw context.usage("--instance '\(text)': give K/N, this instance's index from 0 and how many there are (at most "
+                                    + "\(RoomPartition.maximumCount)), like 0/3")
+            }
+            config.partition = partition
+        }
         for stun in context.invocation.values("stun") {
             guard case .success(let endpoint) = HostPort.parse(stun, defaultHost: "") else {
                 throw context.usage("--stun '\(stun)': give HOST:PORT, like stun.example.org:3478")

@@ -13,7 +13,7 @@ import ConfWire
 /// once; silence is sent instead, so the peers keep hearing from us.
 /// Threading: the event loop thread only.
 public final class AudioPipeline {
-    /// One 20 ms frame for the engine: encoded (nil while muted) and its level (-dBov).
+    /// One 20 ms frame for the engine: encoded (nil while muted) and its level (-dBov, muted or not).
     public struct Frame: Equatable {
         public var opus: [UInt8]?
         public var level: UInt8
@@ -77,8 +77,8 @@ public final class AudioPipeline {
     }
 
     private func encode(_ pcm: [Int16], encoder: OpusEncoder) -> Frame {
-        let level = muted ? 127 : SignalAnalysis.level(pcm)
-        return Frame(opus: muted ? nil : try? encoder.encode(pcm), level: level)
+        // The level even while muted: the engine tells you when you talk into a muted microphone.
+        Frame(opus: muted ? nil : try? encoder.encode(pcm), level: SignalAnalysis.level(pcm))
     }
 
     // MARK: Receiving

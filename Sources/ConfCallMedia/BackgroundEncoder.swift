@@ -1,7 +1,7 @@
 import ConfMedia
 import Dispatch
 
-/// The VP8 encoder on its own serial queue, so that encoding (milliseconds a frame) never holds up
+/// A VP8 encoder on its own serial queue, so that encoding (milliseconds a frame) never holds up
 /// the event loop, where audio is played out and packets are moved (DESIGN.md: capture and
 /// encoding of video run on their own threads). The encoder is only touched on `queue`.
 final class BackgroundEncoder: @unchecked Sendable {
@@ -10,10 +10,16 @@ final class BackgroundEncoder: @unchecked Sendable {
 
     init(_ encoder: VP8Encoder) { self.encoder = encoder }
 
+    /// The size it encodes (constants of the encoder: safe to read from any thread).
+    var width: Int { encoder.width }
+    var height: Int { encoder.height }
+
     /// Encodes on the queue; `done` gets the frame and its layer (nil when dropped or failed), on the queue.
+    /// A picture of another size is scaled to the encoder's first, on the queue (the small encoding).
     func encode(_ frame: VideoFrame, keyFrame: Bool, done: @escaping @Sendable (VP8EncodedFrame?) -> Void) {
         queue.async { [self] in
-            done((try? self.encoder.encode(frame, keyFrame: keyFrame)) ?? nil)
+            let picture = frame.width == width && frame.height == height ? frame : PixelConversion.scaled(frame, width: width, height: height)
+            done((try? self.encoder.encode(picture, keyFrame: keyFrame)) ?? nil)
         }
     }
 

@@ -73,14 +73,24 @@ public final class Recordings: AudioSink {
         return nil
     }
 
+    /// The picture size a VP8 key frame names (RFC 6386 §9.1: a 3-byte frame tag, the start code
+    /// 9d 01 2a, then 14-bit width and height); nil for an inter frame.
+    static func keyFrameSize(_ frame: [UInt8]) -> (width: Int, height: Int)? {
+        guard frame.count >= 10, frame[0] & 1 == 0, frame[3] == 0x9D, frame[4] == 0x01, frame[5] == 0x2A else { return nil }
+        let width = Int(frame[6]) | Int(frame[7] & 0x3F) << 8, height = Int(frame[8]) | Int(frame[9] & 0x3F) << 8
+        return width > 0 && height > 0 ? (width, height) : nil
+    }
+
     /// A complete VP8 frame of `peer`'s video: its RTP timestamp and stream, arrived at `now`.
     public func video(_ frame: [UInt8], rtpTimestamp: UInt32, ssrc: UInt32, from peer: ConfWire.Participant, at now: Instant) -> MediaIssue? {
         let entry = participant(peer)
         guard !entry.videoFailed else { return nil }
         if entry.video == nil {
             do {
-                entry.video = try create(entry.base, "ivf") { [videoSize] path throws(RecordingError) in
-                    try IVFWriter(path: path, width: videoSize.width, height: videoSize.height)
+                // The header's size: the sender's own (a clip keeps its shape), from a key frame when this is one.
+                let size = Self.keyFrameSize(frame) ?? videoSize
+                entry.video = try create(entry.base, "ivf") { path throws(RecordingError) in
+                    try IVFWriter(path: path, width: size.width, height: size.height)
                 }
             } catch {
                 entry.videoFailed = true

@@ -4,21 +4,21 @@ import ConfWire
 
 /// A participant's video between its backends and the engine: one source and one VP8 encoder at
 /// the room's resolution whatever the number of peers (the engine packetises once and sends per
-/// peer); per peer, a decoder, its newest picture and the recording.
+/// peer); per peer, a decoder, its newest picture and the recording. While the engine asks for
+/// it, a second, small encoding (half the width and height) of the same pictures for the links
+/// that cannot carry half the first's frame rate (`VideoEncoding`).
 ///
 /// A camera that goes away is reported once and nothing more is sent.
 /// Threading: the event loop thread only, driven by `tick(now:)`; encoding runs on the encoder's
 /// queue and comes back through `hop` (the event loop's `invoke`).
 public final class VideoPipeline {
     private var source: (any VideoSource)?
-    private let encoder: BackgroundEncoder?
+    private let main: EncoderSlot?
+    private var small: EncoderSlot?
     private let interval: Duration
+    private let framesPerSecond: Int
     private let hop: @Sendable (@escaping @Sendable () -> Void) -> Void
-    /// An encoded frame back from the encoder's queue, handed on at the next tick: (frame, when taken).
-    private var encoded: (frame: VP8EncodedFrame, captured: Instant)?
-    private var encoding = false
     private var nextFrameAt: Instant?
-    private var forceKeyFrame = false
     private var decoders: [ParticipantID: VP8Decoder] = [:]
     private let recordings: Recordings?
     /// Each encoded frame's bytes, with when its picture was taken: for the engine to send.
@@ -27,17 +27,22 @@ public final class VideoPipeline {
     /// was taken: for an engine that sends each link only the layers it can carry. Called after
     /// `onEncoded`, for the same frames.
     public var onEncodedFrame: ((VP8EncodedFrame, Instant) -> Void)?
+    /// The same for the small encoding's frames.
+    public var onSmallEncodedFrame: ((VP8EncodedFrame, Instant) -> Void)?
     /// A backend stopped working; the call goes on without it.
     public var onIssue: (MediaIssue) -> Void = { _ in }
-    /// Each peer's newest decoded picture, for the terminal view.
+    /// Each peer's newest decoded picture, for the terminal view and the window.
     public private(set) var pictures: [ParticipantID: VideoFrame] = [:]
+    /// The newest picture we sent, for the window's own small picture; nil while the camera is off.
+    public private(set) var ownPicture: VideoFrame?
 
     /// `source` and `encoder` are nil when we send no video; `recordings` get every peer's frames.
     public init(source: (any VideoSource)?, encoder: VP8Encoder?, framesPerSecond: Int, recordings: Recordings?,
                 hop: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void) {
         self.source = encoder == nil ? nil : source
-        self.encoder = encoder.map(BackgroundEncoder.init)
+        main = encoder.map { EncoderSlot(BackgroundEncoder($0)) }
         interval = .milliseconds(1000 / Int64(max(1, framesPerSecond)))
+        self.framesPerSecond = max(1, framesPerSecond)
         self.recordings = recordings
         self.hop = hop
     }
@@ -53,68 +58,91 @@ public final class VideoPipeline {
     /// no video at all (no encoder): the new source is closed.
     @discardableResult
     public func replaceSource(with newSource: any VideoSource) -> Bool {
-        guard encoder != nil else {
+        guard let main else {
             newSource.close()
             return false
         }
         source?.close()
         source = newSource
-        forceKeyFrame = true
+        main.forceKeyFrame = true
+        small?.forceKeyFrame = true
         nextFrameAt = nil
         return true
     }
 
     /// The camera is off (`camera off`): no picture is taken or encoded; the next one after is a key frame.
     public var paused = false {
-        didSet { if !paused { forceKeyFrame = true } }
+        didSet {
+            if !paused { for slot in [main, small] { slot?.forceKeyFrame = true } }
+            ownPicture = nil
+        }
     }
 
     /// A peer asked for a key frame (PLI).
-    public func keyFrameRequested() { forceKeyFrame = true }
+    public func keyFrameRequested() { main?.forceKeyFrame = true }
 
     /// A new total target for the encoder (all layers), e.g. from the congestion estimate; it
     /// takes effect from a frame encoded after this call.
-    public func setBitrate(kbps: Int) { encoder?.setBitrate(kbps: kbps) }
+    public func setBitrate(kbps: Int) { main?.encoder.setBitrate(kbps: kbps) }
+
+    /// Whether a small encoding can be made: we send video, at a size whose halves VP8 can take.
+    public var makesSmallEncoding: Bool { main.map { $0.encoder.width >= 64 && $0.encoder.height >= 64 } ?? false }
+
+    /// Starts the small encoding at `kbps` (its first frame a key frame) or gives it a new target;
+    /// nil stops it. A size VP8 refuses leaves it off (the engine then pauses the weak links).
+    public func setSmallBitrate(kbps: Int?) {
+        guard let kbps, let main, makesSmallEncoding else {
+            small = nil
+            return
+        }
+        if let small { return small.encoder.setBitrate(kbps: kbps) }
+        // Even sizes: 4:2:0 chroma is half of each.
+        guard let made = try? VP8Encoder(width: main.encoder.width / 4 * 2, height: main.encoder.height / 4 * 2, bitrateKbps: kbps,
+                                         framesPerSecond: framesPerSecond, temporalLayers: 3) else { return }
+        small = EncoderSlot(BackgroundEncoder(made))
+        small?.forceKeyFrame = true
+    }
+
+    public func smallKeyFrameRequested() { small?.forceKeyFrame = true }
 
     /// Hands the encoder the next picture when one is due; `encoded` frames go to `onEncoded` on a later tick.
     public func tick(now: Instant) {
-        guard let encoder, let source, !paused else { return }
+        guard let main, let source, !paused else { return }
         if source.isLost {
             onIssue(.cameraLost)
             source.close()
             self.source = nil
+            ownPicture = nil
             return
         }
-        if let (frame, captured) = encoded {
-            encoded = nil
+        if let (frame, captured) = main.takeEncoded() {
             onEncoded?(frame.data, captured)
             onEncodedFrame?(frame, captured)
         }
+        if let (frame, captured) = small?.takeEncoded() { onSmallEncodedFrame?(frame, captured) }
         var due = nextFrameAt ?? now
         guard now >= due else { return }
         if now.since(due) > .milliseconds(500) { due = now }
         while due <= now { due = due + interval }
         nextFrameAt = due
         // One frame at a time: while the encoder is busy, a due frame is skipped, not queued.
-        guard !encoding, let picture = source.newestPicture() else { return }
-        let key = forceKeyFrame
-        forceKeyFrame = false
-        encoding = true
-        let pipeline = Unchecked(self)
-        encoder.encode(picture, keyFrame: key) { [hop] frame in
-            hop {
-                pipeline.value.encoding = false
-                if let frame { pipeline.value.encoded = (frame, now) }
-            }
+        guard !main.busy, var picture = source.newestPicture() else { return }
+        // A camera swapped in after a clip of another shape: cropped to the shape being sent.
+        if picture.width != main.encoder.width || picture.height != main.encoder.height {
+            picture = PixelConversion.scaled(picture, width: main.encoder.width, height: main.encoder.height)
         }
+        ownPicture = picture
+        // The small encoding scales the picture on its own queue.
+        small?.encode(picture, taken: now, hop: hop)
+        main.encode(picture, taken: now, hop: hop)
     }
 
     /// When `tick(now:)` should run next: `now` (the caller's next short tick) while a frame is
     /// with the encoder or ready to hand on, else when the next picture is due; nil when nothing
     /// is sent.
     public func nextTickDue(now: Instant) -> Instant? {
-        guard encoder != nil, source != nil, !paused else { return nil }
-        if encoded != nil || encoding { return now }
+        guard let main, source != nil, !paused else { return nil }
+        if main.pending || small?.pending == true { return now }
         return nextFrameAt ?? now
     }
 
@@ -140,5 +168,41 @@ public final class VideoPipeline {
         source?.close()
         source = nil
         recordings?.close()
+    }
+}
+
+/// One encoder as the pipeline drives it, on the event loop thread: at most one picture with it
+/// (a picture due while it is busy is skipped, not queued), the frame it gave back until the next
+/// tick hands it on, and whether the next one must be a key frame.
+private final class EncoderSlot {
+    let encoder: BackgroundEncoder
+    var forceKeyFrame = false
+    private(set) var busy = false
+    /// A frame back from the encoder's queue, handed on at the next tick: (frame, when taken).
+    private var encoded: (frame: VP8EncodedFrame, captured: Instant)?
+
+    init(_ encoder: BackgroundEncoder) { self.encoder = encoder }
+
+    /// Whether a frame is with the encoder or waits to be handed on.
+    var pending: Bool { busy || encoded != nil }
+
+    func encode(_ picture: VideoFrame, taken: Instant, hop: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void) {
+        guard !busy else { return }
+        let key = forceKeyFrame
+        forceKeyFrame = false
+        busy = true
+        let slot = Unchecked(self)
+        encoder.encode(picture, keyFrame: key) { frame in
+            hop {
+                slot.value.busy = false
+                if let frame { slot.value.encoded = (frame, taken) }
+            }
+        }
+    }
+
+    /// The frame back from the encoder, once.
+    func takeEncoded() -> (frame: VP8EncodedFrame, captured: Instant)? {
+        defer { encoded = nil }
+        return encoded
     }
 }

@@ -32,8 +32,8 @@ public enum CallCommand: Equatable {
         switch word {
         case "mute": return .mute
         case "unmute": return .unmute
-        case "mute-peer": return .mutePeer(try argument("a participant id, like p2"))
-        case "unmute-peer": return .unmutePeer(try argument("a participant id, like p2"))
+        case "mute-peer": return .mutePeer(try argument("a participant's name or id, like ann or p2"))
+        case "unmute-peer": return .unmutePeer(try argument("a participant's name or id, like ann or p2"))
         case "camera":
             let what = try argument("off, on, next or a device like /dev/video1")
             switch what {

@@ -14,14 +14,17 @@ extension CallDriver {
         view.start()
         viewTimer = loop.schedule(every: .milliseconds(200)) { [weak self] in
             guard let self else { return false }
-            let peers = self.engine.connectedPeers.compactMap { self.engine.participant($0) }.sorted { $0.id.rawValue < $1.id.rawValue }
-            view.render(peers.map { peer in
-                let state = self.engine.videoState(of: peer.id)
-                let badge = state.cameraOff ? "camera off" : state.hidden ? "hidden" : nil
-                return .init(peer: peer.id.rawValue, name: "\(peer.name) (\(peer.id))", picture: self.video?.pictures[peer.id], badge: badge)
-            })
+            view.render(self.connectedParticipants().map { peer in
+                .init(peer: peer.id.rawValue, name: "\(peer.name) (\(peer.id))", picture: self.video?.pictures[peer.id],
+                      badge: self.engine.marks(of: peer.id).videoBadge)
+            }, now: self.clock.now())
             return true
         }
+    }
+
+    /// The peers connected now, in id order (the order they joined in): the views' tiles.
+    func connectedParticipants() -> [Participant] {
+        engine.connectedPeers.compactMap { engine.participant($0) }.sorted { $0.id.rawValue < $1.id.rawValue }
     }
 
     /// Leaves the terminal view before the session's last lines ("Left the room", an error), so

@@ -29,25 +29,44 @@ public final class CallDriver {
     let clock: any MonotonicClock
     public var settings: Settings
     public private(set) var engine: CallEngine!
-    private var transports: [ParticipantID: IceTransport] = [:]
+    var transports: [ParticipantID: IceTransport] = [:]
     /// One per TURN-over-TLS server, shared by every link's agent.
-    private var tunnels: [String: TURNOverTLSTunnel] = [:]
+    var tunnels: [String: TURNOverTLSTunnel] = [:]
     /// Where ICE agents gather host candidates; looked at again each second (`watchNetwork`).
-    private var addresses: [String]
+    var addresses: [String]
     private let sendSignal: (ParticipantID, JSONValue) -> Void
     /// Nobody connected within the connect timeout: whether some link found no network path.
     private let onCallFailed: (_ noPath: Bool) -> Void
     public var audio: AudioPipeline?
     public var video: VideoPipeline?
+    /// Someone joined, left, wrote: a short sound on the speaker (nil with --no-sounds or --json).
+    /// It follows the events as they are reported, whether the engine or the rendezvous session
+    /// had them.
+    public var sounds: LocalSounds? {
+        didSet {
+            reporter.onEvent = sounds == nil ? nil : { [weak self] event in
+                guard let self, let sounds = self.sounds else { return }
+                sounds.react(to: event, now: self.clock.now())
+                self.rearm()
+            }
+        }
+    }
     /// Opens a camera at the room's size (`camera next`); set once we are in the room.
     public var openCamera: ((String) throws(CommandLineProblem) -> CameraVideoSource)?
     public var commands: LineReader?
     var terminalView: TerminalView?
+    var screen: ScreenView?
+    var screenTimer: Timer?
     /// Wakes the driver when the engine, the audio source or the video pipeline next needs it
     /// (`rearm()` after every input), rather than on a fixed tick.
     private var ticker: DeadlineTimer?
-    private var networkWatch: Timer?
+    var networkWatch: Timer?
     var viewTimer: Timer?
+    var window: VideoWindow?
+    var windowTimer: Timer?
+    /// When the window was last drawn: a picture that arrives draws it at once unless this was
+    /// under 16 ms ago (then the window's timer does, within 33 ms).
+    var windowDrawnAt: Instant?
     /// Called when this machine's addresses change. The owner feeds `.networkChanged` once
     /// signals can reach the peers again (see ParticipantSession.networkChanged).
     public var onNetworkChanged: () -> Void = {}
@@ -95,6 +114,7 @@ public final class CallDriver {
         var next = engine.nextDeadline()
         if let due = audio?.nextFrameDue(now: now), next.map({ due < $0 }) ?? true { next = due }
         if let due = video?.nextTickDue(now: now), next.map({ due < $0 }) ?? true { next = due }
+        if let due = sounds?.nextFrameDue, next.map({ due < $0 }) ?? true { next = due }
         // Rounded up to the end of its 5 ms slot, as a fixed 5 ms tick would run it: what falls
         // due within one slot shares a wakeup (each costs a poll of every socket), and a slot with
         // nothing due is skipped. "Now" (a device to poll, a frame with the encoder) is the next slot.
@@ -113,6 +133,7 @@ public final class CallDriver {
             engine.handle(.audioFrame(opus: frame.opus, level: frame.level), now: now)
         }
         video?.tick(now: now)
+        sounds?.tick(now: now)
         if let deadline = engine.nextDeadline(), deadline <= now { engine.handle(.timeout, now: now) }
         drain()
     }
@@ -122,29 +143,13 @@ public final class CallDriver {
         video?.onEncodedFrame = { [weak self] frame, captured in
             self?.feed(.layeredVideoFrame(frame.data, layer: frame.layer, captured: captured))
         }
+        video?.onSmallEncodedFrame = { [weak self] frame, captured in
+            self?.feed(.smallVideoFrame(frame.data, layer: frame.layer, captured: captured))
+        }
         ticker = loop.deadlineTimer { [weak self] in self?.tick() }
         ticker?.wake(at: clock.now())
         feed(.joined(you: joined.you, role: joined.role, peers: joined.peers))
         watchNetwork()
-    }
-
-    /// Host candidates on every IPv4 and IPv6 address; loopback too, for calls on one machine.
-    private static func localAddresses() -> [String] {
-        NetworkInterfaces.reachableAddresses() + ["127.0.0.1"]
-    }
-
-    /// Once a second: when an address came or went, every link is set up again on the new set
-    /// (getifaddrs is one netlink dump; GLib's network monitor reports routes, not addresses).
-    private func watchNetwork() {
-        networkWatch = loop.schedule(every: .seconds(1)) { [weak self] in
-            guard let self else { return false }
-            let now = Self.localAddresses()
-            guard Set(now) != Set(self.addresses) else { return true }
-            self.reporter.note("conf: this machine's addresses changed (\(now.filter { $0 != "127.0.0.1" }.joined(separator: ", "))): connecting again")
-            self.addresses = now
-            self.onNetworkChanged()
-            return true
-        }
     }
 
     public func peerLeft(_ id: ParticipantID) {
@@ -184,65 +189,24 @@ public final class CallDriver {
             engine.handle(.played(id, level: level), now: clock.now())
         case .video(let id, let frame, let ssrc):
             guard let peer = engine.participant(id), let video else { return }
-            if !video.received(frame, ssrc: ssrc, from: peer, at: clock.now()) { engine.handle(.videoUndecodable(id), now: clock.now()) }
+            if video.received(frame, ssrc: ssrc, from: peer, at: clock.now()) {
+                pictureArrived()
+            } else {
+                engine.handle(.videoUndecodable(id), now: clock.now())
+            }
         case .keyFrameRequested:
             video?.keyFrameRequested()
         case .videoBitrate(let kbps):
             video?.setBitrate(kbps: kbps)
+        case .smallVideoBitrate(let kbps):
+            video?.setSmallBitrate(kbps: kbps)
+        case .smallKeyFrameRequested:
+            video?.smallKeyFrameRequested()
         case .audioEncoding(let kbps, let fec, let loss):
             audio?.setEncoding(bitrateKbps: kbps, fec: fec, expectedLossPercent: loss)
         case .callFailed(let noPath):
             onCallFailed(noPath)
         }
-    }
-
-    private func startIce(_ id: ParticipantID, credentials: IceCredentials, controlling: Bool) {
-        let transport: IceTransport
-        do {
-            transport = try IceTransport(loop: loop, controlling: controlling, addresses: addresses, servers: settings.iceServers.map(reachable),
-                                         relayOnly: settings.relayOnly, credentials: (credentials.ufrag, credentials.pwd))
-        } catch {
-            return engine.handle(.iceUnavailable(id, reason: "\(error)"), now: clock.now())
-        }
-        transports[id] = transport
-        // Callbacks of an agent that was replaced (a restart) or closed are not for the engine.
-        transport.onCandidate = { [weak self, unowned transport] candidate in
-            guard let self, self.transports[id] === transport else { return }
-            self.feed(.localCandidate(id, candidate))
-        }
-        transport.onGatheringDone = { [weak self, unowned transport] in
-            guard let self, self.transports[id] === transport else { return }
-            self.feed(.localGatheringDone(id))
-        }
-        transport.onState = { [weak self, unowned transport] state in
-            guard let self, self.transports[id] === transport else { return }
-            self.feed(.iceState(id, state.engineState))
-        }
-        transport.onSelectedPair = { [weak self, unowned transport] pair in
-            guard let self, self.transports[id] === transport else { return }
-            self.feed(.selectedPair(id, CandidatePair(local: pair.local, remote: pair.remote)))
-        }
-        transport.onDatagram = { [weak self, unowned transport] datagram in
-            guard let self, self.transports[id] === transport else { return }
-            self.feed(.datagram(from: id, datagram))
-        }
-    }
-
-    /// A TURN-over-TLS server as libnice can reach it: its tunnel's loopback port, over TCP.
-    private func reachable(_ server: IceServerAddress) -> IceServerAddress {
-        guard let name = server.tlsServerName else { return server }
-        let key = "\(HostPort(host: name, port: server.port))"
-        if tunnels[key] == nil {
-            do {
-                let tunnel = try TURNOverTLSTunnel(serverName: name, address: server.host, port: server.port, trusting: settings.trust)
-                tunnel.onFailure = { [weak self] why in self?.reporter.note("\(why)") }
-                tunnels[key] = tunnel
-            } catch {
-                reporter.note("TURN over TLS to \(key) is not available: \(error.message)")
-                return server
-            }
-        }
-        return IceServerAddress(host: "127.0.0.1", port: tunnels[key]!.localPort, credentials: server.credentials, overTCP: true)
     }
 
     // MARK: Leaving
@@ -252,8 +216,10 @@ public final class CallDriver {
     public func close(then done: @escaping () -> Void) {
         ticker?.cancel()
         networkWatch?.cancel()
-        stopTerminalView()
+        stopViews()
+        stopWindow()
         commands?.stop()
+        sounds = nil  // it plays on the audio pipeline's speaker, which closes now
         audio?.close()
         video?.close()
         feed(.leave)
@@ -273,16 +239,6 @@ public final class CallDriver {
         if closing == 0, let onAllClosed {
             self.onAllClosed = nil
             onAllClosed()
-        }
-    }
-}
-
-extension IceTransport.State {
-    var engineState: CallEngine.IceState {
-        switch self {
-        case .checking: .checking
-        case .connected: .connected
-        case .failed: .failed
         }
     }
 }

@@ -49,6 +49,7 @@ extension CommandFailure {
         switch code {
         case .wrongPin: "wrong pin for room \(room): check the six digits with the host"
         case .noSuchRoom: "there is no room \(room) on this rendezvous: check the id and --server; rooms expire when empty"
+        case .wrongInstance: "\(text) — this address is one instance of a rendezvous split across several; give --server the address of the load balancer in front of them"
         case .roomFull: "room \(room) is full (four participants): ask someone to leave, or open another room"
         case .rateLimited: "too many wrong pins recently: wait a minute before trying again"
         case .notAdmitted: "room \(room) is locked after too many wrong pins and nobody in the call let you in: ask the host to admit you when you knock, or try later"

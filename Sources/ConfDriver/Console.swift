@@ -1,4 +1,5 @@
 import ConfCore
+import ConfIO
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -9,22 +10,7 @@ public enum Console {
     public static func out(_ line: String, terminator: String = "\n") { write(line + terminator, to: 1) }
     public static func err(_ line: String) { write(line + "\n", to: 2) }
 
-    private static func write(_ text: String, to fd: Int32) {
-        var text = text
-        text.withUTF8 { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let n = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-                if n > 0 {
-                    offset += n
-                } else if n < 0 && errno == EINTR {
-                    continue
-                } else {
-                    return  // stdout closed (a pipe's reader left): nothing useful to do
-                }
-            }
-        }
-    }
+    private static func write(_ text: String, to fd: Int32) { writeAll(text, to: fd) }
 
     /// Whether to use ANSI colour on `fd`: a terminal, and NO_COLOR unset (https://no-color.org).
     public static func wantsColor(fd: Int32, environment: [String: String]) -> Bool {

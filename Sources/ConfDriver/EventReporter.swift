@@ -16,6 +16,12 @@ public final class EventReporter {
     /// While video is drawn in the terminal, human lines (with their event, if any) go here
     /// instead of scrolling over it.
     var humanSink: ((TerminalText, CallEvent?) -> Void)?
+    /// The last human lines printed before a sink took them (the room's join command, the devices
+    /// missing): a screen that starts later shows them too.
+    private(set) var earlierLines: [(TerminalText, CallEvent?)] = []
+    private static let earlierLinesKept = 30
+    /// Every event, after it is printed (the call's sounds follow them).
+    var onEvent: ((CallEvent) -> Void)?
 
     public init(json: Bool, environment: [String: String], clock: any MonotonicClock, wallClock: any WallClock) {
         self.json = json
@@ -36,13 +42,20 @@ public final class EventReporter {
             Console.out(jsonLine(event))
             if let human { Console.err(human.rendered) }
         } else if let human {
-            if let humanSink { humanSink(human, event) } else { Console.out(human.rendered) }
+            if let humanSink { humanSink(human, event) } else { printed(human, event) }
         }
+        onEvent?(event)
     }
 
     /// Human text with no event: hints, progress.
     public func note(_ human: TerminalText) {
-        if json { Console.err(human.rendered) } else if let humanSink { humanSink(human, nil) } else { Console.out(human.rendered) }
+        if json { Console.err(human.rendered) } else if let humanSink { humanSink(human, nil) } else { printed(human, nil) }
+    }
+
+    private func printed(_ human: TerminalText, _ event: CallEvent?) {
+        Console.out(human.rendered)
+        earlierLines.append((human, event))
+        if earlierLines.count > Self.earlierLinesKept { earlierLines.removeFirst() }
     }
 
     /// A failure: an `error` event with `--json`, and its words always on stderr. Its message may

@@ -34,7 +34,7 @@ public enum ExitCode: Int32, Sendable, CaseIterable {
         switch code {
         case .wrongPin: self = .wrongPin
         case .roomFull: self = .roomFull
-        case .noSuchRoom: self = .noSuchRoom
+        case .noSuchRoom, .wrongInstance: self = .noSuchRoom
         case .rateLimited: self = .rateLimited
         case .notAdmitted: self = .notAdmitted
         default: self = .failure

@@ -135,7 +135,7 @@ public final class ParticipantSession {
     private func connect() {
         attempt += 1
         let current = attempt
-        client.connect(
+        client.connect(room: room,
             opened: { [weak self] failure in
                 guard let self, self.attempt == current else { return }
                 self.feed(failure.map { .transportFailed($0) } ?? .transportOpened)

@@ -42,25 +42,22 @@ public final class TerminalView {
         }
     }
 
-    /// Draws the tiles and the status line.
-    func render(_ tiles: [Tile]) {
-        guard active else { return }
+    private var grid = TerminalVideoGrid()
+
+    /// Draws the tiles and the status line, unless the last frame's bytes still hold the next one back.
+    func render(_ tiles: [Tile], now: Instant) {
+        guard active, !grid.isHeldBack(at: now) else { return }
         let size = terminalSize() ?? (80, 24)
-        var out = "\u{1B}[H"
-        let cells = TerminalRenderer.grid(count: max(1, tiles.count), columns: size.columns, rows: max(2, size.rows - 1))
-        for (cell, tile) in zip(cells, tiles) {
-            if tile.badge != nil {
-                out += TerminalRenderer.blank(row: cell.row, column: cell.column, columns: cell.columns, rows: max(1, cell.rows - 1))
-            } else if let picture = tile.picture {
-                out += TerminalRenderer.draw(picture, row: cell.row, column: cell.column, columns: cell.columns, rows: max(1, cell.rows - 1))
-            }
-            var label = TerminalEscape.escape(tile.name)
+        let gridTiles = tiles.map { tile in
+            var label = tile.name
             if let badge = tile.badge { label += " [\(badge)]" }
-            if let words = words[tile.peer], !words.isEmpty { label += "  " + TerminalEscape.escape(words) }
-            out += "\u{1B}[\(cell.row + cell.rows - 1);\(cell.column)H\u{1B}[K" + String(label.prefix(cell.columns))
+            if let words = words[tile.peer], !words.isEmpty { label += "  " + words }
+            return TerminalVideoGrid.Tile(peer: tile.peer, label: label, picture: tile.badge == nil ? tile.picture : nil)
         }
+        var out = "\u{1B}[H" + grid.draw(gridTiles, row: 0, rows: max(2, size.rows - 1), columns: size.columns)
         out += "\u{1B}[\(size.rows);1H\u{1B}[K" + String(status.rendered.prefix(size.columns))
         Console.out(out, terminator: "")
+        grid.spent(out.utf8.count, at: now)
     }
 
     /// Back to the normal screen, where the lines that follow (leaving, errors) stay readable.

@@ -83,17 +83,17 @@ public final class RendezvousClient {
         soup_session_send_and_read_async(session, message, G_PRIORITY_DEFAULT, nil, onAsyncReady, Unmanaged.passRetained(box).toOpaque())
     }
 
-    /// Opens the WebSocket (again, after a lost connection: the old one is dropped silently).
+    /// Opens the WebSocket for `room` (again, after a lost connection: the old one is dropped silently).
     /// `opened` is called with nil once it is open, or with the failure.
     /// Afterwards every text message goes to `message`, and the end of the connection (with its
     /// close code and reason; 1006 when it broke without a close frame) to `closed`, once.
-    public func connect(opened: @escaping (RendezvousClientError?) -> Void,
+    public func connect(room: RoomID, opened: @escaping (RendezvousClientError?) -> Void,
                         message: @escaping (String) -> Void,
                         closed: @escaping (UInt16, String) -> Void) {
         dropConnection()
         onMessage = message
         onClosed = closed
-        let request = soup_message_new("GET", address.webSocketURL)!
+        let request = soup_message_new("GET", address.webSocketURL(room: room))!
         let box = AsyncBox { [weak self, address] source, result in
             defer { g_object_unref(UnsafeMutableRawPointer(request)) }
             var error: UnsafeMutablePointer<GError>?

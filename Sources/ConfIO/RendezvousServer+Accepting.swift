@@ -16,7 +16,10 @@ struct AcceptedSocket {
 
 extension RendezvousServer {
     /// A descriptor from `ConnectionAcceptor`: kept and handed to libsoup, or refused at once.
-    func accept(_ fd: Int32, tls certificate: OpaquePointer?) {
+    /// With several workers, a plain connection's request line is read first (`park`) unless it
+    /// was `routed` here already.
+    func accept(_ fd: Int32, tls certificate: OpaquePointer?, routed: Bool = false) {
+        if routing != nil, certificate == nil, !routed { return park(fd) }
         guard let socket = try? withGError({ g_socket_new_from_fd(fd, $0) }) ?? nil else { close(fd); return }
         guard let remote = try? withGError({ g_socket_get_remote_address(socket, $0) }) ?? nil,
               let local = try? withGError({ g_socket_get_local_address(socket, $0) }) ?? nil else {
@@ -25,17 +28,9 @@ extension RendezvousServer {
         }
         defer { g_object_unref(remote); g_object_unref(local) }
         let peer = Self.peerName(remote)
-        let id = nextAccepted
-        nextAccepted += 1
-        switch admission.accept(id, from: ClientAddress(peer.host), now: clock.now()) {
-        case .refuse(let refusal):
-            // A plain-text answer fits in the empty send buffer of a new socket; a TLS client
-            // would only see garbage, so it just sees the connection close.
-            if certificate == nil { conf_send_best_effort(fd, Self.refusalResponse(refusal)) }
+        guard let id = admit(fd, from: peer.host, answering: certificate == nil) else {
             g_object_unref(socket)
             return
-        case .admit(let evicting):
-            if let evicting { shutDown(evicting) }
         }
         conf_set_tcp_nodelay(fd, 1)
         let connection = g_socket_connection_factory_create_connection(socket)!
@@ -61,6 +56,22 @@ extension RendezvousServer {
         g_object_unref(stream)
     }
 
+    /// A new connection's accept number, or nil when `ConnectionAdmission` refuses it (then a
+    /// plain-text answer says why when `answering`: it fits in the empty send buffer of a new
+    /// socket; a TLS client would only see garbage, so it just sees the connection close).
+    func admit(_ fd: Int32, from host: String, answering: Bool) -> UInt64? {
+        let id = nextAccepted
+        nextAccepted += 1
+        switch admission.accept(id, from: ClientAddress(host), now: clock.now()) {
+        case .refuse(let refusal):
+            if answering { conf_send_best_effort(fd, Self.refusalResponse(refusal)) }
+            return nil
+        case .admit(let evicting):
+            if let evicting { shutDown(evicting) }
+            return id
+        }
+    }
+
     /// libsoup let go of connection `id` (closed by either side, or refused by libsoup).
     func socketGone(_ id: UInt64) {
         admission.closed(id)
@@ -73,6 +84,7 @@ extension RendezvousServer {
     /// libsoup closes it. (Closing the descriptor instead would leave libsoup polling a number
     /// the next accept may reuse.)
     func shutDown(_ id: UInt64) {
+        if closeParked(id) { return }
         guard let socket = accepted[id] else { return }
         g_socket_shutdown(socket.socket, 1, 1, nil)
     }
@@ -85,6 +97,7 @@ extension RendezvousServer {
 
     func requestRead(_ message: OpaquePointer) {
         if let id = acceptedID(of: message) { admission.requestRead(id, now: clock.now()) }
+        closeAfterAnswerIfRouting(message)
     }
 
     func requestFinished(_ message: OpaquePointer) {
@@ -148,4 +161,27 @@ let onRequestRead: @convention(c) (OpaquePointer?, OpaquePointer?, UnsafeMutable
 let onRequestFinished: @convention(c) (OpaquePointer?, OpaquePointer?, UnsafeMutableRawPointer?) -> Void = { _, message, data in
     guard let message else { return }
     Unmanaged<RendezvousServer>.fromOpaque(data!).takeUnretainedValue().requestFinished(message)
+}
+
+extension RendezvousServer {
+    /// Who sent `message`: the peer, or behind a trusted load balancer the last address of its
+    /// `X-Forwarded-For` (the one that balancer added; earlier ones could be anything the client
+    /// wrote). Rate limits and room quotas count by this.
+    func clientAddress(_ message: OpaquePointer) -> String {
+        let peer = remoteHost(message)
+        guard trustedProxies.contains(peer),
+              let header = soup_message_headers_get_list(soup_server_message_get_request_headers(message), "X-Forwarded-For")
+        else { return peer }
+        let entry = String(cString: header).split(separator: ",").last ?? ""
+        let last = String(entry.filter { $0 != " " && $0 != "\t" })
+        return Self.isAddress(last) ? last : peer
+    }
+
+    /// An IPv4 or IPv6 address in text, nothing else.
+    public static func isAddress(_ text: String) -> Bool {
+        guard !text.isEmpty, text.count <= 45 else { return false }
+        guard let address = text.withCString({ g_inet_address_new_from_string($0) }) else { return false }
+        g_object_unref(address)
+        return true
+    }
 }

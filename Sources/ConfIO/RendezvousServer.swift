@@ -7,7 +7,7 @@ import ConfRendezvous
 import Glibc
 #endif
 
-/// The rendezvous on libsoup 3: `POST /v1/rooms`, `GET /v1/health` and the WebSocket at `/v1/ws`
+/// The rendezvous on libsoup 3: `POST /v1/rooms`, `GET /v1/health`, `GET /v1/metrics` and the WebSocket at `/v1/ws`
 /// (docs/PROTOCOL.md). All decisions are `RendezvousCore`'s; this class moves bytes and events.
 ///
 /// Connections are accepted here, not by libsoup's listener (which stops for good at the first
@@ -22,6 +22,16 @@ public final class RendezvousServer {
     let loop: EventLoop
     let clock: any MonotonicClock
     let log: (String) -> Void
+    /// Set when this is one of several workers (`RendezvousWorkers`).
+    public var routing: WorkerRouting?
+    /// With several workers: where every worker's figures meet for `/v1/metrics`.
+    public var metricsBoard: MetricsBoard?
+    var parked: [UInt64: ParkedConnection] = [:]
+    var nextParked: UInt64 = 1
+    /// Load balancers whose `X-Forwarded-For` names the client (`--trusted-proxy`), by address.
+    public var trustedProxies: Set<String> = []
+    /// On every sample of `/v1/metrics` (`instance="1"` for one of several).
+    public var metricsLabels: [(String, String)] = []
     let server: UnsafeMutablePointer<SoupServer>
     private var listeners: [ListeningSocket] = []
     var acceptors: [ConnectionAcceptor] = []
@@ -51,6 +61,7 @@ public final class RendezvousServer {
         soup_server_add_early_handler(server, "/v1/rooms", onEarlyRequest, me, nil)
         soup_server_add_handler(server, "/v1/rooms", onRoomsRequest, me, nil)
         soup_server_add_handler(server, "/v1/health", onHealthRequest, me, nil)
+        soup_server_add_handler(server, "/v1/metrics", onMetricsRequest, me, nil)
         soup_server_add_handler(server, nil, onOtherRequest, me, nil)
         soup_server_add_websocket_handler(server, "/v1/ws", nil, nil, onWebSocket, me, nil)
         g_signal_connect_data(server, "request-read", unsafeBitCast(onRequestRead, to: GCallback.self), me, nil, GConnectFlags(rawValue: 0))
@@ -58,6 +69,7 @@ public final class RendezvousServer {
         ticker = loop.schedule(every: .seconds(1)) { [unowned self] in
             let now = self.clock.now()
             for id in self.admission.expire(now: now) { self.shutDown(id) }
+            self.metricsBoard?.post(self.core.metricsSnapshot, from: self.routing?.share.index ?? 0)
             self.core.handle(.tick, now: now)
             self.flush()
             return true
@@ -67,6 +79,7 @@ public final class RendezvousServer {
     deinit {
         ticker?.cancel()
         for acceptor in acceptors { acceptor.stop() }
+        for connection in parked.values { connection.watch.cancel(); Glibc.close(connection.fd) }
         for socket in accepted.values { g_object_unref(socket.socket) }
         for certificate in certificates { g_object_unref(UnsafeMutableRawPointer(certificate)) }
         for connection in connections.values { g_object_unref(UnsafeMutableRawPointer(connection)) }
@@ -75,13 +88,13 @@ public final class RendezvousServer {
     }
 
     /// Starts listening; returns the port (useful when `port` is 0). With `tls`, serves HTTPS/WSS.
-    public func listen(on endpoint: HostPort, tls: (certificate: String, key: String)? = nil) throws(GLibError) -> UInt16 {
+    public func listen(on endpoint: HostPort, tls: (certificate: String, key: String)? = nil, reusePort: Bool = false) throws(GLibError) -> UInt16 {
         var certificate: OpaquePointer?
         if let tls {
             certificate = try withGError { g_tls_certificate_new_from_files(tls.certificate, tls.key, $0) }.map(OpaquePointer.init)
             certificates.append(certificate!)
         }
-        let socket = try ListeningSocket(host: endpoint.host, port: endpoint.port)
+        let socket = try ListeningSocket(host: endpoint.host, port: endpoint.port, reusePort: reusePort)
         listeners.append(socket)
         acceptors.append(ConnectionAcceptor(loop: loop, listeningFD: socket.fd, log: log) { [unowned self] fd in
             self.accept(fd, tls: certificate)
@@ -105,7 +118,7 @@ public final class RendezvousServer {
     // MARK: libsoup events
 
     fileprivate func webSocketOpened(_ connection: OpaquePointer, message: OpaquePointer) {
-        let address = remoteHost(message)
+        let address = clientAddress(message)
         if let id = acceptedID(of: message) { admission.upgraded(id) }
         let id = ConnectionID(nextConnection)
         nextConnection += 1
@@ -148,7 +161,7 @@ public final class RendezvousServer {
         }
         let body = soup_message_body_flatten(soup_server_message_get_request_body(message))
         defer { g_bytes_unref(body) }
-        let address = remoteHost(message)
+        let address = clientAddress(message)
         let request: CreateRoomRequest
         do {
             request = try CreateRoomRequest(text: string(fromBytes: body) ?? "")
@@ -245,6 +258,11 @@ private let onRoomsRequest: SoupServerCallback = { _, message, _, _, data in
 private let onHealthRequest: SoupServerCallback = { _, message, _, _, data in
     guard let message else { return }
     server(data).health(message)
+}
+
+private let onMetricsRequest: SoupServerCallback = { _, message, _, _, data in
+    guard let message else { return }
+    server(data).metrics(message)
 }
 
 private let onOtherRequest: SoupServerCallback = { _, message, path, _, data in

@@ -3,30 +3,12 @@
 /// scaled to fit a box of `columns` x `rows` cells keeping their aspect ratio (a cell is about
 /// twice as tall as wide, so one cell is one pixel wide and two pixels high).
 public enum TerminalRenderer {
-    /// The escape sequences that draw `frame` with its top-left corner at the cursor's row and
-    /// column `(row, column)` (1-based), in a box of `columns` x `rows` cells.
+    /// The escape sequences that draw `frame` whole with its top-left corner at the cursor's row
+    /// and column `(row, column)` (1-based), in a box of `columns` x `rows` cells
+    /// (`TerminalPicture` draws only what changed since it last drew).
     public static func draw(_ frame: VideoFrame, row: Int, column: Int, columns: Int, rows: Int) -> String {
-        guard frame.width > 0, frame.height > 0, columns > 0, rows > 0 else { return "" }
-        // Fit: w cells wide, h cells high (2h pixels), same aspect as the frame.
-        var w = columns
-        var h = max(1, Int((Double(frame.height) / Double(frame.width) * Double(w) / 2).rounded()))
-        if h > rows {
-            h = rows
-            w = max(1, Int((Double(frame.width) / Double(frame.height) * Double(h) * 2).rounded()))
-        }
-        var out = ""
-        out.reserveCapacity(w * h * 40)
-        for cellRow in 0..<h {
-            out += "\u{1B}[\(row + cellRow);\(column)H"
-            for cellColumn in 0..<w {
-                let x = cellColumn * frame.width / w
-                let top = rgb(frame, x: x, y: (cellRow * 2) * frame.height / (h * 2))
-                let bottom = rgb(frame, x: x, y: min(frame.height - 1, (cellRow * 2 + 1) * frame.height / (h * 2)))
-                out += "\u{1B}[38;2;\(top.r);\(top.g);\(top.b);48;2;\(bottom.r);\(bottom.g);\(bottom.b)m▀"
-            }
-            out += "\u{1B}[0m"
-        }
-        return out
+        var picture = TerminalPicture()
+        return picture.draw(frame, row: row, column: column, columns: columns, rows: rows)
     }
 
     /// The escape sequences that blank a box (a tile whose picture is not to be shown).

@@ -21,11 +21,15 @@ public struct ConnectionAdmission: Sendable {
         public var maxTotal: Int
         public var maxPerClient: Int
         public var requestTimeout: Duration
+        /// Clients (`ClientAddress.client`) not held to `maxPerClient`: the load balancers in
+        /// front, which carry everyone's connections (`--trusted-proxy`).
+        public var uncapped: Set<String>
 
-        public init(maxTotal: Int, maxPerClient: Int = 64, requestTimeout: Duration = .seconds(10)) {
+        public init(maxTotal: Int, maxPerClient: Int = 64, requestTimeout: Duration = .seconds(10), uncapped: Set<String> = []) {
             self.maxTotal = maxTotal
             self.maxPerClient = maxPerClient
             self.requestTimeout = requestTimeout
+            self.uncapped = uncapped
         }
     }
 
@@ -60,7 +64,9 @@ public struct ConnectionAdmission: Sendable {
 
     /// A connection `id` from `client` was just accepted.
     public mutating func accept(_ id: UInt64, from client: ClientAddress, now: Instant) -> Decision {
-        if perClient[client.client, default: 0] >= max(1, limits.maxPerClient) { return .refuse(.tooManyFromClient) }
+        if perClient[client.client, default: 0] >= max(1, limits.maxPerClient), !limits.uncapped.contains(client.client) {
+            return .refuse(.tooManyFromClient)
+        }
         var evicted: UInt64?
         if entries.count >= max(1, limits.maxTotal) {
             guard let oldest = entries.filter({ $0.value.deadline != nil }).min(by: { $0.value.deadline! < $1.value.deadline! })?.key else {

@@ -9,6 +9,10 @@ public struct RendezvousConfig: Sendable {
     public var lobbyTimeout: Duration = .seconds(15)
     /// A joined connection that sends nothing (clients ping every 15 s) for this long is dropped.
     public var silenceTimeout: Duration = .seconds(45)
+    /// This instance's share of the room ids when several serve one address (`--instance K/N`).
+    public var partition: RoomPartition?
+    /// This worker's share of the rooms when the process runs several (`--workers N`).
+    public var workers: WorkerShare?
     /// Handed to every participant in `joined`.
     public var iceServers: [IceServer] = []
 

@@ -17,6 +17,8 @@ extension RendezvousCore {
         }
         let address = connection.address
         if let why = attemptsExhausted(address, now: now) { return refuseJoin(id, .rateLimited, why) }
+        // Misrouted, not guessed: not counted against the address.
+        if let why = misrouted(roomID) { return refuseJoin(id, .wrongInstance, why) }
         guard var room = rooms[roomID] else {
             recordFailedAttempt(address, now: now)
             log("join refused on \(id) from \(address): no room \(roomID)")
@@ -36,6 +38,7 @@ extension RendezvousCore {
         } else {
             room.wrongGuesses.record(at: now)
             rooms[roomID] = room
+            counters.wrongPins += 1
             recordFailedAttempt(address, now: now)
             log("join refused on \(id) from \(address): wrong pin for room \(roomID)")
             return refuseJoin(id, .wrongPin, "wrong pin for room \(roomID)")
@@ -44,6 +47,17 @@ extension RendezvousCore {
             return refuseJoin(id, .roomFull, "room \(roomID) already has \(ProtocolLimits.maxParticipants) participants")
         }
         seat(name, role: role, on: id, in: roomID, now: now)
+    }
+
+    /// A client that opened `/v1/ws` without `?room=` reached a worker that does not hold its room.
+    /// Why `room` is not this core's to serve (another instance's or another worker's), or nil.
+    /// Misrouted, not guessed: never counted against the address.
+    func misrouted(_ room: RoomID) -> String? {
+        if let partition = config.partition, !partition.owns(room) { return partition.refusal(room) }
+        if let workers = config.workers, !workers.owns(room) {
+            return "room \(room) is held by another worker of this rendezvous: open the WebSocket at /v1/ws?room=\(room) (conf does)"
+        }
+        return nil
     }
 
     // MARK: Per-address limits

@@ -27,6 +27,7 @@ extension RendezvousCore {
             return refuseJoin(id, .resumeRefused,
                               "the resume token is not valid (damaged, from another rendezvous, or expired): join again with the pin")
         }
+        if let why = misrouted(token.room) { return refuseJoin(id, .wrongInstance, why) }
         let seat = token.participant
         let foreign = token.instance != instance
         guard var room = rooms[token.room] else {
@@ -41,6 +42,7 @@ extension RendezvousCore {
                     return refuseJoin(id, .resumeRefused, "room \(token.room) is full now: your seat was taken")
                 }
                 log("\(seat.id) took its seat back in recreated room \(token.room) on \(id) from \(address)")
+                counters.resumes += 1
                 return addMember(seat, on: id, to: token.room, now: now)
             }
             return refuseJoin(id, .resumeRefused,
@@ -61,6 +63,7 @@ extension RendezvousCore {
         connections[id]?.joined = (token.room, seat.id)
         sendJoined(seat.id, in: token.room, to: id, now: now)
         log("\(seat.id) took its seat back in room \(token.room) on \(id) from \(address)")
+        counters.resumes += 1
     }
 
     private func recreate(from token: ResumeToken, on id: ConnectionID, now: Instant) {
@@ -75,6 +78,7 @@ extension RendezvousCore {
         room.nextParticipantNumber = Int.random(in: 100_000...899_999, using: &random) * 1000
         addRoom(token.room, room)
         log("room \(token.room) recreated from a resume token by \(address)")
+        counters.resumes += 1
         addMember(token.participant, on: id, to: token.room, now: now)
     }
 }

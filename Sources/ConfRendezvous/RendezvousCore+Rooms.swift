@@ -43,7 +43,9 @@ extension RendezvousCore {
         createsByNetwork[client.network] = byNetwork
 
         var id: RoomID
-        repeat { id = RoomID(digits(8))! } while rooms[id] != nil
+        repeat {
+            id = config.partition.map { $0.roomID(randomDigits: digits) } ?? RoomID(digits(8))!
+        } while rooms[id] != nil || config.workers.map { !$0.owns(id) } == true  // 1 try in N
         let pins: (pin: Pin, listenPin: Pin)
         if let key {
             pins = key.pins(for: id)
@@ -55,6 +57,7 @@ extension RendezvousCore {
         }
         addRoom(id, Room(name: request.name, resolution: request.resolution, pin: pins.pin, listenPin: pins.listenPin,
                          creator: client, emptySince: now, wrongGuesses: SlidingWindowCounter(window: config.roomGuessWindow)))
+        counters.roomsCreated += 1
         log("room \(id) created by \(client) (\(request.resolution.rawValue))")
         return RoomCreated(room: id, pin: pins.pin, listenPin: pins.listenPin, name: request.name, resolution: request.resolution)
     }
@@ -89,6 +92,7 @@ extension RendezvousCore {
         let participant = Participant(id: ParticipantID("p\(room.nextParticipantNumber)"), name: name, role: role)
         room.nextParticipantNumber += 1
         rooms[roomID] = room
+        counters.joins += 1
         addMember(participant, on: id, to: roomID, now: now)
         log("\(participant.id) joined room \(roomID) as \(role.rawValue) on \(id) from \(connections[id]?.address.description ?? "?")")
     }

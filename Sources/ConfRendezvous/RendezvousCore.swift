@@ -38,6 +38,8 @@ public final class RendezvousCore {
     var roomsHeldByNetwork: [String: Int] = [:]
     var knocksByClient: [String: Int] = [:]
     var knocksByNetwork: [String: Int] = [:]
+    /// For the metrics page.
+    public internal(set) var counters = RendezvousCounters()
     private var outputs: [RendezvousOutput] = []
     private var outputIndex = 0
 
@@ -201,7 +203,10 @@ public final class RendezvousCore {
             return refuse(id, .noSuchPeer, "no participant \(target) in room \(joined.room)")
         }
         // An away member's signals are dropped: its links renegotiate if they need to once it is back.
-        if let connection = member.connection { send(.signal(from: joined.id, payload: payload), to: connection) }
+        if let connection = member.connection {
+            counters.relays += 1
+            send(.signal(from: joined.id, payload: payload), to: connection)
+        }
     }
 
     // MARK: Output helpers
@@ -211,6 +216,7 @@ public final class RendezvousCore {
     }
 
     func refuse(_ id: ConnectionID, _ code: ErrorCode, _ message: String) {
+        counters.refusals[code, default: 0] += 1
         send(.error(code: code, message: message), to: id)
     }
 

@@ -2,8 +2,10 @@ import ConfWire
 
 /// Transport-wide congestion control in offer/answer: the transport sequence number header
 /// extension (`a=extmap`, RFC 8285) on audio and video, and the feedback it makes possible
-/// (`a=rtcp-fb:PT transport-cc`, as browsers offer both). `goog-remb`
-/// (draft-alvestrand-rmcat-remb-03 section 3) conf does not offer, but takes when offered.
+/// (`a=rtcp-fb:PT transport-cc`, as browsers offer both), and on video `goog-remb`
+/// (draft-alvestrand-rmcat-remb-03 section 3): conf sends each peer its share of a downlink they
+/// queue in together as a REMB (CallEngine+DownlinkShare), which a browser heeds only where it
+/// was negotiated.
 extension SDPNegotiation {
     public static let transportSequenceURI = TransportSequenceNumber.uri
     /// The id conf offers the transport sequence number at, in both sections: one BUNDLE
@@ -12,8 +14,9 @@ extension SDPNegotiation {
     static let transportFeedbackName = "transport-cc"
     static let receiverEstimatedBitrateName = "goog-remb"
 
-    static func offerCongestionControl(in section: inout MediaDescription, payloadType: UInt8) {
+    static func offerCongestionControl(in section: inout MediaDescription, payloadType: UInt8, receiverEstimate: Bool) {
         section.extensions.append((transportSequenceExtensionID, transportSequenceURI))
+        if receiverEstimate { section.rtcpFeedback.append((String(payloadType), receiverEstimatedBitrateName)) }
         section.rtcpFeedback.append((String(payloadType), transportFeedbackName))
     }
 
@@ -34,7 +37,7 @@ extension SDPNegotiation {
     }
 
     /// From the peer's answer to our offer: what both sides listed. goog-remb is taken from an
-    /// answer even though conf never offers it: it only says the peer may send REMB.
+    /// answer to an offer without it too: it only says the peer may send REMB.
     static func acceptCongestionControl(answer theirs: MediaDescription, offer ours: MediaDescription, payloadType: UInt8,
                                         negotiated: inout NegotiatedMedia) {
         if usableTransportSequence(in: ours) != nil { negotiated.transportSequenceExtension = usableTransportSequence(in: theirs)?.id }

@@ -16,7 +16,7 @@ public enum SDPNegotiation {
         audio.rtpMaps = [RTPMap(payloadType: opusPayloadType, encoding: "opus", clockRate: 48000, channels: 2)]
         audio.formatParameters = [opusPayloadType: "minptime=10;useinbandfec=1"]
         audio.extensions = [(1, audioLevelURI)]
-        if local.congestionControl { offerCongestionControl(in: &audio, payloadType: opusPayloadType) }
+        if local.congestionControl { offerCongestionControl(in: &audio, payloadType: opusPayloadType, receiverEstimate: false) }
         audio.direction = local.mediaDirection
         if local.role == .publisher { audio.ssrcs = [local.audioSSRC.rawValue] }
         audio.mediaStreams = mediaStreams(for: audio, sessionID: sessionID)
@@ -24,7 +24,7 @@ public enum SDPNegotiation {
         video.formats = [String(vp8PayloadType)]
         video.rtpMaps = [RTPMap(payloadType: vp8PayloadType, encoding: "VP8", clockRate: 90000)]
         video.rtcpFeedback = [("96", "nack"), ("96", "nack pli"), ("96", "ccm fir")]
-        if local.congestionControl { offerCongestionControl(in: &video, payloadType: vp8PayloadType) }
+        if local.congestionControl { offerCongestionControl(in: &video, payloadType: vp8PayloadType, receiverEstimate: true) }
         video.direction = local.mediaDirection
         if local.role == .publisher { video.ssrcs = [local.videoSSRC.rawValue] }
         video.mediaStreams = mediaStreams(for: video, sessionID: sessionID)

@@ -65,7 +65,8 @@ final class FakeSpeaker: AudioSink {
         #expect(frame.level < 20)
         pipeline.muted = true
         let muted = try #require(pipeline.frames(now: clock.now() + .milliseconds(40)).first)
-        #expect(muted.opus == nil && muted.level == 127)
+        #expect(muted.opus == nil, "nothing is encoded while muted")
+        #expect(muted.level < 20, "its level is still measured (to say we talk into a muted microphone)")
     }
 
     @Test func aDeviceSourceSendsWhatItCapturedAndItsLossIsReportedOnceThenSilenceGoesOut() throws {
@@ -131,5 +132,50 @@ final class FakeSpeaker: AudioSink {
         #expect(speaker.left == [ann.id] && recorder.left == [ann.id])
         pipeline.close()
         #expect(speaker.closed && recorder.closed)
+    }
+}
+
+/// A speaker that keeps what it was given, by participant.
+final class KeepingSink: AudioSink {
+    var frames: [(peer: Participant, pcm: [Int16], at: Instant)] = []
+    func play(_ pcm: [Int16], from peer: Participant, at: Instant) -> MediaIssue? {
+        frames.append((peer, pcm, at))
+        return nil
+    }
+    func peerLeft(_ id: ParticipantID) {}
+    func close() {}
+}
+
+@Suite struct LocalSoundsTests {
+    let ann = Participant(id: ParticipantID("p2"), name: "ann", role: .publisher)
+
+    /// A join plays the join sound on the speaker, as its own participant, 20 ms a frame in real time.
+    @Test func aJoinPlaysItsSoundFrameByFrame() {
+        let speaker = KeepingSink()
+        let sounds = LocalSounds(speaker: speaker)
+        let clock = ManualClock(Instant(nanoseconds: 1_000_000_000))
+        sounds.react(to: .peerMuted(ann, audio: true, video: false), now: clock.now())
+        #expect(sounds.nextFrameDue == nil, "no sound for that")
+        sounds.react(to: .peerJoined(ann), now: clock.now())
+        let expected = (CallSound.joined.samples.count + 959) / 960
+        for _ in 0..<100 {
+            sounds.tick(now: clock.now())
+            clock.advance(by: .milliseconds(5))
+        }
+        #expect(speaker.frames.count == expected)
+        #expect(speaker.frames.allSatisfy { $0.peer.id == LocalSounds.participant.id && $0.pcm.count == 960 })
+        #expect(zip(speaker.frames, speaker.frames.dropFirst()).allSatisfy { $1.at.since($0.at) == .milliseconds(20) })
+        #expect(Array(speaker.frames.flatMap(\.pcm).prefix(CallSound.joined.samples.count)) == CallSound.joined.samples)
+        #expect(sounds.nextFrameDue == nil, "done")
+    }
+
+    /// Ten people arriving at once make a second or so of sound, not ten sounds in a row.
+    @Test func aBurstOfEventsIsBounded() {
+        let speaker = KeepingSink()
+        let sounds = LocalSounds(speaker: speaker)
+        let now = Instant(nanoseconds: 1_000_000_000)
+        for _ in 0..<10 { sounds.react(to: .peerJoined(ann), now: now) }
+        sounds.tick(now: now + .seconds(10))
+        #expect(speaker.frames.count * 20 <= 2_400, "\(speaker.frames.count * 20) ms of sound")
     }
 }

@@ -1,6 +1,8 @@
 import ConfCallMedia
 import ConfCore
 import ConfMedia
+import ConfWire
+import Foundation
 import Synchronization
 import Testing
 
@@ -56,5 +58,43 @@ final class HopQueue: Sendable {
         #expect(issues == [.cameraLost])
         #expect(camera.closed)
         #expect(pipeline.sends == false)
+    }
+
+    /// A camera swapped in after a portrait clip gives landscape pictures: they are cropped to the
+    /// encoder's shape (the encoder is made once), and are the window's own picture.
+    @Test func aPictureOfAnotherShapeIsCroppedToTheEncodersSize() throws {
+        let camera = FakeCamera()
+        let hops = HopQueue()
+        let pipeline = VideoPipeline(source: camera, encoder: try VP8Encoder(width: 48, height: 64, bitrateKbps: 200, framesPerSecond: 10),
+                                     framesPerSecond: 10, recordings: nil, hop: hops.hop)
+        var encoded = 0
+        pipeline.onEncoded = { _, _ in encoded += 1 }
+        camera.picture = TestPatternSource(width: 64, height: 48).nextFrame()
+        let clock = ManualClock(Instant(nanoseconds: 1_000_000_000))
+        pipeline.tick(now: clock.now())
+        #expect(pipeline.ownPicture.map { [$0.width, $0.height] } == [48, 64])
+        let deadline = ContinuousClock.now + .seconds(10)
+        while hops.run() == 0 && ContinuousClock.now < deadline {}
+        clock.advance(by: .milliseconds(5))
+        pipeline.tick(now: clock.now())
+        #expect(encoded == 1)
+        pipeline.paused = true
+        #expect(pipeline.ownPicture == nil, "no own picture while the camera is off")
+    }
+
+    /// A recording's IVF header names the size the sender sent (from its key frame), not the room's.
+    @Test func aRecordingsHeaderHasTheSendersSize() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("conf-ivf-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let recordings = Recordings(directory: directory, videoSize: (640, 480))
+        let encoder = try VP8Encoder(width: 48, height: 64, bitrateKbps: 200, framesPerSecond: 10)
+        let key = try #require(try encoder.encode(TestPatternSource(width: 48, height: 64).nextFrame(), keyFrame: true))
+        let ann = Participant(id: ParticipantID("p2"), name: "ann", role: .publisher)
+        #expect(recordings.video(key.data, rtpTimestamp: 0, ssrc: 1, from: ann, at: Instant(nanoseconds: 0)) == nil)
+        recordings.close()
+        let file = try #require(try FileManager.default.contentsOfDirectory(atPath: directory).first { $0.hasSuffix(".ivf") })
+        let header = [UInt8](try Data(contentsOf: URL(fileURLWithPath: directory + "/" + file)).prefix(16))
+        #expect(Int(header[12]) | Int(header[13]) << 8 == 48 && Int(header[14]) | Int(header[15]) << 8 == 64, "\(header)")
     }
 }

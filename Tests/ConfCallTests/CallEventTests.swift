@@ -34,6 +34,7 @@ import Testing
         .peerVideoUnmuted(mal),
         .peerVideoHidden(mal, hidden: true),
         .talking(.peer(mal), talking: true),
+        .talkingWhileMuted,
         .audioStats([.init(peer: ParticipantID("p3"), kbps: 31.26, lossPercent: 0, jitter: .microseconds(1_840), buffered: .milliseconds(60),
                            target: .milliseconds(40), concealed: .zero)]),
         .linkStats([.init(peer: ParticipantID("p3"), estimateKbps: 987.65, sentKbps: 912.34, roundTrip: .microseconds(41_260), lossPercent: 1.25,

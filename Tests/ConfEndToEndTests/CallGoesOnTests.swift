@@ -15,7 +15,7 @@ import Testing
         let (host, room, pin, listenPin, server) = try Self.host(["--connect-timeout", "2"])
         let port = try #require(UInt16(server.split(separator: ":").last!))
         // A listener that joins and then answers nothing: no offer, no candidates, ever.
-        let ghost = try RawWebSocket(port: port)
+        let ghost = try RawWebSocket(port: port, room: room)
         ghost.sendText(#"{"type":"join","room":"\#(room)","pin":"\#(listenPin)","name":"ghost"}"#)
         #expect(ghost.receiveJSON()?["type"] as? String == "joined")
         let failed = host.waitForEvent("peer-disconnected", timeout: .seconds(6))
@@ -39,7 +39,7 @@ import Testing
     @Test func aJoinerThatReachesNobodyStillEndsWithExit8() throws {
         let server = try RendezvousProcess()
         let room = try server.createRoom()
-        let ghost = try RawWebSocket(port: server.port)
+        let ghost = try RawWebSocket(port: server.port, room: room.room)
         ghost.sendText(#"{"type":"join","room":"\#(room.room)","pin":"\#(room.pin)","name":"ghost"}"#)
         #expect(ghost.receiveJSON()?["type"] as? String == "joined")
         let bob = try ConfProcess(["join", room.room, room.pin, "--server", server.address, "--as", "bob", "--json", "--connect-timeout", "2"])

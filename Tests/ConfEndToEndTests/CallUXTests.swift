@@ -98,22 +98,11 @@ extension CallUXTests {
     @Test func theTerminalViewShowsTheWordsAndTheEnd() throws {
         let host = try ConfProcess(["host", "--listen", "127.0.0.1:0", "--as", "ann", "--json", "--resolution", "240p"])
         let command = try #require(host.waitForEvent("room")?["join_command"] as? String)
-        let transcript = FileManager.default.temporaryDirectory.appendingPathComponent("conf-view-\(UUID().uuidString.prefix(8)).out")
-        defer { try? FileManager.default.removeItem(at: transcript) }
-        let join = command.replacingOccurrences(of: "conf join", with: ConfProcess.executable.path + " join")
-        let viewer = Process()
-        viewer.executableURL = URL(fileURLWithPath: "/usr/bin/script")
-        viewer.arguments = ["-qec", "stty cols 100 rows 30; \(join) --as bob --duration 3 --video-view terminal", transcript.path]
-        viewer.environment = ProcessInfo.processInfo.environment.merging(["CONF_AUDIO_SOURCE": "silence", "CONF_AUDIO_SINK": "none",
-                                                                           "XDG_CONFIG_HOME": "/nonexistent", "NO_COLOR": "1"]) { $1 }
-        viewer.standardOutput = FileHandle.nullDevice
-        viewer.standardError = FileHandle.nullDevice
-        try viewer.run()
+        let viewer = try TerminalTranscript(joinCommand: command, arguments: "--as bob --duration 3 --video-view terminal --ui lines", columns: 100, rows: 30,
+                                            environment: ["NO_COLOR": "1"])
         let sas = try #require(host.waitForEvent("peer-connected", timeout: .seconds(15))?["sas"] as? String)
-        #expect(ConfProcess.waitUntil(timeout: .seconds(20)) { !viewer.isRunning })
-        viewer.waitUntilExit()
-        #expect(viewer.terminationStatus == 0)
-        let screen = String(decoding: try Data(contentsOf: transcript), as: UTF8.self)
+        #expect(viewer.waitForExit() == 0)
+        let screen = viewer.text
         #expect(screen.contains("ann (p1)  " + sas), "the words under ann's name")
         let normalScreen = try #require(screen.components(separatedBy: "\u{1B}[?1049l").last)
         #expect(normalScreen.contains("Left the room (the duration ran out)."), "\(normalScreen)")

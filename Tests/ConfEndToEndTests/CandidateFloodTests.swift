@@ -52,7 +52,7 @@ final class UDPWatcher {
                                     "--connect-timeout", "1"])
         #expect(conf.waitForEvent("joined") != nil)
         let watchers = try (0..<100).map { _ in try UDPWatcher(address: "127.0.0.5") }
-        let mallory = try RawWebSocket(port: server.port)
+        let mallory = try RawWebSocket(port: server.port, room: room.room)
         mallory.sendText(#"{"type":"join","room":"\#(room.room)","pin":"\#(room.pin)","name":"mallory"}"#)
         let joined = try #require(mallory.receiveJSON())
         let confID = try #require((joined["peers"] as? [[String: Any]])?.first?["id"] as? String)

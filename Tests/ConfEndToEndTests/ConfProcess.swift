@@ -36,17 +36,7 @@ final class ConfProcess: @unchecked Sendable {
             process.executableURL = Self.executable
             process.arguments = arguments
         }
-        var env = ProcessInfo.processInfo.environment
-        env["HOME"] = FileManager.default.temporaryDirectory.path
-        env["XDG_CONFIG_HOME"] = FileManager.default.temporaryDirectory.appendingPathComponent("conf-tests-no-config").path
-        env["CONF_SERVER"] = nil
-        env["CONF_NAME"] = nil
-        env["NO_COLOR"] = "1"
-        // No sound devices unless a test asks for them (PulseAudio tests start their own daemon).
-        env["CONF_AUDIO_SOURCE"] = "silence"
-        env["CONF_AUDIO_SINK"] = "none"
-        for (key, value) in environment { env[key] = value }
-        process.environment = env
+        process.environment = Self.environment(environment)
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
@@ -60,6 +50,25 @@ final class ConfProcess: @unchecked Sendable {
         collect(out, isStdout: true)
         collect(err, isStdout: false)
         try process.run()
+    }
+
+    /// The environment conf runs in under test: `extra` on top of ours, without what would let a
+    /// developer's settings, desktop or sound devices in.
+    static func environment(_ extra: [String: String]) -> [String: String] {
+        var env = ProcessInfo.processInfo.environment
+        env["HOME"] = FileManager.default.temporaryDirectory.path
+        env["XDG_CONFIG_HOME"] = FileManager.default.temporaryDirectory.appendingPathComponent("conf-tests-no-config").path
+        env["CONF_SERVER"] = nil
+        env["CONF_NAME"] = nil
+        env["NO_COLOR"] = "1"
+        // No window pops up on a developer's desktop (`--video-view auto`); a test that wants one gives DISPLAY.
+        env["DISPLAY"] = nil
+        env["WAYLAND_DISPLAY"] = nil
+        // No sound devices unless a test asks for them (PulseAudio tests start their own daemon).
+        env["CONF_AUDIO_SOURCE"] = "silence"
+        env["CONF_AUDIO_SINK"] = "none"
+        for (key, value) in extra { env[key] = value }
+        return env
     }
 
     /// Appends what arrives on `pipe` to one of the captured texts; counts the pipe closed at EOF.

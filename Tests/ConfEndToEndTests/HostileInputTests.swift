@@ -9,7 +9,7 @@ import Testing
         let socket: RawWebSocket
         init(_ server: RendezvousProcess) throws {
             let room = try server.createRoom(name: "bystanders")
-            socket = try RawWebSocket(port: server.port)
+            socket = try RawWebSocket(port: server.port, room: room.room)
             socket.sendText(#"{"type":"join","room":"\#(room.room)","pin":"\#(room.pin)","name":"by"}"#)
             guard socket.receiveJSON()?["type"] as? String == "joined" else { throw TestFailure("bystander could not join") }
         }
@@ -20,7 +20,7 @@ import Testing
     }
 
     func joined(_ server: RendezvousProcess, room: (room: String, pin: String, listenPin: String), name: String = "x") throws -> RawWebSocket {
-        let socket = try RawWebSocket(port: server.port)
+        let socket = try RawWebSocket(port: server.port, room: room.room)
         socket.sendText(#"{"type":"join","room":"\#(room.room)","pin":"\#(room.pin)","name":"\#(name)"}"#)
         guard socket.receiveJSON()?["type"] as? String == "joined" else { throw TestFailure("join failed") }
         return socket
@@ -129,7 +129,7 @@ import Testing
         let server = try RendezvousProcess()
         let room = try server.createRoom()
         let socket = try joined(server, room: room)
-        let wrong = try RawWebSocket(port: server.port)
+        let wrong = try RawWebSocket(port: server.port, room: room.room)
         wrong.sendText(#"{"type":"join","room":"\#(room.room)","pin":"\#(room.pin == "111111" ? "222222" : "111111")","name":"w"}"#)
         _ = wrong.receiveJSON()
         socket.sendText(#"{"type":"leave"}"#)

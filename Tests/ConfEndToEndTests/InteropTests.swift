@@ -10,7 +10,7 @@ import Testing
         .appendingPathComponent("Interop/webrtcbin_peer.py").path
 
     /// Runs the webrtcbin peer to the end; its exit status and what it printed.
-    static func runPeer(_ arguments: [String]) throws -> (Int32, String) {
+    static func runPeer(_ arguments: [String], script: String = script) throws -> (Int32, String) {
         let peer = Process()
         peer.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         peer.arguments = [script] + arguments
@@ -42,6 +42,28 @@ import Testing
         #expect(conf.waitForEvent("chat", timeout: .seconds(5)) { $0["text"] as? String == "hello from gstreamer" } != nil)
         conf.signal(SIGTERM)
         #expect(conf.waitForExit() == 0)
+    }
+
+    /// webrtcbin offering Opus and VP8 with transport-cc (Tests/Interop/webrtcbin_video_peer.py)
+    /// decodes conf's video. It asks for no key frame (no PLI), so it decoded nothing while a new
+    /// link got conf's deltas first; a new link now starts at a key frame.
+    @Test func webrtcbinDecodesConfsVideo() throws {
+        let host = try ConfProcess(["host", "--listen", "127.0.0.1:0", "--as", "ann", "--json", "--resolution", "240p", "--video-source", "pattern"])
+        let room = try #require(host.waitForEvent("room"))
+        // The join command ends "--server HOST:PORT".
+        let address = try #require((room["join_command"] as? String)?.split(separator: " ").last.map(String.init))
+        let videoPeer = URL(fileURLWithPath: Self.script).deletingLastPathComponent().appendingPathComponent("webrtcbin_video_peer.py").path
+        let (_, text) = try Self.runPeer([address, try #require(room["room"] as? String), try #require(room["pin"] as? String), "6", "200"],
+                                         script: videoPeer)
+        let seconds = text.split(separator: "\n").compactMap { line in
+            (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
+        }
+        let decoded = seconds.compactMap { $0["frames"] as? Int }
+        #expect(text.contains("DONE"), "webrtcbin peer: \(text)")
+        // conf sends the pattern at 15 frames a second; the peer counts what its decoder put out.
+        #expect(decoded.dropFirst(2).reduce(0, +) >= 30, "frames webrtcbin decoded each second: \(decoded)")
+        host.signal(SIGTERM)
+        #expect(host.waitForExit() == 0)
     }
 
     /// A peer whose offer carries only sha-384 and sha-512 fingerprints of its real certificate

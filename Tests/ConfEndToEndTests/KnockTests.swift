@@ -6,7 +6,7 @@ import Testing
 /// addresses, and `conf join` with the right pin (docs/SECURITY.md, "Guessing a pin").
 @Suite struct KnockTests {
     func guess(_ server: RendezvousProcess, _ room: String, _ pin: String, from address: String) throws -> RawWebSocket {
-        let socket = try RawWebSocket(port: server.port, from: address)
+        let socket = try RawWebSocket(port: server.port, room: room, from: address)
         socket.sendText(#"{"type":"join","room":"\#(room)","pin":"\#(pin)","name":"guesser"}"#)
         return socket
     }

@@ -122,7 +122,7 @@ extension ConfProcess: Hashable {
         let room = try server.createRoom()
         let conf = try ConfProcess(["join", room.room, room.pin, "--server", server.address, "--as", "conf", "--json"])
         #expect(conf.waitForEvent("joined") != nil)
-        let socket = try RawWebSocket(port: server.port)
+        let socket = try RawWebSocket(port: server.port, room: room.room)
         socket.sendText(#"{"type":"join","room":"\#(room.room)","pin":"\#(room.pin)","name":"mallory"}"#)
         let joined = try #require(socket.receiveJSON())
         let conf_id = try #require((joined["peers"] as? [[String: Any]])?.first?["id"] as? String)

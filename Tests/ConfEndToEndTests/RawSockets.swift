@@ -97,7 +97,10 @@ final class RawWebSocket {
         case other(UInt8)
     }
 
-    init(port: UInt16, path: String = "/v1/ws", from source: String? = nil) throws {
+    /// `room`: the room the join or resume will name, in the URL as clients send it (a rendezvous
+    /// with several workers hands the connection to the one holding the room).
+    init(port: UInt16, room: String? = nil, from source: String? = nil) throws {
+        let path = "/v1/ws" + (room.map { "?room=\($0)" } ?? "")
         connection = try TCPConnection(port: port, from: source)
         let request = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
             + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"

@@ -5,14 +5,14 @@ import Testing
 /// restart with the same `--state-dir` (docs/SECURITY.md, "Resume tokens").
 @Suite struct ResumeTests {
     func join(_ server: RendezvousProcess, _ room: String, _ pin: String, _ name: String) throws -> (RawWebSocket, [String: Any]) {
-        let socket = try RawWebSocket(port: server.port)
+        let socket = try RawWebSocket(port: server.port, room: room)
         socket.sendText(#"{"type":"join","room":"\#(room)","pin":"\#(pin)","name":"\#(name)"}"#)
         guard let joined = socket.receiveJSON(), joined["type"] as? String == "joined" else { throw TestFailure("\(name) could not join") }
         return (socket, joined)
     }
 
-    func resume(_ server: RendezvousProcess, _ token: String) throws -> (RawWebSocket, [String: Any]?) {
-        let socket = try RawWebSocket(port: server.port)
+    func resume(_ server: RendezvousProcess, _ token: String, room: String) throws -> (RawWebSocket, [String: Any]?) {
+        let socket = try RawWebSocket(port: server.port, room: room)
         socket.sendText(#"{"type":"resume","token":"\#(token)"}"#)
         return (socket, socket.receiveJSON())
     }
@@ -32,10 +32,10 @@ import Testing
 
         let second = try RendezvousProcess(["--state-dir", state])
         defer { second.process.signal(SIGTERM) }
-        let (bobSocket, bobBack) = try resume(second, bobToken)
+        let (bobSocket, bobBack) = try resume(second, bobToken, room: room.room)
         #expect(bobBack?["type"] as? String == "joined" && bobBack?["you"] as? String == "p2", "\(bobBack ?? [:])")
         #expect(bobBack?["role"] as? String == "listener" && bobBack?["name"] as? String == "retro")
-        let (_, annBack) = try resume(second, annToken)
+        let (_, annBack) = try resume(second, annToken, room: room.room)
         #expect(annBack?["you"] as? String == "p1" && (annBack?["peers"] as? [[String: Any]])?.first?["name"] as? String == "bob")
         #expect(bobSocket.receiveJSON()?["type"] as? String == "peer-joined")
         // The pins are the same after the restart: they come from the secret.
@@ -44,7 +44,7 @@ import Testing
 
         let other = try RendezvousProcess(["--state-dir", state + "-other"])
         defer { other.process.signal(SIGTERM); try? FileManager.default.removeItem(atPath: state + "-other") }
-        let (_, refused) = try resume(other, annToken)
+        let (_, refused) = try resume(other, annToken, room: room.room)
         #expect(refused?["code"] as? String == "resume-refused")
     }
 }

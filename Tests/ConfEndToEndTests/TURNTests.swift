@@ -5,21 +5,7 @@ import Testing
 /// server given on the command line or handed out by the rendezvous.
 @Suite struct TURNTests {
     /// A UDP port free right now (bound, read, released).
-    static func freeUDPPort() -> UInt16 {
-        let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                bind(fd, pointer, length)
-                return getsockname(fd, pointer, &length)
-            }
-        }
-        return UInt16(bigEndian: address.sin_port)
-    }
+    static func freeUDPPort() -> UInt16 { freePort(SOCK_DGRAM) }
 
     final class Coturn {
         let process = Process()

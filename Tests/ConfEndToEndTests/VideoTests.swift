@@ -105,24 +105,29 @@ import Testing
     @Test func videoIsDrawnInTheTerminal() throws {
         let host = try ConfProcess(["host", "--listen", "127.0.0.1:0", "--as", "ann", "--json", "--resolution", "240p", "--video-source", "pattern"])
         let command = try #require(host.waitForEvent("room")?["join_command"] as? String)
-        let transcript = FileManager.default.temporaryDirectory.appendingPathComponent("conf-view-\(UUID().uuidString.prefix(8)).out")
-        defer { try? FileManager.default.removeItem(at: transcript) }
-        let join = command.replacingOccurrences(of: "conf join", with: ConfProcess.executable.path + " join")
-        let viewer = Process()
-        viewer.executableURL = URL(fileURLWithPath: "/usr/bin/script")
-        viewer.arguments = ["-qec", "stty cols 100 rows 30; \(join) --as bob --duration 3 --video-view terminal", transcript.path]
-        viewer.environment = ProcessInfo.processInfo.environment.merging(["CONF_AUDIO_SOURCE": "silence", "CONF_AUDIO_SINK": "none",
-                                                                           "XDG_CONFIG_HOME": "/nonexistent"]) { $1 }
-        viewer.standardOutput = FileHandle.nullDevice
-        viewer.standardError = FileHandle.nullDevice
-        try viewer.run()
-        #expect(ConfProcess.waitUntil(timeout: .seconds(20)) { !viewer.isRunning })
-        viewer.waitUntilExit()
-        #expect(viewer.terminationStatus == 0)
-        let screen = String(decoding: try Data(contentsOf: transcript), as: UTF8.self)
+        let viewer = try TerminalTranscript(joinCommand: command, arguments: "--as bob --duration 3 --video-view terminal --ui lines", columns: 100, rows: 30)
+        #expect(viewer.waitForExit() == 0)
+        let screen = viewer.text
         #expect(screen.contains("\u{1B}[?1049h") && screen.contains("\u{1B}[?1049l"))
-        #expect(screen.components(separatedBy: "m▀").count > 1000, "no picture drawn")
+        #expect(screen.components(separatedBy: "▀").count > 2000, "no whole picture drawn (74x28 cells)")
         #expect(screen.contains("ann (p1)") && screen.contains("connected to ann"))
+        host.signal(SIGTERM)
+        #expect(host.waitForExit() == 0)
+    }
+
+    /// A 1000x300 terminal and a picture whose every pixel changes each frame (pattern:noisy):
+    /// the view writes at most about 2 MB a second, however large the terminal (it wrote 120 MB
+    /// in 3 s before it counted its bytes).
+    @Test func aHugeTerminalGetsFewerFramesNotMegabytes() throws {
+        let host = try ConfProcess(["host", "--listen", "127.0.0.1:0", "--as", "ann", "--json", "--resolution", "480p", "--video-source", "pattern:noisy"])
+        let command = try #require(host.waitForEvent("room")?["join_command"] as? String)
+        let viewer = try TerminalTranscript(joinCommand: command, arguments: "--as bob --duration 4 --video-view terminal --ui lines", columns: 1000, rows: 300)
+        #expect(viewer.waitForExit() != nil)
+        let bytes = viewer.bytes
+        let cells = String(decoding: bytes, as: UTF8.self).components(separatedBy: "▀").count - 1
+        #expect(cells > 50_000, "the picture was drawn: \(cells) cells")
+        // One whole 640x240-cell picture is about 7 MB; then 2 MB a second for the rest.
+        #expect(bytes.count < 16_000_000, "\(bytes.count) bytes in 4 s")
         host.signal(SIGTERM)
         #expect(host.waitForExit() == 0)
     }

@@ -113,3 +113,24 @@ import Testing
         }
     }
 }
+
+/// `pattern:clock` draws the clock's milliseconds (mod 2^24) in 24 cells, most significant first.
+@Suite struct ClockPatternTests {
+    @Test func thePictureCarriesTheMillisecondItWasMade() throws {
+        let sources = MediaBackends.generatedVideoSources() as BackendRegistry<(any VideoSource)?, Void>
+        let clock = ManualClock(Instant(nanoseconds: 5_000_000_000 + 0xA5_3C_96 * 1_000_000 + 400_000))
+        let open = try sources.prepare("pattern:clock")
+        let source = try #require(try open(BackendContext(devices: (), video: VideoFormat(width: 240, height: 80, framesPerSecond: 30), clock: clock)))
+        let picture = try #require(source.newestPicture())
+        var stamp = 0
+        for cell in 0..<24 {
+            let (row, column) = (cell / 12, cell % 12)
+            let luma = picture.y[(row * 40 + 20) * 240 + column * 20 + 10]
+            stamp = stamp << 1 | (luma > 128 ? 1 : 0)
+        }
+        #expect(stamp == (5_000 + 0xA5_3C_96) & 0xFF_FFFF, "read back \(String(stamp, radix: 16))")
+        clock.advance(by: .milliseconds(1))
+        #expect(source.newestPicture() != picture, "a millisecond later, another picture")
+        #expect(throws: MediaBackendError.self) { try sources.prepare("pattern:clockwork") }
+    }
+}

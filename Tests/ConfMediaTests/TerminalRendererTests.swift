@@ -35,4 +35,28 @@ import Testing
         #expect(cells[0].row == 1 && cells[1].column == 41 && cells[2].row == 13)
         #expect(TerminalRenderer.grid(count: 0, columns: 80, rows: 24).isEmpty)
     }
+
+    /// A tile redrawn with the same picture writes nothing; with a few cells changed, those only.
+    @Test func aTileWritesOnlyWhatChanged() {
+        var tile = TerminalPicture()
+        var frame = VideoFrame.blank(width: 16, height: 16)
+        let first = tile.draw(frame, row: 1, column: 1, columns: 16, rows: 8)
+        #expect(first.components(separatedBy: "▀").count - 1 == 16 * 8)
+        #expect(first.components(separatedBy: "m").count - 1 == 2, "one colour for every cell, then the reset: \(first.prefix(80))")
+        #expect(tile.draw(frame, row: 1, column: 1, columns: 16, rows: 8).isEmpty, "nothing changed")
+        frame.y[2] = 40  // cell row 0, column 2 (upper half): 24 luma steps, 28 in RGB, over the tolerance
+        for x in 4..<6 { frame.y[3 * 16 + x] = 235 }  // pixel row 3 = cell row 1 (lower half), columns 4 and 5
+        let second = tile.draw(frame, row: 1, column: 1, columns: 16, rows: 8)
+        #expect(second.components(separatedBy: "▀").count - 1 == 3, "\(second)")
+        #expect(second.contains("\u{1B}[2;5H"), "the cursor goes to the changed cells: \(second)")
+        tile.forget()
+        #expect(tile.draw(frame, row: 1, column: 1, columns: 16, rows: 8).components(separatedBy: "▀").count - 1 == 16 * 8)
+    }
+
+    /// However large the box, a picture takes no more cells than it has pixels.
+    @Test func aPictureIsNeverDrawnLargerThanItsPixels() {
+        let frame = VideoFrame.blank(width: 64, height: 48)
+        let text = TerminalRenderer.draw(frame, row: 1, column: 1, columns: 1000, rows: 300)
+        #expect(text.components(separatedBy: "▀").count - 1 == 64 * 24)
+    }
 }

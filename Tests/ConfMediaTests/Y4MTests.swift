@@ -81,6 +81,13 @@ struct Y4MTests {
         #expect(reader.nextFrame() == nil)
     }
 
+    /// The `file:` backend's source for the clip at `path`, in a room of `width` x `height`.
+    static func open(_ path: String, inRoomOf width: Int, _ height: Int) throws -> any VideoSource {
+        let sources = MediaBackends.generatedVideoSources() as BackendRegistry<(any VideoSource)?, Void>
+        let open = try sources.prepare("file:\(path)")
+        return try #require(try open(BackendContext(devices: (), video: VideoFormat(width: width, height: height, framesPerSecond: 15))))
+    }
+
     @Test func theBackendChecksTheFileWhenPreparedAndScalesToTheRoom() throws {
         let sources = MediaBackends.generatedVideoSources() as BackendRegistry<(any VideoSource)?, Void>
         #expect(throws: MediaBackendError.self) { try sources.prepare("file:/nonexistent.y4m") }
@@ -90,12 +97,22 @@ struct Y4MTests {
 
         let path = try Self.clip(width: 8, height: 6, frames: 2)
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let open = try sources.prepare("file:\(path)")
-        let source = try #require(try open(BackendContext(devices: (), video: VideoFormat(width: 16, height: 12, framesPerSecond: 15))))
+        let source = try Self.open(path, inRoomOf: 16, 12)
         let first = try #require(source.newestPicture())
-        #expect(first.width == 16 && first.height == 12 && first.y.allSatisfy { $0 == 0 } && first.u.allSatisfy { $0 == 128 })
+        #expect(first.width == 8 && first.height == 6, "a clip smaller than the room is not scaled up")
+        #expect(first.y.allSatisfy { $0 == 0 } && first.u.allSatisfy { $0 == 128 })
         #expect(source.newestPicture()?.y.first == 1)
         #expect(source.framesPerSecond == 30, "the call runs at the clip's F30:1")
+    }
+
+    /// A clip keeps its shape: a portrait one in a landscape room is scaled down to fit, not cropped.
+    @Test func aClipIsSentInItsOwnShapeWithinTheRoom() throws {
+        let path = try Self.clip(width: 24, height: 32, frames: 1)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let source = try Self.open(path, inRoomOf: 16, 12)
+        let picture = try #require(source.newestPicture())
+        #expect(picture.width == 8 && picture.height == 12, "\(picture.width)x\(picture.height)")
+        #expect(source.pictureSize.map { [$0.width, $0.height] } == [8, 12])
     }
 
     @Test(arguments: [(" F30000:1001", 30), (" F25:1", 25), (" F1000:1", 60), (" F1:10", 1), ("", nil)] as [(String, Int?)])

@@ -36,14 +36,14 @@ import Testing
         return sections[index]
     }
 
-    @Test func confOffersTheExtensionAtThreeAndTransportCCOnOpusAndVP8() {
+    @Test func confOffersTheExtensionAtThreeAndTransportCCOnOpusAndVP8AndREMBOnVP8() {
         let offer = SDPNegotiation.offer(from: Self.local, sessionID: 1)
         let audio = Self.lines(of: offer, section: 0), video = Self.lines(of: offer, section: 1)
         #expect(audio.contains("a=extmap:1 \(Self.audioLevel)") && audio.contains("a=extmap:3 \(Self.tcc)"))
         #expect(audio.contains("a=rtcp-fb:111 transport-cc"))
         #expect(video.contains("a=extmap:3 \(Self.tcc)") && video.contains("a=rtcp-fb:96 transport-cc"))
         #expect(!video.contains { $0.hasPrefix("a=extmap:1 ") })
-        #expect(!offer.serialized.contains("goog-remb"))
+        #expect(video.contains("a=rtcp-fb:96 goog-remb") && !audio.contains { $0.hasSuffix("goog-remb") })
     }
 
     @Test func confToConfAgreesOnBothSides() throws {
@@ -54,8 +54,9 @@ import Testing
             for media in [link.audio, link.video] {
                 #expect(media?.transportSequenceExtension == 3)
                 #expect(media?.transportFeedback == true)
-                #expect(media?.receiverEstimatedBitrate == false)
             }
+            // REMB on video only (the downlink share), as browsers negotiate it.
+            #expect(link.audio?.receiverEstimatedBitrate == false && link.video?.receiverEstimatedBitrate == true)
             #expect(link.audio?.audioLevelExtension == 1)
         }
     }

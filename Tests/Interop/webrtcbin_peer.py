@@ -112,7 +112,8 @@ def main():
     Gst.init(None)
     loop = GLib.MainLoop()
     state = {"peer": None, "sent": False, "received": False, "result": 1}
-    ws = WebSocket(host, int(port))
+    # The room in the URL: a rendezvous with several workers hands the connection to its own.
+    ws = WebSocket(host, int(port), f"/v1/ws?room={room}")
     ws.send({"type": "join", "room": room, "pin": pin, "name": "webrtcbin"})
     joined = ws.receive()
     if joined.get("type") != "joined" or not joined["peers"]:

@@ -32,6 +32,30 @@ gssize conf_getrandom(void *buffer, gsize length);
 /// The terminal size of `fd` (TIOCGWINSZ; ioctl is variadic). 0 on success.
 int conf_terminal_size(int fd, int *columns, int *rows);
 
+/// The call screen's hold on the terminal (conf_tty.c). `conf_tty_take` saves the terminal's (`fd`'s)
+/// modes, sets them raw for keys (no echo, no line editing, no signals from keys; output
+/// processing kept), moves stderr to a pipe whose read end it returns (so that stray messages
+/// cannot scribble over the screen), and arranges for `restore` (the bytes that leave the
+/// alternate screen) to be written to `output_fd` and the modes and stderr put back on every way out: exit(),
+/// and a crash signal (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP), after which the signal's
+/// earlier handler (the Swift runtime's backtracer) runs. Returns -1 if `fd` is no terminal.
+int conf_tty_take(int fd, int output_fd, const char *restore, size_t restore_length);
+
+/// Gives the terminal back now (idempotent; async-signal-safe).
+void conf_tty_give_back(void);
+
+/// The courier between the processes of one rendezvous (conf_courier.c): a Unix datagram socket
+/// in the abstract namespace named after `port` and `worker`. Returns it, or -errno (EADDRINUSE:
+/// that worker of a rendezvous on that port exists already).
+int conf_courier_bind(unsigned port, unsigned worker);
+/// Sends `payload` and, unless `descriptor` is -1, a copy of `descriptor` to `worker`'s courier. 0 or -errno.
+int conf_courier_send(int courier, unsigned port, unsigned worker, int descriptor, const void *payload, size_t length);
+/// One message: its length, the descriptor it carried in `*descriptor` (or -1); -EAGAIN when none
+/// waits, -EPERM for one from another user (its descriptor closed).
+ssize_t conf_courier_receive(int courier, void *payload, size_t capacity, int *descriptor);
+/// SIGTERM when the parent process dies (prctl is variadic).
+void conf_die_with_parent(void);
+
 /// Raises the soft RLIMIT_NOFILE to the hard limit (or to fs.nr_open when the hard limit is
 /// unlimited). Returns the soft limit in force afterwards, or -1 if it cannot be read.
 long conf_raise_descriptor_limit(void);

@@ -25,11 +25,14 @@ struct AudioSettings {
     /// Whether the source or sink was named by flag, environment or config file (then it must exist).
     var askedForSource = false
     var askedForSink = false
+    /// Sounds for joins, leaves and chat on the speaker: for people, so not with --json or --no-sounds.
+    var sounds = true
 
     static func parse(_ context: CommandContext) throws(CommandFailure) -> AudioSettings {
         let sources = MediaBackends.audioSources(), sinks = MediaBackends.audioSinks()
         var settings = AudioSettings(source: try .choose("pulse", from: sources), sink: try .choose("pulse", from: sinks))
         settings.enabled = !context.invocation.flag("no-audio")
+        settings.sounds = !context.invocation.flag("no-sounds") && !context.json
         if let text = context.setting("audio-source") {
             settings.source = try .choose(text, from: sources) { error throws(CommandFailure) in
                 if case .unreadable(let reason) = error {

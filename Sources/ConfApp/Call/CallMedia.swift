@@ -11,6 +11,7 @@ import ConfWire
 enum CallMedia {
     struct Pipelines {
         var audio: AudioPipeline?
+        var sounds: LocalSounds?
         var video: VideoPipeline?
     }
 
@@ -18,9 +19,10 @@ enum CallMedia {
                      reporter: EventReporter) throws(CommandFailure) -> Pipelines {
         let (width, height) = resolution.size
         let context = BackendContext(devices: MediaDevices(pulse: audio.pulse, loop: loop),
-                                     video: VideoFormat(width: width, height: height, framesPerSecond: video.framesPerSecond))
+                                     video: VideoFormat(width: width, height: height, framesPerSecond: video.framesPerSecond), clock: loop.clock)
         let recordings = audio.recordDirectory.map { Recordings(directory: $0, videoSize: (width, height)) }
-        let pipelines = Pipelines(audio: try openAudio(audio, sends: sends, context: context, recordings: recordings),
+        let (audioPipeline, speaker) = try openAudio(audio, sends: sends, context: context, recordings: recordings)
+        let pipelines = Pipelines(audio: audioPipeline, sounds: audio.sounds ? speaker.map(LocalSounds.init) : nil,
                                   video: try openVideo(video, sends: sends, context: context, recordings: recordings, loop: loop,
                                                        reporter: reporter))
         pipelines.audio?.onIssue = { report($0, to: reporter) }
@@ -29,9 +31,9 @@ enum CallMedia {
     }
 
     private static func openAudio(_ settings: AudioSettings, sends: Bool, context: BackendContext<MediaDevices>, recordings: Recordings?)
-        throws(CommandFailure) -> AudioPipeline?
+        throws(CommandFailure) -> (AudioPipeline?, speaker: (any AudioSink)?)
     {
-        guard settings.enabled else { return nil }
+        guard settings.enabled else { return (nil, nil) }
         var source: (any AudioSource)?
         var encoder: OpusEncoder?
         if sends {  // a listener opens no source at all
@@ -52,7 +54,7 @@ enum CallMedia {
         } catch {
             throw CommandFailure(.noAudioDevice, code: "no-audio-device", "\(error)")
         }
-        return AudioPipeline(source: source, encoder: encoder, sinks: [sink] + (recordings.map { [$0] } ?? []))
+        return (AudioPipeline(source: source, encoder: encoder, sinks: [sink] + (recordings.map { [$0] } ?? [])), sink)
     }
 
     private static func openVideo(_ settings: VideoSettings, sends: Bool, context: BackendContext<MediaDevices>, recordings: Recordings?,
@@ -78,7 +80,8 @@ enum CallMedia {
         if source != nil {
             do {
                 // Three temporal layers: each link is sent the ones its estimate carries (CallEngine+Layers).
-                encoder = try VP8Encoder(width: context.video.width, height: context.video.height, bitrateKbps: settings.bitrateKbps,
+                let size = source?.pictureSize ?? (context.video.width, context.video.height)
+                encoder = try VP8Encoder(width: size.width, height: size.height, bitrateKbps: settings.bitrateKbps,
                                          framesPerSecond: framesPerSecond, temporalLayers: 3)
             } catch {
                 source?.close()

@@ -24,10 +24,18 @@ enum CallSetup {
         var playAtStart: [Int16]?
         var stats: Bool
         var video: VideoSettings
-        var terminalView: Bool
+        var view: VideoView
+        /// `--video-view auto` with no display: the screen may draw the video in the terminal.
+        var viewIsAuto: Bool
+        var screen: Bool
+        /// Ours, as the roster shows it.
+        var name: String
         /// False for `conf host`: it stays in its room whoever fails to connect.
         var leavesWhenNobodyConnects = true
     }
+
+    /// `--video-view`: where others' video is shown (`auto` is decided when the options are read).
+    enum VideoView { case none, terminal, window }
 
     static func options(_ context: CommandContext) throws(CommandFailure) -> Options {
         var servers: [IceServerAddress] = []
@@ -66,15 +74,33 @@ enum CallSetup {
         }
         var audio = try AudioSettings.parse(context)
         let video = try VideoSettings.parse(context)
-        var terminalView = false
+        let view: VideoView
+        let screen: Bool
+        switch context.setting("ui") {
+        case nil, "auto": screen = !context.json && isatty(0) == 1 && isatty(1) == 1
+        case "lines": screen = false
+        case "screen":
+            guard !context.json, isatty(0) == 1, isatty(1) == 1 else {
+                throw context.usage("--ui screen needs stdin and stdout to be a terminal, and no --json (--ui lines prints event lines)")
+            }
+            screen = true
+        case let other?: throw context.usage("--ui '\(other)': use auto, screen or lines")
+        }
         switch context.setting("video-view") {
-        case nil, "none": break
+        case nil, "auto": view = video.enabled && VideoWindow.displayAvailable ? .window : .none
+        case "none": view = .none
         case "terminal":
             guard !context.json, terminalSize() != nil else {
                 throw context.usage("--video-view terminal needs stdout to be a terminal (and no --json)")
             }
-            terminalView = true
-        case let other?: throw context.usage("--video-view '\(other)': use terminal or none")
+            view = .terminal
+        case "window":
+            guard VideoWindow.displayAvailable else {
+                throw context.usage("--video-view window needs a display: neither DISPLAY nor WAYLAND_DISPLAY is set (--video-view terminal draws in the terminal)")
+            }
+            guard video.enabled else { throw context.usage("--video-view window shows video, and --no-video turns video off: give one of them") }
+            view = .window
+        case let other?: throw context.usage("--video-view '\(other)': use auto, window, terminal or none")
         }
         // Every option is valid: now look for the devices asked for, before the room is made.
         try video.checkDevice()
@@ -82,7 +108,8 @@ enum CallSetup {
         try audio.connectSoundServer()
         return Options(iceServers: servers, connectTimeout: timeout, say: say, relayOnly: relayOnly, trust: try context.caFile(), audio: audio,
                        startMuted: context.invocation.flag("muted"), playAtStart: play, stats: context.invocation.flag("stats"), video: video,
-                       terminalView: terminalView)
+                       view: view, viewIsAuto: (context.setting("video-view") ?? "auto") == "auto", screen: screen,
+                       name: try context.participantName())
     }
 
     static func resolve(_ endpoint: HostPort, credentials: (String, String)?, option: String) throws(CommandFailure) -> IceServerAddress {
@@ -141,7 +168,7 @@ enum CallSetup {
             do throws(CommandFailure) {
                 let media = try CallMedia.open(audio: options.audio, video: options.video, sends: publishes, resolution: joined.resolution,
                                                loop: loop, reporter: reporter)
-                (driver.audio, driver.video) = (media.audio, media.video)
+                (driver.audio, driver.video, driver.sounds) = (media.audio, media.video, media.sounds)
                 driver.openCamera = CallMedia.cameraOpener(resolution: joined.resolution, loop: loop)
             } catch {
                 session?.leave(failing: error)
@@ -150,11 +177,20 @@ enum CallSetup {
             if let sound = options.playAtStart { driver.audio?.play(sound) }
             driver.engine.configuration.sendsAudio = driver.audio?.sends ?? false
             driver.engine.configuration.sendsVideo = driver.video?.sends ?? false
+            driver.engine.configuration.smallVideo = driver.video?.makesSmallEncoding ?? false
             driver.joined(joined)
-            if options.terminalView { driver.startTerminalView(TerminalView()) }
+            if options.screen, let session, let terminal = RawTerminal(loop: loop) {
+                startScreen(terminal, for: driver, session: session, joined: joined, options: options, reporter: reporter)
+            } else {
+                if options.view == .terminal { driver.startTerminalView(TerminalView()) }
+                if options.screen { reporter.note("conf: cannot take the terminal for the call screen: line commands on stdin instead") }
+            }
+            if options.view == .window, let session {
+                openWindow(for: driver, session: session, title: "conf — \(joined.roomName)", reporter: reporter)
+            }
             if options.startMuted { driver.setAudioMuted(true) }
         }
-        driver.commands = commandReader(loop: loop, driver: driver, session: session, reporter: reporter)
+        if !options.screen { driver.commands = commandReader(loop: loop, driver: driver, session: session, reporter: reporter) }
         session.onLeaving = { driver.feed(.leave) }
         driver.onNetworkChanged = { [weak session] in session?.networkChanged() }
         session.onSignalPathConfirmed = { driver.feed(.networkChanged) }
@@ -165,35 +201,86 @@ enum CallSetup {
         return driver
     }
 
-    /// Commands on stdin, one a line; a bad one is reported and the call goes on.
-    private static func commandReader(loop: EventLoop, driver: CallDriver, session: ParticipantSession, reporter: EventReporter) -> LineReader {
-        let commands = LineReader(loop: loop)
-        commands.onLine = { [weak session] line in
+    /// The window (`--video-view window`, or `auto` with a display); its keys run as commands.
+    /// A window that cannot open is said once and the call goes on without it.
+    private static func openWindow(for driver: CallDriver, session: ParticipantSession, title: String, reporter: EventReporter) {
+        let window: VideoWindow
+        do {
+            window = try VideoWindow(title: title)
+        } catch {
+            reporter.note("conf: \(error.description): the call goes on without the video window (--video-view none says so)")
+            return
+        }
+        if !window.drawsNames { reporter.note("conf: no font found for names in the video window (install fonts-dejavu-core)") }
+        driver.startWindow(window) { [weak session] action in
+            let command: CallCommand
+            switch action {
+            case .toggleMute: command = driver.engine.audioMuted ? .unmute : .mute
+            case .toggleCamera: command = .camera(on: driver.engine.videoMuted)
+            case .leave: command = .leave
+            }
+            guard let session else { return }
             do throws(CommandLineProblem) {
-                switch try CallCommand.parse(line) {
-                case nil: break
-                case .mute?: driver.setAudioMuted(true)
-                case .unmute?: driver.setAudioMuted(false)
-                case .mutePeer(let who)?: try driver.setLocallyMuted(who, true)
-                case .unmutePeer(let who)?: try driver.setLocallyMuted(who, false)
-                case .camera(let on)?: try driver.setCamera(on: on)
-                case .switchCamera(let path)?: try driver.switchCamera(to: path)
-                case .hideVideo(let who)?: try driver.setVideoHidden(who, true)
-                case .showVideo(let who)?: try driver.setVideoHidden(who, false)
-                case .say(let text)?: try driver.say(text)
-                case .play(let path)?:
-                    do {
-                        driver.audio?.play(try WAVFile.read(path: path))
-                    } catch {
-                        throw CommandLineProblem(message: "play: \(error)")
-                    }
-                case .leave?: session?.leave(reason: .command)
-                case .admit(let knock)?: if session?.answer(knock, admit: true) == false { throw CommandLineProblem(message: "not connected to the rendezvous right now: try again in a moment") }
-                case .deny(let knock)?: if session?.answer(knock, admit: false) == false { throw CommandLineProblem(message: "not connected to the rendezvous right now: try again in a moment") }
-                }
+                try run(command, driver: driver, session: session)
             } catch {
                 reporter.emit(.error(.badCommand(error.message)))
             }
+        }
+    }
+
+    /// The call screen; its keys and input line run commands as stdin's would. It shows the video
+    /// when the terminal view was asked for, or with `auto` when no window does.
+    private static func startScreen(_ terminal: RawTerminal, for driver: CallDriver, session: ParticipantSession, joined: ServerMessage.Joined,
+                                    options: Options, reporter: EventReporter) {
+        let view = ScreenView(terminal: terminal, environment: Console.environment(), commandsHelp: CallCommand.help,
+                              time: localHourAndMinute)
+        view.onCommand = { [weak session] line in
+            if let session { runLine(line, driver: driver, session: session, reporter: reporter) }
+        }
+        terminal.onEnd = { [weak session] in session?.leave(reason: .command) }
+        let showsVideo = options.view == .terminal || (options.viewIsAuto && options.view == .none && options.video.enabled)
+        driver.startScreen(view, you: joined.you, name: options.name, joined: joined, showsVideo: showsVideo)
+    }
+
+    /// One command, from stdin or the window's keys.
+    private static func run(_ command: CallCommand, driver: CallDriver, session: ParticipantSession) throws(CommandLineProblem) {
+        switch command {
+        case .mute: driver.setAudioMuted(true)
+        case .unmute: driver.setAudioMuted(false)
+        case .mutePeer(let who): try driver.setLocallyMuted(who, true)
+        case .unmutePeer(let who): try driver.setLocallyMuted(who, false)
+        case .camera(let on): try driver.setCamera(on: on)
+        case .switchCamera(let path): try driver.switchCamera(to: path)
+        case .hideVideo(let who): try driver.setVideoHidden(who, true)
+        case .showVideo(let who): try driver.setVideoHidden(who, false)
+        case .say(let text): try driver.say(text)
+        case .play(let path):
+            do {
+                driver.audio?.play(try WAVFile.read(path: path))
+            } catch {
+                throw CommandLineProblem(message: "play: \(error)")
+            }
+        case .leave: session.leave(reason: .command)
+        case .admit(let knock): if !session.answer(knock, admit: true) { throw CommandLineProblem(message: "not connected to the rendezvous right now: try again in a moment") }
+        case .deny(let knock): if !session.answer(knock, admit: false) { throw CommandLineProblem(message: "not connected to the rendezvous right now: try again in a moment") }
+        }
+    }
+
+    /// A command line (stdin's, or the screen's); a bad one is reported and the call goes on.
+    private static func runLine(_ line: String, driver: CallDriver, session: ParticipantSession, reporter: EventReporter) {
+        do throws(CommandLineProblem) {
+            guard let command = try CallCommand.parse(line) else { return }
+            try run(command, driver: driver, session: session)
+        } catch {
+            reporter.emit(.error(.badCommand(error.message)))
+        }
+    }
+
+    /// Commands on stdin, one a line.
+    private static func commandReader(loop: EventLoop, driver: CallDriver, session: ParticipantSession, reporter: EventReporter) -> LineReader {
+        let commands = LineReader(loop: loop)
+        commands.onLine = { [weak session] line in
+            if let session { runLine(line, driver: driver, session: session, reporter: reporter) }
         }
         commands.onTooLong = {
             let message = "a command line is longer than \(LineReader.maxLineBytes / 1024) KiB: it was ignored"

@@ -21,7 +21,7 @@ struct VideoSettings {
             if case .unreadable(let reason) = error {
                 throw CommandFailure(.usage, code: "bad-video-file", "--video-source \(text): \(reason)")
             }
-            throw context.usage("--video-source '\(text)': use auto, v4l2:/dev/videoN, pattern, pattern:noisy, file:PATH.y4m or none")
+            throw context.usage("--video-source '\(text)': use auto, v4l2:/dev/videoN, pattern, pattern:noisy, pattern:clock, file:PATH.y4m or none")
         })
         settings.enabled = !context.invocation.flag("no-video")
         if let text = context.setting("video-bitrate") {

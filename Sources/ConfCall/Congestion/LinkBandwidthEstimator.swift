@@ -61,6 +61,11 @@ public struct LinkBandwidthEstimator: Sendable {
         history.record(sequence: sequence, size: size, at: now, cluster: cluster)
     }
 
+    /// Probe cluster `cluster` is about to leave, aimed at `bitsPerSecond`: what it shows is capped there.
+    public mutating func onProbe(cluster: Int, aimedAt bitsPerSecond: Double) {
+        prober.aim(cluster: cluster, bitsPerSecond: bitsPerSecond)
+    }
+
     public mutating func onFeedback(_ packets: [PacketFeedback], at now: Instant) {
         let reports = history.match(packets, now: now)
         guard !reports.isEmpty else { return }

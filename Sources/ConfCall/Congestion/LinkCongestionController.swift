@@ -66,6 +66,10 @@ public struct LinkCongestionController<Item: Sendable>: Sendable {
         return candidate
     }
 
+    public mutating func onProbe(cluster: Int, aimedAt bitsPerSecond: Double) {
+        estimator.onProbe(cluster: cluster, aimedAt: bitsPerSecond)
+    }
+
     public mutating func onFeedback(_ packets: [PacketFeedback], at now: Instant) {
         estimator.onFeedback(packets, at: now)
         pacer.setTarget(bitsPerSecond: target, now: now)

@@ -4,6 +4,11 @@ import ConfCore
 /// the receiver got them at (libwebrtc's ProbeBitrateEstimator). If they arrived about as fast
 /// as they left, the path carries at least the rate they were sent at; if slower, the arrival
 /// rate is about what it carries. Pure.
+///
+/// A result never exceeds the rate the cluster was aimed at (`aim`): a cluster that left faster
+/// (a sender that fell behind and caught up in one burst) and got through faster (a receiver that
+/// read a backlog at once, or a shaper's token bucket with tokens to spare) shows only that the
+/// path carried the aim, not more. Seen on a loaded machine: a 400 kbit/s bucket read as 1.2 Mbit/s.
 struct ProbeBitrateEstimator: Sendable {
     /// Received packets a cluster needs before it is judged.
     static let minimumPackets = 5
@@ -27,6 +32,14 @@ struct ProbeBitrateEstimator: Sendable {
     }
 
     private var clusters: [Int: Cluster] = [:]
+    private var aims: [Int: Double] = [:]
+
+    /// The rate cluster `id` is sent at, bits per second; its result is capped there.
+    mutating func aim(cluster id: Int, bitsPerSecond: Double) {
+        guard bitsPerSecond.isFinite, bitsPerSecond > 0 else { return }
+        aims[id] = bitsPerSecond
+        if aims.count > Self.maximumClusters, let oldest = aims.keys.min() { aims[oldest] = nil }
+    }
 
     /// One received packet of cluster `id`; the cluster's result (bits per second) once it has
     /// enough packets, once per cluster.
@@ -51,7 +64,7 @@ struct ProbeBitrateEstimator: Sendable {
         // A span has one packet fewer than the cluster: the last send's and the first arrival's bytes are outside it.
         let sendRate = Double(cluster.bytes - cluster.lastSentSize) * 8 / sendSpan
         let receiveRate = Double(cluster.bytes - cluster.firstArrivalSize) * 8 / receiveSpan
-        if receiveRate < Self.unsaturatedRatio * sendRate { return Self.saturatedUtilisation * receiveRate }
-        return min(sendRate, receiveRate)
+        let result = receiveRate < Self.unsaturatedRatio * sendRate ? Self.saturatedUtilisation * receiveRate : min(sendRate, receiveRate)
+        return aims[id].map { min($0, result) } ?? result
     }
 }

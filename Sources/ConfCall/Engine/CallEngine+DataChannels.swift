@@ -1,4 +1,5 @@
 import ConfCore
+import ConfSession
 import ConfWire
 
 /// Data channels on each link: chat, and conf's control channel that carries the mute state.
@@ -101,6 +102,7 @@ extension CallEngine {
     public func setAudioMuted(_ muted: Bool, now: Instant) {
         guard muted != audioMuted else { return }
         audioMuted = muted
+        mutedTalking = TalkingDetector()
         outputs.append(.event(.muted(audio: audioMuted, video: videoMuted)))
         for link in links.values where link.controlOpen { sendState(to: link) }
     }

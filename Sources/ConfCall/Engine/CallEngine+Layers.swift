@@ -8,8 +8,8 @@ import ConfWire
 /// pacer send them. A link paused for bandwidth gets no video (its audio goes on) and starts
 /// again at a key frame.
 extension CallEngine {
-    /// One encoded frame; `layer` nil for a stream without temporal layers (`.videoFrame`).
-    func sendVideo(_ frame: [UInt8], layer: VP8FrameLayer?, captured: Instant, now: Instant) {
+    /// One encoded frame of `encoding`; `layer` nil for a stream without temporal layers (`.videoFrame`).
+    func sendVideo(_ frame: [UInt8], layer: VP8FrameLayer?, encoding: VideoEncoding = .full, captured: Instant, now: Instant) {
         guard configuration.sendsVideo, !videoMuted else { return }
         let first = firstVideoCapture ?? captured
         firstVideoCapture = first
@@ -17,8 +17,14 @@ extension CallEngine {
         let payloads: [[UInt8]]
         let place: VP8FrameLayer
         if let layer {
-            encodedLayers = max(encodedLayers, min(3, Int(layer.temporalLayer) + 1))
-            payloads = videoPacketizer.packetize(frame, layer: layer)
+            let layers = min(3, Int(layer.temporalLayer) + 1)
+            if encoding == .small {
+                smallEncodedLayers = max(smallEncodedLayers, layers)
+                payloads = smallVideoPacketizer.packetize(frame, layer: layer)
+            } else {
+                encodedLayers = max(encodedLayers, layers)
+                payloads = videoPacketizer.packetize(frame, layer: layer)
+            }
             place = layer
         } else {
             encodedLayers = 1
@@ -26,7 +32,8 @@ extension CallEngine {
             // RFC 6386 section 9.1: bit 0 of the frame tag is clear on a key frame.
             place = VP8FrameLayer(keyFrame: frame.first.map { $0 & 1 == 0 } ?? false)
         }
-        for link in links.values where link.phase == .connected && !link.peerHidesOurVideo {
+        if place.keyFrame, encoding == .full { newLinkKeyFrameAsked = false }
+        for link in links.values where link.phase == .connected && !link.peerHidesOurVideo && link.encodingChoice.encoding == encoding {
             guard let video = link.negotiated?.video, video.sends, link.srtp != nil else { continue }
             guard forwards(place, on: link) else { continue }
             link.videoOut.payloadType = video.payloadType
@@ -67,11 +74,35 @@ extension CallEngine {
         return min(configuration.videoBitrateKbps, max(Self.minimumVideoKbps, best))
     }
 
-    /// Each link's layers and pause from its budget now; `video-paused` / `video-resumed`.
+    /// The small encoding's target while some link is on it: the best such link's budget, within
+    /// `minimumSmallVideoKbps` and half the full encoding's target (a quarter of the pixels needs
+    /// no more); nil while no link is on it.
+    func smallTargetKbps(fullKbps: Int) -> Int? {
+        let budgets = videoLinks.filter { $0.encodingChoice.encoding == .small }.map(videoBudgetKbps)
+        guard let best = budgets.max() else { return nil }
+        return max(Self.minimumSmallVideoKbps, min(fullKbps / 2, best))
+    }
+
+    /// Each link's encoding, layers and pause from its budget now; `video-paused` / `video-resumed`.
+    /// A link that cannot carry half the full encoding's frame rate moves to the small encoding
+    /// where the driver makes one (`Configuration.smallVideo`, `LinkEncodingChoice`); it pauses
+    /// only when it cannot carry the small one's base layer.
     func updateLayers(encoderKbps: Int, now: Instant) {
         guard configuration.sendsVideo else { return }
-        for link in videoLinks.sorted(by: { $0.id.rawValue < $1.id.rawValue }) {
-            let change = link.layerPolicy.update(budgetKbps: videoBudgetKbps(link), encoderKbps: encoderKbps, layers: encodedLayers, now: now)
+        let links = videoLinks.sorted(by: { $0.id.rawValue < $1.id.rawValue })
+        if configuration.smallVideo {
+            let fullNeeds = LinkLayerPolicy.halfFrameRateKbps(encoderKbps: encoderKbps, layers: encodedLayers)
+            for link in links where !link.layerPolicy.paused {
+                guard let encoding = link.encodingChoice.update(budgetKbps: videoBudgetKbps(link), fullNeedsKbps: fullNeeds, now: now) else { continue }
+                switchEncoding(link, to: encoding)
+            }
+        }
+        let smallKbps = smallTargetKbps(fullKbps: encoderKbps)
+        askSmallVideoBitrate(smallKbps, now: now)
+        for link in links {
+            let small = link.encodingChoice.encoding == .small
+            let change = link.layerPolicy.update(budgetKbps: videoBudgetKbps(link), encoderKbps: small ? smallKbps ?? encoderKbps : encoderKbps,
+                                                 layers: encodedLayers(for: link), now: now)
             link.layerSelector.maximumLayer = link.layerPolicy.maximumLayer
             switch change {
             case .paused:
@@ -80,7 +111,7 @@ extension CallEngine {
                 outputs.append(.event(.videoPaused(link.peer, reason: .bandwidth)))
             case .resumed:
                 link.videoWaitsForKeyFrame = true
-                outputs.append(.keyFrameRequested)
+                outputs.append(keyFrameRequest(for: link))
                 outputs.append(.event(.videoResumed(link.peer)))
             case nil:
                 break
@@ -88,8 +119,29 @@ extension CallEngine {
         }
     }
 
+    /// The link is sent `encoding` from its next key frame (asked for now; a small encoding that
+    /// is only starting begins with one).
+    private func switchEncoding(_ link: PeerConnection, to encoding: VideoEncoding) {
+        link.videoWaitsForKeyFrame = true
+        link.layerSelector = TemporalLayerSelector(maximumLayer: link.layerSelector.maximumLayer)
+        link.layerPolicy = LinkLayerPolicy()  // judged afresh against the new encoding's rate
+        link.congestion.dropQueued(.video)
+        outputs.append(.note("conf: \(link.peer.name)'s link carries \(encoding == .small ? "only the small video (half the size)" : "the full video again")"))
+        if encoding == .full || smallVideoAsked != nil { outputs.append(keyFrameRequest(for: link)) }
+    }
+
+    /// What asks for a key frame of the encoding the link is on.
+    func keyFrameRequest(for link: PeerConnection) -> Output {
+        link.encodingChoice.encoding == .small ? .smallKeyFrameRequested : .keyFrameRequested
+    }
+
+    /// How many temporal layers the encoding the link is on makes.
+    func encodedLayers(for link: PeerConnection) -> Int {
+        link.encodingChoice.encoding == .small ? smallEncodedLayers : encodedLayers
+    }
+
     /// The temporal layers the link is being sent now: 0 while paused.
     func forwardedLayers(_ link: PeerConnection) -> Int {
-        link.layerPolicy.paused || configuration.sendsVideo == false ? 0 : min(encodedLayers, Int(link.layerSelector.currentLayer) + 1)
+        link.layerPolicy.paused || configuration.sendsVideo == false ? 0 : min(encodedLayers(for: link), Int(link.layerSelector.currentLayer) + 1)
     }
 }

@@ -60,7 +60,9 @@ extension CallEngine {
             link.lastHeard = now
             link.heardSRTP = true
             guard let packet = RTPPacket(bytes: plain) else { return }
-            link.traffic.received(datagramBytes: datagram.count, audio: packet.payloadType == link.audioPayloadType, at: now)
+            let audio = packet.payloadType == link.audioPayloadType
+            link.traffic.received(datagramBytes: datagram.count, audio: audio, at: now)
+            if audio { link.incomingQueue.record(rtpTimestamp: packet.timestamp, at: now) }
             recordArrival(packet, on: link, now: now)
             // Padding only on an SSRC that is not the peer's video (our probes): it was there for the
             // transport feedback. Padding on the video stream itself goes on, for its sequence numbers.
@@ -74,7 +76,7 @@ extension CallEngine {
     private func receivedRTCP(_ packets: [RTCPPacket], on link: PeerConnection, now: Instant) {
         for packet in packets {
             switch packet {
-            case .pictureLossIndication: outputs.append(.keyFrameRequested)
+            case .pictureLossIndication: outputs.append(keyFrameRequest(for: link))
             case .negativeAcknowledgement(_, _, let lost): resendVideo(lost, on: link, now: now)
             default: break
             }
@@ -133,6 +135,20 @@ extension CallEngine {
         restarts[link.id] = nil
         stallRestarts[link.id] = nil
         send(link.meter.senderReport(now: now), on: link)
+        startVideoAtKeyFrame(on: link)
+    }
+
+    /// A new link's video starts at a key frame, as libwebrtc's does: a receiver cannot decode the
+    /// deltas before one, and not every receiver asks (GStreamer's webrtcbin sent no PLI and
+    /// decoded none of conf's video); conf's own asks, a round trip later. One request serves
+    /// every link that waits (a mesh forming shares one key frame); before the first frame none
+    /// is asked (the encoder starts with one).
+    private func startVideoAtKeyFrame(on link: PeerConnection) {
+        guard configuration.sendsVideo, !videoMuted, !link.peerHidesOurVideo, link.negotiated?.video?.sends == true else { return }
+        link.videoWaitsForKeyFrame = true
+        guard firstVideoCapture != nil, !newLinkKeyFrameAsked else { return }
+        newLinkKeyFrameAsked = true
+        outputs.append(.keyFrameRequested)
     }
 
     func announce(_ link: PeerConnection, now: Instant) {

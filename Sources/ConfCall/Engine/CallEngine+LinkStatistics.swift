@@ -10,7 +10,8 @@ extension CallEngine {
             let statistics = link.congestion.statistics
             figures.append(.init(peer: link.id, estimateKbps: Double(statistics.target) / 1000, sentKbps: link.traffic.sentRate(now: now) / 1000,
                                  roundTrip: statistics.roundTrip ?? link.meter.latest, lossPercent: (statistics.lossFraction ?? 0) * 100,
-                                 queueDelay: statistics.queueDelay ?? .zero, videoLayers: forwardedLayers(link)))
+                                 queueDelay: statistics.queueDelay ?? .zero, videoLayers: forwardedLayers(link),
+                                 videoEncoding: link.encodingChoice.encoding))
         }
         if !figures.isEmpty { outputs.append(.event(.linkStats(figures))) }
     }

@@ -9,8 +9,14 @@ extension CallEngine {
 
     func sendAudio(_ opus: [UInt8]?, level: UInt8, now: Instant) {
         let heard = audioMuted ? 127 : level
+        ownLevel = level
         if let change = selfTalking.update(level: heard, now: now) {
             if let me { outputs.append(.event(.talking(.you(me), talking: change))) }
+        }
+        if audioMuted, mutedTalking.update(level: level, now: now) == true,
+           lastMutedTalkingHint.map({ now.since($0) >= Self.mutedTalkingHintInterval }) ?? true {
+            lastMutedTalkingHint = now
+            outputs.append(.event(.talkingWhileMuted))
         }
         guard let opus, !audioMuted, configuration.sendsAudio else { return }
         let audioLevel = AudioLevel(voiceActivity: level < 50, level: level)

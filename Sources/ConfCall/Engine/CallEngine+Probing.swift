@@ -16,6 +16,8 @@ import ConfCore
 /// and the wait before the next doubles, up to `maximumProbeWait`; a trial passed resets the wait.
 extension CallEngine {
     static let peakMemory: Duration = .seconds(20)
+    /// What the path delivered counts towards the peak once held this long.
+    static let sustainedFor: Duration = .seconds(2)
     /// A link probes when its target is under this fraction of its recent peak...
     static let probeBelowPeak = 0.7
     /// ...at most this often, with clusters lasting about `probeClusterDuration`.
@@ -33,8 +35,10 @@ extension CallEngine {
         let target = link.congestion.target
         let statistics = link.congestion.statistics
         judgeProbe(link, statistics: statistics, now: now)
-        // The peak is of what the path delivered (not of the estimate, which overshoots at start).
-        if let delivered = statistics.acknowledged,
+        // The peak is of what the path delivered (not of the estimate, which overshoots at start),
+        // and held for `sustainedFor`: a token bucket lets a burst (a key frame) through at once,
+        // which reads as a rate the path cannot keep up.
+        if let delivered = sustainedDelivery(link, acknowledged: statistics.acknowledged, now: now),
            link.recentPeakDelivered.map({ delivered >= $0.bitsPerSecond || now.since($0.at) > Self.peakMemory }) ?? true {
             link.recentPeakDelivered = (delivered, now)
         }
@@ -50,8 +54,18 @@ extension CallEngine {
         let rate = Double(min(peak.bitsPerSecond, 2 * target))
         let cluster = link.nextProbeCluster
         link.nextProbeCluster += 1
+        link.congestion.onProbe(cluster: cluster, aimedAt: rate)
         sendPadding(Int(rate * Self.probeClusterDuration.milliseconds / 1000 / 8), minimumPackets: ProbeBitrateEstimator.minimumPackets + 1,
                     cluster: cluster, on: link, transportSequenceID: id, now: now)
+    }
+
+    /// The least of what the path delivered over the last `sustainedFor` (samples at each rate
+    /// update), once the samples span it; nil before.
+    private func sustainedDelivery(_ link: PeerConnection, acknowledged: Int?, now: Instant) -> Int? {
+        if let acknowledged { link.deliveredSamples.append((now, acknowledged)) }
+        while let first = link.deliveredSamples.first, now.since(first.at) > Self.sustainedFor { link.deliveredSamples.removeFirst() }
+        guard let first = link.deliveredSamples.first, now.since(first.at) >= Self.sustainedFor - Self.rateUpdateInterval else { return nil }
+        return link.deliveredSamples.map(\.bitsPerSecond).min()
     }
 
     /// The last probe's trial (see above): failed by over-use, a queue or loss within `probeTrial`.

@@ -10,6 +10,8 @@ extension CallEngine {
     /// The least the video encoder is asked for, kbit/s: below it VP8 makes pictures not worth
     /// sending, so a link that cannot carry this much's base layer is paused instead.
     static let minimumVideoKbps = 100
+    /// The least the small encoding is asked for, kbit/s (a quarter of the pixels).
+    static let minimumSmallVideoKbps = 50
     /// Opus's range (kbit/s) as the links allow it.
     static let audioKbpsRange = 16...64
     /// A new encoder target is given only when it moved by more than this fraction, and at most
@@ -17,7 +19,7 @@ extension CallEngine {
     static let videoBitrateHysteresis = 0.1
     static let encoderUpdateInterval: Duration = .seconds(1)
     /// A target under this fraction of the one last asked goes to the encoder without waiting.
-    static let sharpFall = 0.7
+    static let sharpFall = 0.85
     /// Paused links probe only while their packets wait less than this in the path's queues.
     static let probeQueueDelayLimit: Duration = .milliseconds(50)
 
@@ -39,12 +41,14 @@ extension CallEngine {
                 : TransportFeedbackRecorder.interval(forIncoming: incoming)
         }
         shareBottleneck(now: now)
+        if configuration.congestionControl { shareDownlink(now: now) }
         let encoderKbps = encoderTargetKbps
         updateLayers(encoderKbps: encoderKbps, now: now)
         askVideoBitrate(encoderKbps, now: now)
         askAudioEncoding(now: now)
         for link in videoLinks {
-            if link.layerPolicy.paused { probe(link, encoderKbps: encoderKbps, now: now) } else { probeAfterFall(link, now: now) }
+            let small = link.encodingChoice.encoding == .small ? smallVideoAsked?.kbps : nil
+            if link.layerPolicy.paused { probe(link, encoderKbps: small ?? encoderKbps, now: now) } else { probeAfterFall(link, now: now) }
         }
     }
 
@@ -60,16 +64,33 @@ extension CallEngine {
     }
 
     private func askVideoBitrate(_ kbps: Int, now: Instant) {
-        guard configuration.sendsVideo, !videoLinks.isEmpty else { return }
-        if let asked = videoBitrateAsked {
-            // A sharp fall is followed at once: every frame encoded at the old rate would wait
-            // in the pacer and then fill the path's queue.
-            let sharpFall = Double(kbps) < Self.sharpFall * Double(asked.kbps)
-            guard sharpFall || now.since(asked.at) >= Self.encoderUpdateInterval,
-                  Double(abs(kbps - asked.kbps)) > Double(asked.kbps) * Self.videoBitrateHysteresis else { return }
-        }
+        guard configuration.sendsVideo, !videoLinks.isEmpty, Self.asksEncoder(kbps, after: videoBitrateAsked, now: now) else { return }
         videoBitrateAsked = (kbps, now)
         outputs.append(.videoBitrate(kbps: kbps))
+    }
+
+    /// The small encoding follows its links like the full one (hysteresis, once a second, a sharp
+    /// fall at once); it starts when the first link needs it and stops when the last leaves it.
+    func askSmallVideoBitrate(_ kbps: Int?, now: Instant) {
+        guard let kbps else {
+            if smallVideoAsked != nil { outputs.append(.smallVideoBitrate(kbps: nil)) }
+            smallVideoAsked = nil
+            return
+        }
+        guard Self.asksEncoder(kbps, after: smallVideoAsked, now: now) else { return }
+        if smallVideoAsked == nil { smallEncodedLayers = 1 }
+        smallVideoAsked = (kbps, now)
+        outputs.append(.smallVideoBitrate(kbps: kbps))
+    }
+
+    /// Whether a video encoder last asked for `asked` is given `kbps` now: when it moved by more
+    /// than the hysteresis, at most once per `encoderUpdateInterval`, and a sharp fall at once
+    /// (every frame encoded at the old rate would wait in the pacer and then fill the path's queue).
+    private static func asksEncoder(_ kbps: Int, after asked: (kbps: Int, at: Instant)?, now: Instant) -> Bool {
+        guard let asked else { return true }
+        let sharpFall = Double(kbps) < sharpFall * Double(asked.kbps)
+        return (sharpFall || now.since(asked.at) >= encoderUpdateInterval)
+            && Double(abs(kbps - asked.kbps)) > Double(asked.kbps) * videoBitrateHysteresis
     }
 
     /// Opus from the worst link: an eighth of its estimate within 16...64 kbit/s (never above the
@@ -101,7 +122,7 @@ extension CallEngine {
         // Not into a queue the path already holds: that would only delay the link's audio.
         guard let id = transportSequenceID(link.negotiated?.video), sendsTransportFeedback(link), link.congestion.pacer.queuedCount == 0,
               statistics.usage != .overusing, (statistics.queueDelay ?? .zero) < Self.probeQueueDelayLimit else { return }
-        let base = Double(LinkLayerPolicy.baseLayerKbps(encoderKbps: encoderKbps, layers: encodedLayers))
+        let base = Double(LinkLayerPolicy.baseLayerKbps(encoderKbps: encoderKbps, layers: encodedLayers(for: link)))
         let wanted = (base * link.layerPolicy.resumeMargin * 1.1) * 1000 + link.traffic.audioBitsPerSecond
         let rate = min(Double(link.congestion.target), wanted) - link.traffic.audioBitsPerSecond
         sendPadding(Int(max(0, rate) * Self.rateUpdateInterval.milliseconds / 1000 / 8), on: link, transportSequenceID: id, now: now)

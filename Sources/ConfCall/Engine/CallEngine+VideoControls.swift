@@ -17,7 +17,10 @@ extension CallEngine {
             if muted { stopVideo(on: link) } else { link.videoWaitsForKeyFrame = true }
             if link.controlOpen { sendState(to: link) }
         }
-        if !muted { outputs.append(.keyFrameRequested) }  // one key frame serves every link
+        if !muted {  // one key frame of each encoding serves every link
+            outputs.append(.keyFrameRequested)
+            if smallVideoAsked != nil { outputs.append(.smallKeyFrameRequested) }
+        }
         return true
     }
 
@@ -32,11 +35,35 @@ extension CallEngine {
         return true
     }
 
-    /// Whether a peer's camera is off (as it told us) and whether we hide its video, for a view
-    /// that shows a badge rather than its last picture.
-    public func videoState(of id: ParticipantID) -> (cameraOff: Bool, hidden: Bool) {
-        guard let link = links[id] else { return (false, false) }
-        return (link.remoteVideoMuted, link.hidesPeerVideo)
+    /// What a view marks on a peer's tile: its microphone and camera as it told us, whether we
+    /// hide its video (a badge rather than its last picture), whether it is talking.
+    public struct PeerMarks: Equatable, Sendable {
+        public var muted = false
+        public var cameraOff = false
+        public var hidden = false
+        public var talking = false
+
+        public init(muted: Bool = false, cameraOff: Bool = false, hidden: Bool = false, talking: Bool = false) {
+            (self.muted, self.cameraOff, self.hidden, self.talking) = (muted, cameraOff, hidden, talking)
+        }
+
+        /// Why a view shows no picture instead of the last one, if so: "camera off" or "hidden".
+        public var videoBadge: String? { cameraOff ? "camera off" : hidden ? "hidden" : nil }
+
+        /// The badges a view shows, in this order.
+        public var badges: [String] { (muted ? ["muted"] : []) + (videoBadge.map { [$0] } ?? []) }
+    }
+
+    /// The marks of participant `id`'s tile (none for nobody connected by that id).
+    public func marks(of id: ParticipantID) -> PeerMarks {
+        guard let link = links[id] else { return PeerMarks() }
+        return PeerMarks(muted: link.remoteAudioMuted, cameraOff: link.remoteVideoMuted, hidden: link.hidesPeerVideo,
+                         talking: link.talking.isTalking)
+    }
+
+    /// Our own tile's marks: our microphone and camera, whether we are talking.
+    public var ownMarks: PeerMarks {
+        PeerMarks(muted: audioMuted, cameraOff: videoMuted, talking: selfTalking.isTalking)
     }
 
     /// The peer's `wants_video`: it hides our video, or shows it again.
@@ -55,6 +82,6 @@ extension CallEngine {
     private func startVideoAgain(on link: PeerConnection) {
         guard !videoMuted else { return }
         link.videoWaitsForKeyFrame = true
-        outputs.append(.keyFrameRequested)
+        outputs.append(keyFrameRequest(for: link))
     }
 }

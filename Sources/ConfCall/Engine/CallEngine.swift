@@ -36,6 +36,9 @@ public final class CallEngine {
         public var videoBitrateKbps = 600
         /// The most Opus is asked for (`--audio-bitrate`), kbit/s: within 16...64.
         public var audioBitrateKbps = 32
+        /// The driver can make the small encoding (`VideoEncoding`) on `.smallVideoBitrate`: a link
+        /// that cannot carry the full encoding's base layer gets it instead of no video.
+        public var smallVideo = false
 
         public init() {}
     }
@@ -64,6 +67,8 @@ public final class CallEngine {
         /// One encoded VP8 frame of a temporally layered stream, with its place in the pattern:
         /// each link is sent the layers its estimate carries.
         case layeredVideoFrame([UInt8], layer: VP8FrameLayer, captured: Instant)
+        /// The same, of the small encoding (`VideoEncoding.small`), while one was asked for.
+        case smallVideoFrame([UInt8], layer: VP8FrameLayer, captured: Instant)
         /// What the driver played of a peer, as a level in -dBov: drives the peer's `talking`.
         case played(ParticipantID, level: UInt8)
         /// The driver could not decode a peer's video frame: a key frame is asked for.
@@ -100,6 +105,11 @@ public final class CallEngine {
         /// The video encoder's new total target (all layers): the best link's video budget,
         /// capped by `videoBitrateKbps`. Given when it changes by more than 10 %, at most once a second.
         case videoBitrate(kbps: Int)
+        /// Start the small encoding at this target (all layers), or give it a new one; nil: stop
+        /// it, no link needs it. A small encoding starts with a key frame.
+        case smallVideoBitrate(kbps: Int?)
+        /// A link on the small encoding needs a key frame of it.
+        case smallKeyFrameRequested
         /// Opus's new settings from the worst link: bitrate (16...64), in-band FEC, expected loss.
         case audioEncoding(bitrateKbps: Int, fec: Bool, expectedLossPercent: Int)
         /// Nobody connected within the connect timeout; `noPath` when some link found no network path.
@@ -155,17 +165,33 @@ public final class CallEngine {
     public internal(set) var audioMuted = false
     public internal(set) var videoMuted = false
     var selfTalking = TalkingDetector()
+    /// The microphone's last level, muted or not (dB below full scale): the call screen's meter.
+    public internal(set) var ownLevel: UInt8?
+    /// Our microphone's talking while muted (`talkingWhileMuted`), and when we last said so.
+    var mutedTalking = TalkingDetector()
+    var lastMutedTalkingHint: Instant?
+    static let mutedTalkingHintInterval = Duration.seconds(15)
     /// `say` typed before any chat channel was open: sent to the first peer whose channel opens.
     var heldChat: [String] = []
     var nextStatsAt: Instant?
     var videoPacketizer = VP8Packetizer()
     var firstVideoCapture: Instant?
+    /// A key frame was asked for links that came up, and none has been sent since.
+    var newLinkKeyFrameAsked = false
     /// How many temporal layers the encoder makes (1 for `.videoFrame`), as its frames say.
     var encodedLayers = 1
+    /// The small encoding (`VideoEncoding`): its own packetiser (its own TL0PICIDX), layers, and
+    /// the target last asked (nil while it is off).
+    var smallVideoPacketizer = VP8Packetizer()
+    var smallEncodedLayers = 1
+    var smallVideoAsked: (kbps: Int, at: Instant)?
     // Rates (CallEngine+Rates.swift): when they are looked at next, and what was last asked for.
     var nextRateUpdateAt: Instant?
     /// Which links share a queue (our uplink, as a rule), sampled with each rate update.
     var sharedBottleneck = SharedBottleneck<ParticipantID>()
+    /// Which peers' packets queue together on their way to us: our downlink (CallEngine+DownlinkShare).
+    var downlinkBottleneck = SharedBottleneck<ParticipantID>()
+    var downlinkShared = false
     var videoBitrateAsked: (kbps: Int, at: Instant)?
     var audioEncodingAsked: (bitrateKbps: Int, fec: Bool, lossPercent: Int, at: Instant)?
 
@@ -202,7 +228,9 @@ public final class CallEngine {
         case .audioFrame(let opus, let level): sendAudio(opus, level: level, now: now)
         case .videoFrame(let frame, let captured): sendVideo(frame, layer: nil, captured: captured, now: now)
         case .layeredVideoFrame(let frame, let layer, let captured): sendVideo(frame, layer: layer, captured: captured, now: now)
+        case .smallVideoFrame(let frame, let layer, let captured): sendVideo(frame, layer: layer, encoding: .small, captured: captured, now: now)
         case .played(let id, let level):
+            links[id]?.level = level
             guard let link = links[id], let change = link.talking.update(level: level, now: now) else { break }
             outputs.append(.event(.talking(.peer(link.peer), talking: change)))
         case .videoUndecodable(let id):

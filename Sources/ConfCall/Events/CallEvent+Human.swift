@@ -56,6 +56,8 @@ extension CallEvent {
             case .peer(let peer): "\(peer.name) (\(peer.id))"
             }
             return style.dim("\(who) \(talking ? "started" : "stopped") talking")
+        case .talkingWhileMuted:
+            return style.bold("You are muted: nobody hears you (unmute, or m in the window)")
         case .audioStats(let peers):
             func tenths(_ value: Double) -> Double { (value * 10).rounded() / 10 }
             let figures = peers.map { s in
@@ -69,6 +71,7 @@ extension CallEvent {
                 "\(s.peer): estimate \(tenths(s.estimateKbps)) kbit/s, sent \(tenths(s.sentKbps)) kbit/s, "
                     + "rtt \(s.roundTrip.map { "\(tenths($0.milliseconds)) ms" } ?? "unknown"), loss \(tenths(s.lossPercent)) %, "
                     + "queue \(tenths(s.queueDelay.milliseconds)) ms, video layers \(s.videoLayers)"
+                    + (s.videoEncoding == .small ? " (small)" : "")
             }
             return style.dim("links: " + figures.joined(separator: "; "))
         case .videoPaused(let peer, _):

@@ -74,6 +74,8 @@ extension CallEvent {
             .object(["peer": .string(peer.id.rawValue), "hidden": .bool(hidden)])
         case .talking(let speaker, let talking):
             .object(["peer": .string(speaker.id.rawValue), "talking": .bool(talking)])
+        case .talkingWhileMuted:
+            .object([:])
         case .audioStats(let peers):
             .object(["peers": .array(peers.map { s in
                 .object([
@@ -88,6 +90,7 @@ extension CallEvent {
                     "peer": .string(s.peer.rawValue), "estimate_kbps": Self.tenths(s.estimateKbps), "sent_kbps": Self.tenths(s.sentKbps),
                     "rtt_ms": Self.tenths(s.roundTrip ?? .zero), "loss_percent": Self.tenths(s.lossPercent),
                     "queue_delay_ms": Self.tenths(s.queueDelay), "video_layers": .number(Double(s.videoLayers)),
+                    "video_encoding": .string(s.videoEncoding.rawValue),
                 ])
             })])
         case .videoPaused(let peer, let reason):

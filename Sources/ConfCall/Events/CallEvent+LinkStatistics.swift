@@ -17,9 +17,11 @@ extension CallEvent {
         public var queueDelay: Duration
         /// The temporal layers the peer is sent: 0 while its video is paused (or we send none).
         public var videoLayers: Int
+        /// Which of our encodings the peer is sent (`small` while its link cannot carry the full one's base layer).
+        public var videoEncoding: VideoEncoding
 
         public init(peer: ParticipantID, estimateKbps: Double, sentKbps: Double, roundTrip: Duration?, lossPercent: Double,
-                    queueDelay: Duration, videoLayers: Int) {
+                    queueDelay: Duration, videoLayers: Int, videoEncoding: VideoEncoding = .full) {
             self.peer = peer
             self.estimateKbps = estimateKbps
             self.sentKbps = sentKbps
@@ -27,6 +29,7 @@ extension CallEvent {
             self.lossPercent = lossPercent
             self.queueDelay = queueDelay
             self.videoLayers = videoLayers
+            self.videoEncoding = videoEncoding
         }
     }
 

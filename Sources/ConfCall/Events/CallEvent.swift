@@ -35,6 +35,8 @@ public enum CallEvent: Equatable, Sendable {
     /// We stopped (or resumed) getting a peer's video (`hide`, `show`); the peer stops sending it.
     case peerVideoHidden(Participant, hidden: Bool)
     case talking(Speaker, talking: Bool)
+    /// We started talking while muted: nobody hears it (said at most every 15 s).
+    case talkingWhileMuted
     case audioStats([AudioStatistics])
     /// Per link, what congestion control sees of the path (with `--stats`).
     case linkStats([LinkStatistics])
@@ -70,7 +72,7 @@ public enum CallEvent: Equatable, Sendable {
         case peerMuted = "peer-muted", peerMutedLocally = "peer-muted-locally"
         case camera, cameraSwitched = "camera-switched"
         case peerVideoMuted = "peer-video-muted", peerVideoUnmuted = "peer-video-unmuted", peerVideoHidden = "peer-video-hidden"
-        case talking
+        case talking, talkingWhileMuted = "talking-while-muted"
         case audioStats = "audio-stats", linkStats = "link-stats"
         case videoPaused = "video-paused", videoResumed = "video-resumed"
         case devices
@@ -105,6 +107,7 @@ public enum CallEvent: Equatable, Sendable {
         case .peerVideoUnmuted: .peerVideoUnmuted
         case .peerVideoHidden: .peerVideoHidden
         case .talking: .talking
+        case .talkingWhileMuted: .talkingWhileMuted
         case .audioStats: .audioStats
         case .linkStats: .linkStats
         case .videoPaused: .videoPaused

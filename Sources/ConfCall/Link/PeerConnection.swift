@@ -75,6 +75,8 @@ final class PeerConnection {
     /// Muted here only (mute-peer): its audio comes out marked muted.
     var locallyMuted = false
     var talking = TalkingDetector()
+    /// The last level played from this peer (dB below full scale).
+    var level: UInt8?
 
     // Media.
     var audioOut: OutboundRTPStream
@@ -98,6 +100,8 @@ final class PeerConnection {
     /// Probing after a fall (CallEngine+Probing): the most the path delivered of late (bits per
     /// second, and when), when the last cluster went, and the next cluster's number.
     var recentPeakDelivered: (bitsPerSecond: Int, at: Instant)?
+    /// What the path delivered at each of the last rate updates (`CallEngine.sustainedFor` of them).
+    var deliveredSamples: [(at: Instant, bitsPerSecond: Int)] = []
     var lastProbeAt: Instant?
     /// The wait before the next probe (doubling after each that failed its trial), and since when
     /// the last one is on trial (CallEngine+Probing).
@@ -105,10 +109,16 @@ final class PeerConnection {
     var probeOnTrialSince: Instant?
     var nextProbeCluster = 1
     var traffic = LinkTraffic()
+    /// How long the peer's audio queues on its way to us, and the share of our downlink we last
+    /// told it to keep to (CallEngine+DownlinkShare).
+    var incomingQueue = InboundQueueDelay()
+    var downlinkShareSent: (bitsPerSecond: UInt64, at: Instant)?
 
     // Temporal layers (CallEngine+Layers.swift): which frames of the one encoding this link gets.
     var layerSelector = TemporalLayerSelector(maximumLayer: 2)
     var layerPolicy = LinkLayerPolicy()
+    /// Which of our two encodings the link gets (CallEngine+Layers.swift).
+    var encodingChoice = LinkEncodingChoice()
     var pictureIDs = VP8PictureIDRewriter()
     /// After a pause, video starts again at a key frame (the link missed the frames in between).
     var videoWaitsForKeyFrame = false

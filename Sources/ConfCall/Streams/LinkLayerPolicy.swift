@@ -31,6 +31,13 @@ struct LinkLayerPolicy: Sendable {
         encoderKbps * (VP8FrameLayer.cumulativeSharePercent(layers: layers).first ?? 100) / 100
     }
 
+    /// What the layers that make half the frame rate take, in kbit/s: with three layers the two
+    /// lower ones, with two the base; with one, all of it.
+    static func halfFrameRateKbps(encoderKbps: Int, layers: Int) -> Int {
+        let shares = VP8FrameLayer.cumulativeSharePercent(layers: layers)
+        return encoderKbps * shares[layers == 3 ? 1 : 0] / 100
+    }
+
     /// Takes the link's budget now; says when video pauses or resumes.
     mutating func update(budgetKbps: Int, encoderKbps: Int, layers: Int, now: Instant) -> Change? {
         maximumLayer = TemporalLayerSelector.highestLayer(fittingLinkKbps: budgetKbps, encoderKbps: encoderKbps, layers: layers)

@@ -1,3 +1,5 @@
+import ConfCore
+
 /// Why a media backend could not be chosen or opened.
 public enum MediaBackendError: Error, Equatable, Sendable, CustomStringConvertible {
     /// No backend has this name.
@@ -35,10 +37,13 @@ public struct VideoFormat: Equatable, Sendable {
 public struct BackendContext<Devices> {
     public var devices: Devices
     public var video: VideoFormat
+    /// The clock the call runs on, for a source that draws the time (`pattern:clock`).
+    public var clock: any MonotonicClock
 
-    public init(devices: Devices, video: VideoFormat) {
+    public init(devices: Devices, video: VideoFormat, clock: any MonotonicClock = ManualClock(Instant(nanoseconds: 0))) {
         self.devices = devices
         self.video = video
+        self.clock = clock
     }
 }
 

@@ -39,14 +39,21 @@ public enum MediaBackends {
     }
 
     /// `pattern` (a moving test picture), `pattern:noisy` (the same under changing grain, which
-    /// takes the whole bitrate), `file:PATH.y4m` (a clip, looped; checked when prepared), `none`
+    /// takes the whole bitrate), `pattern:clock` (the time it was made, drawn in cells, for
+    /// measuring delay), `file:PATH.y4m` (a clip, looped; checked when prepared), `none`
     /// (nil: no video is sent).
     public static func generatedVideoSources<Devices>() -> BackendRegistry<(any VideoSource)?, Devices> {
         var registry = BackendRegistry<(any VideoSource)?, Devices>()
         registry.register("pattern") { argument throws(MediaBackendError) in
-            guard argument == nil || argument == "noisy" else { throw .badArgument("pattern takes no argument, or noisy") }
-            let noisy = argument == "noisy"
-            return { context in TestPatternSource(width: context.video.width, height: context.video.height, noisy: noisy) }
+            switch argument {
+            case nil, "noisy"?:
+                let noisy = argument == "noisy"
+                return { context in TestPatternSource(width: context.video.width, height: context.video.height, noisy: noisy) }
+            case "clock"?:
+                return { context in ClockPatternSource(width: context.video.width, height: context.video.height, clock: context.clock) }
+            default:
+                throw .badArgument("pattern takes no argument, or noisy, or clock")
+            }
         }
         registry.register("file") { argument throws(MediaBackendError) in
             guard let path = argument, !path.isEmpty else { throw .badArgument("file:PATH.y4m names a YUV4MPEG2 file") }

@@ -1,4 +1,5 @@
-/// Where the video a participant sends comes from (`--video-source`): pictures at the room's size.
+/// Where the video a participant sends comes from (`--video-source`): pictures at the room's size
+/// (or, for a clip, its own shape within it: `pictureSize`).
 /// A camera delivers on its own clock and keeps its newest picture; a generated source makes one
 /// when asked. The caller asks at its frame rate and encodes what it gets.
 ///
@@ -12,8 +13,11 @@ public protocol VideoSource: AnyObject {
     func close()
     /// The rate the source delivers pictures at, when it has its own (a camera); nil: as often as asked.
     var framesPerSecond: Int? { get }
+    /// The size of its pictures when it is not the room's (a clip sent in its own shape); nil: the room's.
+    var pictureSize: (width: Int, height: Int)? { get }
 }
 
 extension VideoSource {
     public var framesPerSecond: Int? { nil }
+    public var pictureSize: (width: Int, height: Int)? { nil }
 }

@@ -1,7 +1,8 @@
 /// `--video-source file:PATH.y4m`: a recorded clip, looped, one frame each time a picture is
-/// asked for (so the encoder's frame rate sets the pace, and a run is the same every time), scaled
-/// (and cropped to the room's shape) to the room's size when the file has another. The call runs
-/// at the clip's frame rate (its `F` field, 1 to 60 a second), 15 when it names none.
+/// asked for (so the encoder's frame rate sets the pace, and a run is the same every time). It is
+/// sent in its own shape (a portrait clip stays portrait: its receivers lay tiles out by shape),
+/// scaled down to fit the room's size when it is larger, never up. The call runs at the clip's
+/// frame rate (its `F` field, 1 to 60 a second), 15 when it names none.
 /// Threading: the event loop thread only.
 public final class Y4MVideoSource: VideoSource {
     private let reader: Y4MReader
@@ -10,8 +11,7 @@ public final class Y4MVideoSource: VideoSource {
 
     public init(path: String, width: Int, height: Int) throws(Y4MHeader.Problem) {
         reader = try Y4MReader(path: path)
-        self.width = width
-        self.height = height
+        (self.width, self.height) = PixelConversion.fitted(width: reader.header.width, height: reader.header.height, within: (width, height))
     }
 
     public func newestPicture() -> VideoFrame? {
@@ -19,6 +19,8 @@ public final class Y4MVideoSource: VideoSource {
     }
 
     public var isLost: Bool { false }
+
+    public var pictureSize: (width: Int, height: Int)? { (width, height) }
 
     public var framesPerSecond: Int? {
         guard let rate = reader.header.rate, rate.numerator > 0, rate.denominator > 0 else { return nil }

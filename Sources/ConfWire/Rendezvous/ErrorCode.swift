@@ -17,6 +17,8 @@ public enum ErrorCode: String, Sendable, CaseIterable {
     case notAdmitted = "not-admitted"
     /// A `resume` token was not accepted (forged, expired, or its seat was given up).
     case resumeRefused = "resume-refused"
+    /// A `join` or `resume` for a room another instance of a partitioned rendezvous holds.
+    case wrongInstance = "wrong-instance"
     /// Too many connections from one address (or network) at once.
     case tooManyConnections = "too-many-connections"
 }

@@ -78,6 +78,10 @@ public struct RendezvousAddress: Hashable, Sendable, CustomStringConvertible {
 
     public var httpBase: String { (secure ? "https://" : "http://") + endpoint.description }
     public var webSocketURL: String { (secure ? "wss://" : "ws://") + endpoint.description + "/v1/ws" }
+
+    /// The WebSocket for `room`: the id in the query, where a load balancer in front of a
+    /// partitioned rendezvous reads which instance holds the room (docs/DEPLOY.md).
+    public func webSocketURL(room: RoomID) -> String { webSocketURL + "?room=" + room.rawValue }
     public var createRoomURL: String { httpBase + "/v1/rooms" }
 
     /// As users should type it in `--server`: "host:port", or the wss:// URL when secure.

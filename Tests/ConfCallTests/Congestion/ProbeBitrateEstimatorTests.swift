@@ -33,4 +33,20 @@ struct ProbeBitrateEstimatorTests {
         let sameInstant = (0..<8).compactMap { _ in estimator.received(cluster: 3, sentAt: Self.at(0), arrival: Self.at(0), size: 500) }
         #expect(sameInstant.isEmpty)
     }
+
+    @Test func aClusterThatLeftAndArrivedInABurstShowsNoMoreThanItsAim() throws {
+        // Aimed at 600 kbit/s, but the sender caught up in one burst (1000 bytes every 0.5 ms,
+        // 16 Mbit/s) and a token bucket let it all through as fast: the path is known to carry 600 kbit/s.
+        var estimator = ProbeBitrateEstimator()
+        estimator.aim(cluster: 4, bitsPerSecond: 600_000)
+        let results = (0..<10).compactMap { index in
+            estimator.received(cluster: 4, sentAt: Self.at(index * 500), arrival: Self.at(30_000 + index * 500), size: 1000)
+        }
+        #expect(results == [600_000])
+        // A cluster that was not aimed keeps the measured rate.
+        let unaimed = (0..<10).compactMap { index in
+            estimator.received(cluster: 5, sentAt: Self.at(index * 500), arrival: Self.at(30_000 + index * 500), size: 1000)
+        }
+        #expect(abs(try #require(unaimed.first) - 16_000_000) < 1)
+    }
 }

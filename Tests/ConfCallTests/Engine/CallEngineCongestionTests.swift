@@ -8,8 +8,9 @@ import Testing
 /// over links with a bandwidth cap and a drop-tail queue.
 @Suite struct CallEngineCongestionTests {
     /// Everyone in the room, connected, sending audio and layered video (--video-bitrate `videoKbps`).
-    private func mesh(_ names: [String], seed: UInt64, videoKbps: Int = 600,
-                      configure: (String, inout CallEngine.Configuration) -> Void = { _, _ in })
+    func mesh(_ names: [String], seed: UInt64, videoKbps: Int = 600,
+              configure: (String, inout CallEngine.Configuration) -> Void = { _, _ in },
+              beforeJoining: (SimulatedCall, [SimulatedCall.Participant]) -> Void = { _, _ in })
         throws -> (SimulatedCall, [SimulatedCall.Participant])
     {
         let call = SimulatedCall(seed: seed, handshake: .fakeDTLS)
@@ -25,12 +26,13 @@ import Testing
             person.sendsVideo = true
             person.layeredVideo = LayeredVideoSource(startKbps: videoKbps)
         }
+        beforeJoining(call, people)
         for person in people { call.join(person) }
         #expect(call.run(for: .seconds(5)) { call.fullMesh(people) })
         return (call, people)
     }
 
-    private func cap(_ call: SimulatedCall, from: SimulatedCall.Participant, to: SimulatedCall.Participant, bitsPerSecond: Int?) {
+    func cap(_ call: SimulatedCall, from: SimulatedCall.Participant, to: SimulatedCall.Participant, bitsPerSecond: Int?) {
         var conditions = LinkConditions(delay: .milliseconds(20))
         conditions.bandwidth = bitsPerSecond
         // A queue of half a second at the capped rate, as `tc ... tbf latency 500ms` would keep.
@@ -39,7 +41,7 @@ import Testing
     }
 
     /// `who`'s link-stats figures for `peer`, in order.
-    private func linkStats(_ who: SimulatedCall.Participant, for peer: SimulatedCall.Participant, after: Instant = .zero)
+    func linkStats(_ who: SimulatedCall.Participant, for peer: SimulatedCall.Participant, after: Instant = .zero)
         -> [CallEvent.LinkStatistics]
     {
         who.events.filter { $0.at >= after }.flatMap { entry -> [CallEvent.LinkStatistics] in
@@ -65,7 +67,7 @@ import Testing
     }
 
     @Test func oneWeakLinkCostsTheOthersNothing() throws {
-        let (call, people) = try mesh(["ann", "bob", "cat"], seed: 32)
+        let (call, people) = try mesh(["ann", "bob", "cat"], seed: 32) { _, configuration in configuration.smallVideo = true }
         let ann = people[0], bob = people[1], cat = people[2]
         cap(call, from: ann, to: cat, bitsPerSecond: 300_000)
         let start = call.now
@@ -79,7 +81,8 @@ import Testing
         #expect(toBob.estimateKbps >= 600, "bob's link is not held down: \(toBob.estimateKbps)")
         #expect(encoder >= 540, "the encoder follows the best link, capped at 600: \(encoder)")
         #expect(toBob.videoLayers == 3)
-        #expect(toCat.videoLayers >= 1 && toCat.videoLayers < 3, "cat gets fewer layers: \(toCat.videoLayers)")
+        // Less than bob: fewer layers of the full encoding, or the small one (a driver makes it).
+        #expect(toCat.videoLayers >= 1 && (toCat.videoLayers < 3 || toCat.videoEncoding == .small), "cat gets less: \(toCat)")
         #expect(toCat.queueDelay < .milliseconds(150))
         let paused = ann.events.contains { if case .videoPaused = $0.event { true } else { false } }
         #expect(!paused)

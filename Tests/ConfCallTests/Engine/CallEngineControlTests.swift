@@ -32,6 +32,43 @@ import Testing
         }
     }
 
+    /// Talking into a muted microphone is said once (the sim's microphone is always loud), and
+    /// not again within 15 s even after muting anew; later it is.
+    @Test func talkingWhileMutedIsSaidAtMostEvery15Seconds() throws {
+        let (call, ann, _) = try SimulatedCall.connectedPair(seed: 34, sendingAudio: true)
+        let hints = { ann.events.filter { if case .talkingWhileMuted = $0.event { true } else { false } }.count }
+        call.run(for: .seconds(1))
+        #expect(hints() == 0, "not muted: no hint")
+        ann.engine.setAudioMuted(true, now: call.now)
+        call.run(for: .seconds(3))
+        #expect(hints() == 1)
+        ann.engine.setAudioMuted(false, now: call.now)
+        call.run(for: .seconds(1))
+        ann.engine.setAudioMuted(true, now: call.now)
+        call.run(for: .seconds(3))
+        #expect(hints() == 1, "within 15 s of the last")
+        ann.engine.setAudioMuted(false, now: call.now)
+        call.run(for: .seconds(12))
+        ann.engine.setAudioMuted(true, now: call.now)
+        call.run(for: .seconds(2))
+        #expect(hints() == 2)
+    }
+
+    /// What the call screen's roster reads: the link's path, round trip and loss once connected,
+    /// what was muted here, the last level played, our microphone's level.
+    @Test func theRosterViewFollowsTheLink() throws {
+        let (call, ann, bob) = try SimulatedCall.connectedPair(seed: 35, sendingAudio: true)
+        call.run(for: .seconds(3))
+        #expect(ann.engine.participants.map(\.id) == [bob.id])
+        let view = try #require(ann.engine.linkView(bob.id))
+        #expect(view.connected && view.path != nil && view.roundTrip != nil && !view.mutedHere && view.level == nil)
+        #expect(ann.engine.ownLevel == 30)
+        ann.engine.handle(.played(bob.id, level: 12), now: call.now)
+        #expect(ann.engine.setLocallyMuted(bob.id, true, now: call.now))
+        #expect(ann.engine.linkView(bob.id)?.level == 12 && ann.engine.linkView(bob.id)?.mutedHere == true)
+        #expect(ann.engine.linkView(ParticipantID("p9")) == nil)
+    }
+
     @Test func mutingStopsOurAudioAndTellsThePeer() throws {
         let (call, ann, bob) = try SimulatedCall.connectedPair(seed: 33, sendingAudio: true)
         call.run(for: .seconds(1))
@@ -42,6 +79,8 @@ import Testing
         #expect(call.run(for: .seconds(1)) {
             bob.events.contains { if case .peerMuted(let who, true, false) = $0.event { who.id == ann.id } else { false } }
         })
+        #expect(bob.engine.marks(of: ann.id).muted && bob.engine.marks(of: ann.id).badges == ["muted"], "bob's view marks ann muted")
+        #expect(ann.engine.ownMarks.muted && !ann.engine.marks(of: bob.id).muted)
         let atMute = bob.receivedAudioFrames[ann.id, default: 0]
         call.run(for: .seconds(2))
         #expect(bob.receivedAudioFrames[ann.id, default: 0] <= atMute + 5, "nothing more from ann but what was on its way")

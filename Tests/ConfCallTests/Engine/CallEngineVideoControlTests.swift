@@ -31,7 +31,8 @@ import Testing
         call.step(ann)
         #expect(has(ann) { $0 == .camera(on: false) })
         #expect(call.run(for: .seconds(1)) { has(bob) { if case .peerVideoMuted(let who) = $0 { who.id == ann.id } else { false } } })
-        #expect(bob.engine.videoState(of: ann.id) == (cameraOff: true, hidden: false), "a view shows a badge, not the last picture")
+        #expect(bob.engine.marks(of: ann.id) == .init(cameraOff: true), "a view shows a badge, not the last picture")
+        #expect(bob.engine.marks(of: ann.id).badges == ["camera off"])
         let framesAtOff = bob.videoFrames[ann.id, default: 0], audioAtOff = bob.receivedAudioFrames[ann.id, default: 0]
         call.run(for: .seconds(3))
         #expect(bob.videoFrames[ann.id, default: 0] <= framesAtOff + 2, "no video while the camera is off (what was on its way may land)")
@@ -56,7 +57,7 @@ import Testing
         #expect(!bob.engine.setVideoHidden(ParticipantID("p9"), true, now: call.now), "nobody by that id")
         call.step(bob)
         #expect(has(bob) { if case .peerVideoHidden(let who, true) = $0 { who.id == ann.id } else { false } })
-        #expect(bob.engine.videoState(of: ann.id) == (cameraOff: false, hidden: true))
+        #expect(bob.engine.marks(of: ann.id) == .init(hidden: true))
         call.run(for: .seconds(1))
         let bobFromAnn = bob.videoFrames[ann.id, default: 0], catFromAnn = cat.videoFrames[ann.id, default: 0]
         let bobAudio = bob.receivedAudioFrames[ann.id, default: 0]

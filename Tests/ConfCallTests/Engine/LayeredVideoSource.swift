@@ -23,7 +23,8 @@ final class LayeredVideoSource {
         self.startKbps = startKbps
     }
 
-    func nextFrame(captured: Instant, bitrates: [(at: Instant, kbps: Int)], keyFrameRequests: Int) -> CallEngine.Input {
+    func nextFrame(captured: Instant, bitrates: [(at: Instant, kbps: Int)], keyFrameRequests: Int,
+                   encoding: VideoEncoding = .full) -> CallEngine.Input {
         let kbps = bitrates.last?.kbps ?? startKbps
         let requested = keyFrameRequests > keyFrameRequestsSeen
         keyFrameRequestsSeen = keyFrameRequests
@@ -43,6 +44,7 @@ final class LayeredVideoSource {
                                   discardable: temporalLayer == 2)
         // Bit 0 of the frame tag is clear on a key frame (RFC 6386 section 9.1).
         let frame = [key ? 0x10 : 0x11] + [UInt8](repeating: UInt8(truncatingIfNeeded: framesMade), count: size - 1)
-        return .layeredVideoFrame(frame, layer: layer, captured: captured)
+        return encoding == .small ? .smallVideoFrame(frame, layer: layer, captured: captured)
+            : .layeredVideoFrame(frame, layer: layer, captured: captured)
     }
 }

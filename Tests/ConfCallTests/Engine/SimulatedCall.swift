@@ -155,6 +155,11 @@ final class SimulatedCall {
                 participant.pending.append(participant.layeredVideo?.nextFrame(captured: at, bitrates: participant.videoBitrates,
                                                                                 keyFrameRequests: participant.keyFrameRequests)
                     ?? .videoFrame(participant.nextVideoFrame(), captured: at))
+                if let small = participant.smallVideo {
+                    let asked = participant.smallVideoBitrates.compactMap { figure in figure.kbps.map { (figure.at, $0) } }
+                    participant.pending.append(small.nextFrame(captured: at, bitrates: asked, keyFrameRequests: participant.smallKeyFrameRequests,
+                                                               encoding: .small))
+                }
                 participant.nextVideoAt = at + .milliseconds(66)
             }
             runChecks(participant)
@@ -227,6 +232,14 @@ final class SimulatedCall {
             participant.keyFrameRequests += 1
         case .videoBitrate(let kbps):
             participant.videoBitrates.append((now, kbps))
+        case .smallVideoBitrate(let kbps):
+            participant.smallVideoBitrates.append((now, kbps))
+            if kbps == nil { participant.smallVideo = nil } else if participant.smallVideo == nil {
+                participant.smallVideo = LayeredVideoSource(startKbps: kbps!)
+                participant.smallKeyFrameRequests = 0
+            }
+        case .smallKeyFrameRequested:
+            participant.smallKeyFrameRequests += 1
         case .audioEncoding(let kbps, let fec, let loss):
             participant.audioEncodings.append((kbps, fec, loss))
         case .callFailed(let noPath):

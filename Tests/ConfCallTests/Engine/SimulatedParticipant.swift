@@ -44,6 +44,11 @@ extension SimulatedCall {
         var audioEncodings: [(kbps: Int, fec: Bool, lossPercent: Int)] = []
         /// Sends layered frames sized to the encoder target instead (SimulatedCall+Layers.swift).
         var layeredVideo: LayeredVideoSource?
+        /// The small encoding while the engine asks for one (`.smallVideoBitrate`), made like
+        /// `layeredVideo`; what it was asked, nil for "stop"; its key-frame requests.
+        var smallVideo: LayeredVideoSource?
+        var smallVideoBitrates: [(at: Instant, kbps: Int?)] = []
+        var smallKeyFrameRequests = 0
 
         /// A frame the assembler takes as VP8 (a key frame every 30th: bit 0 of the tag clear).
         func nextVideoFrame() -> [UInt8] {

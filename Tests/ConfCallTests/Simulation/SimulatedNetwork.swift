@@ -34,9 +34,12 @@ final class SimulatedNetwork<Node: Hashable> {
     private var isolated = Set<Int>()
     /// Nodes whose sending is capped as a whole, as a home uplink caps every flow leaving it.
     private var uplinks: [Int: Uplink] = [:]
+    /// Nodes whose receiving is capped as a whole (a home downlink), the same kind of queue.
+    private var downlinks: [Int: Uplink] = [:]
 
     /// One node's shared uplink: a rate and a drop-tail queue every datagram it sends goes
-    /// through first, before its pair's own conditions.
+    /// through first, before its pair's own conditions; or its downlink, which every datagram
+    /// to it goes through last, after them.
     struct Uplink: Equatable, Sendable {
         var bandwidth: Int
         var queueLimit: Int = 64 * 1024
@@ -45,6 +48,15 @@ final class SimulatedNetwork<Node: Hashable> {
         init(bandwidth: Int, queueLimit: Int = 64 * 1024) {
             self.bandwidth = bandwidth
             self.queueLimit = queueLimit
+        }
+
+        /// Takes `bytes` entering the queue at `now`: when they leave it, or nil when the queue is full.
+        fileprivate mutating func pass(_ bytes: Int, at now: Instant) -> Instant? {
+            let start = max(now, busyUntil)
+            let backlog = Double(start.since(now).nanosecondsClamped) * Double(bandwidth) / 8e9
+            guard backlog + Double(bytes) <= Double(queueLimit) else { return nil }
+            busyUntil = start + .nanoseconds(Int64(bytes) * 8 * 1_000_000_000 / Int64(max(1, bandwidth)))
+            return busyUntil
         }
     }
     private var inFlight = TimedQueue<Datagram>()
@@ -76,6 +88,13 @@ final class SimulatedNetwork<Node: Hashable> {
     /// Caps everything `node` sends, to every peer, at `uplink`'s rate (nil: no shared cap).
     func setUplink(_ uplink: Uplink?, for node: Node) {
         uplinks[index(of: node)] = uplink
+    }
+
+    /// Caps everything `node` receives, from every peer, at `downlink`'s rate (nil: no shared cap).
+    /// Datagrams enter it in the order they were sent, which is their order of arrival while the
+    /// pairs' delays are alike (as in the tests that use it).
+    func setDownlink(_ downlink: Uplink?, for node: Node) {
+        downlinks[index(of: node)] = downlink
     }
 
     // MARK: Partitions
@@ -177,16 +196,12 @@ final class SimulatedNetwork<Node: Hashable> {
     /// One copy through the cap's queue, loss, and delay.
     private func transmit(_ datagram: Datagram, over link: inout LinkState, with conditions: LinkConditions, now sent: Instant) {
         var now = sent
-        if var uplink = uplinks[datagram.pair.from] {
-            let start = max(now, uplink.busyUntil)
-            let backlog = Double(start.since(now).nanosecondsClamped) * Double(uplink.bandwidth) / 8e9
-            if backlog + Double(datagram.bytes.count) > Double(uplink.queueLimit) {
+        if uplinks[datagram.pair.from] != nil {
+            guard let left = uplinks[datagram.pair.from]!.pass(datagram.bytes.count, at: now) else {
                 link.counters.droppedByQueue += 1
                 return
             }
-            uplink.busyUntil = start + .nanoseconds(Int64(datagram.bytes.count) * 8 * 1_000_000_000 / Int64(max(1, uplink.bandwidth)))
-            uplinks[datagram.pair.from] = uplink
-            now = uplink.busyUntil
+            now = left
         }
         var leaves = now
         if let bandwidth = conditions.bandwidth, bandwidth > 0 {
@@ -219,8 +234,16 @@ final class SimulatedNetwork<Node: Hashable> {
         }
         if chance(conditions.reorder) { delay += max(0, conditions.reorderDelay.nanosecondsClamped) }
 
+        var arrives = leaves + .nanoseconds(delay)
+        if downlinks[datagram.pair.to] != nil {
+            guard let left = downlinks[datagram.pair.to]!.pass(datagram.bytes.count, at: arrives) else {
+                link.counters.droppedByQueue += 1
+                return
+            }
+            arrives = left
+        }
         link.counters.inFlight += 1
-        inFlight.insert(datagram, at: leaves + .nanoseconds(delay))
+        inFlight.insert(datagram, at: arrives)
     }
 
     /// Draws random loss, then steps the Gilbert-Elliott chain: loss is decided in the state the chain

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""A browser-grade peer for benchmarks: GStreamer's webrtcbin joins a conf room (the rendezvous
+"""A browser-grade peer for tests and benchmarks: GStreamer's webrtcbin joins a conf room (the rendezvous
 protocol, through Tests/Interop/webrtcbin_peer.py's WebSocket client) and offers Opus and VP8 with
 transport-wide congestion control (the transport-cc header extension and RTCP feedback, as
 browsers offer them). It sends noise (videotestsrc pattern=snow, which takes the whole VP8 target) at a fixed target (Debian's GStreamer has no
@@ -12,7 +12,7 @@ RTCP it got, as webrtcbin's session counts it; "DONE" at the end.
 """
 import json, os, sys, threading, time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Tests", "Interop"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from webrtcbin_peer import WebSocket  # noqa: E402
 
 import gi  # noqa: E402
@@ -34,7 +34,8 @@ def main():
     host, port = address.rsplit(":", 1)
     Gst.init(None)
     loop = GLib.MainLoop()
-    ws = WebSocket(host, int(port))
+    # The room in the URL: a rendezvous with several workers hands the connection to its own.
+    ws = WebSocket(host, int(port), f"/v1/ws?room={room}")
     ws.send({"type": "join", "room": room, "pin": pin, "name": "webrtcbin"})
     joined = ws.receive()
     if joined.get("type") != "joined" or not joined["peers"]:

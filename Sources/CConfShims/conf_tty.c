@@ -1,0 +1,91 @@
+// The terminal's modes and stderr, taken for the call screen and given back on every way out.
+// Everything conf_tty_give_back does is async-signal-safe (write, tcsetattr, dup2, close), so the
+// crash handlers may call it.
+#define _GNU_SOURCE  // pipe2
+#include "conf_shims.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <termios.h>
+#include <unistd.h>
+
+static volatile sig_atomic_t held = 0;
+static int tty_fd = -1;
+static int screen_fd = -1;
+static struct termios saved_modes;
+static int saved_stderr = -1;
+static char restore_bytes[64];
+static size_t restore_count = 0;
+static const int crash_signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP};
+#define CRASH_SIGNAL_COUNT (sizeof crash_signals / sizeof crash_signals[0])
+static struct sigaction earlier[CRASH_SIGNAL_COUNT];
+static int exit_hook_set = 0;
+
+void conf_tty_give_back(void) {
+    if (!held) return;
+    held = 0;
+    if (saved_stderr >= 0) {
+        dup2(saved_stderr, 2);
+        close(saved_stderr);
+        saved_stderr = -1;
+    }
+    size_t offset = 0;
+    while (offset < restore_count) {
+        ssize_t n = write(screen_fd, restore_bytes + offset, restore_count - offset);
+        if (n > 0) offset += (size_t)n;
+        else if (n < 0 && errno == EINTR) continue;
+        else break;
+    }
+    tcsetattr(tty_fd, TCSAFLUSH, &saved_modes);
+}
+
+static void on_crash(int signal) {
+    conf_tty_give_back();
+    for (size_t i = 0; i < CRASH_SIGNAL_COUNT; i++) {
+        if (crash_signals[i] == signal) sigaction(signal, &earlier[i], NULL);
+    }
+    raise(signal);  // to the earlier handler, or the default action
+}
+
+static void on_exit_hook(void) { conf_tty_give_back(); }
+
+int conf_tty_take(int fd, int output_fd, const char *restore, size_t restore_length) {
+    if (held) return -1;
+    struct termios modes;
+    if (!isatty(fd) || tcgetattr(fd, &modes) != 0) return -1;
+    int pipe_ends[2];
+    // Non-blocking: a writer that fills the pipe loses its message rather than hanging the loop.
+    if (pipe2(pipe_ends, O_NONBLOCK | O_CLOEXEC) != 0) return -1;
+    saved_modes = modes;
+    tty_fd = fd;
+    screen_fd = output_fd;
+    restore_count = restore_length < sizeof restore_bytes ? restore_length : sizeof restore_bytes;
+    memcpy(restore_bytes, restore, restore_count);
+    modes.c_iflag &= ~(tcflag_t)(IGNBRK | BRKINT | PARMRK | ISTRIP | INLCR | IGNCR | ICRNL | IXON);
+    modes.c_lflag &= ~(tcflag_t)(ECHO | ECHONL | ICANON | ISIG | IEXTEN);
+    modes.c_cflag |= CS8;
+    modes.c_cc[VMIN] = 1;
+    modes.c_cc[VTIME] = 0;
+    if (tcsetattr(fd, TCSAFLUSH, &modes) != 0) {
+        close(pipe_ends[0]);
+        close(pipe_ends[1]);
+        return -1;
+    }
+    saved_stderr = dup(2);
+    dup2(pipe_ends[1], 2);
+    close(pipe_ends[1]);
+    held = 1;
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = on_crash;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_NODEFER;
+    for (size_t i = 0; i < CRASH_SIGNAL_COUNT; i++) sigaction(crash_signals[i], &action, &earlier[i]);
+    if (!exit_hook_set) {
+        atexit(on_exit_hook);
+        exit_hook_set = 1;
+    }
+    return pipe_ends[0];
+}

@@ -1,0 +1,105 @@
+internal import CGLib
+internal import CConfShims
+import ConfCore
+import ConfRendezvous
+import ConfWire
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// How one worker of a rendezvous with several (`RendezvousWorkers`) hands connections to the
+/// others: before libsoup reads a new plain-HTTP connection, its request line is peeked at; a
+/// WebSocket for a room another worker holds goes to that worker's loop as the bare descriptor,
+/// where it is accepted as if it had arrived there. Everything else stays.
+public struct WorkerRouting {
+    public let share: WorkerShare
+    /// Runs on this worker's loop: give descriptor `fd` to worker `owner` (which accepts it on its own loop).
+    public let forward: (Int32, Int) -> Void
+
+    public init(share: WorkerShare, forward: @escaping (Int32, Int) -> Void) {
+        self.share = share
+        self.forward = forward
+    }
+}
+
+/// A connection whose request line is awaited (its admission entry keeps its deadline).
+struct ParkedConnection {
+    let fd: Int32
+    let watch: Timer
+}
+
+extension RendezvousServer {
+    /// A descriptor another worker routed here: accepted without looking again.
+    public func adopt(_ fd: Int32) { accept(fd, tls: nil, routed: true) }
+
+    /// Admits `fd` as any connection (the per-client cap and the request deadline hold while it
+    /// waits), then waits on the loop for its request line.
+    func park(_ fd: Int32) {
+        var native = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let named = withUnsafeMutablePointer(to: &native) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getpeername(fd, $0, &length) } }
+        guard named == 0, let remote = g_socket_address_new_from_native(&native, gsize(length)) else {
+            Glibc.close(fd)  // the peer is already gone
+            return
+        }
+        let host = Self.peerName(remote).host
+        g_object_unref(remote)
+        guard let id = admit(fd, from: host, answering: true) else {
+            Glibc.close(fd)
+            return
+        }
+        parked[id] = ParkedConnection(fd: fd, watch: loop.watch(fd: fd) { [unowned self] in self.peek(id) })
+    }
+
+    /// Returns whether to keep waiting.
+    private func peek(_ id: UInt64) -> Bool {
+        guard let connection = parked[id], let routing else { return false }
+        var head = [UInt8](repeating: 0, count: RequestRoute.longestRequestLine)
+        let n = recv(connection.fd, &head, head.count, Int32(MSG_PEEK | MSG_DONTWAIT))
+        if n < 0 && (errno == EAGAIN || errno == EINTR) { return true }
+        let route = n > 0 ? RequestRoute.of(head[..<n]) : .anywhere
+        if route == .incomplete { return true }
+        parked[id] = nil
+        admission.closed(id)  // admitted again where it is served
+        if n <= 0 {
+            Glibc.close(connection.fd)  // gone before it said anything
+            return false
+        }
+        if case .room(let room) = route, case let owner = WorkerShare.owner(of: room, among: routing.share.count), owner != routing.share.index {
+            routing.forward(connection.fd, owner)
+        } else {
+            accept(connection.fd, tls: nil, routed: true)
+        }
+        return false
+    }
+
+    /// A parked connection past its deadline, or evicted: closed before anyone read it.
+    /// Returns whether `id` was parked.
+    func closeParked(_ id: UInt64) -> Bool {
+        guard let connection = parked.removeValue(forKey: id) else { return false }
+        connection.watch.cancel()
+        Glibc.close(connection.fd)
+        return true
+    }
+
+    /// `GET /v1/metrics`: Prometheus text (docs/DEPLOY.md; keep it off the public address).
+    func metrics(_ message: OpaquePointer) {
+        let text: String
+        if let metricsBoard, let routing {
+            metricsBoard.post(core.metricsSnapshot, from: routing.share.index)
+            text = RendezvousMetrics.text(metricsBoard.snapshots.enumerated().map { (metricsLabels + [("worker", "\($0.offset)")], $0.element) })
+        } else {
+            text = core.metricsText(labels: metricsLabels)
+        }
+        soup_server_message_set_status(message, 200, nil)
+        text.withCString { soup_server_message_set_response(message, "text/plain; version=0.0.4", SOUP_MEMORY_COPY, $0, UInt(strlen($0))) }
+    }
+
+    /// With several workers, plain HTTP answers close their connection, so that a client's next
+    /// request (the WebSocket after creating a room) comes on a new one that can be routed.
+    func closeAfterAnswerIfRouting(_ message: OpaquePointer) {
+        guard routing != nil, let uri = soup_server_message_get_uri(message), let path = g_uri_get_path(uri),
+              String(cString: path) != "/v1/ws" else { return }
+        soup_message_headers_replace(soup_server_message_get_response_headers(message), "Connection", "close")
+    }
+}

@@ -1,0 +1,32 @@
+import ConfWire
+
+/// Which room a new connection is for, read from the start of its HTTP request before anyone
+/// answers it (`GET /v1/ws?room=4821-7734 HTTP/1.1`): how a rendezvous with several workers hands
+/// each WebSocket to the worker that holds its room. Pure; the bytes are hostile.
+public enum RequestRoute: Equatable, Sendable {
+    /// The request line is not complete yet.
+    case incomplete
+    /// Not a WebSocket for a named room (room creation, health, an old client, garbage): served
+    /// where it arrived, and refused there if it is garbage.
+    case anywhere
+    case room(RoomID)
+
+    /// Longer than this without a complete request line and it is served where it arrived
+    /// (libsoup then refuses it).
+    public static let longestRequestLine = 2_048
+
+    public static func of(_ head: some Collection<UInt8>) -> RequestRoute {
+        guard let end = head.firstIndex(of: UInt8(ascii: "\n")) else {
+            return head.count >= longestRequestLine ? .anywhere : .incomplete
+        }
+        let line = String(decoding: head[..<end], as: UTF8.self)
+        let parts = line.split(separator: " ", omittingEmptySubsequences: true)
+        guard parts.count >= 2, parts[0] == "GET" else { return .anywhere }
+        let target = parts[1]
+        guard let question = target.firstIndex(of: "?"), target[..<question] == "/v1/ws" else { return .anywhere }
+        for pair in target[target.index(after: question)...].split(separator: "&") where pair.hasPrefix("room=") {
+            return RoomID(String(pair.dropFirst(5))).map { .room($0) } ?? .anywhere
+        }
+        return .anywhere
+    }
+}

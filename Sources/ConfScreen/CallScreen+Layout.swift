@@ -1,0 +1,229 @@
+/// Lays the screen out on a canvas of any size: the header bar, the roster, the video grid's
+/// rows (left to the video renderer), the chat pane, a hint line and the input line.
+extension CallScreen {
+    public struct Drawing: Sendable {
+        public var canvas: Canvas
+        /// Where the terminal's cursor goes (the input line while typing); nil hides it.
+        public var cursor: (row: Int, column: Int)?
+        /// The rows and columns kept for the video grid, from 0, if any.
+        public var video: (row: Int, column: Int, rows: Int, columns: Int)?
+    }
+
+    /// Smaller than this and the screen says so instead.
+    public static let minimumColumns = 40
+    public static let minimumRows = 10
+
+    public func draw(columns: Int, rows: Int) -> Drawing {
+        var canvas = Canvas(columns: columns, rows: rows)
+        guard columns >= Self.minimumColumns, rows >= Self.minimumRows else {
+            let message = "terminal too small (\(columns)x\(rows)): conf needs \(Self.minimumColumns)x\(Self.minimumRows)"
+            var row = 0
+            var rest = Substring(message)
+            while !rest.isEmpty, row < rows {
+                canvas.put(String(rest.prefix(max(1, columns))), row: row, column: 0)
+                rest = rest.dropFirst(max(1, columns))
+                row += 1
+            }
+            return Drawing(canvas: canvas)
+        }
+        drawHeader(on: &canvas)
+        var row = 1
+        for member in [me] + others where row < rows - 4 {
+            drawMember(member, row: row, on: &canvas)
+            row += 1
+        }
+        let bottom = rows - 2  // the hint line; the input line is under it
+        var video: (row: Int, column: Int, rows: Int, columns: Int)?
+        let free = bottom - row - 1
+        if showsVideo, free >= 8 {
+            let videoRows = free * 3 / 5
+            video = (row, 0, videoRows, columns)
+            canvas.markForeign(row: row, column: 0, rows: videoRows, columns: columns)
+            row += videoRows
+        }
+        drawChat(on: &canvas, from: row, to: bottom)
+        if mode == .help { drawHelp(on: &canvas) }
+        if let hint {
+            canvas.put(hint, row: bottom, column: 0, style: CellStyle(foreground: .yellow, bold: mode == .confirmingLeave))
+        }
+        let cursor = drawInput(on: &canvas, row: rows - 1)
+        return Drawing(canvas: canvas, cursor: cursor, video: video)
+    }
+
+    private func drawHeader(on canvas: inout Canvas) {
+        let bar = CellStyle(reverse: true)
+        canvas.fill(row: 0, style: bar)
+        var parts = [" conf", header.roomName.isEmpty ? header.room : "\(header.roomName) \(header.room)", Self.clock(header.elapsed)]
+        if let muted = header.microphoneMuted { parts.append(muted ? "MIC MUTED" : "mic on") }
+        if let off = header.cameraOff { parts.append(off ? "camera off" : "camera on") }
+        if header.listener { parts.append("listening") }
+        parts.append("rendezvous \(header.rendezvous)")
+        canvas.put(parts.joined(separator: "  ·  "), row: 0, column: 0, style: bar)
+    }
+
+    /// `› ann (p2)   host  ●●● good 12 ms 0.0%  ▮▮▮▮▯▯  talking  muted  words: ...`
+    private func drawMember(_ member: Member, row: Int, on canvas: inout Canvas) {
+        let isMe = member.id == me.id
+        var column = 0
+        canvas.put(selected == member.id ? "›" : " ", row: row, column: 0, style: CellStyle(bold: true))
+        column = 2
+        let label = isMe ? "\(member.name) (you)" : "\(member.name) (\(member.id))"
+        canvas.put(label, row: row, column: column, width: 20, style: CellStyle(bold: member.talking))
+        column += 21
+        if isMe {
+            column += 20
+        } else if member.listener && !member.connected {
+            canvas.put("listening", row: row, column: column, width: 19, style: CellStyle(dim: true))
+            column += 20
+        } else if let quality = member.quality {
+            let color: CellStyle.Color = quality == .good ? .green : quality == .fair ? .yellow : .red
+            let dots = String(repeating: "●", count: quality.rawValue + 1) + String(repeating: "○", count: 2 - quality.rawValue)
+            canvas.put(dots, row: row, column: column, style: CellStyle(foreground: color))
+            var figures = " \(member.path ?? "?")"
+            if let rtt = member.roundTrip { figures += " \(Int((Double(rtt.components.attoseconds) / 1e15).rounded()) + Int(rtt.components.seconds) * 1000)ms" }
+            if let loss = member.lossPercent { figures += " \(Int(loss.rounded()))%" }
+            canvas.put(figures, row: row, column: column + 3, width: 16)
+            column += 20
+        } else {
+            canvas.put("connecting…", row: row, column: column, width: 19, style: CellStyle(dim: true))
+            column += 20
+        }
+        column += drawLevel(member, row: row, column: column, on: &canvas) + 1
+        var marks: [(String, CellStyle)] = []
+        if member.listener || (isMe && header.listener) { marks.append(("listener", CellStyle(dim: true))) }
+        if member.talking { marks.append(("talking", CellStyle(foreground: .green, bold: true))) }
+        if member.muted { marks.append(("muted", CellStyle(foreground: .red))) }
+        if member.cameraOff { marks.append(("camera off", CellStyle(foreground: .gray))) }
+        if member.mutedHere { marks.append(("muted here", CellStyle(foreground: .yellow))) }
+        if member.hidden { marks.append(("hidden", CellStyle(foreground: .gray))) }
+        if !member.words.isEmpty, !compared.contains(member.id) {
+            marks.append(("compare: " + member.words.joined(separator: " "), CellStyle(foreground: .cyan)))
+        }
+        for (text, style) in marks where column < canvas.columns {
+            column += canvas.put(text, row: row, column: column, style: style) + 2
+        }
+    }
+
+    /// Eight cells of level meter; returns its width.
+    private func drawLevel(_ member: Member, row: Int, column: Int, on canvas: inout Canvas) -> Int {
+        let width = 8
+        guard let level = member.level, !(member.id == me.id ? header.microphoneMuted ?? true : member.muted) else {
+            canvas.put(String(repeating: "·", count: width), row: row, column: column, style: CellStyle(dim: true))
+            return width
+        }
+        // 60 dB below full scale and quieter is nothing; full scale is every cell.
+        let lit = max(0, min(width, (60 - Int(level)) * width / 60))
+        canvas.put(String(repeating: "▮", count: lit), row: row, column: column, style: CellStyle(foreground: member.talking ? .green : .gray))
+        canvas.put(String(repeating: "·", count: width - lit), row: row, column: column + lit, style: CellStyle(dim: true))
+        return width
+    }
+
+    private func drawChat(on canvas: inout Canvas, from top: Int, to bottom: Int) {
+        guard bottom - top >= 2 else { return }
+        canvas.fill(row: top, style: CellStyle(dim: true))
+        let title = chatScroll > 0 ? "── chat (\(chatScroll) newer below: Page Down) " : "── chat "
+        canvas.put(title + String(repeating: "─", count: canvas.columns), row: top, column: 0, style: CellStyle(dim: true))
+        let height = bottom - top - 1
+        // The newest lines that fit, wrapped, bottom up.
+        var lines: [(String, CellStyle)] = []
+        for line in chat.dropLast(chatScroll).reversed() where lines.count < height {
+            let style: CellStyle
+            switch line.kind {
+            case .message: style = .plain
+            case .own: style = CellStyle(foreground: .cyan)
+            case .event: style = CellStyle(dim: true)
+            case .problem: style = CellStyle(foreground: .red)
+            }
+            let text = line.time + " " + (line.from.map { "\($0): " } ?? "") + line.text
+            lines.append(contentsOf: Self.wrap(text, width: canvas.columns).reversed().map { ($0, style) })
+        }
+        for (offset, (text, style)) in lines.prefix(height).reversed().enumerated() {
+            canvas.put(text, row: top + 1 + offset + max(0, height - min(height, lines.count)), column: 0, style: style)
+        }
+    }
+
+    private func drawHelp(on canvas: inout Canvas) {
+        let lines = [
+            "Keys", "",
+            "m  microphone on/off        v  camera on/off",
+            "Tab, arrows  select someone x  mute them here",
+            "h  hide their video         c  words compared",
+            "Enter  chat                 /  a command",
+            "PgUp PgDn  scroll the chat  q  leave",
+            "",
+            "Commands after /:",
+        ] + Self.wrap(commandsHelp, width: 44) + ["", "any key closes this"]
+        let width = min(canvas.columns - 2, 48)
+        let top = max(1, (canvas.rows - lines.count) / 2 - 1)
+        let left = max(0, (canvas.columns - width) / 2)
+        let box = CellStyle(reverse: true)
+        for (index, line) in lines.enumerated() where top + index < canvas.rows - 2 {
+            canvas.fill(row: top + index, column: left, width: width, style: box)
+            canvas.put(line, row: top + index, column: left + 2, width: width - 4, style: index == 0 ? CellStyle(bold: true, reverse: true) : box)
+        }
+    }
+
+    /// The input line while typing (the cursor in it), else the keys to press.
+    private func drawInput(on canvas: inout Canvas, row: Int) -> (row: Int, column: Int)? {
+        guard mode == .typing else {
+            canvas.put("m mic  v camera  Tab select  x mute  h hide  c compared  Enter chat  ? help  q leave",
+                       row: row, column: 0, style: CellStyle(dim: true))
+            return nil
+        }
+        let prompt = "> "
+        canvas.put(prompt, row: row, column: 0, style: CellStyle(bold: true))
+        let room = canvas.columns - prompt.count - 1
+        // Scroll the line so that the cursor shows: back from it while the room lasts.
+        var start = input.cursor
+        var widthBeforeCursor = 0
+        while start > 0, widthBeforeCursor + CellWidth.of(input.text[start - 1]) <= room - 1 {
+            start -= 1
+            widthBeforeCursor += CellWidth.of(input.text[start])
+        }
+        canvas.put(String(input.text[start...]), row: row, column: prompt.count, width: room)
+        return (row, prompt.count + widthBeforeCursor)
+    }
+
+    /// "12:34", or "1:02:03" past an hour.
+    static func clock(_ elapsed: Duration) -> String {
+        let seconds = max(0, Int(elapsed.components.seconds))
+        let (h, m, s) = (seconds / 3600, seconds / 60 % 60, seconds % 60)
+        func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        return h > 0 ? "\(h):\(two(m)):\(two(s))" : "\(two(m)):\(two(s))"
+    }
+
+    /// `text` in lines of at most `width` columns, broken at spaces where it can.
+    static func wrap(_ text: String, width: Int) -> [String] {
+        guard width > 0 else { return [] }
+        var lines: [String] = []
+        var line = ""
+        var lineWidth = 0
+        for word in text.split(separator: " ", omittingEmptySubsequences: false) {
+            let wordWidth = CellWidth.of(word)
+            if lineWidth > 0, lineWidth + 1 + wordWidth > width {
+                lines.append(line)
+                (line, lineWidth) = ("", 0)
+            } else if lineWidth > 0 {
+                line += " "
+                lineWidth += 1
+            }
+            var rest = Substring(word)
+            while CellWidth.of(rest) + lineWidth > width, !rest.isEmpty {  // a word longer than a line
+                var fits = 0
+                var taken = rest.startIndex
+                while taken < rest.endIndex, fits + CellWidth.of(rest[taken]) <= width - lineWidth {
+                    fits += CellWidth.of(rest[taken])
+                    taken = rest.index(after: taken)
+                }
+                if taken == rest.startIndex && lineWidth == 0 { taken = rest.index(after: taken) }
+                lines.append(line + rest[..<taken])
+                (line, lineWidth) = ("", 0)
+                rest = rest[taken...]
+            }
+            line += rest
+            lineWidth += CellWidth.of(rest)
+        }
+        lines.append(line)
+        return lines
+    }
+}

@@ -1,0 +1,90 @@
+import ConfCall
+import ConfCore
+import ConfWire
+import Testing
+
+/// The small encoding (`VideoEncoding`): a link too weak for the full encoding's base layer gets
+/// the small one instead of no video, while the others keep the full one at the best link's rate.
+extension CallEngineCongestionTests {
+    @Test func aLinkTooWeakForTheBaseLayerGetsTheSmallEncodingInsteadOfNone() throws {
+        let (call, people) = try mesh(["ann", "bob", "cat"], seed: 41) { _, configuration in configuration.smallVideo = true }
+        let ann = people[0], bob = people[1], cat = people[2]
+        // 200 kbit/s: less than audio and the base layer (40 % of 600) of the full encoding.
+        cap(call, from: ann, to: cat, bitsPerSecond: 200_000)
+        let start = call.now
+        call.run(for: .seconds(12))
+        let toCat = linkStats(ann, for: cat, after: start + .seconds(8))
+        let toBob = try #require(linkStats(ann, for: bob, after: start + .seconds(8)).last)
+        let small = ann.smallVideoBitrates.compactMap(\.kbps)
+        print("small encoding: to cat \(toCat.map { (Int($0.estimateKbps), Int($0.sentKbps), $0.videoLayers) }), asked \(small) kbit/s")
+        #expect(!small.isEmpty && small.allSatisfy { $0 >= 50 && $0 <= 300 }, "the small encoding was asked for, within 50...300: \(small)")
+        #expect(toCat.allSatisfy { $0.videoLayers >= 1 }, "cat's link gets video all along: \(toCat)")
+        // What left in a second may run a little past the cap while the path's queue takes it.
+        #expect(toCat.allSatisfy { $0.sentKbps <= 220 }, "within the cap: \(toCat)")
+        let paused = ann.events.contains { if case .videoPaused = $0.event { true } else { false } }
+        #expect(!paused, "no link paused")
+        // The small encoding's frames reach cat, and only cat; bob keeps the full one.
+        let catFrames = cat.videoFrames[ann.id, default: 0], bobFrames = bob.videoFrames[ann.id, default: 0]
+        #expect(catFrames > 60, "cat got \(catFrames) frames of ann's video in 17 s")
+        #expect(toBob.videoLayers == 3 && toBob.estimateKbps >= 600, "bob's link is not held down: \(toBob)")
+        #expect(try #require(ann.videoBitrates.last?.kbps) >= 540, "the full encoding follows the best link")
+
+        // The cap lifted: cat's link goes back to the full encoding and the small one stops.
+        cap(call, from: ann, to: cat, bitsPerSecond: nil)
+        call.run(for: .seconds(15))
+        #expect(ann.smallVideoBitrates.last.map { $0.kbps == nil } == true, "the small encoding stopped: \(ann.smallVideoBitrates.suffix(3))")
+        let back = try #require(linkStats(ann, for: cat).last)
+        #expect(back.videoLayers >= 2, "cat gets the full encoding's layers again: \(back)")
+    }
+
+    @Test func withoutASmallEncodingTheWeakLinkPauses() throws {
+        let (call, people) = try mesh(["ann", "bob", "cat"], seed: 41)
+        let ann = people[0], cat = people[2]
+        cap(call, from: ann, to: cat, bitsPerSecond: 200_000)
+        call.run(for: .seconds(12))
+        #expect(ann.smallVideoBitrates.isEmpty, "no small encoding is asked of a driver that makes none")
+        let paused = ann.events.contains { if case .videoPaused(let peer, _) = $0.event { peer.id == cat.id } else { false } }
+        #expect(paused, "cat's link paused: \(linkStats(ann, for: cat).suffix(3))")
+    }
+}
+
+/// Our downlink shared fairly (CallEngine+DownlinkShare): three senders behind one receiver's
+/// 300 kbit/s downlink, each with its own controller.
+extension CallEngineCongestionTests {
+    /// `fromTheStart`: the downlink is capped before anyone joins, so the queue stands from the
+    /// first video on (the end-to-end run's case); else it is capped once the call is up.
+    @Test(arguments: [false, true]) func threeSendersShareOneDownlinkAndEachGetsVideoThrough(fromTheStart: Bool) throws {
+        // A queue of 250 ms at the rate, as `tc ... tbf latency 250ms` keeps.
+        let downlink = SimulatedNetwork<ParticipantID>.Uplink(bandwidth: 300_000, queueLimit: 300_000 / 32)
+        let (call, people) = try mesh(["ann", "bob", "cat", "dan"], seed: 43, configure: { _, configuration in configuration.smallVideo = true },
+                                      beforeJoining: { call, people in
+            for peer in people.dropFirst() { call.network.setConditions(LinkConditions(delay: .milliseconds(20)), between: people[0].id, and: peer.id) }
+            if fromTheStart { call.network.setDownlink(downlink, for: people[0].id) }
+        })
+        let ann = people[0], senders = Array(people.dropFirst())
+        call.network.setDownlink(downlink, for: ann.id)
+        let start = call.now
+        call.run(for: .seconds(15))
+        let framesBefore = senders.map { ann.videoFrames[$0.id, default: 0] }
+        call.run(for: .seconds(10))
+        let frames = zip(senders, framesBefore).map { ann.videoFrames[$0.0.id, default: 0] - $0.1 }
+        let estimates = senders.map { sender in linkStats(sender, for: ann, after: start + .seconds(15)).map { Int($0.estimateKbps) } }
+        let bounds = senders.map { $0.engine.congestionStatistics(ann.id)?.receiverEstimate.map { $0 / 1000 } }
+        print("downlink 300 kbit/s shared by three: frames to ann in the last 10 s \(frames), estimates \(estimates), REMB kbit/s \(bounds)")
+        #expect(frames.allSatisfy { $0 >= 40 }, "every sender's video reaches ann: \(frames) frames in 10 s")
+        #expect(bounds.allSatisfy { $0 != nil }, "ann told each sender its share: \(bounds)")
+        let means = estimates.map { $0.reduce(0, +) / max(1, $0.count) }
+        #expect(means.min()! * 2 >= means.max()!, "about even: \(means) kbit/s")
+        // The senders' links among themselves are not held down.
+        #expect(senders[0].engine.congestionStatistics(senders[1].id)?.receiverEstimate == nil)
+
+        // The downlink freed: once its queue is gone, the bound is lifted and the links grow.
+        call.network.setDownlink(nil, for: ann.id)
+        call.run(for: .seconds(20))
+        let lifted = senders.map { $0.engine.congestionStatistics(ann.id)?.receiverEstimate.map { $0 / 1000 } }
+        let grown = senders.map { sender in linkStats(sender, for: ann).last.map { Int($0.estimateKbps) } ?? 0 }
+        print("downlink freed: REMB kbit/s \(lifted), estimates \(grown)")
+        #expect(lifted.allSatisfy { ($0 ?? 0) >= 99_000 }, "the bound was lifted (100 Mbit/s in REMB's 18-bit mantissa): \(lifted)")
+        #expect(grown.allSatisfy { $0 >= 400 }, "the links grew past their share: \(grown)")
+    }
+}

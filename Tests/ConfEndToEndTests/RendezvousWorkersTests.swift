@@ -1,0 +1,62 @@
+import Foundation
+import Testing
+
+/// `conf rendezvous --workers N`: connections land on any worker (SO_REUSEPORT) and are handed to
+/// the one that holds their room, so that every room lives, with all its connections, on one.
+@Suite struct RendezvousWorkersTests {
+    /// Each worker's value of `metric` on the page.
+    static func perWorker(_ metric: String, in page: String) -> [Int] {
+        page.split(separator: "\n").filter { $0.hasPrefix(metric + "{worker=") }.compactMap { $0.split(separator: " ").last.flatMap { Int($0) } }
+    }
+
+    /// Three workers in one process, or one in each of three processes (connections for another
+    /// process's room cross as descriptors over a Unix socket).
+    @Test(arguments: [["--workers", "3"], ["--workers", "1", "--processes", "3"]])
+    func everyRoomLivesOnOneWorkerWithAllItsConnections(_ layout: [String]) throws {
+        let server = try RendezvousProcess(layout)
+        let rooms = try (0..<6).map { _ in try server.createRoom() }
+        var calls: [ConfProcess] = []
+        for room in rooms.prefix(2) {
+            calls += try ["ann", "bob", "cy", "dee"].map { name in
+                try ConfProcess(["join", room.room, room.pin, "--server", server.address, "--as", name, "--json", "--no-sounds"])
+            }
+        }
+        for call in calls {
+            #expect(ConfProcess.waitUntil(timeout: .seconds(30)) { call.events(ofType: "peer-connected").count >= 3 }, "\(call.stdout)")
+        }
+        // Per worker: whole rooms of four (every connection of a room where its room is), eight in all;
+        // the six rooms over the three workers.
+        var page = ""
+        let settled = ConfProcess.waitUntil(timeout: .seconds(5)) {
+            page = (try? HTTP.request(port: server.port, method: "GET", path: "/v1/metrics").1) ?? ""
+            let seated = Self.perWorker("conf_rendezvous_participants", in: page)
+            return seated.count == 3 && seated.reduce(0, +) == 8 && Self.perWorker("conf_rendezvous_rooms", in: page).reduce(0, +) == 6
+        }
+        #expect(settled, "\(page)")
+        #expect(Self.perWorker("conf_rendezvous_participants", in: page).allSatisfy { $0 % 4 == 0 }, "\(page)")
+        #expect(Self.perWorker("conf_rendezvous_relays_total", in: page).reduce(0, +) > 0)
+        for call in calls { call.signal(SIGTERM) }
+        for call in calls { #expect(call.waitForExit() == 0) }
+        server.process.signal(SIGTERM)
+        #expect(server.process.waitForExit() == 0)
+        // Every process has let go of the port: a new rendezvous may take it.
+        #expect(ConfProcess.waitUntil(timeout: .seconds(5)) { (try? TCPConnection(port: server.port)) == nil })
+    }
+
+    /// A worker cannot read an encrypted request line: TLS takes one worker by default, and asking
+    /// for more says what to do instead.
+    @Test func tlsServesWithOneWorkerAndRefusesMore() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("conf-workers-tls-\(getpid())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let (cert, key) = try TLSTests.makeCertificate(in: dir)
+        let refused = try ConfProcess(["rendezvous", "--listen", "127.0.0.1:0", "--workers", "2", "--tls-cert", cert, "--tls-key", key])
+        #expect(refused.waitForExit() == 2)
+        #expect(refused.stderr.contains("--workers 2 with --tls-cert") && refused.stderr.contains("load balancer"), "\(refused.stderr)")
+        let single = try ConfProcess(["rendezvous", "--listen", "127.0.0.1:0", "--tls-cert", cert, "--tls-key", key])
+        #expect(single.waitForOutput(containing: "listening on https://") != nil, "\(single.stderr)")
+        #expect(!single.stderr.contains("workers share the port"))
+        single.signal(SIGTERM)
+        #expect(single.waitForExit() == 0)
+    }
+}

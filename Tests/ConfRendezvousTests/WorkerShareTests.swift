@@ -1,0 +1,54 @@
+import ConfRendezvous
+import ConfWire
+import Testing
+
+/// Rooms split between a rendezvous's workers by id, and the request line that says which worker
+/// a new connection belongs to.
+@Suite struct WorkerShareTests {
+    @Test func aRoomBelongsToItsIdModuloTheWorkers() {
+        #expect(WorkerShare.owner(of: RoomID("0000-0007")!, among: 3) == 1)
+        #expect(WorkerShare.owner(of: RoomID("9999-9999")!, among: 2) == 1)
+        #expect(WorkerShare.owner(of: RoomID("1234-5678")!, among: 1) == 0)
+        #expect(WorkerShare(index: 2, count: 3)?.owns(RoomID("0000-0005")!) == true)
+        #expect(WorkerShare(index: 3, count: 3) == nil && WorkerShare(index: 0, count: 0) == nil)
+    }
+
+    @Test func aWorkerMintsItsOwnIdsAndRefusesOthersAsMisrouted() {
+        var config = RendezvousConfig()
+        config.workers = WorkerShare(index: 1, count: 4)
+        config.partition = RoomPartition(index: 2, count: 3)
+        config.roomsPerMinutePerAddress = 1_000
+        config.roomsPerMinutePerNetwork = 4_000
+        config.wrongPinsPerClient = 2
+        let h = RendezvousHarness(config: config)
+        let rooms = (0..<100).map { _ in h.createRoom() }
+        #expect(rooms.allSatisfy { WorkerShare.owner(of: $0.room, among: 4) == 1 && $0.room.rawValue.hasPrefix("2") })
+        for _ in 0..<4 {
+            let id = h.open()
+            h.send(id, .join(room: RoomID("2000-0000")!, pin: Pin("123456")!, name: "ann"))  // worker 0's
+            #expect(h.lastError(id) == .wrongInstance)
+        }
+        #expect(h.join(rooms[0]).1 != nil, "not counted as wrong pins")
+    }
+
+    @Test(arguments: [
+        ("GET /v1/ws?room=4821-7734 HTTP/1.1\r\nHost: x\r\n", RequestRoute.room(RoomID("4821-7734")!)),
+        ("GET /v1/ws?x=1&room=48217734 HTTP/1.1\r\n", .room(RoomID("4821-7734")!)),
+        ("GET /v1/ws HTTP/1.1\r\n", .anywhere),
+        ("GET /v1/ws?room=12 HTTP/1.1\r\n", .anywhere),
+        ("GET /v1/ws?room=4821-7734%00 HTTP/1.1\r\n", .anywhere),
+        ("POST /v1/rooms HTTP/1.1\r\n", .anywhere),
+        ("GET /v1/health?room=4821-7734 HTTP/1.1\r\n", .anywhere),
+        ("GET /v1/ws?room=4821-7734", .incomplete),
+        ("\u{FF}\u{FE}garbage\n", .anywhere),
+        ("", .incomplete),
+    ])
+    func theRequestLineSaysWhichRoom(_ head: String, _ route: RequestRoute) {
+        #expect(RequestRoute.of(Array(head.utf8)) == route)
+    }
+
+    @Test func aLongLineWithoutAnEndIsServedWhereItArrived() {
+        #expect(RequestRoute.of([UInt8](repeating: UInt8(ascii: "a"), count: RequestRoute.longestRequestLine)) == .anywhere)
+        #expect(RequestRoute.of([UInt8](repeating: UInt8(ascii: "a"), count: 100)) == .incomplete)
+    }
+}

@@ -1,0 +1,122 @@
+import Testing
+@testable import ConfScreen
+
+struct CallScreenTests {
+    private func screen() -> CallScreen {
+        var screen = CallScreen(commandsHelp: "mute, unmute, say TEXT")
+        screen.header.roomName = "standup"
+        screen.header.room = "4821-7734"
+        screen.header.microphoneMuted = false
+        screen.header.cameraOff = false
+        screen.me = .init(id: "p1", name: "ann")
+        var bob = CallScreen.Member(id: "p2", name: "bob")
+        bob.connected = true
+        bob.path = "host"
+        bob.roundTrip = .milliseconds(12)
+        bob.lossPercent = 0
+        bob.words = ["apple", "river", "stone", "cloud"]
+        var cy = CallScreen.Member(id: "p3", name: "cy")
+        cy.connected = true
+        cy.roundTrip = .milliseconds(500)
+        screen.others = [bob, cy]
+        return screen
+    }
+
+    private func rows(_ drawing: CallScreen.Drawing) -> [String] { (0..<drawing.canvas.rows).map { drawing.canvas.text(row: $0) } }
+
+    @Test func theRosterShowsEveryoneWithQualityAndTheWordsUntilCompared() {
+        var screen = screen()
+        let drawn = rows(screen.draw(columns: 100, rows: 20))
+        #expect(drawn[0].contains("standup 4821-7734") && drawn[0].contains("00:00") && drawn[0].contains("mic on"))
+        #expect(drawn[1].contains("ann (you)"))
+        #expect(drawn[2].contains("bob (p2)") && drawn[2].contains("●●●") && drawn[2].contains("12ms") && drawn[2].contains("apple river stone cloud"))
+        #expect(drawn[3].contains("cy (p3)") && drawn[3].contains("●○○") && !drawn[3].contains("listener"))
+        screen.others[1].listener = true
+        #expect(rows(screen.draw(columns: 100, rows: 20))[3].contains("listener"))
+        _ = screen.handle(.tab)
+        _ = screen.handle(.character("c"))
+        let after = rows(screen.draw(columns: 100, rows: 20))
+        #expect(after[2].hasPrefix("›") && !after[2].contains("apple"))
+    }
+
+    @Test func singleKeysBecomeTheCommandsStdinTakes() {
+        var screen = screen()
+        #expect(screen.handle(.character("m")) == .command("mute"))
+        screen.header.microphoneMuted = true
+        #expect(screen.handle(.character("m")) == .command("unmute"))
+        #expect(screen.handle(.character("v")) == .command("camera off"))
+        #expect(screen.handle(.character("x")) == nil && screen.hint != nil)  // nobody selected among two
+        _ = screen.handle(.tab)
+        _ = screen.handle(.tab)
+        #expect(screen.handle(.character("x")) == .command("mute-peer p3"))
+        #expect(screen.handle(.character("h")) == .command("hide p3"))
+        _ = screen.handle(.up)
+        #expect(screen.handle(.character("x")) == .command("mute-peer p2"))
+    }
+
+    @Test func theInputLineSendsChatOrASlashCommand() {
+        var screen = screen()
+        _ = screen.handle(.enter)
+        #expect(screen.mode == .typing)
+        for character in "hi all" { _ = screen.handle(.character(character)) }
+        let drawing = screen.draw(columns: 60, rows: 12)
+        #expect(drawing.cursor?.row == 11 && drawing.cursor?.column == 8)
+        #expect(screen.handle(.enter) == .command("say hi all") && screen.mode == .normal)
+        _ = screen.handle(.character("/"))
+        for character in "camera next" { _ = screen.handle(.character(character)) }
+        #expect(screen.handle(.enter) == .command("camera next"))
+    }
+
+    @Test func qAsksOnceBeforeLeaving() {
+        var screen = screen()
+        #expect(screen.handle(.character("q")) == nil && screen.mode == .confirmingLeave)
+        #expect(rows(screen.draw(columns: 80, rows: 12))[10].contains("Leave the call?"))
+        #expect(screen.handle(.character("n")) == nil && screen.mode == .normal)
+        _ = screen.handle(.character("q"))
+        #expect(screen.handle(.character("y")) == .command("leave"))
+    }
+
+    @Test func theChatPaneShowsTheNewestLinesWrappedAndScrollsBack() {
+        var screen = screen()
+        for n in 1...30 { screen.append(.init(time: "12:00", from: "bob", text: "line \(n)", kind: .message)) }
+        screen.append(.init(time: "12:01", from: "bob", text: String(repeating: "word ", count: 20), kind: .message))
+        let drawn = rows(screen.draw(columns: 50, rows: 14))
+        #expect(drawn[11].hasPrefix("word") && drawn.contains { $0.contains("line 30") })
+        _ = screen.handle(.pageUp)
+        let back = rows(screen.draw(columns: 50, rows: 14))
+        #expect(back.contains { $0.contains("line 26") } && !back.contains { $0.contains("line 30") })
+    }
+
+    @Test func aSmallTerminalIsToldSoAndVideoGetsRowsOnlyWhenThereIsRoom() {
+        let tiny = screen().draw(columns: 30, rows: 8)
+        #expect((0..<8).map { tiny.canvas.text(row: $0) }.joined().contains("terminal too small (30x8)"))
+        var withVideo = screen()
+        withVideo.showsVideo = true
+        #expect(withVideo.draw(columns: 80, rows: 40).video?.rows ?? 0 >= 10)
+        #expect(withVideo.draw(columns: 80, rows: 12).video == nil)
+    }
+
+    @Test func qualityFollowsDelayLossAndJitter() {
+        #expect(LinkQuality(roundTrip: .milliseconds(40), lossPercent: 1, jitter: .milliseconds(5)) == .good)
+        #expect(LinkQuality(roundTrip: .milliseconds(200), lossPercent: 0, jitter: nil) == .fair)
+        #expect(LinkQuality(roundTrip: .milliseconds(40), lossPercent: 15, jitter: nil) == .poor)
+        #expect(LinkQuality(roundTrip: nil, lossPercent: nil, jitter: .milliseconds(100)) == .poor)
+    }
+}
+
+struct CallScreenRedrawTests {
+    @Test func closingTheHelpClearsItsBox() {
+        var screen = CallScreen(commandsHelp: "mute, unmute")
+        var renderer = ScreenRenderer(colors: .none)
+        _ = renderer.frame(screen.draw(columns: 80, rows: 24).canvas)
+        _ = screen.handle(.character("?"))
+        let help = screen.draw(columns: 80, rows: 24).canvas
+        _ = renderer.frame(help)
+        _ = screen.handle(.character("x"))
+        let closed = screen.draw(columns: 80, rows: 24).canvas
+        let bytes = renderer.frame(closed)
+        let boxRow = (0..<24).first { help.text(row: $0).contains("Keys") }!
+        #expect(closed.text(row: boxRow).allSatisfy { $0 == " " })
+        #expect(bytes.contains("\u{1B}[\(boxRow + 1);"), "\(bytes.debugDescription)")
+    }
+}

@@ -1,0 +1,36 @@
+import Testing
+@testable import ConfScreen
+
+struct KeyDecoderTests {
+    @Test func lettersControlsAndTheKeysTerminalsSendAsSequences() {
+        var decoder = KeyDecoder()
+        let bytes = Array("m\t\r\u{7F}\u{03}".utf8) + Array("\u{1B}[A\u{1B}OB\u{1B}[3~\u{1B}[5~\u{1B}[Z\u{1B}[1;5C".utf8)
+        #expect(decoder.keys(bytes) == [.character("m"), .tab, .enter, .backspace, .control("c"),
+                                        .up, .down, .delete, .pageUp, .backTab, .right])
+    }
+
+    @Test func aSequenceOrCharacterSplitAcrossReadsWaitsForTheRest() {
+        var decoder = KeyDecoder()
+        #expect(decoder.keys(Array("\u{1B}[".utf8)).isEmpty)
+        #expect(decoder.keys(Array("D".utf8)) == [.left])
+        let e = Array("é".utf8)
+        #expect(decoder.keys(e.prefix(1)).isEmpty)
+        #expect(decoder.keys(e.suffix(1)) == [.character("é")])
+    }
+
+    @Test func aLoneEscapeIsTheEscapeKeyAndUnknownSequencesAreDroppedWhole() {
+        var decoder = KeyDecoder()
+        #expect(decoder.keys([0x1B]) == [.escape])
+        #expect(decoder.keys(Array("\u{1B}[99xq".utf8)) == [.character("q")])
+        #expect(decoder.keys(Array("\u{1B}]0;title\u{07}".utf8)).allSatisfy { if case .character = $0 { true } else { $0 == .escape || $0 == .control("g") } })
+    }
+
+    @Test func garbageNeverGrowsThePendingBytesWithoutBound() {
+        var decoder = KeyDecoder()
+        var keys: [Key] = []
+        keys += decoder.keys(Array("\u{1B}[".utf8) + Array(repeating: UInt8(ascii: "1"), count: 10_000))
+        keys += decoder.keys(Array("x".utf8))
+        #expect(keys.last == .character("x"))
+        #expect(decoder.keys([0xFF, 0xC3, 0x28]) == [.character("(")])  // invalid UTF-8: dropped, the rest read
+    }
+}

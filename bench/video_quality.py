@@ -1,0 +1,92 @@
+#!/usr/bin/env python3
+"""The quality of the video a receiver gets: the PSNR (luma) of each decoded picture against the
+Y4M clip the sender sent, with the bitrate sent and the share of pictures that arrived.
+
+    bench/video_quality.py CONF_BINARY RESOLUTION [SECONDS] [KBPS]     RESOLUTION: 480p or 720p
+
+Two participants on loopback: the sender sends the clip (`--video-source file:`, GStreamer's
+moving zone plate, the same as bench/video_cpu.py's) with `--video-bitrate KBPS` (default 600);
+the receiver records it (`--record`: the VP8 frames as they arrived, in IVF). GStreamer decodes
+the recording (ivfparse ! vp8dec); each picture is matched to the clip's frame it shows (the
+nearest by a 1/16-size thumbnail, then the best of that frame and its neighbours at full size)
+and compared. Beside it, the same clip through GStreamer's vp8enc and vp8dec at the same
+target, frame for frame, with no network. Needs gst-launch-1.0 (gstreamer1.0-tools) and python3-numpy.
+"""
+import json, os, subprocess, sys, tempfile
+import numpy as np
+from cpu_usage import start_room, zone_plate_clip
+
+conf, resolution = sys.argv[1], sys.argv[2]
+seconds = int(sys.argv[3]) if len(sys.argv) > 3 else 10
+kbps = int(sys.argv[4]) if len(sys.argv) > 4 else 600
+width, height = {"480p": (640, 480), "720p": (1280, 720)}[resolution]
+clip = zone_plate_clip(width, height, seconds)
+env = dict(os.environ, CONF_AUDIO_SINK="none", CONF_AUDIO_SOURCE="silence")
+env.pop("DISPLAY", None)
+env.pop("WAYLAND_DISPLAY", None)
+
+
+def read_y4m(path):
+    """The luma planes of a 4:2:0 YUV4MPEG2 file, as an array of frames."""
+    data = open(path, "rb").read()
+    header_end = data.index(b"\n")
+    fields = {f[:1]: f[1:] for f in data[:header_end].split()[1:]}
+    w, h = int(fields[b"W"]), int(fields[b"H"])
+    frame_bytes = w * h + 2 * ((w + 1) // 2) * ((h + 1) // 2)
+    frames, at = [], header_end + 1
+    while at < len(data):
+        at = data.index(b"\n", at) + 1  # FRAME and its parameters
+        if at + frame_bytes > len(data):
+            break
+        frames.append(np.frombuffer(data, np.uint8, w * h, at).reshape(h, w))
+        at += frame_bytes
+    return np.array(frames)
+
+
+def psnr(a, b):
+    mse = np.mean((a.astype(np.float64) - b.astype(np.float64)) ** 2)
+    return 99.0 if mse == 0 else 10 * np.log10(255 * 255 / mse)
+
+
+with tempfile.TemporaryDirectory() as directory:
+    server, address, room = start_room(conf, {"name": "video quality", "resolution": resolution})
+    join = [conf, "join", room["room"], room["pin"], "--server", address, "--json", "--duration", str(seconds)]
+    log = tempfile.TemporaryFile(mode="w+")
+    sender = subprocess.Popen(join + ["--as", "sender", "--stats", "--video-source", f"file:{clip}", "--video-bitrate", str(kbps),
+                                      "--video-view", "none"], stdout=log, stderr=subprocess.DEVNULL, env=env)
+    receiver = subprocess.Popen(join + ["--as", "receiver", "--video-source", "none", "--video-view", "none", "--record", directory],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    sender.wait()
+    receiver.wait()
+    server.terminate()
+    server.wait()
+    decoded = os.path.join(directory, "decoded.y4m")
+    subprocess.run(["gst-launch-1.0", "-q", "filesrc", f"location={directory}/sender.ivf", "!", "ivfparse", "!", "vp8dec", "!",
+                    "video/x-raw,format=I420", "!", "y4menc", "!", "filesink", f"location={decoded}"], check=True)
+    received = read_y4m(decoded)
+    log.seek(0)
+    rates = [link["sent_kbps"] for line in log for event in [json.loads(line)]
+             if event.get("type") == "link-stats" and event.get("t", 0) > 3 for link in event.get("links", [])]
+
+    # The same clip through GStreamer's VP8 at the settings of bench/video_cpu.py's pipeline, for reference.
+    reference = os.path.join(directory, "gstreamer.y4m")
+    subprocess.run(["gst-launch-1.0", "-q", "filesrc", f"location={clip}", "!", "y4mdec", "!", "vp8enc", "deadline=1", "cpu-used=8",
+                    "end-usage=cbr", f"target-bitrate={kbps * 1000}", "threads=1", "error-resilient=1", "!", "vp8dec", "!",
+                    "video/x-raw,format=I420", "!", "y4menc", "!", "filesink", f"location={reference}"], check=True)
+    gstreamer = read_y4m(reference)
+
+source = read_y4m(clip)
+gstreamer_scores = sorted(psnr(picture, source[i]) for i, picture in enumerate(gstreamer))
+thumbs = source[:, ::16, ::16].astype(np.float64)
+scores = []
+for picture in received:
+    thumb = picture[::16, ::16].astype(np.float64)
+    nearest = int(np.argmin(np.mean((thumbs - thumb) ** 2, axis=(1, 2))))
+    scores.append(max(psnr(picture, source[i % len(source)]) for i in (nearest - 1, nearest, nearest + 1)))
+scores.sort()
+print(f"{resolution} ({width}x{height}) at 30 fps from {clip}, {seconds} s, --video-bitrate {kbps}")
+print(f"  {len(received)} pictures decoded of the {30 * seconds} the clip ran ({len(received) / seconds:.1f} a second)")
+print(f"  luma PSNR: mean {np.mean(scores):.2f} dB, median {scores[len(scores) // 2]:.2f} dB, 5th percentile {scores[len(scores) // 20]:.2f} dB")
+print(f"  GStreamer's vp8enc on the same clip at the same target (no network): mean {np.mean(gstreamer_scores):.2f} dB, "
+      f"median {gstreamer_scores[len(gstreamer_scores) // 2]:.2f} dB, 5th percentile {gstreamer_scores[len(gstreamer_scores) // 20]:.2f} dB")
+print(f"  sent {sum(rates) / max(1, len(rates)):.0f} kbit/s (link-stats after 3 s, video and audio)")
