@@ -13,12 +13,12 @@ enum ParticipantRun {
     struct Settings {
         var name: String
         var duration: Duration?
-        var call: CallSetup.Options
+        var call: CallOptions
 
         init(_ context: CommandContext) throws(CommandFailure) {
             name = try context.participantName()
             duration = try context.duration()
-            call = try CallSetup.options(context)
+            call = try CallOptions.parse(context)
         }
     }
 

@@ -29,7 +29,11 @@ struct RendezvousCommand {
             guard let directory = context.invocation.value("state-dir") ?? RendezvousSecretFile.defaultDirectory(context.environment) else {
                 throw context.usage("no $XDG_STATE_HOME or $HOME to keep the rendezvous secret in: give --state-dir DIR")
             }
-            secret = try RendezvousSecretFile.load(directory: directory)
+            do throws(RendezvousSecretFile.Problem) {
+                secret = try RendezvousSecretFile.load(directory: directory)
+            } catch {
+                throw CommandFailure(.failure, code: "state-dir", error.description)
+            }
             perClient = try context.positiveInteger("max-connections-per-client", default: 64)
             for proxy in context.invocation.values("trusted-proxy") where !RendezvousServer.isAddress(proxy) {
                 throw context.usage("--trusted-proxy '\(proxy)': give the load balancer's IP address as it connects to this rendezvous, like 10.0.0.1")
@@ -108,7 +112,7 @@ struct RendezvousCommand {
                 Console.err("rendezvous: \(workerCount) workers" + (processCount > 1 ? " in each of \(processCount) processes" : "") + " share the port")
             }
             if processCount > 1 {
-                processes = RendezvousProcesses(count: processCount, port: port, loop: loop) { line in Console.err("rendezvous: " + line) }
+                processes = RendezvousProcesses(count: processCount, port: port, environment: context.environment, loop: loop) { line in Console.err("rendezvous: " + line) }
             }
         }
         loop.run()

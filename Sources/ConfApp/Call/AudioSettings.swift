@@ -7,27 +7,8 @@ import ConfMedia
 import Glibc
 #endif
 
-/// What `--audio-source`, `--audio-sink`, `--record` and `--audio-bitrate` ask for, checked before
-/// the call starts (an unreadable file is an error then, not later). `parse` only checks and
-/// prepares the backends chosen by name (`MediaBackends`); `connectSoundServer` then opens the
-/// sound server; `CallMedia` opens the backends once we are in the room.
-struct AudioSettings {
-    var enabled = true
-    var source: BackendChoice<any AudioSource>
-    var sink: BackendChoice<any AudioSink>
-    var recordDirectory: String?
-    var bitrate = 32_000
-    /// The PulseAudio server, connected up front when a source or sink needs it.
-    var pulse: PulseConnection?
-    /// Set when the default devices were wanted and there is no sound server: why, and which
-    /// devices the call goes on without (silence is sent, nothing is played).
-    var missingDevices: (reason: String, devices: [CallEvent.Device])?
-    /// Whether the source or sink was named by flag, environment or config file (then it must exist).
-    var askedForSource = false
-    var askedForSink = false
-    /// Sounds for joins, leaves and chat on the speaker: for people, so not with --json or --no-sounds.
-    var sounds = true
-
+/// Reading and checking `AudioSettings` from the command line.
+extension AudioSettings {
     static func parse(_ context: CommandContext) throws(CommandFailure) -> AudioSettings {
         let sources = MediaBackends.audioSources(), sinks = MediaBackends.audioSinks()
         var settings = AudioSettings(source: try .choose("pulse", from: sources), sink: try .choose("pulse", from: sinks))
@@ -104,7 +85,4 @@ struct AudioSettings {
             throw CommandFailure(.usage, code: "usage", "--record \(directory): cannot write there: \(String(cString: strerror(errno)))")
         }
     }
-
-    /// Whether anything here needs a PulseAudio server.
-    var needsPulse: Bool { enabled && (source.isPulse || sink.isPulse) }
 }

@@ -5,15 +5,8 @@ import ConfMedia
 import Glibc
 #endif
 
-/// What `--video-source`, `--video-bitrate` and `--no-video` ask for. `parse` checks and prepares
-/// the source chosen by name (`MediaBackends`); `checkDevice` then looks for a camera asked for,
-/// before the room is made; `CallMedia` opens it once we are in the room.
-struct VideoSettings {
-    var enabled = true
-    var source: BackendChoice<(any VideoSource)?>
-    var framesPerSecond = 15
-    var bitrateKbps = 600
-
+/// Reading and checking `VideoSettings` from the command line.
+extension VideoSettings {
     static func parse(_ context: CommandContext) throws(CommandFailure) -> VideoSettings {
         let sources = MediaBackends.videoSources()
         let text = context.setting("video-source") ?? "auto"

@@ -1,21 +1,20 @@
 import ConfCall
 import ConfCallMedia
 import ConfCore
-import ConfDriver
 import ConfIO
 import ConfMedia
 import ConfWire
 
 /// Opens a participant's media once it is in the room: the backends chosen on the command line,
 /// the encoders (only for a publisher), the recordings; and says what goes wrong with them later.
-enum CallMedia {
-    struct Pipelines {
-        var audio: AudioPipeline?
-        var sounds: LocalSounds?
-        var video: VideoPipeline?
+public enum CallMedia {
+    public struct Pipelines {
+        public var audio: AudioPipeline?
+        public var sounds: LocalSounds?
+        public var video: VideoPipeline?
     }
 
-    static func open(audio: AudioSettings, video: VideoSettings, sends: Bool, resolution: Resolution, loop: EventLoop,
+    public static func open(audio: AudioSettings, video: VideoSettings, sends: Bool, resolution: Resolution, loop: EventLoop,
                      reporter: EventReporter) throws(CommandFailure) -> Pipelines {
         let (width, height) = resolution.size
         let context = BackendContext(devices: MediaDevices(pulse: audio.pulse, loop: loop),
@@ -93,7 +92,7 @@ enum CallMedia {
     }
 
     /// Opens a camera by its device at the room's size and a camera's rate (`camera next`).
-    static func cameraOpener(resolution: Resolution, loop: EventLoop) -> (String) throws(CommandLineProblem) -> CameraVideoSource {
+    public static func cameraOpener(resolution: Resolution, loop: EventLoop) -> (String) throws(CommandLineProblem) -> CameraVideoSource {
         let (width, height) = resolution.size
         return { path throws(CommandLineProblem) in
             do throws(V4L2Camera.Failure) {
@@ -106,7 +105,7 @@ enum CallMedia {
     }
 
     /// A backend stopped working: the call goes on without it.
-    static func report(_ issue: MediaIssue, to reporter: EventReporter) {
+    private static func report(_ issue: MediaIssue, to reporter: EventReporter) {
         switch issue {
         case .microphoneLost: reporter.emit(.deviceLost(.microphone))
         case .cameraLost: reporter.emit(.deviceLost(.camera))

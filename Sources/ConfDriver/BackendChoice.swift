@@ -1,20 +1,19 @@
-import ConfDriver
 import ConfIO
 import ConfMedia
 
 /// A media backend chosen on the command line: its text (`pulse:NAME`, `tone:440`, `v4l2:/dev/video0`),
 /// its name, and what opens it once the call starts (prepared, so its argument is already checked).
-struct BackendChoice<Made> {
-    typealias Registry = BackendRegistry<Made, MediaDevices>
-    let text: String
-    let open: Registry.Opening
+public struct BackendChoice<Made> {
+    public typealias Registry = BackendRegistry<Made, MediaDevices>
+    public let text: String
+    public let open: Registry.Opening
 
-    var name: String { Registry.split(text).name }
-    var argument: String? { Registry.split(text).argument }
-    var isPulse: Bool { name == "pulse" }
+    public var name: String { Registry.split(text).name }
+    public var argument: String? { Registry.split(text).argument }
+    public var isPulse: Bool { name == "pulse" }
 
     /// Prepares `text`'s backend; `failure` turns what is wrong with it into the command's error.
-    static func choose(_ text: String, from registry: Registry,
+    public static func choose(_ text: String, from registry: Registry,
                        failure: (MediaBackendError) throws(CommandFailure) -> Never = usageFailure)
         throws(CommandFailure) -> BackendChoice
     {
@@ -25,7 +24,7 @@ struct BackendChoice<Made> {
         }
     }
 
-    private static func usageFailure(_ error: MediaBackendError) throws(CommandFailure) -> Never {
+    public static func usageFailure(_ error: MediaBackendError) throws(CommandFailure) -> Never {
         throw CommandFailure(.usage, code: "usage", "\(error)")
     }
 }

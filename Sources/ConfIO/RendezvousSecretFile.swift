@@ -1,5 +1,3 @@
-import ConfDriver
-import ConfIO
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -7,19 +5,24 @@ import Glibc
 /// The standing rendezvous's secret: 32 random bytes in `DIR/rendezvous-secret`, made on first
 /// start (mode 0600, DIR 0700) and read on every later one, so that a restarted rendezvous still
 /// recognises the resume tokens and the derived pins of its rooms (docs/SECURITY.md).
-enum RendezvousSecretFile {
+public enum RendezvousSecretFile {
+    /// What is wrong with the file or its directory, and what to do.
+    public struct Problem: Error, CustomStringConvertible {
+        public let description: String
+    }
+
     static let name = "rendezvous-secret"
     static let size = 32
 
     /// `$XDG_STATE_HOME/conf`, else `~/.local/state/conf`.
-    static func defaultDirectory(_ environment: [String: String]) -> String? {
+    public static func defaultDirectory(_ environment: [String: String]) -> String? {
         if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") { return state + "/conf" }
         if let home = environment["HOME"], home.hasPrefix("/") { return home + "/.local/state/conf" }
         return nil
     }
 
     /// The secret in `directory`, made there if there is none yet.
-    static func load(directory: String) throws(CommandFailure) -> [UInt8] {
+    public static func load(directory: String) throws(Problem) -> [UInt8] {
         try makeDirectories(directory)
         let path = directory + "/" + name
         if let existing = try read(path) { return existing }
@@ -27,7 +30,7 @@ enum RendezvousSecretFile {
     }
 
     /// Nil when there is no file.
-    private static func read(_ path: String) throws(CommandFailure) -> [UInt8]? {
+    private static func read(_ path: String) throws(Problem) -> [UInt8]? {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         if fd < 0 {
             guard errno == ENOENT else { throw failure("cannot read \(path): \(errorText())") }
@@ -49,7 +52,7 @@ enum RendezvousSecretFile {
 
     /// Written whole to a private temporary file, then linked into place: a rendezvous starting
     /// at the same moment either reads the complete file or makes it, never half of it.
-    private static func create(_ path: String) throws(CommandFailure) -> [UInt8] {
+    private static func create(_ path: String) throws(Problem) -> [UInt8] {
         var random = KernelRandom()
         let bytes = (0..<size / 8).flatMap { _ in withUnsafeBytes(of: random.next()) { Array($0) } }
         let temporary = "\(path).\(getpid()).new"
@@ -68,7 +71,7 @@ enum RendezvousSecretFile {
     }
 
     /// `mkdir -p` with mode 0700 for what it creates.
-    private static func makeDirectories(_ directory: String) throws(CommandFailure) {
+    private static func makeDirectories(_ directory: String) throws(Problem) {
         var path = directory.hasPrefix("/") ? "" : "."
         for component in directory.split(separator: "/") {
             path += "/" + component
@@ -78,7 +81,7 @@ enum RendezvousSecretFile {
         }
     }
 
-    private static func failure(_ message: String) -> CommandFailure { CommandFailure(.failure, code: "state-dir", message) }
+    private static func failure(_ message: String) -> Problem { Problem(description: message) }
 
     private static func errorText() -> String { String(cString: strerror(errno)) }
 }

@@ -1,5 +1,4 @@
 import ConfCore
-import ConfDriver
 import ConfIO
 #if canImport(Glibc)
 import Glibc
@@ -11,13 +10,13 @@ import Glibc
 /// are gone, as an instance's would be) and stops them all when it stops. They die with it.
 ///
 /// Threading: the event loop thread only.
-final class RendezvousProcesses {
+public final class RendezvousProcesses {
     /// Set by the first process for the others (not for people: `--processes` is).
-    static let indexVariable = "CONF_RENDEZVOUS_PROCESS"
-    static let portVariable = "CONF_RENDEZVOUS_PORT"
+    public static let indexVariable = "CONF_RENDEZVOUS_PROCESS"
+    public static let portVariable = "CONF_RENDEZVOUS_PORT"
 
     /// This process's index and the port to share, when it was started as another's copy.
-    static func inherited(_ environment: [String: String]) -> (index: Int, port: UInt16)? {
+    public static func inherited(_ environment: [String: String]) -> (index: Int, port: UInt16)? {
         guard let index = environment[indexVariable].flatMap({ Int($0) }), index > 0,
               let port = environment[portVariable].flatMap({ UInt16($0) }), port > 0 else { return nil }
         return (index, port)
@@ -26,13 +25,16 @@ final class RendezvousProcesses {
     private let count: Int
     private let port: UInt16
     private let log: (String) -> Void
+    /// Ours, given to the copies with their index and the port added.
+    private let environment: [String: String]
     private var children: [Int: pid_t] = [:]
     private var watch: Timer?
     private var stopping = false
 
-    init(count: Int, port: UInt16, loop: EventLoop, log: @escaping (String) -> Void) {
+    public init(count: Int, port: UInt16, environment: [String: String], loop: EventLoop, log: @escaping (String) -> Void) {
         self.count = count
         self.port = port
+        self.environment = environment
         self.log = log
         for index in 1..<count { start(index) }
         watch = loop.schedule(every: .seconds(1)) { [weak self] in
@@ -42,7 +44,7 @@ final class RendezvousProcesses {
     }
 
     private func start(_ index: Int) {
-        var environment = Console.environment()
+        var environment = environment
         environment[Self.indexVariable] = String(index)
         environment[Self.portVariable] = String(port)
         let arguments = CommandLine.arguments
@@ -68,7 +70,7 @@ final class RendezvousProcesses {
     }
 
     /// SIGTERM to every other process; `done` once they have all ended (or after 5 s).
-    func stop(done: @escaping () -> Void, loop: EventLoop) {
+    public func stop(done: @escaping () -> Void, loop: EventLoop) {
         stopping = true
         watch?.cancel()
         for pid in children.values { kill(pid, SIGTERM) }

@@ -1,0 +1,94 @@
+import ConfCall
+import ConfCore
+import ConfCrypto
+import ConfIO
+import ConfMedia
+import ConfWire
+
+/// Builds the peer connections for a participant session from its options: the DTLS
+/// certificate, the engine's configuration; wires the room's events into a `CallDriver`, and
+/// opens the media, the views and the controls once the room is joined.
+public enum CallSetup {
+    /// Attaches peer connections to `session`.
+    public static func attach(to session: ParticipantSession, loop: EventLoop, reporter: EventReporter, options: CallOptions)
+        throws(CommandFailure) -> CallDriver
+    {
+        SRTPSession.prepareLibrary()  // ~75 ms, off the event loop while we join
+        let certificate: DTLSCertificate
+        do {
+            certificate = try DTLSCertificate()
+        } catch {
+            throw CommandFailure(.failure, code: "crypto", "cannot make the DTLS certificate: \(error)")
+        }
+        if let missing = options.audio.missingDevices {
+            reporter.emit(.devicesMissing(missing.devices, reason: missing.reason))
+        }
+        let timeout = options.connectTimeout
+        var configuration = CallEngine.Configuration()
+        configuration.connectTimeout = timeout
+        configuration.say = options.say
+        configuration.failsWhenNobodyConnects = options.leavesWhenNobodyConnects
+        configuration.statsInterval = options.stats ? .seconds(2) : nil
+        configuration.receivesAudio = options.audio.enabled
+        configuration.receivesVideo = options.video.enabled
+        configuration.videoBitrateKbps = options.video.bitrateKbps
+        configuration.audioBitrateKbps = options.audio.bitrate / 1000
+        let driver = CallDriver(
+            loop: loop, reporter: reporter, clock: loop.clock, random: KernelRandom(), security: CertificateSecurity(certificate: certificate),
+            configuration: configuration, settings: .init(iceServers: options.iceServers, relayOnly: options.relayOnly, trust: options.trust),
+            sendSignal: { [weak session] peer, payload in session?.sendSignal(to: peer, payload) },
+            onCallFailed: { [weak session] noPath in
+                let advice = noPath
+                    ? "no network path: UDP to the others seems blocked here or there (a firewall, or NATs that need a relay) — try "
+                        + "--turn USER:PASS@HOST:PORT?transport=tcp with a TURN server both sides can reach over TCP, or a network that lets UDP through"
+                    : "behind a strict NAT or firewall? try --stun or --turn"
+                session?.leave(failing: CommandFailure(
+                    .noPeerConnected, code: "no-peer-connected",
+                    "could not connect to any peer within \(Int(timeout.milliseconds / 1000)) s — \(advice)"))
+            })
+        session.onJoined = { [weak session, options] joined in
+            let offered = IceServerAddress.addresses(from: joined.iceServers).filter { !options.iceServers.contains($0) }
+            if options.relayOnly && !(options.iceServers + offered).contains(where: { $0.credentials != nil }) {
+                session?.leave(failing: CommandFailure(.usage, code: "usage",
+                    "--relay-only needs a TURN server, and neither --turn nor the rendezvous gave one: add --turn USER:PASS@HOST:PORT"))
+                return
+            }
+            driver.settings.iceServers += offered
+            let publishes = joined.role == .publisher
+            do throws(CommandFailure) {
+                let media = try CallMedia.open(audio: options.audio, video: options.video, sends: publishes, resolution: joined.resolution,
+                                               loop: loop, reporter: reporter)
+                (driver.audio, driver.video, driver.sounds) = (media.audio, media.video, media.sounds)
+                driver.openCamera = CallMedia.cameraOpener(resolution: joined.resolution, loop: loop)
+            } catch {
+                session?.leave(failing: error)
+                return
+            }
+            if let sound = options.playAtStart { driver.audio?.play(sound) }
+            driver.engine.configuration.sendsAudio = driver.audio?.sends ?? false
+            driver.engine.configuration.sendsVideo = driver.video?.sends ?? false
+            driver.engine.configuration.smallVideo = driver.video?.makesSmallEncoding ?? false
+            driver.joined(joined)
+            if options.screen, let session, let terminal = RawTerminal(loop: loop) {
+                let showsVideo = options.view == .terminal || (options.viewIsAuto && options.view == .none && options.video.enabled)
+                driver.startScreen(on: terminal, for: session, joined: joined, name: options.name, showsVideo: showsVideo)
+            } else {
+                if options.view == .terminal { driver.startTerminalView(TerminalView()) }
+                if options.screen { reporter.note("conf: cannot take the terminal for the call screen: line commands on stdin instead") }
+            }
+            if options.view == .window, let session {
+                driver.openWindow(for: session, title: "conf — \(joined.roomName)")
+            }
+            if options.startMuted { driver.setAudioMuted(true) }
+        }
+        if !options.screen { driver.readCommands(for: session) }
+        session.onLeaving = { driver.feed(.leave) }
+        driver.onNetworkChanged = { [weak session] in session?.networkChanged() }
+        session.onSignalPathConfirmed = { driver.feed(.networkChanged) }
+        session.connectedPeers = { driver.engine.connectedPeers }
+        session.onPeerJoined = { driver.feed(.peerJoined($0)) }
+        session.onPeerLeft = { driver.peerLeft($0) }
+        session.onSignal = { driver.feed(.signal(from: $0, $1)) }
+        return driver
+    }
+}

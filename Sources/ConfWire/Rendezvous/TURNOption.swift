@@ -1,0 +1,30 @@
+/// A `--turn` value, for `conf host`/`join` and `conf rendezvous` alike:
+/// `USER:PASS@HOST:PORT`, with `?transport=tcp` to reach the server over TCP or `?transport=tls`
+/// over TLS. A user name is required; the password may be empty; without a port, TURN's own
+/// (3478, or 5349 over TLS).
+public struct TURNOption: Equatable, Sendable {
+    public enum Transport: Sendable { case udp, tcp, tls }
+
+    public static let form = "give USER:PASS@HOST:PORT, with ?transport=tcp or ?transport=tls to reach it over TCP or TLS"
+
+    public var username: String
+    public var password: String
+    public var endpoint: HostPort
+    public var transport: Transport
+
+    /// Nil when `text` is not of that form.
+    public init?(_ text: String) {
+        transport = text.hasSuffix("?transport=tcp") ? .tcp : text.hasSuffix("?transport=tls") ? .tls : .udp
+        let text = transport == .udp ? Substring(text) : text.dropLast("?transport=tcp".count)
+        guard let at = text.lastIndex(of: "@"), let colon = text[..<at].firstIndex(of: ":"),
+              colon > text.startIndex else { return nil }
+        let server = text[text.index(after: at)...]
+        guard case .success(var endpoint) = HostPort.parse(String(server), defaultHost: ""), !endpoint.host.isEmpty else { return nil }
+        if server.last == "]" || !server.contains(":") {  // no port given: TURN's own (RFC 8656 §16)
+            endpoint.port = transport == .tls ? 5349 : 3478
+        }
+        username = String(text[..<colon])
+        password = String(text[text.index(after: colon)..<at])
+        self.endpoint = endpoint
+    }
+}
