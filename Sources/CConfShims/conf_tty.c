@@ -5,6 +5,7 @@
 #include "conf_shims.h"
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +19,9 @@ static struct termios saved_modes;
 static int saved_stderr = -1;
 static char restore_bytes[64];
 static size_t restore_count = 0;
-static const int crash_signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP};
+// The signals whose default action ends the process at once (SIGQUIT is Ctrl-\\ elsewhere, and
+// `kill -QUIT`): the terminal is given back first, then the signal goes on as it would have.
+static const int crash_signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGQUIT};
 #define CRASH_SIGNAL_COUNT (sizeof crash_signals / sizeof crash_signals[0])
 static struct sigaction earlier[CRASH_SIGNAL_COUNT];
 static int exit_hook_set = 0;
@@ -82,10 +85,22 @@ int conf_tty_take(int fd, int output_fd, const char *restore, size_t restore_len
     action.sa_handler = on_crash;
     sigemptyset(&action.sa_mask);
     action.sa_flags = SA_NODEFER;
-    for (size_t i = 0; i < CRASH_SIGNAL_COUNT; i++) sigaction(crash_signals[i], &action, &earlier[i]);
+    // A parent may have started us with some of them blocked (SIGQUIT from `kill` would then wait forever).
+    sigset_t unblocked;
+    sigemptyset(&unblocked);
+    for (size_t i = 0; i < CRASH_SIGNAL_COUNT; i++) {
+        sigaction(crash_signals[i], &action, &earlier[i]);
+        sigaddset(&unblocked, crash_signals[i]);
+    }
+    pthread_sigmask(SIG_UNBLOCK, &unblocked, NULL);
     if (!exit_hook_set) {
         atexit(on_exit_hook);
         exit_hook_set = 1;
     }
     return pipe_ends[0];
+}
+
+int conf_signal_is_ignored(int signal) {
+    struct sigaction current;
+    return sigaction(signal, NULL, &current) == 0 && current.sa_handler == SIG_IGN;
 }

@@ -7,7 +7,7 @@ import Glibc
 #endif
 
 /// What `conf host` and `conf join` share: reporting how the session ended, and leaving cleanly on
-/// SIGINT or SIGTERM (a second signal exits at once).
+/// SIGINT, SIGTERM or SIGHUP (a second signal exits at once).
 enum ParticipantRun {
     /// What every participant command reads from its command line.
     struct Settings {
@@ -35,9 +35,11 @@ enum ParticipantRun {
         }
     }
 
+    /// SIGINT, SIGTERM and SIGHUP (the terminal went away) leave the call as `leave` would; a
+    /// second one ends the process at once. A SIGHUP ignored when we started (`nohup`) stays so.
     static func leaveOnSignals(_ loop: EventLoop, _ leave: @escaping () -> Void) {
         var signalled = false
-        for signal in [SIGINT, SIGTERM] {
+        for signal in [SIGINT, SIGTERM, SIGHUP] where !(signal == SIGHUP && EventLoop.isIgnored(SIGHUP)) {
             loop.onSignal(signal) {
                 if signalled { exit(ExitCode.failure.rawValue) }
                 signalled = true

@@ -14,7 +14,7 @@ extension CallDriver {
 
     /// `mute-peer ann` or `mute-peer p2`.
     public func setLocallyMuted(_ who: String, _ muted: Bool) throws(CommandLineProblem) {
-        guard let id = engine.findPeer(who), engine.setLocallyMuted(id, muted, now: clock.now()) else {
+        guard engine.setLocallyMuted(try peer(named: who), muted, now: clock.now()) else {
             throw CommandLineProblem(message: "no participant \(who) is connected")
         }
         drain()
@@ -57,10 +57,20 @@ extension CallDriver {
 
     /// `hide ann` or `hide p2`; `show` undoes it.
     public func setVideoHidden(_ who: String, _ hidden: Bool) throws(CommandLineProblem) {
-        guard let id = engine.findPeer(who), engine.setVideoHidden(id, hidden, now: clock.now()) else {
+        guard engine.setVideoHidden(try peer(named: who), hidden, now: clock.now()) else {
             throw CommandLineProblem(message: "no participant \(who) is connected")
         }
         drain()
+    }
+
+    /// `ann` or `p2`; two called ann must be told apart by id.
+    private func peer(named who: String) throws(CommandLineProblem) -> ParticipantID {
+        switch engine.findPeer(who) {
+        case .one(let id): return id
+        case .none: throw CommandLineProblem(message: "no participant \(who) is connected")
+        case .several(let ids):
+            throw CommandLineProblem(message: "\(ids.count) participants are called \(who): give the id, \(ids.map(\.rawValue).joined(separator: " or "))")
+        }
     }
 
     public func say(_ text: String) throws(CommandLineProblem) {

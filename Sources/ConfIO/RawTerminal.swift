@@ -27,8 +27,10 @@ public final class RawTerminal {
     private var stderrLines: LineReader?
     private var stderrReadEnd: Int32 = -1
 
-    static let enter = "\u{1B}[?1049h\u{1B}[?25l\u{1B}[2J"
-    static let leave = "\u{1B}[0m\u{1B}[?25h\u{1B}[?1049l"
+    /// The alternate screen, the cursor hidden, bracketed paste on (a paste arrives marked, so its
+    /// line breaks are not taken for Enter and its letters for keys).
+    static let enter = "\u{1B}[?1049h\u{1B}[?25l\u{1B}[?2004h\u{1B}[2J"
+    static let leave = "\u{1B}[0m\u{1B}[?2004l\u{1B}[?25h\u{1B}[?1049l"
 
     /// Nil unless stdin and stdout are both terminals.
     public init?(loop: EventLoop) {

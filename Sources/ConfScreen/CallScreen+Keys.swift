@@ -11,7 +11,7 @@ extension CallScreen {
         case .confirmingLeave:
             mode = .normal
             hint = nil
-            if key == .character("y") || key == .character("q") || key == .enter { return .command("leave") }
+            if key == .character("y") || key == .character("q") { return .command("leave") }
             return nil
         case .normal:
             hint = nil
@@ -47,6 +47,11 @@ extension CallScreen {
         case .enter, .character("i"):
             mode = .typing
             input.clear()
+        case .paste:
+            // Pasted text goes into the input line, to be read before Enter sends it.
+            mode = .typing
+            input.clear()
+            _ = input.handle(key)
         case .character("/"):
             mode = .typing
             input.start(with: "/")

@@ -6,4 +6,7 @@ public enum Key: Equatable, Sendable {
     /// Control and a letter (`control("c")` for Ctrl-C), other than those above (Tab is Ctrl-I,
     /// Enter Ctrl-M, Backspace Ctrl-H or DEL).
     case control(Character)
+    /// Text the terminal marked as pasted (bracketed paste, `ESC [ 200 ~` ... `ESC [ 201 ~`): typed
+    /// into the input line as text, never taken as keys, its line breaks made spaces.
+    case paste(String)
 }

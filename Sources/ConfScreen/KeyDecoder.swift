@@ -5,10 +5,17 @@
 /// console, tmux and screen send for arrows, Home/End, Page Up/Down, Delete and Shift-Tab
 /// (`ESC [ A`, `ESC O A`, `ESC [ 1 ~`, `ESC [ 3 ~`, `ESC [ Z`...). A sequence it does not know is
 /// dropped whole, never shown as text; modifiers on arrows (`ESC [ 1 ; 5 A`) are ignored.
+/// Bracketed paste (`ESC [ 200 ~` text `ESC [ 201 ~`, which the screen asks the terminal for)
+/// comes out as one `.paste`, however many reads it took; past `longestPaste` bytes the rest of
+/// it is dropped.
 public struct KeyDecoder: Sendable {
     private var pending: [UInt8] = []
     /// Longer than this and a "sequence" is garbage: dropped so it cannot grow without bound.
     static let longestSequence = 16
+    /// A paste's bytes so far, while one is open.
+    private var pasted: [UInt8]?
+    static let longestPaste = 16_384
+    private static let pasteEnd: [UInt8] = Array("\u{1B}[201~".utf8)
 
     public init() {}
 
@@ -19,13 +26,44 @@ public struct KeyDecoder: Sendable {
         var keys: [Key] = []
         var index = 0
         while index < pending.count {
+            if pasted != nil {
+                guard let key = takePaste(from: &index) else { break }
+                keys.append(key)
+                continue
+            }
             guard let (key, length) = decode(at: index) else { break }  // incomplete: wait for more
-            if let key { keys.append(key) }
+            if key == .paste("") {
+                pasted = []
+            } else if let key {
+                keys.append(key)
+            }
             index += length
         }
         pending.removeFirst(index)
-        if pending.count > Self.longestSequence { pending.removeAll() }
+        if pasted == nil, pending.count > Self.longestSequence { pending.removeAll() }
         return keys
+    }
+
+    /// The paste, once its end is in `pending`; until then its bytes move to `pasted` (all but a
+    /// tail that may be the start of the end marker).
+    private mutating func takePaste(from index: inout Int) -> Key? {
+        let rest = pending[index...]
+        if let end = rest.firstRange(of: Self.pasteEnd) {
+            keep(rest[..<end.lowerBound])
+            index = end.upperBound
+            let text = String(decoding: pasted ?? [], as: UTF8.self)
+            pasted = nil
+            return .paste(text)
+        }
+        let safe = max(rest.startIndex, rest.endIndex - (Self.pasteEnd.count - 1))
+        keep(rest[..<safe])
+        index = safe
+        return nil
+    }
+
+    private mutating func keep(_ bytes: ArraySlice<UInt8>) {
+        let room = Self.longestPaste - (pasted?.count ?? 0)
+        pasted? += bytes.prefix(max(0, room))
     }
 
     /// The key at `index` and the bytes it took (a nil key for a sequence that means nothing to
@@ -84,6 +122,7 @@ public struct KeyDecoder: Sendable {
             case "3": return (.delete, length)
             case "5": return (.pageUp, length)
             case "6": return (.pageDown, length)
+            case "200": return (.paste(""), length)  // a paste starts: the caller collects it
             default: return (nil, length)
             }
         default: return (nil, length)

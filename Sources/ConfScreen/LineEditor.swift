@@ -35,6 +35,14 @@ public struct LineEditor: Equatable, Sendable {
             guard text.count < Self.maximumLength, !character.unicodeScalars.contains(where: TerminalEscape.needsEscape) else { return .ignored }
             text.insert(character, at: cursor)
             cursor += 1
+        case .paste(let pasted):
+            // Line breaks become spaces; what the terminal would act on is left out, as when typed.
+            let characters = pasted.map { $0.isNewline || $0 == "\t" ? " " : $0 }
+                .filter { !$0.unicodeScalars.contains(where: TerminalEscape.needsEscape) }
+            let fitting = characters.prefix(Self.maximumLength - text.count)
+            guard !fitting.isEmpty else { return .ignored }
+            text.insert(contentsOf: fitting, at: cursor)
+            cursor += fitting.count
         case .enter:
             let line = self.line
             if !line.allSatisfy(\.isWhitespace), history.last != line {

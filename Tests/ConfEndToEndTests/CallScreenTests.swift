@@ -96,15 +96,16 @@ struct CallScreenTests {
         bob.signal(SIGTERM)
     }
 
-    @Test(arguments: [SIGTERM, SIGSEGV])
+    @Test(arguments: [SIGTERM, SIGHUP, SIGSEGV, SIGQUIT])
     func aSignalOrACrashStillRestoresTheTerminal(signal: Int32) throws {
         let (rendezvous, bob, cy, ann) = try call()
         defer { withExtendedLifetime(rendezvous) {} }
         #expect(ann.waitForScreen { $0.alternate && $0.lines.contains { $0.contains("bob (p") } } != nil, "\(ann.lastText)")
         let pid = try #require(ann.confProcess())
         kill(pid, signal)
-        // SIGTERM leaves the call (status 0); the crash dies of its signal, as it should.
-        #expect(ann.waitForExit() == (signal == SIGTERM ? 0 : -Int(signal)))
+        // SIGTERM and SIGHUP (the terminal closed) leave the call (status 0); a crash or SIGQUIT
+        // dies of its signal, as it should.
+        #expect(ann.waitForExit() == ([SIGTERM, SIGHUP].contains(signal) ? 0 : -Int(signal)))
         let after = ann.screen()
         #expect(!after.alternate && after.cursorShown && after.cooked, "\(after.text)")
         for peer in [bob, cy] { peer.signal(SIGTERM) }

@@ -73,7 +73,18 @@ struct CallScreenTests {
         #expect(rows(screen.draw(columns: 80, rows: 12))[10].contains("Leave the call?"))
         #expect(screen.handle(.character("n")) == nil && screen.mode == .normal)
         _ = screen.handle(.character("q"))
+        #expect(screen.handle(.enter) == nil && screen.mode == .normal, "Enter is \"any other key\": it stays")
+        _ = screen.handle(.character("q"))
         #expect(screen.handle(.character("y")) == .command("leave"))
+    }
+
+    @Test func aPasteIsTypedIntoTheInputLineNeverRunAsKeys() {
+        var screen = screen()
+        #expect(screen.handle(.paste("Notes:\nsee the faq\nq\n")) == nil)
+        #expect(screen.mode == .typing && screen.input.line == "Notes: see the faq q ")
+        #expect(screen.handle(.enter) == .command("say Notes: see the faq q "))
+        _ = screen.handle(.character("q"))
+        #expect(screen.handle(.paste("y")) == nil && screen.mode == .normal, "a paste does not answer the leave question")
     }
 
     @Test func theChatPaneShowsTheNewestLinesWrappedAndScrollsBack() {

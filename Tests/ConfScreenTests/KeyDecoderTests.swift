@@ -25,6 +25,23 @@ struct KeyDecoderTests {
         #expect(decoder.keys(Array("\u{1B}]0;title\u{07}".utf8)).allSatisfy { if case .character = $0 { true } else { $0 == .escape || $0 == .control("g") } })
     }
 
+    @Test func aPasteIsOneKeyWhateverItHoldsAndHoweverItWasSplit() {
+        let paste = Array("\u{1B}[200~Notes:\nsee the faq\nq\u{1B}[A\u{1B}[201~m".utf8)
+        for cut in 2..<paste.count {  // not after the lone ESC: that is the Escape key (see above)
+            var decoder = KeyDecoder()
+            let keys = decoder.keys(paste[..<cut]) + decoder.keys(paste[cut...])
+            #expect(keys == [.paste("Notes:\nsee the faq\nq\u{1B}[A"), .character("m")], "cut at \(cut)")
+        }
+    }
+
+    @Test func aHugePasteIsCutNotKeptWhole() {
+        var decoder = KeyDecoder()
+        var keys = decoder.keys(Array("\u{1B}[200~".utf8))
+        for _ in 0..<100 { keys += decoder.keys([UInt8](repeating: UInt8(ascii: "a"), count: 1_000)) }
+        keys += decoder.keys(Array("\u{1B}[201~x".utf8))
+        #expect(keys == [.paste(String(repeating: "a", count: KeyDecoder.longestPaste)), .character("x")])
+    }
+
     @Test func garbageNeverGrowsThePendingBytesWithoutBound() {
         var decoder = KeyDecoder()
         var keys: [Key] = []

@@ -37,12 +37,15 @@ int conf_terminal_size(int fd, int *columns, int *rows);
 /// processing kept), moves stderr to a pipe whose read end it returns (so that stray messages
 /// cannot scribble over the screen), and arranges for `restore` (the bytes that leave the
 /// alternate screen) to be written to `output_fd` and the modes and stderr put back on every way out: exit(),
-/// and a crash signal (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP), after which the signal's
+/// and a crash signal (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGQUIT), after which the signal's
 /// earlier handler (the Swift runtime's backtracer) runs. Returns -1 if `fd` is no terminal.
 int conf_tty_take(int fd, int output_fd, const char *restore, size_t restore_length);
 
 /// Gives the terminal back now (idempotent; async-signal-safe).
 void conf_tty_give_back(void);
+
+/// Whether `signal` is ignored (as `nohup` leaves SIGHUP for the programs it starts).
+int conf_signal_is_ignored(int signal);
 
 /// The courier between the processes of one rendezvous (conf_courier.c): a Unix datagram socket
 /// in the abstract namespace named after `port` and `worker`. Returns it, or -errno (EADDRINUSE:

@@ -22,6 +22,18 @@ import Testing
         #expect(sent.count == 100)
     }
 
+    @Test func commandsNameAPeerByIdOrNameAndTwoOfOneNameAreNotGuessed() throws {
+        let call = SimulatedCall(seed: 23, handshake: .fakeDTLS)
+        let group = try ["ann", "bob", "bob", "Cy"].map { try call.add($0) }
+        for who in group { call.join(who) }
+        #expect(call.run(for: .seconds(10)) { call.fullMesh(group) })
+        let ann = group[0].engine
+        #expect(ann.findPeer("bob") == .several([group[1].id, group[2].id]))
+        #expect(ann.findPeer(group[2].id.rawValue) == .one(group[2].id))
+        #expect(ann.findPeer("Cy") == .one(group[3].id) && ann.findPeer("cy") == .one(group[3].id))
+        #expect(ann.findPeer("dan") == .none)
+    }
+
     @Test func leavingReportsNoPeerAsGoneWhileThePeerSeesUsLeave() throws {
         for seed in 22..<32 as Range<UInt64> {
             let (call, ann, bob) = try SimulatedCall.connectedPair(seed: seed, sendingAudio: true)
