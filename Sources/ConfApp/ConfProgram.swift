@@ -71,7 +71,7 @@ public enum ConfProgram {
     static let json = OptionSpec(
         "json", short: "j", help: "print events as JSON on stdout, one object a line; human-readable text goes to stderr")
 
-    static let commandsHelp = "During the call, commands on stdin, one a line: mute, unmute, mute-peer ID, unmute-peer ID (stop playing one participant, here only), camera off, camera on (stop and resume sending video), camera next, camera /dev/videoN (send from another camera), hide ID, show ID (stop and resume getting one participant's video), say TEXT (chat; typed before anyone is connected, it is kept and sent to the first peer who connects), play FILE.wav, leave."
+    static let commandsHelp = "During the call, commands on stdin, one a line: mute, unmute, mute-peer WHO, unmute-peer WHO (stop playing one participant, here only; WHO is a name or an id, like ann or p2), camera off, camera on (stop and resume sending video), camera next, camera /dev/videoN (send from another camera), hide WHO, show WHO (stop and resume getting one participant's video), say TEXT (chat; typed before anyone is connected, it is kept and sent to the first peer who connects), play FILE.wav, leave."
 
     static let host = CommandSpec(
         "host", abstract: "open a room, print how others join it, and join it",
@@ -179,6 +179,7 @@ public enum ConfProgram {
             description: [
                 "conf puts up to four people in one call with no media server: every participant connects directly to every other. A small rendezvous hands out a room id, a pin and a listen-only pin, and relays the participants' negotiation messages; it never sees media.",
                 "conf host opens a room (running the rendezvous inside itself unless told of a standing one) and prints the command others paste to join. conf join joins. Both run without a terminal too: --duration, --json and the exit status make them scriptable.",
+                "In a terminal (stdin and stdout a terminal, no --json, no --ui lines) the call has a screen: a header, the roster with each link's quality, level meter and the words to compare, others' video when no window shows it, the chat pane and an input line. Keys: m microphone, v camera, Tab or the arrows select someone, x mute them here, h hide their video, c their words are compared, Enter chat (a line starting with / is any stdin command: /camera next, /mute-peer ann), PgUp and PgDn scroll the chat, ? the keys, q leave (asks once), Ctrl-L draw again. Pasted text goes into the input line, never acts as keys. Colours follow COLORTERM (24-bit where it says truecolor, else 256) and NO_COLOR (none). The terminal is given back on every way out: leaving, Ctrl-C, SIGINT, SIGTERM, SIGHUP, SIGQUIT, a crash.",
             ],
             exitCodes: ExitCode.allCases.map { ($0.rawValue, $0.meaning) },
             environment: [
@@ -188,7 +189,8 @@ public enum ConfProgram {
                 ("CONF_AUDIO_SOURCE, CONF_AUDIO_SINK", "defaults for --audio-source and --audio-sink"),
                 ("PULSE_SERVER", "the PulseAudio server to use (read by libpulse)"),
                 ("XDG_CONFIG_HOME", "where the config file is looked for (default ~/.config)"),
-                ("NO_COLOR", "when set and not empty, no colour in output"),
+                ("NO_COLOR", "when set and not empty, no colour in output (the call screen's video is then drawn in characters)"),
+                ("COLORTERM", "truecolor or 24bit: the call screen uses 24-bit colour, else the 256-colour palette"),
             ],
             files: [
                 ("$XDG_CONFIG_HOME/conf/config", "optional settings, one 'key = value' a line, '#' starts a comment; keys are long option names: server, ca, as, resolution, listen, audio-source, audio-sink, mic, speaker. Command-line options beat environment variables, which beat this file."),

@@ -8,7 +8,7 @@ public enum CallCommand: Equatable {
     case camera(on: Bool)
     /// `camera next` (nil) or `camera /dev/videoN`: send from another camera.
     case switchCamera(String?)
-    /// `hide ID` / `show ID`: stop or resume getting one participant's video.
+    /// `hide WHO` / `show WHO` (a name or an id): stop or resume getting one participant's video.
     case hideVideo(String), showVideo(String)
     case say(String)
     case play(String)
@@ -16,7 +16,7 @@ public enum CallCommand: Equatable {
     /// A publisher's answer to a knock on a locked room.
     case admit(KnockID), deny(KnockID)
 
-    public static let help = "mute, unmute, mute-peer ID, unmute-peer ID, camera off, camera on, camera next, camera /dev/videoN, hide ID, show ID, say TEXT, play FILE.wav, "
+    public static let help = "mute, unmute, mute-peer WHO, unmute-peer WHO, camera off, camera on, camera next, camera /dev/videoN, hide WHO, show WHO, say TEXT, play FILE.wav, "
         + "admit KNOCK, deny KNOCK, leave"
 
     /// Nil for an empty line; throws a message naming the problem for anything unknown.

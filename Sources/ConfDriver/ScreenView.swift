@@ -15,7 +15,7 @@ public final class ScreenView {
     private let terminal: RawTerminal
     private var decoder = KeyDecoder()
     /// Others' pictures in the video rows.
-    private var grid = TerminalVideoGrid()
+    private var grid: TerminalVideoGrid
     /// The last chat line we sent, to add the next recipients of the same message to it.
     private var lastSent: (text: String, to: [String])?
     public var onCommand: ((String) -> Void)?
@@ -36,6 +36,7 @@ public final class ScreenView {
         self.time = time
         model = CallScreen(commandsHelp: commandsHelp)
         renderer = ScreenRenderer(colors: ColorMode.from(environment: environment))
+        grid = TerminalVideoGrid(colors: renderer.colors)
         terminal.onInput = { [weak self] bytes in self?.typed(bytes) }
         terminal.onResize = { [weak self] in self?.resized() }
         terminal.onStderrLine = { [weak self] line in
@@ -138,7 +139,11 @@ public final class ScreenView {
             helpCoveredPictures = false
             grid.invalidate()
         }
-        if let area = drawing.video, let now, model.mode != .help, !tiles.isEmpty, !grid.isHeldBack(at: now) {
+        // Where the band is not (the roster grew into it, or there is none), the canvas drew over
+        // it: the next band is drawn whole. With no tiles the band is cleared, so that nobody's
+        // last picture stays behind.
+        if drawing.video == nil { grid.invalidate() }
+        if let area = drawing.video, let now, model.mode != .help, !grid.isHeldBack(at: now) {
             let pictureBytes = grid.draw(tiles, row: area.row, rows: area.rows, columns: area.columns)
             out += pictureBytes
             if !pictureBytes.isEmpty, let cursor = drawing.cursor { out += "\u{1B}[\(cursor.row + 1);\(cursor.column + 1)H" }

@@ -24,6 +24,10 @@ struct TerminalVideoGrid {
     /// The band and the tiles' labels last drawn.
     private var layout: [String] = []
     private var nextFrameAt: Instant?
+    /// The terminal's colours (NO_COLOR, 256 or 24-bit), for every tile.
+    let colors: ColorMode
+
+    init(colors: ColorMode) { self.colors = colors }
 
     /// Forgets what the terminal shows (something else drew over the band).
     mutating func invalidate() {
@@ -53,7 +57,7 @@ struct TerminalVideoGrid {
         }
         for (cell, tile) in zip(cells, tiles) {
             guard let picture = tile.picture else { continue }
-            out += pictures[tile.peer, default: TerminalPicture()].draw(picture, row: row + cell.row, column: cell.column,
+            out += pictures[tile.peer, default: TerminalPicture(colors: colors)].draw(picture, row: row + cell.row, column: cell.column,
                                                                       columns: cell.columns, rows: max(1, cell.rows - 1))
         }
         return out

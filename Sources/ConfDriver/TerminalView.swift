@@ -42,7 +42,7 @@ public final class TerminalView {
         }
     }
 
-    private var grid = TerminalVideoGrid()
+    private var grid = TerminalVideoGrid(colors: ColorMode.from(environment: Console.environment()))
 
     /// Draws the tiles and the status line, unless the last frame's bytes still hold the next one back.
     func render(_ tiles: [Tile], now: Instant) {

@@ -1,16 +1,24 @@
+import ConfCore
+
 /// One tile of the terminal view that remembers what it drew: each redraw writes only the cells
 /// whose colours changed noticeably (a channel by more than `tolerance`), moves the cursor only
 /// where the changed cells are not consecutive, and repeats a colour sequence only when it
 /// differs from the cell before. A still picture costs nothing after its first drawing; a
 /// moving one, what moved. The picture is never drawn larger than its pixels (one cell per
-/// pixel across, one per two pixels down).
+/// pixel across, one per two pixels down). Colours follow the terminal (`ColorMode`): 24-bit,
+/// the nearest of the 256-colour palette, or with NO_COLOR no colour at all, the picture's
+/// brightness in characters.
 public struct TerminalPicture {
     /// A cell's two colours, upper and lower, 8 bits a channel: 0xRRGGBB_RRGGBB.
     private var cells: [UInt64] = []
     private var box: (row: Int, column: Int, width: Int, height: Int) = (0, 0, 0, 0)
     public var tolerance = 6
+    public var colors: ColorMode
 
-    public init() {}
+    public init(colors: ColorMode = .trueColor) { self.colors = colors }
+
+    /// From dark to light, for a terminal without colour.
+    private static let brightness: [Character] = Array(" .:-=+*#%@")
 
     /// Everything is drawn again next time (the screen was cleared, or the tile blanked).
     public mutating func forget() { cells = [] }
@@ -45,15 +53,24 @@ public struct TerminalPicture {
                 if cursorAt.map({ $0 != (row + cellRow, column + cellColumn) }) ?? true {
                     out += "\u{1B}[\(row + cellRow);\(column + cellColumn)H"
                 }
-                if colour != lastColour {
-                    out += "\u{1B}[38;2;\(top.r);\(top.g);\(top.b);48;2;\(bottom.r);\(bottom.g);\(bottom.b)m"
-                    lastColour = colour
+                switch colors {
+                case .none:
+                    let light = (Int(top.r) + Int(top.g) + Int(top.b) + Int(bottom.r) + Int(bottom.g) + Int(bottom.b)) / 6
+                    out.append(Self.brightness[light * Self.brightness.count / 256])
+                case .trueColor, .palette256:
+                    if colour != lastColour {
+                        out += colors == .trueColor
+                            ? "\u{1B}[38;2;\(top.r);\(top.g);\(top.b);48;2;\(bottom.r);\(bottom.g);\(bottom.b)m"
+                            : "\u{1B}[38;5;\(ColorMode.paletteIndex(red: top.r, green: top.g, blue: top.b));"
+                                + "48;5;\(ColorMode.paletteIndex(red: bottom.r, green: bottom.g, blue: bottom.b))m"
+                        lastColour = colour
+                    }
+                    out += "▀"
                 }
-                out += "▀"
                 cursorAt = (row + cellRow, column + cellColumn + 1)
             }
         }
-        return out.isEmpty ? "" : out + "\u{1B}[0m"
+        return out.isEmpty || colors == .none ? out : out + "\u{1B}[0m"
     }
 
     /// Whether two cells' colours differ by at most `tolerance` in every channel.

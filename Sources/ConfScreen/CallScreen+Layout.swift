@@ -53,12 +53,17 @@ extension CallScreen {
     private func drawHeader(on canvas: inout Canvas) {
         let bar = CellStyle(reverse: true)
         canvas.fill(row: 0, style: bar)
-        var parts = [" conf", header.roomName.isEmpty ? header.room : "\(header.roomName) \(header.room)", Self.clock(header.elapsed)]
-        if let muted = header.microphoneMuted { parts.append(muted ? "MIC MUTED" : "mic on") }
-        if let off = header.cameraOff { parts.append(off ? "camera off" : "camera on") }
-        if header.listener { parts.append("listening") }
-        parts.append("rendezvous \(header.rendezvous)")
-        canvas.put(parts.joined(separator: "  ·  "), row: 0, column: 0, style: bar)
+        let room = header.roomName.isEmpty ? header.room : "\(header.roomName) \(header.room)"
+        var state: [String] = []
+        if let muted = header.microphoneMuted { state.append(muted ? "MIC MUTED" : "mic on") }
+        if let off = header.cameraOff { state.append(off ? "camera off" : "camera on") }
+        if header.listener { state.append("listening") }
+        state.append("rendezvous \(header.rendezvous)")
+        var line = ([" conf", room, Self.clock(header.elapsed)] + state).joined(separator: "  ·  ")
+        if line.count > canvas.columns {  // narrow: what you are sending comes first, the room last
+            line = ([" conf"] + state + [Self.clock(header.elapsed), room]).joined(separator: " · ")
+        }
+        canvas.put(line, row: 0, column: 0, style: bar)
     }
 
     /// `› ann (p2)   host  ●●● good 12 ms 0.0%  ▮▮▮▮▯▯  talking  muted  words: ...`
@@ -153,7 +158,7 @@ extension CallScreen {
             "",
             "Commands after /:",
         ] + Self.wrap(commandsHelp, width: 44) + ["", "any key closes this"]
-        let width = min(canvas.columns - 2, 48)
+        let width = min(canvas.columns - 2, 50)
         let top = max(1, (canvas.rows - lines.count) / 2 - 1)
         let left = max(0, (canvas.columns - width) / 2)
         let box = CellStyle(reverse: true)

@@ -1,3 +1,5 @@
+import ConfCore
+
 /// How a cell is drawn: a colour (24-bit, shown as the nearest of 256 where the terminal has no
 /// more, or not at all with NO_COLOR) and attributes that need no colour.
 public struct CellStyle: Hashable, Sendable {
@@ -29,18 +31,7 @@ public struct CellStyle: Hashable, Sendable {
     public static let plain = CellStyle()
 }
 
-/// What colours the terminal takes: from the environment as terminals announce it.
-public enum ColorMode: Sendable, Equatable {
-    case trueColor, palette256, none
-
-    /// NO_COLOR set (https://no-color.org) or TERM=dumb: none; COLORTERM=truecolor or 24bit:
-    /// 24-bit; otherwise the 256-colour palette every terminal in use today has.
-    public static func from(environment: [String: String]) -> ColorMode {
-        if !(environment["NO_COLOR"] ?? "").isEmpty || environment["TERM"] == "dumb" { return .none }
-        let announced = (environment["COLORTERM"] ?? "").lowercased()
-        return announced == "truecolor" || announced == "24bit" ? .trueColor : .palette256
-    }
-
+extension ColorMode {
     /// The SGR sequence that sets `style` from a reset state.
     func sequence(for style: CellStyle) -> String {
         var codes = ["0"]
@@ -51,28 +42,10 @@ public enum ColorMode: Sendable, Equatable {
         if let color = style.foreground {
             switch self {
             case .trueColor: codes.append("38;2;\(color.red);\(color.green);\(color.blue)")
-            case .palette256: codes.append("38;5;\(Self.paletteIndex(color))")
+            case .palette256: codes.append("38;5;\(Self.paletteIndex(red: color.red, green: color.green, blue: color.blue))")
             case .none: break
             }
         }
         return "\u{1B}[" + codes.joined(separator: ";") + "m"
-    }
-
-    /// The nearest colour of the 6x6x6 cube (16...231) or the gray ramp (232...255).
-    static func paletteIndex(_ color: CellStyle.Color) -> Int {
-        let levels = [0, 95, 135, 175, 215, 255]
-        func nearestLevel(_ value: UInt8) -> Int {
-            levels.indices.min { abs(levels[$0] - Int(value)) < abs(levels[$1] - Int(value)) }!
-        }
-        let (r, g, b) = (nearestLevel(color.red), nearestLevel(color.green), nearestLevel(color.blue))
-        let cube = 16 + 36 * r + 6 * g + b
-        let average = (Int(color.red) + Int(color.green) + Int(color.blue)) / 3
-        let grayStep = max(0, min(23, (average - 8 + 5) / 10))
-        let gray = 8 + 10 * grayStep
-        func distance(_ a: (Int, Int, Int)) -> Int {
-            let d = (a.0 - Int(color.red), a.1 - Int(color.green), a.2 - Int(color.blue))
-            return d.0 * d.0 + d.1 * d.1 + d.2 * d.2
-        }
-        return distance((gray, gray, gray)) < distance((levels[r], levels[g], levels[b])) ? 232 + grayStep : cube
     }
 }

@@ -1,3 +1,4 @@
+import ConfCore
 /// Writes a `Canvas` to the terminal as the escape sequences that change only what differs from
 /// the previous one: a call screen that ticks its clock rewrites a few cells, not the screen.
 /// Pure: it returns the bytes, the caller writes them.

@@ -100,12 +100,17 @@ import Testing
         #expect(unsupported.events(ofType: "error").first?["code"] as? String == "bad-video-file")
     }
 
+    /// A terminal that announces 24-bit colour, whatever the test runner set (it sets NO_COLOR,
+    /// with which the pictures are drawn in characters, not half blocks).
+    static let trueColourTerminal = ["NO_COLOR": "", "COLORTERM": "truecolor", "TERM": "xterm-256color"]
+
     /// `--video-view terminal` in a real pseudo-terminal (script(1)): the alternate screen, true
     /// colour half blocks of the peer's picture, the last event at the bottom, the screen restored.
     @Test func videoIsDrawnInTheTerminal() throws {
         let host = try ConfProcess(["host", "--listen", "127.0.0.1:0", "--as", "ann", "--json", "--resolution", "240p", "--video-source", "pattern"])
         let command = try #require(host.waitForEvent("room")?["join_command"] as? String)
-        let viewer = try TerminalTranscript(joinCommand: command, arguments: "--as bob --duration 3 --video-view terminal --ui lines", columns: 100, rows: 30)
+        let viewer = try TerminalTranscript(joinCommand: command, arguments: "--as bob --duration 3 --video-view terminal --ui lines", columns: 100, rows: 30,
+                                            environment: Self.trueColourTerminal)
         #expect(viewer.waitForExit() == 0)
         let screen = viewer.text
         #expect(screen.contains("\u{1B}[?1049h") && screen.contains("\u{1B}[?1049l"))
@@ -121,7 +126,8 @@ import Testing
     @Test func aHugeTerminalGetsFewerFramesNotMegabytes() throws {
         let host = try ConfProcess(["host", "--listen", "127.0.0.1:0", "--as", "ann", "--json", "--resolution", "480p", "--video-source", "pattern:noisy"])
         let command = try #require(host.waitForEvent("room")?["join_command"] as? String)
-        let viewer = try TerminalTranscript(joinCommand: command, arguments: "--as bob --duration 4 --video-view terminal --ui lines", columns: 1000, rows: 300)
+        let viewer = try TerminalTranscript(joinCommand: command, arguments: "--as bob --duration 4 --video-view terminal --ui lines", columns: 1000, rows: 300,
+                                            environment: Self.trueColourTerminal)
         #expect(viewer.waitForExit() != nil)
         let bytes = viewer.bytes
         let cells = String(decoding: bytes, as: UTF8.self).components(separatedBy: "▀").count - 1

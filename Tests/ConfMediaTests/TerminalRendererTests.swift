@@ -1,3 +1,4 @@
+import ConfCore
 import ConfMedia
 import Testing
 
@@ -51,6 +52,17 @@ import Testing
         #expect(second.contains("\u{1B}[2;5H"), "the cursor goes to the changed cells: \(second)")
         tile.forget()
         #expect(tile.draw(frame, row: 1, column: 1, columns: 16, rows: 8).components(separatedBy: "▀").count - 1 == 16 * 8)
+    }
+
+    /// The pictures follow the terminal's colours as the screen's text does.
+    @Test func withoutTrueColourThePaletteAndWithNoColourTheBrightness() {
+        var palette = TerminalPicture(colors: .palette256)
+        let inPalette = palette.draw(Self.frame, row: 1, column: 1, columns: 4, rows: 10)
+        #expect(inPalette.contains("\u{1B}[38;5;231;48;5;231m▀") && inPalette.contains("\u{1B}[38;5;16;48;5;16m▀"), "\(inPalette)")
+        #expect(!inPalette.contains("38;2;"))
+        var plain = TerminalPicture(colors: .none)
+        let inCharacters = plain.draw(Self.frame, row: 1, column: 1, columns: 4, rows: 10)
+        #expect(inCharacters == "\u{1B}[1;1H@@@@\u{1B}[2;1H    ", "white then black, and no colour sequence at all: \(inCharacters)")
     }
 
     /// However large the box, a picture takes no more cells than it has pixels.

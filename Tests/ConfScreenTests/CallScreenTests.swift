@@ -78,6 +78,18 @@ struct CallScreenTests {
         #expect(screen.handle(.character("y")) == .command("leave"))
     }
 
+    @Test func aNarrowHeaderShowsTheMicrophoneBeforeTheRoomAndTheHelpFitsItsBox() {
+        var screen = screen()
+        screen.header.microphoneMuted = true
+        let narrow = rows(screen.draw(columns: 40, rows: 12))[0]
+        #expect(narrow.contains("MIC MUTED") && narrow.contains("camera on"), "\(narrow)")
+        let wide = rows(screen.draw(columns: 120, rows: 12))[0]
+        #expect(wide.contains("standup 4821-7734") && wide.contains("MIC MUTED"), "\(wide)")
+        _ = screen.handle(.character("?"))
+        let help = rows(screen.draw(columns: 80, rows: 30)).joined(separator: "\n")
+        #expect(help.contains("mute them here") && help.contains("words compared"), "\(help)")
+    }
+
     @Test func aPasteIsTypedIntoTheInputLineNeverRunAsKeys() {
         var screen = screen()
         #expect(screen.handle(.paste("Notes:\nsee the faq\nq\n")) == nil)

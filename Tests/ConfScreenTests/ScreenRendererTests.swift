@@ -1,3 +1,4 @@
+import ConfCore
 import Testing
 @testable import ConfScreen
 
