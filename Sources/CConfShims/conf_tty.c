@@ -1,5 +1,5 @@
 // The terminal's modes and stderr, taken for the call screen and given back on every way out.
-// Everything conf_tty_give_back does is async-signal-safe (write, tcsetattr, dup2, close), so the
+// Everything conf_tty_give_back does is async-signal-safe (read, write, tcsetattr, dup2, close), so the
 // crash handlers may call it.
 #define _GNU_SOURCE  // pipe2
 #include "conf_shims.h"
@@ -17,6 +17,7 @@ static int tty_fd = -1;
 static int screen_fd = -1;
 static struct termios saved_modes;
 static int saved_stderr = -1;
+static int stderr_pipe = -1;  // the read end: what was written to stderr while the screen held it
 static char restore_bytes[64];
 static size_t restore_count = 0;
 // The signals whose default action ends the process at once (SIGQUIT is Ctrl-\\ elsewhere, and
@@ -42,6 +43,20 @@ void conf_tty_give_back(void) {
         else break;
     }
     tcsetattr(tty_fd, TCSAFLUSH, &saved_modes);
+    // What reached stderr and was not read yet (a crash's "Fatal error" line, written just before
+    // the trap) goes to the real stderr now, on the normal screen. The pipe is non-blocking.
+    if (stderr_pipe >= 0) {
+        char buffer[4096];
+        ssize_t n;
+        while ((n = read(stderr_pipe, buffer, sizeof buffer)) > 0 || (n < 0 && errno == EINTR)) {
+            // Controls other than line breaks and tabs are shown as '?': never raw to the terminal.
+            for (ssize_t i = 0; i < n; i++) {
+                unsigned char c = (unsigned char)buffer[i];
+                if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7F) buffer[i] = '?';
+            }
+            if (n > 0 && write(2, buffer, (size_t)n) < 0) break;
+        }
+    }
 }
 
 static void on_crash(int signal) {
@@ -79,6 +94,7 @@ int conf_tty_take(int fd, int output_fd, const char *restore, size_t restore_len
     saved_stderr = dup(2);
     dup2(pipe_ends[1], 2);
     close(pipe_ends[1]);
+    stderr_pipe = pipe_ends[0];
     held = 1;
     struct sigaction action;
     memset(&action, 0, sizeof action);

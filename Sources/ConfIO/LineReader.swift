@@ -30,18 +30,9 @@ public final class LineReader {
         watch = nil
     }
 
-    /// Reads what is there now, without waiting (a non-blocking descriptor, or one whose writer
-    /// has gone): the last lines before `stop()`.
-    public func drain() {
-        while lastReadHadData, readable() {}
-    }
-
-    private var lastReadHadData = true
-
     private func readable() -> Bool {
         var buffer = [UInt8](repeating: 0, count: 4096)
         let n = read(fd, &buffer, buffer.count)
-        lastReadHadData = n > 0
         if n <= 0 {
             if n < 0 && (errno == EAGAIN || errno == EINTR) { return true }
             if !pending.isEmpty && !skipping { deliver(pending) }

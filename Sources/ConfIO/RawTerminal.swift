@@ -60,8 +60,7 @@ public final class RawTerminal {
         resize?.cancel()
         input = nil
         resize = nil
-        conf_tty_give_back()  // stderr back first: the pipe's last lines are still read below
-        stderrLines?.drain()
+        conf_tty_give_back()  // stderr back, and the pipe's unread lines written to it (escaped)
         stderrLines?.stop()
         stderrLines = nil
         if stderrReadEnd >= 0 {

@@ -226,10 +226,10 @@ final class PulseDaemon {
         #expect(a.waitForExit() == 0 && b.waitForExit() == 0)
     }
 
-    /// bob (a person: no --json) hears a short rising sound on his speaker when cat joins, in a
-    /// stream of its own; ann (--json) and cat (--no-sounds) play none.
+    /// bob (a person: no --json) hears a short rising sound on his speaker when dan joins, in a
+    /// stream of its own; ann (--json) and cat (a person, but --no-sounds) play none.
     @Test func aJoinPlaysASoundOnThePersonsSpeakerOnly() throws {
-        let pulse = try PulseDaemon(sinks: ["spkA", "spkB", "spkC"])
+        let pulse = try PulseDaemon(sinks: ["spkA", "spkB", "spkC", "spkD"])
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("conf-pa-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -240,33 +240,37 @@ final class PulseDaemon {
         let join = ["join", room.room, room.pin, "--server", server.address]
         let ann = try ConfProcess(join + ["--as", "ann", "--json", "--speaker", "spkA"], environment: env)
         let bob = try ConfProcess(join + ["--as", "bob", "--speaker", "spkB", "--video-view", "none"], environment: env)
+        let cat = try ConfProcess(join + ["--as", "cat", "--no-sounds", "--speaker", "spkC", "--video-view", "none"], environment: env)
         #expect(bob.waitForOutput(containing: "connected to ann", timeout: .seconds(15)) != nil, "\(bob.stderr)")
-        let recorders = try ["spkA", "spkB"].map { sink in
+        #expect(cat.waitForOutput(containing: "connected to bob", timeout: .seconds(15)) != nil, "\(cat.stderr)")
+        let recorders = try ["spkA", "spkB", "spkC"].map { sink in
             try pulse.start("/usr/bin/parec", ["--device=\(sink).monitor", "--rate=48000", "--channels=1", "--format=s16le", "--raw"],
                             output: dir.appendingPathComponent("\(sink).raw"))
         }
         let file = { (sink: String) in dir.appendingPathComponent("\(sink).raw") }
-        #expect(ConfProcess.waitUntil { fileSize(file("spkA").path) >= 9_600 && fileSize(file("spkB").path) >= 9_600 }, "the recorders run")
-        let cat = try ConfProcess(join + ["--as", "cat", "--no-sounds", "--speaker", "spkC", "--video-view", "none"], environment: env)
-        #expect(bob.waitForOutput(containing: "cat joined", timeout: .seconds(10)) != nil)
+        let sinks = ["spkA", "spkB", "spkC"]
+        #expect(ConfProcess.waitUntil { sinks.allSatisfy { fileSize(file($0).path) >= 9_600 } }, "the recorders run")
+        let dan = try ConfProcess(join + ["--as", "dan", "--json", "--speaker", "spkD", "--video-view", "none"], environment: env)
+        #expect(bob.waitForOutput(containing: "dan joined", timeout: .seconds(10)) != nil)
         // A second and a half from here: the sound and the speaker's latency.
-        let (atJoinB, atJoinA) = (fileSize(file("spkB").path), fileSize(file("spkA").path))
-        #expect(ConfProcess.waitUntil(timeout: .seconds(10)) {
-            fileSize(file("spkB").path) >= atJoinB + 144_000 && fileSize(file("spkA").path) >= atJoinA + 144_000
-        })
+        let atJoin = sinks.map { fileSize(file($0).path) }
+        #expect(ConfProcess.waitUntil(timeout: .seconds(10)) { zip(sinks, atJoin).allSatisfy { fileSize(file($0).path) >= $1 + 144_000 } })
         for recorder in recorders { kill(recorder.processIdentifier, SIGKILL) }
         let heard = { (sink: String) in try Data(contentsOf: file(sink)).withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) } }
-        let bobs = try heard("spkB"), anns = try heard("spkA")
+        let bobs = try heard("spkB")
         // The sound's two notes, 660 then 880 Hz, somewhere in what bob's speaker played.
         let windows = stride(from: 0, to: max(0, bobs.count - 4_800), by: 2_400).map { bobs[$0 ..< $0 + 4_800] }
         let peaks = [660.0, 880].map { hz in windows.map { AudioTests.tonePower($0, hz) }.max() ?? 0 }
         #expect(peaks.allSatisfy { $0 > 0.002 }, "no join sound on bob's speaker: \(peaks), \(bobs.count) samples")
-        #expect(!stride(from: 0, to: max(0, anns.count - 4_800), by: 2_400).contains { AudioTests.tonePower(anns[$0 ..< $0 + 4_800], 880) > 0.002 },
-                "ann (--json) played a sound")
+        for (sink, why) in [("spkA", "ann (--json)"), ("spkC", "cat (--no-sounds)")] {
+            let played = try heard(sink)
+            #expect(!stride(from: 0, to: max(0, played.count - 4_800), by: 2_400).contains { AudioTests.tonePower(played[$0 ..< $0 + 4_800], 880) > 0.002 },
+                    "\(why) played a sound")
+        }
         let inputs = pulse.output("/usr/bin/pactl", ["list", "sink-inputs"])
         #expect(inputs.contains("media.name = \"conf sounds\""), "its own stream: \(inputs)")
-        for process in [ann, bob, cat] { process.signal(SIGTERM) }
-        #expect(ann.waitForExit() == 0 && bob.waitForExit() == 0 && cat.waitForExit() == 0)
+        for process in [ann, bob, cat, dan] { process.signal(SIGTERM) }
+        #expect([ann, bob, cat, dan].allSatisfy { $0.waitForExit() == 0 })
         withExtendedLifetime(server) {}
     }
 
