@@ -46,7 +46,12 @@ extension CallDriver {
             (member.muted, member.cameraOff, member.hidden, member.talking) = (marks.muted, marks.cameraOff, marks.hidden, marks.talking)
             if let link = engine.linkView(peer.id) {
                 member.connected = link.connected
-                (member.path, member.roundTrip, member.lossPercent, member.jitter) = (link.path, link.roundTrip, link.lossPercent, link.jitter)
+                member.path = link.path
+                // Figures that wobble each report are shown again only when they moved enough to
+                // read differently: a quiet call then redraws about once a second (the clock).
+                member.roundTrip = Self.shown(member.roundTrip, link.roundTrip)
+                member.jitter = Self.shown(member.jitter, link.jitter)
+                member.lossPercent = Self.shown(member.lossPercent, link.lossPercent, within: 0.5)
                 member.mutedHere = link.mutedHere
                 member.level = link.level
                 member.words = view.words[peer.id.rawValue] ?? []
@@ -66,6 +71,18 @@ extension CallDriver {
         } : []
         view.model.showsVideo = !tiles.isEmpty
         view.render(pictures: tiles, now: now)
+    }
+
+    /// `new`, unless it is within 2 ms or 10 % of what is shown.
+    static func shown(_ old: Duration?, _ new: Duration?) -> Duration? {
+        guard let old, let new else { return new }
+        let difference = abs((new - old).milliseconds)
+        return difference < max(2, 0.1 * old.milliseconds) ? old : new
+    }
+
+    static func shown(_ old: Double?, _ new: Double?, within margin: Double) -> Double? {
+        guard let old, let new else { return new }
+        return abs(new - old) < margin ? old : new
     }
 
     /// The terminal view or the screen closed: the session's last lines ("Left the room", an
