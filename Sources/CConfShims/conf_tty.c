@@ -49,13 +49,19 @@ void conf_tty_give_back(void) {
         char buffer[4096];
         ssize_t n;
         while ((n = read(stderr_pipe, buffer, sizeof buffer)) > 0 || (n < 0 && errno == EINTR)) {
-            // Controls other than line breaks and tabs are shown as '?': never raw to the terminal.
+            // Controls are shown as '?', never raw to the terminal: C0 but line breaks and tabs,
+            // DEL, and C1 (U+0080-009F, UTF-8 C2 80...C2 9F; a C2 that ends the read too).
             for (ssize_t i = 0; i < n; i++) {
                 unsigned char c = (unsigned char)buffer[i];
                 if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7F) buffer[i] = '?';
+                if (c == 0xC2 && (i + 1 == n || ((unsigned char)buffer[i + 1] >= 0x80 && (unsigned char)buffer[i + 1] <= 0x9F))) {
+                    buffer[i] = '?';
+                    if (i + 1 < n) buffer[++i] = '?';
+                }
             }
             if (n > 0 && write(2, buffer, (size_t)n) < 0) break;
         }
+        stderr_pipe = -1;  // its owner closes it
     }
 }
 
@@ -92,6 +98,12 @@ int conf_tty_take(int fd, int output_fd, const char *restore, size_t restore_len
         return -1;
     }
     saved_stderr = dup(2);
+    if (saved_stderr < 0) {  // no descriptor left: stderr stays as it is, and so does the terminal
+        tcsetattr(fd, TCSAFLUSH, &saved_modes);
+        close(pipe_ends[0]);
+        close(pipe_ends[1]);
+        return -1;
+    }
     dup2(pipe_ends[1], 2);
     close(pipe_ends[1]);
     stderr_pipe = pipe_ends[0];
@@ -106,6 +118,10 @@ int conf_tty_take(int fd, int output_fd, const char *restore, size_t restore_len
     sigemptyset(&unblocked);
     for (size_t i = 0; i < CRASH_SIGNAL_COUNT; i++) {
         sigaction(crash_signals[i], &action, &earlier[i]);
+        if (earlier[i].sa_handler == SIG_IGN) {  // ignored by whoever started us (trap '' QUIT): it stays so
+            sigaction(crash_signals[i], &earlier[i], NULL);
+            continue;
+        }
         sigaddset(&unblocked, crash_signals[i]);
     }
     pthread_sigmask(SIG_UNBLOCK, &unblocked, NULL);

@@ -23,7 +23,7 @@ public enum ConfProgram {
     static let stun = OptionSpec(
         "stun", value: "HOST:PORT", help: "a STUN server, to find your address as seen from outside a NAT", repeatable: true)
     static let turn = OptionSpec(
-        "turn", value: "USER:PASS@HOST:PORT", help: "a TURN server to relay through when no direct path works; add ?transport=tcp to reach it over TCP where UDP is blocked, ?transport=tls over TLS",
+        "turn", value: "USER:PASS@HOST:PORT", help: "a TURN server to relay through when no direct path works; add ?transport=tcp to reach it over TCP where UDP is blocked, ?transport=tls over TLS; without :PORT, 3478 (5349 over TLS)",
         repeatable: true)
     static let relayOnly = OptionSpec(
         "relay-only", help: "connect only through the --turn server, so that peers never learn your addresses")

@@ -4,4 +4,4 @@
 ///
 /// Inputs carry `now`; outputs are queued and drained; the next deadline is an output too. No
 /// threads, no clock, no sockets: ICE agents, codecs and devices live in the drivers above
-/// (ConfApp), DTLS, SRTP and SCTP are reached through protocols so tests may use real ones or fakes.
+/// (ConfDriver), DTLS, SRTP and SCTP are reached through protocols so tests may use real ones or fakes.

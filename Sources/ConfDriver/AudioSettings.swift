@@ -3,9 +3,9 @@ import ConfIO
 import ConfMedia
 
 /// What `--audio-source`, `--audio-sink`, `--record` and `--audio-bitrate` ask for, checked before
-/// the call starts (an unreadable file is an error then, not later). `parse` only checks and
-/// prepares the backends chosen by name (`MediaBackends`); `connectSoundServer` then opens the
-/// sound server; `CallMedia` opens the backends once we are in the room.
+/// the call starts (an unreadable file is an error then, not later). ConfApp's `parse` only checks
+/// and prepares the backends chosen by name (`MediaBackends`); its `connectSoundServer` then
+/// opens the sound server; `CallMedia` opens the backends once we are in the room.
 public struct AudioSettings {
     public var enabled = true
     public var source: BackendChoice<any AudioSource>

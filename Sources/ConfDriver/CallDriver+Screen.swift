@@ -70,6 +70,7 @@ extension CallDriver {
             return .init(peer: peer.id.rawValue, label: label, picture: marks.videoBadge == nil ? picture : nil)
         } : []
         view.model.showsVideo = !tiles.isEmpty
+        view.tick()
         view.render(pictures: tiles, now: now)
     }
 

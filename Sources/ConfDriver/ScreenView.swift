@@ -14,6 +14,8 @@ public final class ScreenView {
     private var renderer: ScreenRenderer
     private let terminal: RawTerminal
     private var decoder = KeyDecoder()
+    /// Refreshes since the last bytes from the terminal (`tick`).
+    private var quietTicks = 0
     /// Others' pictures in the video rows.
     private var grid: TerminalVideoGrid
     /// The last chat line we sent, to add the next recipients of the same message to it.
@@ -100,14 +102,26 @@ public final class ScreenView {
     }
 
     private func typed(_ bytes: [UInt8]) {
-        for key in decoder.keys(bytes) {
-            switch model.handle(key) {
-            case .command(let line)?: onCommand?(line)
-            case .redrawAll?: invalidate()
-            case nil: break
-            }
-        }
+        quietTicks = 0
+        for key in decoder.keys(bytes) { act(on: key) }
         render(pictures: [], now: nil)
+    }
+
+    private func act(on key: Key) {
+        switch model.handle(key) {
+        case .command(let line)?: onCommand?(line)
+        case .redrawAll?: invalidate()
+        case nil: break
+        }
+    }
+
+    /// Called on every refresh (five times a second): a paste whose end marker has not come after
+    /// a second without input ends there, so that a terminal that lost it does not leave every
+    /// key after it swallowed.
+    func tick() {
+        quietTicks += 1
+        guard quietTicks >= 5, let paste = decoder.endUnfinishedPaste() else { return }
+        act(on: paste)
     }
 
     private func resized() {

@@ -1,7 +1,7 @@
 import ConfMedia
 
-/// What `--video-source`, `--video-bitrate` and `--no-video` ask for. `parse` checks and prepares
-/// the source chosen by name (`MediaBackends`); `checkDevice` then looks for a camera asked for,
+/// What `--video-source`, `--video-bitrate` and `--no-video` ask for. ConfApp's `parse` checks and
+/// prepares the source chosen by name (`MediaBackends`); its `checkDevice` then looks for a camera asked for,
 /// before the room is made; `CallMedia` opens it once we are in the room.
 public struct VideoSettings {
     public var enabled = true

@@ -73,8 +73,8 @@ public final class EventLoop: @unchecked Sendable {
         return attach(g_unix_signal_source_new(signal), { body(); return true })
     }
 
-    /// Whether `signal` was ignored when we started (`nohup` leaves SIGHUP so): then taking it
-    /// with `onSignal` would undo what the user asked for.
+    /// Whether `signal` is ignored now: asked before `onSignal` takes it, whether it was ignored
+    /// when we started (`nohup` leaves SIGHUP so), which `onSignal` would undo.
     public static func isIgnored(_ signal: Int32) -> Bool { conf_signal_is_ignored(signal) != 0 }
 
     /// Calls `body` on the loop thread whenever `fd` is readable (or hung up, or in error), until

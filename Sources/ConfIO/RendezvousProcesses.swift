@@ -1,5 +1,4 @@
 import ConfCore
-import ConfIO
 #if canImport(Glibc)
 import Glibc
 #endif

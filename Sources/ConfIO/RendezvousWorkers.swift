@@ -79,7 +79,7 @@ public final class RendezvousWorkers {
         workers[0].server = first
         port = try first.listen(on: endpoint, reusePort: shared)
         let port = self.port
-        if shared { workers[0].courier = try Self.courier(for: workers[0], worker: layout.first, port: port, board: board) }
+        if shared { workers[0].courier = try Self.courier(for: workers[0], worker: layout.first, port: port, board: board, layout: layout) }
         // The others: each thread makes its loop, server and courier, listens, then says it is ready.
         let ready = Mutex<[Int: Result<Worker, GLibError>]>([:])
         var threads: [pthread_t] = []
@@ -91,7 +91,7 @@ public final class RendezvousWorkers {
                 worker.server = makeServer(index, loop)
                 do throws(GLibError) {
                     _ = try worker.server!.listen(on: HostPort(host: endpoint.host, port: port), reusePort: true)
-                    worker.courier = try Self.courier(for: worker, worker: index, port: port, board: board)
+                    worker.courier = try Self.courier(for: worker, worker: index, port: port, board: board, layout: layout)
                 } catch {
                     ready.withLock { $0[local] = .failure(error) }
                     return
@@ -136,14 +136,16 @@ public final class RendezvousWorkers {
         }
     }
 
-    /// Worker `index`'s courier: descriptors are adopted by its server, figures posted to `board`.
-    private static func courier(for worker: Worker, worker index: Int, port: UInt16, board: MetricsBoard) throws(GLibError) -> RendezvousCourier {
+    /// Worker `index`'s courier: descriptors are adopted by its server, figures posted to `board`
+    /// (only other processes' workers': ours post their own).
+    private static func courier(for worker: Worker, worker index: Int, port: UInt16, board: MetricsBoard,
+                                layout: Layout) throws(GLibError) -> RendezvousCourier {
         try RendezvousCourier(loop: worker.loop, port: port, worker: index) { descriptor, text in
             if let descriptor {
                 worker.server?.adopt(descriptor)
             } else if text.hasPrefix("m ") {
                 let fields = text.dropFirst(2).split(separator: " ", maxSplits: 1)
-                guard fields.count == 2, let from = Int(fields[0]), from >= 0, from < board.count,
+                guard fields.count == 2, let from = Int(fields[0]), from >= 0, from < board.count, !layout.isLocal(from),
                       let snapshot = RendezvousMetricsSnapshot(encoded: String(fields[1])) else { return }
                 board.post(snapshot, from: from)
             }

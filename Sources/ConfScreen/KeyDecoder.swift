@@ -44,6 +44,16 @@ public struct KeyDecoder: Sendable {
         return keys
     }
 
+    /// Ends a paste whose end marker never came (a terminal or multiplexer that lost it): what
+    /// arrived of it is the paste. Nil when no paste is open.
+    public mutating func endUnfinishedPaste() -> Key? {
+        guard let bytes = pasted else { return nil }
+        pasted = nil
+        let text = String(decoding: bytes + pending.prefix(max(0, Self.longestPaste - bytes.count)), as: UTF8.self)
+        pending = []
+        return .paste(text)
+    }
+
     /// The paste, once its end is in `pending`; until then its bytes move to `pasted` (all but a
     /// tail that may be the start of the end marker).
     private mutating func takePaste(from index: inout Int) -> Key? {

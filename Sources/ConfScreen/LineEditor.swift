@@ -39,7 +39,7 @@ public struct LineEditor: Equatable, Sendable {
             // Line breaks become spaces; what the terminal would act on is left out, as when typed.
             let characters = pasted.map { $0.isNewline || $0 == "\t" ? " " : $0 }
                 .filter { !$0.unicodeScalars.contains(where: TerminalEscape.needsEscape) }
-            let fitting = characters.prefix(Self.maximumLength - text.count)
+            let fitting = characters.prefix(max(0, Self.maximumLength - text.count))
             guard !fitting.isEmpty else { return .ignored }
             text.insert(contentsOf: fitting, at: cursor)
             cursor += fitting.count

@@ -34,6 +34,15 @@ struct KeyDecoderTests {
         }
     }
 
+    @Test func aPasteWhoseEndNeverCameCanBeEndedAndKeysWorkAgain() {
+        var decoder = KeyDecoder()
+        #expect(decoder.keys(Array("\u{1B}[200~half a pas".utf8)).isEmpty)
+        #expect(decoder.keys(Array("te q".utf8)).isEmpty, "inside a paste, q is text")
+        #expect(decoder.endUnfinishedPaste() == .paste("half a paste q"))
+        #expect(decoder.endUnfinishedPaste() == nil)
+        #expect(decoder.keys(Array("q".utf8)) == [.character("q")])
+    }
+
     @Test func aHugePasteIsCutNotKeptWhole() {
         var decoder = KeyDecoder()
         var keys = decoder.keys(Array("\u{1B}[200~".utf8))

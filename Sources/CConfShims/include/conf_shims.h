@@ -41,7 +41,9 @@ int conf_terminal_size(int fd, int *columns, int *rows);
 /// earlier handler (the Swift runtime's backtracer) runs. Returns -1 if `fd` is no terminal.
 int conf_tty_take(int fd, int output_fd, const char *restore, size_t restore_length);
 
-/// Gives the terminal back now (idempotent; async-signal-safe).
+/// Gives the terminal back now (idempotent; async-signal-safe), and writes what is still unread in
+/// the stderr pipe (a crash's last line) to the real stderr, its control characters as '?'. A
+/// signal that was ignored when the terminal was taken stays ignored.
 void conf_tty_give_back(void);
 
 /// Whether `signal` is ignored (as `nohup` leaves SIGHUP for the programs it starts).

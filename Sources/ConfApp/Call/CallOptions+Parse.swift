@@ -21,7 +21,7 @@ extension CallOptions {
             servers.append(try resolve(endpoint, credentials: nil, option: "--stun"))
         }
         for option in context.invocation.values("turn") {
-            guard let turn = TURNOption(option), turn.endpoint.port != 0 else { throw context.usage("--turn '\(option)': \(TURNOption.form)") }
+            guard let turn = TURNOption(option) else { throw context.usage("--turn '\(option)': \(TURNOption.form)") }
             var server = try resolve(turn.endpoint, credentials: (turn.username, turn.password), option: "--turn")
             server.overTCP = turn.transport != .udp
             server.tlsServerName = turn.transport == .tls ? turn.endpoint.host : nil

@@ -6,7 +6,7 @@ import ConfWire
 /// One participant's call, sans-IO: the room's events and each link's packets go in with `now`;
 /// what to do comes out of `pollOutput()`, and `nextDeadline()` says when to call
 /// `handle(.timeout, now:)` next. The engine never reads a clock, opens a socket or starts a
-/// thread; the driver (ConfApp) owns the ICE agents, codecs and devices.
+/// thread; the driver (ConfDriver) owns the ICE agents, codecs and devices.
 ///
 /// It runs the mesh's negotiation (ConfSession.Mesh), and per peer a `PeerConnection`: ICE as the
 /// driver's agent reports it, DTLS and SRTP (through `LinkSecurity`), RTCP reports and round

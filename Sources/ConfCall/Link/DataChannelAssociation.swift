@@ -1,6 +1,6 @@
 /// The data channels of one link (SCTP over the link's DTLS, RFC 8831/8832), as the engine drives
 /// them: SCTP packets in and out, text messages by channel label. The real association is
-/// usrsctp's (a driver in ConfApp); tests may use a simple stand-in.
+/// usrsctp's (a driver in ConfDriver); tests may use a simple stand-in.
 ///
 /// An association may also produce output outside of these calls (SCTP's own retransmission
 /// timers): its owner then tells the engine to drain (`CallEngine.pollOutput`).

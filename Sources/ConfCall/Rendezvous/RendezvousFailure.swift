@@ -2,7 +2,7 @@ import ConfCore
 import ConfWire
 
 /// Why a participant's session with the rendezvous ended in failure. The app turns each into an
-/// exit code, an `error` event code and words (ConfApp's `CommandFailure(_:rendezvous:room:)`).
+/// exit code, an `error` event code and words (ConfDriver's `CommandFailure(_:rendezvous:room:)`).
 public enum RendezvousFailure: Error, Equatable, Sendable {
     /// The WebSocket could not be opened at the start.
     case cannotConnect(RendezvousClientError)

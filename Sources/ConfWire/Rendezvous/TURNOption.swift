@@ -1,6 +1,6 @@
 /// A `--turn` value, for `conf host`/`join` and `conf rendezvous` alike:
 /// `USER:PASS@HOST:PORT`, with `?transport=tcp` to reach the server over TCP or `?transport=tls`
-/// over TLS. A user name is required; the password may be empty; without a port, TURN's own
+/// over TLS (`?transport=udp`, RFC 7065, is the default). A user name is required; the password may be empty; without a port, TURN's own
 /// (3478, or 5349 over TLS).
 public struct TURNOption: Equatable, Sendable {
     public enum Transport: Sendable { case udp, tcp, tls }
@@ -14,8 +14,10 @@ public struct TURNOption: Equatable, Sendable {
 
     /// Nil when `text` is not of that form.
     public init?(_ text: String) {
-        transport = text.hasSuffix("?transport=tcp") ? .tcp : text.hasSuffix("?transport=tls") ? .tls : .udp
-        let text = transport == .udp ? Substring(text) : text.dropLast("?transport=tcp".count)
+        let suffixes: [(String, Transport)] = [("?transport=tcp", .tcp), ("?transport=tls", .tls), ("?transport=udp", .udp)]
+        let given = suffixes.first { text.hasSuffix($0.0) }
+        transport = given?.1 ?? .udp
+        let text = text.dropLast(given?.0.count ?? 0)
         guard let at = text.lastIndex(of: "@"), let colon = text[..<at].firstIndex(of: ":"),
               colon > text.startIndex else { return nil }
         let server = text[text.index(after: at)...]
@@ -23,6 +25,7 @@ public struct TURNOption: Equatable, Sendable {
         if server.last == "]" || !server.contains(":") {  // no port given: TURN's own (RFC 8656 §16)
             endpoint.port = transport == .tls ? 5349 : 3478
         }
+        guard endpoint.port != 0 else { return nil }
         username = String(text[..<colon])
         password = String(text[text.index(after: colon)..<at])
         self.endpoint = endpoint
