@@ -21,7 +21,7 @@ public enum ConfProgram {
     static let duration = OptionSpec(
         "duration", short: "d", value: "SECONDS", help: "leave the call after this many seconds")
     static let stun = OptionSpec(
-        "stun", value: "HOST:PORT", help: "a STUN server, to find your address as seen from outside a NAT", repeatable: true)
+        "stun", value: "HOST:PORT", help: "a STUN server, to find your address as seen from outside a NAT (port 3478 if none is given)", repeatable: true)
     static let turn = OptionSpec(
         "turn", value: "USER:PASS@HOST:PORT", help: "a TURN server to relay through when no direct path works; add ?transport=tcp to reach it over TCP where UDP is blocked, ?transport=tls over TLS; without :PORT, 3478 (5349 over TLS)",
         repeatable: true)
@@ -120,7 +120,7 @@ public enum ConfProgram {
                        configurable: true, default: "[::]:7373"),
             OptionSpec("tls-cert", value: "FILE", help: "serve HTTPS and WSS with this PEM certificate (needs --tls-key)", completion: .file),
             OptionSpec("tls-key", value: "FILE", help: "the PEM private key of --tls-cert", completion: .file),
-            OptionSpec("stun", value: "HOST:PORT", help: "a STUN server to hand to participants", repeatable: true),
+            OptionSpec("stun", value: "HOST:PORT", help: "a STUN server to hand to participants (port 3478 if none is given)", repeatable: true),
             OptionSpec("turn", value: "USER:PASS@HOST:PORT", help: "a TURN server to hand to participants (?transport=tcp or ?transport=tls to reach it over TCP or TLS)",
                        repeatable: true),
             OptionSpec("room-idle", value: "SECONDS", help: "forget a room after it has been empty this long", default: "600"),

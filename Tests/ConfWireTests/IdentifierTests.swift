@@ -33,6 +33,8 @@ import Testing
         #expect(try HostPort.parse(":0").get() == HostPort(host: "0.0.0.0", port: 0))
         #expect(try HostPort.parse("[::1]:80").get() == HostPort(host: "::1", port: 80))
         #expect(try HostPort.parse("example.org").get() == HostPort(host: "example.org", port: 7373))
+        #expect(try HostPort.parse("[2001:db8::1]", defaultPort: 3478).get() == HostPort(host: "2001:db8::1", port: 3478))
+        #expect(try HostPort.parse("stun.example.org:19302", defaultPort: 3478).get().port == 19302)
         #expect(HostPort(host: "::1", port: 80).description == "[::1]:80")
         for bad in ["host:99999", "host:x", "::1:80", "[::1", "[::1]x", "a b:1", "host:"] {
             #expect((try? HostPort.parse(bad).get()) == nil, "\(bad)")

@@ -12,7 +12,8 @@ public struct HostPort: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The address in `text` (a host, host:port or [v6]:port), or a failure saying what is wrong with it.
-    public static func parse(_ text: String, defaultHost: String = "0.0.0.0") -> Result<HostPort, AddressProblem> {
+    /// Without a port, `defaultPort` (the rendezvous's; STUN and TURN have their own).
+    public static func parse(_ text: String, defaultHost: String = "0.0.0.0", defaultPort: UInt16 = defaultPort) -> Result<HostPort, AddressProblem> {
         var host: Substring
         var portText: Substring?
         if text.hasPrefix("[") {

@@ -21,11 +21,9 @@ public struct TURNOption: Equatable, Sendable {
         guard let at = text.lastIndex(of: "@"), let colon = text[..<at].firstIndex(of: ":"),
               colon > text.startIndex else { return nil }
         let server = text[text.index(after: at)...]
-        guard case .success(var endpoint) = HostPort.parse(String(server), defaultHost: ""), !endpoint.host.isEmpty else { return nil }
-        if server.last == "]" || !server.contains(":") {  // no port given: TURN's own (RFC 8656 §16)
-            endpoint.port = transport == .tls ? 5349 : 3478
-        }
-        guard endpoint.port != 0 else { return nil }
+        // Without a port, TURN's own (RFC 8656 §16).
+        guard case .success(let endpoint) = HostPort.parse(String(server), defaultHost: "", defaultPort: transport == .tls ? 5349 : 3478),
+              !endpoint.host.isEmpty, endpoint.port != 0 else { return nil }
         username = String(text[..<colon])
         password = String(text[text.index(after: colon)..<at])
         self.endpoint = endpoint
