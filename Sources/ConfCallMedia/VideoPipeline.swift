@@ -89,18 +89,24 @@ public final class VideoPipeline {
     public var makesSmallEncoding: Bool { main.map { $0.encoder.width >= 64 && $0.encoder.height >= 64 } ?? false }
 
     /// Starts the small encoding at `kbps` (its first frame a key frame) or gives it a new target;
-    /// nil stops it. A size VP8 refuses leaves it off (the engine then pauses the weak links).
-    public func setSmallBitrate(kbps: Int?) {
-        guard let kbps, let main, makesSmallEncoding else {
+    /// nil stops it. False when it was asked for and cannot be made (the engine is told:
+    /// `.smallVideoUnavailable`, and pauses the weak links instead).
+    public func setSmallBitrate(kbps: Int?) -> Bool {
+        guard let kbps else {
             small = nil
-            return
+            return true
         }
-        if let small { return small.encoder.setBitrate(kbps: kbps) }
+        guard let main, makesSmallEncoding else { return false }
+        if let small {
+            small.encoder.setBitrate(kbps: kbps)
+            return true
+        }
         // Even sizes: 4:2:0 chroma is half of each.
         guard let made = try? VP8Encoder(width: main.encoder.width / 4 * 2, height: main.encoder.height / 4 * 2, bitrateKbps: kbps,
-                                         framesPerSecond: framesPerSecond, temporalLayers: 3) else { return }
+                                         framesPerSecond: framesPerSecond, temporalLayers: 3) else { return false }
         small = EncoderSlot(BackgroundEncoder(made))
         small?.forceKeyFrame = true
+        return true
     }
 
     public func smallKeyFrameRequested() { small?.forceKeyFrame = true }

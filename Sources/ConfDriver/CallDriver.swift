@@ -199,7 +199,7 @@ public final class CallDriver {
         case .videoBitrate(let kbps):
             video?.setBitrate(kbps: kbps)
         case .smallVideoBitrate(let kbps):
-            video?.setSmallBitrate(kbps: kbps)
+            if video?.setSmallBitrate(kbps: kbps) == false { engine.handle(.smallVideoUnavailable, now: clock.now()) }
         case .smallKeyFrameRequested:
             video?.smallKeyFrameRequested()
         case .audioEncoding(let kbps, let fec, let loss):

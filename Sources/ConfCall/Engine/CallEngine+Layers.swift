@@ -119,6 +119,19 @@ extension CallEngine {
         }
     }
 
+    /// No small encoding after all (its encoder would not start): the links waiting for it go back
+    /// to the full one, where their budgets decide their layers or a pause, as without one.
+    func smallVideoUnavailable(now: Instant) {
+        guard configuration.smallVideo else { return }
+        configuration.smallVideo = false
+        outputs.append(.note("conf: the small video encoding could not start: links too weak for the full one pause instead"))
+        for link in videoLinks where link.encodingChoice.encoding == .small {
+            link.encodingChoice = LinkEncodingChoice()
+            switchEncoding(link, to: .full)
+        }
+        askSmallVideoBitrate(nil, now: now)
+    }
+
     /// The link is sent `encoding` from its next key frame (asked for now; a small encoding that
     /// is only starting begins with one).
     private func switchEncoding(_ link: PeerConnection, to encoding: VideoEncoding) {

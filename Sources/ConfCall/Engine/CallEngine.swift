@@ -69,6 +69,8 @@ public final class CallEngine {
         case layeredVideoFrame([UInt8], layer: VP8FrameLayer, captured: Instant)
         /// The same, of the small encoding (`VideoEncoding.small`), while one was asked for.
         case smallVideoFrame([UInt8], layer: VP8FrameLayer, captured: Instant)
+        /// The driver could not make the small encoding it was asked for: its links go back to full.
+        case smallVideoUnavailable
         /// What the driver played of a peer, as a level in -dBov: drives the peer's `talking`.
         case played(ParticipantID, level: UInt8)
         /// The driver could not decode a peer's video frame: a key frame is asked for.
@@ -229,6 +231,7 @@ public final class CallEngine {
         case .videoFrame(let frame, let captured): sendVideo(frame, layer: nil, captured: captured, now: now)
         case .layeredVideoFrame(let frame, let layer, let captured): sendVideo(frame, layer: layer, captured: captured, now: now)
         case .smallVideoFrame(let frame, let layer, let captured): sendVideo(frame, layer: layer, encoding: .small, captured: captured, now: now)
+        case .smallVideoUnavailable: smallVideoUnavailable(now: now)
         case .played(let id, let level):
             links[id]?.level = level
             guard let link = links[id], let change = link.talking.update(level: level, now: now) else { break }

@@ -37,6 +37,21 @@ extension CallEngineCongestionTests {
         #expect(back.videoLayers >= 2, "cat gets the full encoding's layers again: \(back)")
     }
 
+    /// The driver was to make a small encoding and could not: the link waits for no key frame of
+    /// it, it goes back to the full one and pauses there, and it is said.
+    @Test func aSmallEncoderThatWillNotStartLeavesTheWeakLinkPausedNotWaiting() throws {
+        let (call, people) = try mesh(["ann", "bob", "cat"], seed: 41) { _, configuration in configuration.smallVideo = true }
+        let ann = people[0], cat = people[2]
+        ann.smallEncoderFails = true
+        cap(call, from: ann, to: cat, bitsPerSecond: 200_000)
+        call.run(for: .seconds(12))
+        #expect(!ann.smallVideoBitrates.isEmpty, "the small encoding was asked for")
+        #expect(ann.smallVideoBitrates.last.map { $0.kbps == nil } == true, "and given up: \(ann.smallVideoBitrates.suffix(3))")
+        #expect(ann.notes.contains { $0.contains("small video encoding could not start") }, "\(ann.notes)")
+        let paused = ann.events.contains { if case .videoPaused(let peer, _) = $0.event { peer.id == cat.id } else { false } }
+        #expect(paused, "cat's link paused: \(linkStats(ann, for: cat).suffix(3))")
+    }
+
     @Test func withoutASmallEncodingTheWeakLinkPauses() throws {
         let (call, people) = try mesh(["ann", "bob", "cat"], seed: 41)
         let ann = people[0], cat = people[2]

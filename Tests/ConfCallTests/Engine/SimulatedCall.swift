@@ -219,8 +219,8 @@ final class SimulatedCall {
             relay(to: to, .signal(from: from, payload))
         case .event(let event):
             participant.events.append((now, event))
-        case .note:
-            break
+        case .note(let line):
+            participant.notes.append(line)
         case .audio(let id, let audio, let muted):
             participant.audioFrames[id, default: 0] += 1
             if muted { participant.mutedAudioFrames[id, default: 0] += 1 }
@@ -234,7 +234,9 @@ final class SimulatedCall {
             participant.videoBitrates.append((now, kbps))
         case .smallVideoBitrate(let kbps):
             participant.smallVideoBitrates.append((now, kbps))
-            if kbps == nil { participant.smallVideo = nil } else if participant.smallVideo == nil {
+            if kbps != nil, participant.smallEncoderFails {
+                participant.engine.handle(.smallVideoUnavailable, now: now)
+            } else if kbps == nil { participant.smallVideo = nil } else if participant.smallVideo == nil {
                 participant.smallVideo = LayeredVideoSource(startKbps: kbps!)
                 participant.smallKeyFrameRequests = 0
             }

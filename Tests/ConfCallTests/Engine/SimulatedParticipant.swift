@@ -49,6 +49,10 @@ extension SimulatedCall {
         var smallVideo: LayeredVideoSource?
         var smallVideoBitrates: [(at: Instant, kbps: Int?)] = []
         var smallKeyFrameRequests = 0
+        /// The engine's notes (human lines that are not events).
+        var notes: [String] = []
+        /// A driver whose small encoder will not start: it answers `.smallVideoUnavailable`.
+        var smallEncoderFails = false
 
         /// A frame the assembler takes as VP8 (a key frame every 30th: bit 0 of the tag clear).
         func nextVideoFrame() -> [UInt8] {
