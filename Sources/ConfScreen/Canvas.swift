@@ -39,8 +39,8 @@ public struct Canvas: Equatable, Sendable {
             let width = CellWidth.of(character)
             if width == 0 { continue }
             if at + width > end { break }
-            cells[row * columns + at] = Cell(text: String(character), style: style)
-            if width == 2 { cells[row * columns + at + 1] = Cell(text: "", style: style) }
+            place(Cell(text: String(character), style: style), row: row, column: at)
+            if width == 2 { place(Cell(text: "", style: style), row: row, column: at + 1) }
             at += width
         }
         return at - column
@@ -51,13 +51,27 @@ public struct Canvas: Equatable, Sendable {
         guard row >= 0, row < rows else { return }
         let start = max(0, column)
         let end = min(columns, column + (width ?? columns))
-        for at in start..<max(start, end) { cells[row * columns + at] = Cell(text: " ", style: style) }
+        for at in start..<max(start, end) { place(Cell(text: " ", style: style), row: row, column: at) }
     }
 
     /// Marks a rectangle as drawn by someone else.
     public mutating func markForeign(row: Int, column: Int, rows height: Int, columns width: Int) {
         for r in max(0, row)..<min(rows, row + height) {
-            for c in max(0, column)..<min(columns, column + width) { cells[r * columns + c] = Cell(text: " ", style: .plain, foreign: true) }
+            for c in max(0, column)..<min(columns, column + width) { place(Cell(text: " ", style: .plain, foreign: true), row: r, column: c) }
+        }
+    }
+
+    /// Writes one cell and keeps the invariant: a wide character it cuts in half (the box of the
+    /// help over a name in CJK, say) leaves a space in its other half, never half a character.
+    private mutating func place(_ cell: Cell, row: Int, column: Int) {
+        let index = row * columns + column
+        if cells[index].text.isEmpty, !cell.text.isEmpty, column > 0 {  // over a right half: its left half goes
+            cells[index - 1] = Cell(text: " ", style: cells[index - 1].style, foreign: cells[index - 1].foreign)
+        }
+        cells[index] = cell
+        let isWide = cell.text.first.map { CellWidth.of($0) == 2 } ?? false
+        if column + 1 < columns, cells[index + 1].text.isEmpty, !isWide {  // over a left half: its right half goes
+            cells[index + 1] = Cell(text: " ", style: cells[index + 1].style, foreign: cells[index + 1].foreign)
         }
     }
 

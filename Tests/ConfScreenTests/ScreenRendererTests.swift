@@ -52,6 +52,23 @@ struct ScreenRendererTests {
         #expect(renderer.frame(canvas).contains("漢字 "))
     }
 
+    /// Something drawn over half of a wide character (the help box's edge over a name) leaves a
+    /// space in the other half: a row never holds half a character, so it cannot shift.
+    @Test func writingOverHalfAWideCharacterLeavesASpaceInTheOtherHalf() {
+        var canvas = Canvas(columns: 6, rows: 1)
+        canvas.put("漢字漢", row: 0, column: 0)
+        canvas.put("x", row: 0, column: 1)  // the right half of 漢
+        canvas.put("y", row: 0, column: 2)  // the left half of 字
+        #expect(canvas.text(row: 0) == " xy 漢", "\(canvas.text(row: 0))")
+        canvas.fill(row: 0, column: 5, width: 1, style: .plain)  // the right half of the last 漢
+        #expect(canvas.text(row: 0) == " xy  " + " ")
+        canvas.put("漢字", row: 0, column: 0)
+        canvas.put("字", row: 0, column: 1)  // across both
+        #expect(canvas.text(row: 0) == " 字   ", "\(canvas.text(row: 0))")
+        #expect((0..<6).allSatisfy { canvas[0, $0].text != "" || ($0 > 0 && CellWidth.of(Character(canvas[0, $0 - 1].text)) == 2) },
+                "every right half follows a wide character")
+    }
+
     @Test func whatComesFromTheNetworkCannotReachTheTerminalRaw() {
         var canvas = Canvas(columns: 40, rows: 1)
         canvas.put("\u{1B}]0;owned\u{07}\u{202E}evil", row: 0, column: 0)
