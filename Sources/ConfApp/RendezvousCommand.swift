@@ -161,7 +161,7 @@ struct RendezvousCommand {
             config.partition = partition
         }
         for stun in context.invocation.values("stun") {
-            guard case .success(let endpoint) = HostPort.parse(stun, defaultHost: "", defaultPort: 3478), !endpoint.host.isEmpty, endpoint.port != 0 else {
+            guard let endpoint = HostPort.server(stun, defaultPort: HostPort.stunPort) else {
                 throw context.usage("--stun '\(stun)': give HOST:PORT, like stun.example.org:3478")
             }
             config.iceServers.append(IceServer(urls: ["stun:\(endpoint)"]))

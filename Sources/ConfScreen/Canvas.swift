@@ -66,12 +66,12 @@ public struct Canvas: Equatable, Sendable {
     private mutating func place(_ cell: Cell, row: Int, column: Int) {
         let index = row * columns + column
         if cells[index].text.isEmpty, !cell.text.isEmpty, column > 0 {  // over a right half: its left half goes
-            cells[index - 1] = Cell(text: " ", style: cells[index - 1].style, foreign: cells[index - 1].foreign)
+            cells[index - 1].text = " "
         }
         cells[index] = cell
         let isWide = cell.text.first.map { CellWidth.of($0) == 2 } ?? false
         if column + 1 < columns, cells[index + 1].text.isEmpty, !isWide {  // over a left half: its right half goes
-            cells[index + 1] = Cell(text: " ", style: cells[index + 1].style, foreign: cells[index + 1].foreign)
+            cells[index + 1].text = " "
         }
     }
 

@@ -15,7 +15,7 @@ extension CallOptions {
     static func parse(_ context: CommandContext) throws(CommandFailure) -> CallOptions {
         var servers: [IceServerAddress] = []
         for text in context.invocation.values("stun") {
-            guard case .success(let endpoint) = HostPort.parse(text, defaultHost: "", defaultPort: 3478), !endpoint.host.isEmpty, endpoint.port != 0 else {
+            guard let endpoint = HostPort.server(text, defaultPort: HostPort.stunPort) else {
                 throw context.usage("--stun '\(text)': give HOST:PORT, like 192.0.2.1:3478")
             }
             servers.append(try resolve(endpoint, credentials: nil, option: "--stun"))

@@ -44,6 +44,17 @@ public struct HostPort: Hashable, Sendable, CustomStringConvertible {
         return .success(HostPort(host: String(host), port: port))
     }
 
+    /// STUN's and TURN's own ports (RFC 8489 §18.6, RFC 8656 §16), for a server given without one.
+    public static let stunPort: UInt16 = 3478, turnsPort: UInt16 = 5349
+
+    /// A server's address in `text`: a host must be named and the port may not be 0; without a
+    /// port, `defaultPort`. Nil otherwise.
+    public static func server(_ text: String, defaultPort: UInt16) -> HostPort? {
+        guard case .success(let endpoint) = parse(text, defaultHost: "", defaultPort: defaultPort),
+              !endpoint.host.isEmpty, endpoint.port != 0 else { return nil }
+        return endpoint
+    }
+
     /// "host:port", with brackets around an IPv6 address.
     public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
 }

@@ -21,9 +21,7 @@ public struct TURNOption: Equatable, Sendable {
         guard let at = text.lastIndex(of: "@"), let colon = text[..<at].firstIndex(of: ":"),
               colon > text.startIndex else { return nil }
         let server = text[text.index(after: at)...]
-        // Without a port, TURN's own (RFC 8656 §16).
-        guard case .success(let endpoint) = HostPort.parse(String(server), defaultHost: "", defaultPort: transport == .tls ? 5349 : 3478),
-              !endpoint.host.isEmpty, endpoint.port != 0 else { return nil }
+        guard let endpoint = HostPort.server(String(server), defaultPort: transport == .tls ? HostPort.turnsPort : HostPort.stunPort) else { return nil }
         username = String(text[..<colon])
         password = String(text[text.index(after: colon)..<at])
         self.endpoint = endpoint
