@@ -34,14 +34,21 @@ public final class VP8Decoder {
                 let base: UnsafeMutablePointer<UInt8>? = index == 0 ? image.pointee.planes.0 : index == 1 ? image.pointee.planes.1 : image.pointee.planes.2
                 let stride = Int(index == 0 ? image.pointee.stride.0 : index == 1 ? image.pointee.stride.1 : image.pointee.stride.2)
                 guard let base else { return [] }
-                var out = [UInt8](repeating: 0, count: width * height)
-                for row in 0..<height {
-                    for column in 0..<width { out[row * width + column] = base[row * stride + column] }
-                }
-                return out
+                return Self.copyPlane(from: base, stride: stride, width: width, height: height)
             }
             result = VideoFrame(width: w, height: h, y: plane(0, w, h), u: plane(1, cw, ch), v: plane(2, cw, ch))
         }
         return result
+    }
+
+    /// A plane of `height` rows of `width` bytes, `stride` apart in libvpx's buffer, copied row
+    /// by row into an array of its own (libvpx reuses the buffer on the next decode).
+    static func copyPlane(from base: UnsafePointer<UInt8>, stride: Int, width: Int, height: Int) -> [UInt8] {
+        [UInt8](unsafeUninitializedCapacity: width * height) { buffer, count in
+            for row in 0..<height {
+                (buffer.baseAddress! + row * width).initialize(from: base + row * stride, count: width)
+            }
+            count = width * height
+        }
     }
 }

@@ -95,6 +95,8 @@ public final class VP8Encoder {
     /// dropped the frame.
     public func encode(_ frame: VideoFrame, keyFrame: Bool = false) throws(VP8Error) -> VP8EncodedFrame? {
         precondition(frame.width == width && frame.height == height, "the encoder was made for \(width)x\(height)")
+        let chroma = frame.chromaWidth * frame.chromaHeight
+        precondition(frame.y.count >= width * height && frame.u.count >= chroma && frame.v.count >= chroma, "a picture's planes are short")
         let layered = temporalLayers > 1
         let forceKey = keyFrame || (layered && (frameCount == 0 || framesSinceKeyFrame >= keyFrameInterval))
         if forceKey { slotIndex = 0 }
@@ -159,18 +161,24 @@ public final class VP8Encoder {
 
     private func encodePicture(_ frame: VideoFrame, flags: vpx_enc_frame_flags_t) -> vpx_codec_err_t {
         var image = vpx_image_t()
-        var planes = frame.y + frame.u + frame.v
-        return planes.withUnsafeMutableBufferPointer { buffer -> vpx_codec_err_t in
-            vpx_img_wrap(&image, VPX_IMG_FMT_I420, UInt32(width), UInt32(height), 1, buffer.baseAddress)
-            // vpx_img_wrap assumes aligned chroma strides; set them to ours.
-            image.planes.0 = buffer.baseAddress
-            image.planes.1 = buffer.baseAddress! + frame.y.count
-            image.planes.2 = buffer.baseAddress! + frame.y.count + frame.u.count
-            image.stride.0 = Int32(width)
-            image.stride.1 = Int32(frame.chromaWidth)
-            image.stride.2 = Int32(frame.chromaWidth)
-            defer { frameCount += 1 }
-            return vpx_codec_encode(&codec, &image, frameCount, 1, flags, UInt(VPX_DL_REALTIME))
+        // libvpx reads the planes during vpx_codec_encode (it copies the picture into its own
+        // lookahead) and never writes them: the arrays' own storage serves, no copy.
+        return frame.y.withUnsafeBufferPointer { y in
+            frame.u.withUnsafeBufferPointer { u in
+                frame.v.withUnsafeBufferPointer { v in
+                    let luma = UnsafeMutablePointer(mutating: y.baseAddress)
+                    vpx_img_wrap(&image, VPX_IMG_FMT_I420, UInt32(width), UInt32(height), 1, luma)
+                    // vpx_img_wrap assumes one buffer with aligned chroma strides; set ours.
+                    image.planes.0 = luma
+                    image.planes.1 = UnsafeMutablePointer(mutating: u.baseAddress)
+                    image.planes.2 = UnsafeMutablePointer(mutating: v.baseAddress)
+                    image.stride.0 = Int32(width)
+                    image.stride.1 = Int32(frame.chromaWidth)
+                    image.stride.2 = Int32(frame.chromaWidth)
+                    defer { frameCount += 1 }
+                    return vpx_codec_encode(&codec, &image, frameCount, 1, flags, UInt(VPX_DL_REALTIME))
+                }
+            }
         }
     }
 
