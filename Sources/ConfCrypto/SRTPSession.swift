@@ -64,11 +64,13 @@ public final class SRTPSession {
 
     private func protect(_ packet: [UInt8], overhead: Int,
                          _ call: (UnsafeMutableRawPointer, UnsafeMutablePointer<Int32>) -> srtp_err_status_t) -> [UInt8]? {
-        var buffer = packet + [UInt8](repeating: 0, count: overhead)
+        var buffer = [UInt8](repeating: 0, count: packet.count + overhead)
+        buffer.withUnsafeMutableBufferPointer { _ = $0.update(fromContentsOf: packet) }
         var length = Int32(packet.count)
         let status = buffer.withUnsafeMutableBytes { call($0.baseAddress!, &length) }
-        guard status == srtp_err_status_ok else { return nil }
-        return Array(buffer[..<Int(length)])
+        guard status == srtp_err_status_ok, Int(length) <= buffer.count else { return nil }
+        buffer.removeLast(buffer.count - Int(length))  // in place: no second array
+        return buffer
     }
 
     private func unprotect(_ packet: [UInt8], _ call: (UnsafeMutableRawPointer, UnsafeMutablePointer<Int32>) -> srtp_err_status_t) -> [UInt8]? {
@@ -79,11 +81,12 @@ public final class SRTPSession {
         var buffer = packet
         var length = Int32(packet.count)
         let status = buffer.withUnsafeMutableBytes { call($0.baseAddress!, &length) }
-        guard status == srtp_err_status_ok else {
+        guard status == srtp_err_status_ok, Int(length) <= buffer.count else {
             rejected += 1
             return nil
         }
-        return Array(buffer[..<Int(length)])
+        buffer.removeLast(buffer.count - Int(length))  // in place: no second array
+        return buffer
     }
 }
 

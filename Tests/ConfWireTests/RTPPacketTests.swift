@@ -18,6 +18,20 @@ import Testing
         #expect(RTPPacket(bytes: bytes)?.payload == [1, 2, 3])
     }
 
+    /// Written from RFC 8285 section 4.2 and RFC 3550 section 5.1: a stamped element replaces the
+    /// packet's own of that id, elements go in id order padded to a word, padding ends with its count.
+    @Test func stampingAndPaddingAreWrittenInOnePass() throws {
+        let packet = RTPPacket(payloadType: 96, sequenceNumber: 0x0102, timestamp: 0x0304_0506, ssrc: 0x0708_090A,
+                               extensions: [5: [0xAA, 0xBB], 2: [0x7F]], payload: [0xEE])
+        let stamped = packet.bytes(stamping: (id: 5, data: [0x01, 0x02]), padding: 3)
+        #expect(stamped == [0xB0, 96, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0A,
+                            0xBE, 0xDE, 0, 2, 0x20, 0x7F, 0x51, 0x01, 0x02, 0, 0, 0,
+                            0xEE, 0, 0, 3])
+        let parsed = try #require(RTPPacket(bytes: stamped))
+        #expect(parsed.extensions == [2: [0x7F], 5: [0x01, 0x02]] && parsed.payload == [0xEE])
+        #expect(packet.bytes(stamping: (id: 9, data: [1, 2])).count == 12 + 4 + 8 + 1)
+    }
+
     @Test(arguments: [
         [], [0x80, 111], Array(repeating: 0, count: 12),  // version 0
         [0x8F] + Array(repeating: 0, count: 11),  // 15 CSRCs announced, none there

@@ -26,7 +26,10 @@ struct InboundQueueDelay: Sendable {
     private var currentMinimum: Double?
     private var previousMinimum: Double?
     private var halfStart: Instant?
-    private var recent: [Double] = []
+    /// The last `recentCount` transits, oldest overwritten first (`recentNext` is the next slot).
+    private var recent = [Double](repeating: .infinity, count: recentCount)
+    private var recentNext = 0
+    private var recentFilled = 0
 
     mutating func record(rtpTimestamp: UInt32, at now: Instant) {
         let first = firstArrival ?? now
@@ -38,8 +41,9 @@ struct InboundQueueDelay: Sendable {
         lastTimestamp = rtpTimestamp
         lastArrival = now
         let transit = now.milliseconds(since: first) - Double(unwrappedTimestamp) / Self.clockRate
-        recent.append(transit)
-        if recent.count > Self.recentCount { recent.removeFirst() }
+        recent[recentNext] = transit
+        recentNext = (recentNext + 1) % Self.recentCount
+        recentFilled = min(Self.recentCount, recentFilled + 1)
         let half = Self.window / 2
         if let start = halfStart, now.since(start) >= half {
             previousMinimum = currentMinimum
@@ -51,9 +55,15 @@ struct InboundQueueDelay: Sendable {
     }
 
     func queueDelay(now: Instant) -> Duration? {
-        guard let lastArrival, now.since(lastArrival) < Self.staleAfter, recent.count == Self.recentCount,
-              let baseline = [currentMinimum, previousMinimum].compactMap({ $0 }).min(), let least = recent.min() else { return nil }
+        guard let lastArrival, now.since(lastArrival) < Self.staleAfter, recentFilled == Self.recentCount,
+              let baseline = Self.least(currentMinimum, previousMinimum), let least = recent.min() else { return nil }
         // At most a minute: timestamps are the peer's to choose, and a Double past Int64 would trap.
         return .nanoseconds(Int64(min(60_000, max(0, least - baseline)) * 1_000_000))
+    }
+
+    private static func least(_ a: Double?, _ b: Double?) -> Double? {
+        guard let a else { return b }
+        guard let b else { return a }
+        return min(a, b)
     }
 }

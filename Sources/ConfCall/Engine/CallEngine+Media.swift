@@ -19,11 +19,10 @@ extension CallEngine {
             outputs.append(.event(.talkingWhileMuted))
         }
         guard let opus, !audioMuted, configuration.sendsAudio else { return }
-        let audioLevel = AudioLevel(voiceActivity: level < 50, level: level)
+        let audioLevel = AudioLevel(voiceActivity: level < 50, level: level).bytes
         for link in links.values where link.phase == .connected {
             guard let audio = link.negotiated?.audio, audio.sends, link.srtp != nil else { continue }
-            var extensions: [UInt8: [UInt8]] = [:]
-            if let id = audio.audioLevelExtension { extensions[id] = audioLevel.bytes }
+            let extensions: [UInt8: [UInt8]] = audio.audioLevelExtension.map { [$0: audioLevel] } ?? [:]
             link.audioOut.payloadType = audio.payloadType
             let packets = link.audioOut.packetize([opus], duration: Self.audioFrameSamples, extensions: extensions)
             enqueue(packets, .audio, on: link, transportSequenceID: transportSequenceID(audio), now: now)

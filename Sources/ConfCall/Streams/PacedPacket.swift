@@ -31,25 +31,17 @@ struct PacedPacket: Sendable {
     /// extension block, RFC 8285 section 4.2, the payload, the padding, the SRTP tag), without
     /// IP and UDP headers, which the estimate leaves out on both sides.
     var wireSize: Int {
-        var elements = packet.extensions.filter { (1...14).contains($0.key) && !$0.value.isEmpty && $0.key != transportSequenceID }
-            .reduce(0) { $0 + 1 + min(16, $1.value.count) }
-        if transportSequenceID != nil { elements += 3 }
+        var elements = transportSequenceID != nil ? 3 : 0
+        for (id, data) in packet.extensions where (1...14).contains(id) && !data.isEmpty && id != transportSequenceID {
+            elements += 1 + min(16, data.count)
+        }
         let extensionBlock = elements == 0 ? 0 : 4 + (elements + 3) / 4 * 4
         return 12 + 4 * min(15, packet.csrcs.count) + extensionBlock + packet.payload.count + padding + Self.srtpTagBytes
     }
 
     /// The plain RTP bytes to protect and send, carrying the low 16 bits of `sequence`.
     func wireBytes(transportSequence sequence: Int64) -> [UInt8] {
-        var stamped = packet
-        if let id = transportSequenceID {
-            stamped.extensions[id] = TransportSequenceNumber(SequenceNumber(UInt16(truncatingIfNeeded: sequence))).bytes
-        }
-        var bytes = stamped.bytes
-        let padding = min(255, max(0, padding))
-        if padding > 0 {
-            bytes[0] |= 0x20
-            bytes += [UInt8](repeating: 0, count: padding - 1) + [UInt8(padding)]
-        }
-        return bytes
+        let stamp = transportSequenceID.map { ($0, TransportSequenceNumber(SequenceNumber(UInt16(truncatingIfNeeded: sequence))).bytes) }
+        return packet.bytes(stamping: stamp, padding: padding)
     }
 }

@@ -45,7 +45,7 @@ public struct RTPPacket: Equatable, Sendable {
         guard bytes.count >= offset + csrcCount * 4 else { return nil }
         csrcs = (0..<csrcCount).map { SSRC(Self.u32(bytes, 12 + $0 * 4)) }
         offset += csrcCount * 4
-        extensions = [:]
+        extensions = hasExtension ? Dictionary(minimumCapacity: 4) : [:]
         if hasExtension {
             guard bytes.count >= offset + 4 else { return nil }
             let profile = UInt16(bytes[offset]) << 8 | UInt16(bytes[offset + 1])
@@ -75,25 +75,54 @@ public struct RTPPacket: Equatable, Sendable {
         payload = Array(bytes[offset..<end])
     }
 
-    public var bytes: [UInt8] {
-        let ids = extensions.keys.filter { (1...14).contains($0) }.sorted()
-        var out: [UInt8] = [0x80 | (ids.isEmpty ? 0 : 0x10) | UInt8(min(csrcs.count, 15)), (marker ? 0x80 : 0) | payloadType.rawValue,
-                            UInt8(sequenceNumber.rawValue >> 8), UInt8(sequenceNumber.rawValue & 0xFF)]
+    public var bytes: [UInt8] { bytes() }
+
+    /// The packet on the wire, built in one buffer. `stamping` puts one more extension element in
+    /// (or replaces the packet's own of that id) without copying the packet; `padding` octets
+    /// (0...255, RFC 3550 section 5.1: the last one holds the count) follow the payload with the
+    /// P bit set.
+    public func bytes(stamping stamp: (id: UInt8, data: [UInt8])? = nil, padding: Int = 0) -> [UInt8] {
+        // Which ids (1...14) have an element with data, as bits, in the order they are written.
+        var present: UInt16 = 0
+        var elementBytes = 0
+        for (id, data) in extensions where (1...14).contains(id) && !data.isEmpty && id != stamp?.id {
+            present |= 1 << id
+            elementBytes += 1 + min(16, data.count)
+        }
+        if let stamp, (1...14).contains(stamp.id), !stamp.data.isEmpty {
+            present |= 1 << stamp.id
+            elementBytes += 1 + min(16, stamp.data.count)
+        }
+        let padding = min(255, max(0, padding))
+        let blockWords = (elementBytes + 3) / 4
+        let csrcCount = min(csrcs.count, 15)
+        var out: [UInt8] = []
+        out.reserveCapacity(12 + 4 * csrcCount + (present == 0 ? 0 : 4 + 4 * blockWords) + payload.count + padding)
+        out.append(0x80 | (padding > 0 ? 0x20 : 0) | (present == 0 ? 0 : 0x10) | UInt8(csrcCount))
+        out.append((marker ? 0x80 : 0) | payloadType.rawValue)
+        out.append(UInt8(sequenceNumber.rawValue >> 8))
+        out.append(UInt8(sequenceNumber.rawValue & 0xFF))
         Self.append(timestamp, &out)
         Self.append(ssrc.rawValue, &out)
         for csrc in csrcs.prefix(15) { Self.append(csrc.rawValue, &out) }
-        if !ids.isEmpty {
-            var elements: [UInt8] = []
-            for id in ids {
-                let data = extensions[id]!.prefix(16)
-                guard !data.isEmpty else { continue }
-                elements.append(id << 4 | UInt8(data.count - 1))
-                elements += data
+        if present != 0 {
+            out.append(0xBE)
+            out.append(0xDE)
+            out.append(UInt8(blockWords >> 8))
+            out.append(UInt8(blockWords & 0xFF))
+            for id in UInt8(1)...14 where present & (1 << id) != 0 {
+                let data = (id == stamp?.id ? stamp?.data : extensions[id])!.prefix(16)
+                out.append(id << 4 | UInt8(data.count - 1))
+                out.append(contentsOf: data)
             }
-            while elements.count % 4 != 0 { elements.append(0) }
-            out += [0xBE, 0xDE, UInt8((elements.count / 4) >> 8), UInt8((elements.count / 4) & 0xFF)] + elements
+            for _ in elementBytes..<(blockWords * 4) { out.append(0) }
         }
-        return out + payload
+        out.append(contentsOf: payload)
+        if padding > 0 {
+            for _ in 1..<padding { out.append(0) }
+            out.append(UInt8(padding))
+        }
+        return out
     }
 
     private static func u32(_ b: [UInt8], _ i: Int) -> UInt32 {
@@ -101,7 +130,10 @@ public struct RTPPacket: Equatable, Sendable {
     }
 
     private static func append(_ word: UInt32, _ out: inout [UInt8]) {
-        out += [UInt8(word >> 24), UInt8(word >> 16 & 0xFF), UInt8(word >> 8 & 0xFF), UInt8(word & 0xFF)]
+        out.append(UInt8(word >> 24))
+        out.append(UInt8(word >> 16 & 0xFF))
+        out.append(UInt8(word >> 8 & 0xFF))
+        out.append(UInt8(word & 0xFF))
     }
 }
 
