@@ -89,20 +89,24 @@ final class TaggingProtector: RTPProtector {
         RTPPacket(marker: marker, payloadType: 96, sequenceNumber: SequenceNumber(sequence), timestamp: timestamp, ssrc: ssrc, payload: payload)
     }
 
+    /// A 20 ms Opus packet (TOC 0xF8: CELT fullband 20 ms, one frame; RFC 6716 section 3.1) with
+    /// one byte of "frame" to tell packets apart.
+    static func opus(_ byte: UInt8) -> [UInt8] { [0xF8, byte] }
+
     @Test func audioIsReorderedAndDuplicatesDropped() {
         var audio = InboundAudioStream()
-        var outcomes: [AudioJitterBuffer.Insert] = []
+        var outcomes: [AudioJitterBuffer.Insert?] = []
         for (k, sequence) in [65_535, 1, 0, 1].enumerated() {
             let timestamp = UInt32((Int(sequence) + 1) % 65_536 * 960)
-            outcomes.append(audio.received(Self.packet(UInt16(sequence), timestamp: timestamp, payload: [UInt8(sequence & 0xFF)]),
+            outcomes.append(audio.received(Self.packet(UInt16(sequence), timestamp: timestamp, payload: Self.opus(UInt8(sequence & 0xFF))),
                                            now: Self.at(Int64(k))))
         }
-        #expect(outcomes == [.accepted, .accepted, .accepted, .duplicate])
+        #expect(outcomes == [.accepted, .accepted, .accepted, .duplicate] as [AudioJitterBuffer.Insert?])
         var played: [[UInt8]] = []
         for tick in 0..<6 {
             if case .frame(let payload) = audio.pop(now: Self.at(60 + Int64(tick) * 20)) { played.append(payload) }
         }
-        #expect(played == [[0xFF], [0], [1]])  // in sequence order across the wrap
+        #expect(played == [Self.opus(0xFF), Self.opus(0), Self.opus(1)])  // in sequence order across the wrap
         #expect(audio.reception?.ssrc == 5 && audio.reception?.cumulativeLost == -1)  // the duplicate counts as received (RFC 3550 A.3)
         let report = audio.report(now: Self.at(1_000))
         #expect(report.lossPercent == 0 && report.kbps > 0)
@@ -111,8 +115,8 @@ final class TaggingProtector: RTPProtector {
 
     @Test func aNewSSRCStartsTheStatisticsOver() {
         var audio = InboundAudioStream()
-        audio.received(Self.packet(10, ssrc: 5, payload: [1]), now: Self.at(0))
-        audio.received(Self.packet(30_000, ssrc: 6, payload: [1]), now: Self.at(20))
+        audio.received(Self.packet(10, ssrc: 5, payload: Self.opus(1)), now: Self.at(0))
+        audio.received(Self.packet(30_000, ssrc: 6, payload: Self.opus(1)), now: Self.at(20))
         #expect(audio.reception?.ssrc == 6 && audio.reception?.expected == 1)
     }
 

@@ -86,6 +86,19 @@ import Testing
         #expect(SDPNegotiation.offer(from: Self.local, sessionID: 1).media.prefix(2).allSatisfy { $0.rtcpReducedSize })
     }
 
+    // MARK: Packet time
+
+    /// RFC 7587 section 7: without a=maxptime a sender may put up to 120 ms of Opus in a packet;
+    /// conf plays 20 ms packets, so its offer and its answer both say so, in the audio section only.
+    @Test func offerAndAnswerAskForTwentyMillisecondAudioPackets() throws {
+        let offer = SDPNegotiation.offer(from: Self.local, sessionID: 1)
+        #expect(offer.media.map(\.maxPacketTime) == [20, nil, nil])
+        #expect(offer.serialized.contains("a=maxptime:20\r\n"))
+        let (answer, _) = try Self.answer(Self.offer(fingerprints: ["sha-256 \(Self.hex(1, 32))"]))
+        #expect(answer.media.first?.maxPacketTime == 20 && answer.serialized.contains("a=maxptime:20\r\n"))
+        #expect(try SessionDescription.parse(offer.serialized).media[0].maxPacketTime == 20)
+    }
+
     // MARK: Media stream ids
 
     @Test func audioAndVideoNameOneStreamAndTwoTracks() throws {

@@ -65,6 +65,7 @@ import Testing
         audio.formatParameters = [111: "minptime=10;useinbandfec=1"]
         audio.extensions = [(1, "urn:ietf:params:rtp-hdrext:ssrc-audio-level")]
         audio.ssrcs = [42]
+        audio.maxPacketTime = 20
         audio.candidates = [try IceCandidate.parse("candidate:1 1 udp 2130706431 192.0.2.1 5000 typ host").get()]
         audio.endOfCandidates = true
         var data = MediaDescription(kind: .application, proto: "UDP/DTLS/SCTP", formats: ["webrtc-datachannel"], mid: "1")

@@ -56,9 +56,18 @@ extension CallEngine {
             // Mutated where it lives: a copy taken out and written back would copy the jitter
             // buffer's storage on every packet.
             if link.audioIn == nil { link.audioIn = InboundAudioStream() }
-            link.audioIn!.received(packet, now: now)
+            guard link.audioIn!.received(packet, now: now) != nil else {
+                if link.audioIn!.otherLengthPackets == 1 { reportAudioPacketLength(link) }
+                return
+            }
             if link.audioPlayoutAt == nil { link.audioPlayoutAt = now }
         }
+    }
+
+    /// Once per link: the peer's audio packets are not 20 ms each, so conf cannot play them.
+    private func reportAudioPacketLength(_ link: PeerConnection) {
+        let length = link.audioIn?.lastOtherLength.map { "packets of \($0 % 48 == 0 ? "\($0 / 48)" : "\(Double($0) / 48)") ms" } ?? "malformed Opus packets"
+        outputs.append(.note("conf: \(link.peer.name) (\(link.id)) sends audio in \(length); conf plays 20 ms packets only, so that audio is dropped"))
     }
 
     private func receivedVideo(_ packet: RTPPacket, on link: PeerConnection, now: Instant) {

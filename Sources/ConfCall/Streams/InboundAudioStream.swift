@@ -17,6 +17,11 @@ public struct InboundAudioStream: Sendable {
 
     public private(set) var rtp = InboundRTPStream(clockRate: 48_000)
     public private(set) var buffer: AudioJitterBuffer
+    /// Packets left out of the buffer because they do not hold one 20 ms frame (a peer that
+    /// ignored `a=maxptime`, or a malformed TOC), and the length in samples (48 kHz) of the last
+    /// one, nil when it was malformed.
+    public private(set) var otherLengthPackets = 0
+    public private(set) var lastOtherLength: Int?
     /// Where the current report window began: when, the buffer's counts then, payload bytes then.
     private var lastReport: (at: Instant, statistics: AudioJitterBuffer.Statistics, bytes: Int)?
 
@@ -28,10 +33,18 @@ public struct InboundAudioStream: Sendable {
         set { rtp.reception = newValue }
     }
 
-    /// Takes a packet of this stream (the caller checked its payload type).
+    /// Takes a packet of this stream (the caller checked its payload type); nil when it was left
+    /// out because it is not one frame's length (it still counts as received for RTCP).
     @discardableResult
-    public mutating func received(_ packet: RTPPacket, now: Instant) -> AudioJitterBuffer.Insert {
+    public mutating func received(_ packet: RTPPacket, now: Instant) -> AudioJitterBuffer.Insert? {
         if lastReport == nil { lastReport = (now, buffer.statistics, rtp.payloadBytes) }
+        let length = OpusPacketDuration.samples(in: packet.payload)
+        guard length == Int(buffer.samplesPerFrame) else {
+            otherLengthPackets += 1
+            lastOtherLength = length
+            rtp.received(packet, now: now)
+            return nil
+        }
         let outcome = buffer.insert(sequence: packet.sequenceNumber, timestamp: packet.timestamp, payload: packet.payload, arrival: now)
         rtp.received(packet, now: now)
         return outcome

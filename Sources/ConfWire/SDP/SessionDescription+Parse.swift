@@ -153,6 +153,9 @@ extension SessionDescription {
         case "sctp-port":
             guard let port = UInt16(value) else { throw fail("a port from 0 to 65535") }
             media.sctpPort = port
+        case "maxptime":
+            guard let time = UInt32(value) else { throw fail("a time in milliseconds") }
+            media.maxPacketTime = time
         case "max-message-size":
             guard let size = UInt32(value) else { throw fail("a size in bytes") }
             media.maxMessageSize = size

@@ -34,6 +34,7 @@ extension MediaDescription {
             }
             if let fmtp = formatParameters[map.payloadType] { out.append("a=fmtp:\(map.payloadType) \(fmtp)") }
         }
+        if let maxPacketTime { out.append("a=maxptime:\(maxPacketTime)") }
         for ssrc in ssrcs { out.append("a=ssrc:\(ssrc) cname:conf") }
         if let sctpPort { out.append("a=sctp-port:\(sctpPort)") }
         if let maxMessageSize { out.append("a=max-message-size:\(maxMessageSize)") }

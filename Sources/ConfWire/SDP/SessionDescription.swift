@@ -165,6 +165,9 @@ public struct MediaDescription: Equatable, Sendable {
     public var ssrcs: [UInt32]
     public var sctpPort: UInt16?
     public var maxMessageSize: UInt32?
+    /// `a=maxptime:MS` (RFC 8866 section 6.5): the longest packet, in milliseconds of media, this
+    /// side takes.
+    public var maxPacketTime: UInt32?
     public var candidates: [IceCandidate]
     public var endOfCandidates: Bool
 
@@ -199,6 +202,7 @@ public struct MediaDescription: Equatable, Sendable {
             && a.rtcpFeedback.map { "\($0.payloadType) \($0.value)" } == b.rtcpFeedback.map { "\($0.payloadType) \($0.value)" }
             && a.extensions.map { "\($0.id) \($0.uri)" } == b.extensions.map { "\($0.id) \($0.uri)" }
             && a.ssrcs == b.ssrcs && a.sctpPort == b.sctpPort && a.maxMessageSize == b.maxMessageSize
+            && a.maxPacketTime == b.maxPacketTime
             && a.candidates == b.candidates && a.endOfCandidates == b.endOfCandidates
     }
 

@@ -148,7 +148,7 @@ final class SimulatedCall {
         }
         for participant in participants where !participant.frozen && participant.inRoom {
             if participant.sendsAudio, let at = participant.nextAudioAt, at <= now {
-                participant.pending.append(.audioFrame(opus: [0xF8, 0xFF, 0xFE], level: 30))
+                participant.pending.append(.audioFrame(opus: participant.audioPayload, level: 30))
                 participant.nextAudioAt = at + .milliseconds(20)
             }
             if participant.sendsVideo, let at = participant.nextVideoAt, at <= now {

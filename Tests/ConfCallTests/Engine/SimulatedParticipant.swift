@@ -34,6 +34,8 @@ extension SimulatedCall {
         /// Sends a 20 ms audio frame this often while in the room (nil: no audio).
         var sendsAudio = false
         var nextAudioAt: Instant?
+        /// What each of its audio frames holds: Opus's 20 ms silence frame (RFC 6716 TOC 0xF8).
+        var audioPayload: [UInt8] = [0xF8, 0xFF, 0xFE]
         var pending: [CallEngine.Input] = []
         /// Sends a made-up 3-packet VP8 frame every 66 ms while in the room.
         var sendsVideo = false
