@@ -68,7 +68,7 @@ public final class SRTPSession {
         buffer.withUnsafeMutableBufferPointer { _ = $0.update(fromContentsOf: packet) }
         var length = Int32(packet.count)
         let status = buffer.withUnsafeMutableBytes { call($0.baseAddress!, &length) }
-        guard status == srtp_err_status_ok, Int(length) <= buffer.count else { return nil }
+        guard status == srtp_err_status_ok, (0...buffer.count).contains(Int(length)) else { return nil }
         buffer.removeLast(buffer.count - Int(length))  // in place: no second array
         return buffer
     }
@@ -81,7 +81,7 @@ public final class SRTPSession {
         var buffer = packet
         var length = Int32(packet.count)
         let status = buffer.withUnsafeMutableBytes { call($0.baseAddress!, &length) }
-        guard status == srtp_err_status_ok, Int(length) <= buffer.count else {
+        guard status == srtp_err_status_ok, (0...buffer.count).contains(Int(length)) else {
             rejected += 1
             return nil
         }
