@@ -24,6 +24,9 @@ public final class AudioPipeline {
     private let encoder: OpusEncoder?
     private let sinks: [any AudioSink]
     private var decoders: [ParticipantID: OpusDecoder?] = [:]
+    /// What a peer's last packet decoded to beyond its first 20 ms (packets of 40 to 120 ms),
+    /// played at the jitter buffer's `.continuation`s.
+    private var laterFrames: [ParticipantID: ArraySlice<Int16>] = [:]
     /// Sounds to mix into what we send, once each (`--play`, the `play` command).
     private let mixer = SoundMixer()
     /// While muted nothing is encoded.
@@ -91,8 +94,18 @@ public final class AudioPipeline {
         decoders[peer.id] = decoder
         let decoded: [Int16]?
         switch audio {
-        case .frame(let payload): decoded = decoder?.decode(payload) ?? decoder?.conceal(usingNext: nil)
-        case .lost(let next): decoded = decoder?.conceal(usingNext: next)
+        case .frame(let payload):
+            // A packet of several frames: its first 20 ms now, the rest at the continuations.
+            let whole = decoder?.decode(payload) ?? decoder?.conceal(usingNext: nil)
+            decoded = whole.map { Array($0.prefix(AudioFormat.frameSamples)) }
+            laterFrames[peer.id] = whole.map { $0.dropFirst(AudioFormat.frameSamples) }
+        case .continuation:
+            let left = laterFrames[peer.id] ?? []
+            decoded = left.count >= AudioFormat.frameSamples ? Array(left.prefix(AudioFormat.frameSamples)) : decoder?.conceal(usingNext: nil)
+            laterFrames[peer.id] = left.dropFirst(AudioFormat.frameSamples)
+        case .lost(let next):
+            decoded = decoder?.conceal(usingNext: next)
+            laterFrames[peer.id] = nil
         }
         guard var pcm = decoded else { return nil }
         if muted { pcm = [Int16](repeating: 0, count: pcm.count) }
@@ -105,6 +118,7 @@ public final class AudioPipeline {
     /// The peer left: its decoder goes and the sinks close what they kept for it (a restart keeps them).
     public func peerLeft(_ id: ParticipantID) {
         decoders[id] = nil
+        laterFrames[id] = nil
         for sink in sinks { sink.peerLeft(id) }
     }
 

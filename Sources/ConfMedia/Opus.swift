@@ -77,27 +77,39 @@ public final class OpusDecoder {
 
     deinit { opus_decoder_destroy(decoder) }
 
-    /// A packet's 20 ms of audio; nil for a packet libopus rejects (it is then concealed).
+    /// A packet's audio, whole 20 ms frames of it (20 to 120 ms; RFC 7587 lets a sender put
+    /// up to 120 ms in a packet); nil for a packet libopus rejects or one of another length
+    /// (it is then concealed).
     public func decode(_ packet: [UInt8]) -> [Int16]? {
-        run(packet, fec: false)
+        var pcm = [Int16](repeating: 0, count: Self.maximumPacketSamples)
+        let samples = opus_decode(decoder, packet, Int32(packet.count), &pcm, Int32(pcm.count), 0)
+        guard samples > 0, Int(samples) % AudioFormat.frameSamples == 0 else { return nil }
+        pcm.removeLast(pcm.count - Int(samples))
+        return pcm
     }
+
+    /// 120 ms at 48 kHz: the most one Opus packet holds (RFC 6716 section 3.2.5).
+    static let maximumPacketSamples = 5_760
 
     /// 20 ms for a lost packet: recovered from the FEC in the *next* packet when given, else
     /// concealed (PLC).
     public func conceal(usingNext next: [UInt8]?) -> [Int16] {
-        if let next, let recovered = run(next, fec: true) { return recovered }
-        return run(nil, fec: false) ?? [Int16](repeating: 0, count: AudioFormat.frameSamples)
+        if let next, let recovered = fecRecovery(next) { return recovered }
+        return concealment() ?? [Int16](repeating: 0, count: AudioFormat.frameSamples)
     }
 
-    private func run(_ packet: [UInt8]?, fec: Bool) -> [Int16]? {
+    /// 20 ms rebuilt from `next`'s in-band FEC (with decode_fec, libopus gives exactly the
+    /// frame size asked for).
+    private func fecRecovery(_ next: [UInt8]) -> [Int16]? {
         var pcm = [Int16](repeating: 0, count: AudioFormat.frameSamples)
-        let samples: Int32
-        if let packet {
-            samples = opus_decode(decoder, packet, Int32(packet.count), &pcm, Int32(AudioFormat.frameSamples), fec ? 1 : 0)
-        } else {
-            samples = opus_decode(decoder, nil, 0, &pcm, Int32(AudioFormat.frameSamples), 0)
-        }
-        guard samples == Int32(AudioFormat.frameSamples) else { return nil }
-        return pcm
+        let samples = opus_decode(decoder, next, Int32(next.count), &pcm, Int32(pcm.count), 1)
+        return samples == Int32(AudioFormat.frameSamples) ? pcm : nil
+    }
+
+    /// 20 ms of packet loss concealment.
+    private func concealment() -> [Int16]? {
+        var pcm = [Int16](repeating: 0, count: AudioFormat.frameSamples)
+        let samples = opus_decode(decoder, nil, 0, &pcm, Int32(pcm.count), 0)
+        return samples == Int32(AudioFormat.frameSamples) ? pcm : nil
     }
 }

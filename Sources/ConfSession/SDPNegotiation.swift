@@ -9,15 +9,17 @@ public enum SDPNegotiation {
     public static let audioLevelURI = "urn:ietf:params:rtp-hdrext:ssrc-audio-level"
     static let rtpProfile = "UDP/TLS/RTP/SAVPF"
     static let sctpProfile = "UDP/DTLS/SCTP"
-    /// conf plays Opus in 20 ms packets (one frame each): peers are asked to send no longer ones
-    /// (RFC 7587 section 7: without it a sender may use up to 120 ms).
-    public static let maxAudioPacketTime: UInt32 = 20
+    /// conf plays Opus packets of whole 20 ms frames, 20 to 120 ms (RFC 7587 section 7): it says
+    /// so with minptime and a=maxptime (a sender of longer packets reads the peer's a=maxptime
+    /// first: conf builds before it said nothing and played 20 ms only). In-band FEC is wanted.
+    static let opusFormatParameters = "minptime=20;useinbandfec=1"
+    public static let maxAudioPacketTime: UInt32 = 120
 
     public static func offer(from local: LocalEndpoint, sessionID: UInt64) -> SessionDescription {
         var audio = section(.audio, mid: "0", local: local, setup: .actpass)
         audio.formats = [String(opusPayloadType)]
         audio.rtpMaps = [RTPMap(payloadType: opusPayloadType, encoding: "opus", clockRate: 48000, channels: 2)]
-        audio.formatParameters = [opusPayloadType: "minptime=10;useinbandfec=1"]
+        audio.formatParameters = [opusPayloadType: opusFormatParameters]
         audio.maxPacketTime = maxAudioPacketTime
         audio.extensions = [(1, audioLevelURI)]
         if local.congestionControl { offerCongestionControl(in: &audio, payloadType: opusPayloadType, receiverEstimate: false) }
@@ -74,7 +76,7 @@ public enum SDPNegotiation {
                 var negotiated = NegotiatedMedia(mid: mid, payloadType: PayloadType(masking: map.payloadType), direction: answer.direction,
                                                  remoteSSRCs: remote.ssrcs.map { SSRC($0) })
                 if remote.kind == .audio {
-                    answer.formatParameters = [map.payloadType: "minptime=10;useinbandfec=1"]
+                    answer.formatParameters = [map.payloadType: opusFormatParameters]
                     answer.maxPacketTime = maxAudioPacketTime
                     if let level = remote.extensions.first(where: { $0.uri == audioLevelURI }) {
                         answer.extensions.append(level)

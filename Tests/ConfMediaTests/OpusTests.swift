@@ -34,6 +34,31 @@ import Testing
         #expect(decoder.conceal(usingNext: nil).count == 960)
     }
 
+    /// Two of the encoder's 20 ms packets joined into one code 2 packet (RFC 6716 section 3.2.3:
+    /// the TOC with code 2, the first frame's length, both frames): 40 ms decoded at once.
+    @Test func aPacketOfTwoFramesDecodesToFortyMilliseconds() throws {
+        let encoder = try OpusEncoder(), decoder = try OpusDecoder()
+        let source = ToneGenerator(frequency: 440)
+        var decoded: [Int16] = [], joinedPackets = 0
+        for _ in 0..<25 {
+            let first = try encoder.encode(source.nextFrame()), second = try encoder.encode(source.nextFrame())
+            guard first[0] == second[0], first[0] & 0x03 == 0, first.count - 1 < 252 else {
+                // The encoder changed its configuration between the two (it settles in the first
+                // frames): decoded one by one.
+                decoded += try #require(decoder.decode(first)) + #require(decoder.decode(second))
+                continue
+            }
+            let joined = [first[0] | 0x02, UInt8(first.count - 1)] + first.dropFirst() + second.dropFirst()
+            let pcm = try #require(decoder.decode(joined))
+            #expect(pcm.count == 1_920)
+            decoded += pcm
+            joinedPackets += 1
+        }
+        #expect(joinedPackets >= 20)
+        #expect(SignalAnalysis.tonePower(Array(decoded.suffix(24_000)), frequency: 440) > 0.02)
+        #expect(decoder.decode([0xF8 | 0x01, 1]) == nil, "code 1 with an odd length: refused, not a crash")
+    }
+
     @Test func levelsFollowLoudness() {
         #expect(SignalAnalysis.level([Int16](repeating: 0, count: 960)) == 127)
         #expect(SignalAnalysis.level(ToneGenerator(frequency: 440).nextFrame()) < 20)

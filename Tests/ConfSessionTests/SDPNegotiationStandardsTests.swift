@@ -88,15 +88,16 @@ import Testing
 
     // MARK: Packet time
 
-    /// RFC 7587 section 7: without a=maxptime a sender may put up to 120 ms of Opus in a packet;
-    /// conf plays 20 ms packets, so its offer and its answer both say so, in the audio section only.
-    @Test func offerAndAnswerAskForTwentyMillisecondAudioPackets() throws {
+    /// RFC 7587 section 7: conf plays Opus packets of 20 to 120 ms (whole 20 ms frames), and its
+    /// offer and answer say so in the audio section: minptime=20 in the fmtp, a=maxptime:120.
+    @Test func offerAndAnswerSayWhichAudioPacketLengthsPlay() throws {
         let offer = SDPNegotiation.offer(from: Self.local, sessionID: 1)
-        #expect(offer.media.map(\.maxPacketTime) == [20, nil, nil])
-        #expect(offer.serialized.contains("a=maxptime:20\r\n"))
+        #expect(offer.media.map(\.maxPacketTime) == [120, nil, nil])
+        #expect(offer.serialized.contains("a=maxptime:120\r\n") && offer.serialized.contains("minptime=20;"))
         let (answer, _) = try Self.answer(Self.offer(fingerprints: ["sha-256 \(Self.hex(1, 32))"]))
-        #expect(answer.media.first?.maxPacketTime == 20 && answer.serialized.contains("a=maxptime:20\r\n"))
-        #expect(try SessionDescription.parse(offer.serialized).media[0].maxPacketTime == 20)
+        #expect(answer.media.first?.maxPacketTime == 120 && answer.serialized.contains("a=maxptime:120\r\n"))
+        #expect(answer.serialized.contains("minptime=20;"))
+        #expect(try SessionDescription.parse(offer.serialized).media[0].maxPacketTime == 120)
     }
 
     // MARK: Media stream ids

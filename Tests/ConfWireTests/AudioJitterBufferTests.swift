@@ -63,7 +63,7 @@ struct SimulatedAudioLink {
                 index += 1
             }
             switch buffer.pop(now: Instant(nanoseconds: UInt64(now * 1_000_000))) {
-            case .waiting: break
+            case .waiting, .continuation: break
             case .frame(let payload):
                 started = true
                 result.playedOrder.append(UInt16(payload[0]) << 8 | UInt16(payload[1]))
@@ -123,5 +123,23 @@ struct SimulatedAudioLink {
         #expect(late.max()! <= 6, "delay grew to \(late.max()!) frames")
         #expect(Double(result.concealedWhileActive) < Double(result.sent) * 0.003, "concealed \(result.concealedWhileActive)")
         if rate > 1 { #expect(result.statistics.skipped > 0) }
+    }
+
+    /// Packets of three 20 ms frames (Opus at 60 ms, RFC 7587): each plays at its turn, the next two
+    /// pops continue it, and a lost one is concealed for three frames, without FEC (its in-band
+    /// FEC would rebuild its last frame, not its first).
+    @Test func packetsOfSeveralFramesPlayAFrameAPop() {
+        var buffer = AudioJitterBuffer()
+        func at(_ ms: Int64) -> Instant { Instant(nanoseconds: UInt64(1_000_000_000 + ms * 1_000_000)) }
+        for sequence in [0, 1, 3] as [UInt16] {  // 2 never comes
+            buffer.insert(sequence: SequenceNumber(sequence), timestamp: UInt32(sequence) * 2_880, payload: [UInt8(sequence)], frames: 3,
+                          arrival: at(Int64(sequence) * 60))
+        }
+        #expect(buffer.bufferedFrames == 12)  // sequences 0...3 as frames, the missing one counted in place
+        var pops: [AudioJitterBuffer.Playout] = []
+        for tick in 0..<12 { pops.append(buffer.pop(now: at(200 + Int64(tick) * 20))) }
+        #expect(pops == [.frame([0]), .continuation, .continuation, .frame([1]), .continuation, .continuation,
+                         .lost(next: nil), .lost(next: nil), .lost(next: nil), .frame([3]), .continuation, .continuation])
+        #expect(buffer.statistics.played == 9 && buffer.statistics.lost == 3)
     }
 }

@@ -20,11 +20,13 @@ extension CallEngine {
         }
         guard let opus, !audioMuted, configuration.sendsAudio else { return }
         let audioLevel = AudioLevel(voiceActivity: level < 50, level: level).bytes
+        // The RTP clock advances by what the packet plays (RFC 7587 section 4.1: 48 kHz).
+        let duration = OpusPacketDuration.samples(in: opus).map { UInt32($0) } ?? Self.audioFrameSamples
         for link in links.values where link.phase == .connected {
             guard let audio = link.negotiated?.audio, audio.sends, link.srtp != nil else { continue }
             let extensions: [UInt8: [UInt8]] = audio.audioLevelExtension.map { [$0: audioLevel] } ?? [:]
             link.audioOut.payloadType = audio.payloadType
-            let packets = link.audioOut.packetize([opus], duration: Self.audioFrameSamples, extensions: extensions)
+            let packets = link.audioOut.packetize([opus], duration: duration, extensions: extensions)
             enqueue(packets, .audio, on: link, transportSequenceID: transportSequenceID(audio), now: now)
         }
     }
@@ -64,10 +66,10 @@ extension CallEngine {
         }
     }
 
-    /// Once per link: the peer's audio packets are not 20 ms each, so conf cannot play them.
+    /// Once per link: the peer's audio packets are not whole 20 ms frames, so conf cannot play them.
     private func reportAudioPacketLength(_ link: PeerConnection) {
         let length = link.audioIn?.lastOtherLength.map { "packets of \($0 % 48 == 0 ? "\($0 / 48)" : "\(Double($0) / 48)") ms" } ?? "malformed Opus packets"
-        outputs.append(.note("conf: \(link.peer.name) (\(link.id)) sends audio in \(length); conf plays 20 ms packets only, so that audio is dropped"))
+        outputs.append(.note("conf: \(link.peer.name) (\(link.id)) sends audio in \(length); conf plays 20 to 120 ms packets only, so that audio is dropped"))
     }
 
     private func receivedVideo(_ packet: RTPPacket, on link: PeerConnection, now: Instant) {
@@ -92,6 +94,7 @@ extension CallEngine {
             switch link.audioIn!.pop(now: due) {  // in place, as in receivedRTP
             case .waiting: break
             case .frame(let payload): outputs.append(.audio(link.id, .frame(payload), muted: link.locallyMuted))
+            case .continuation: outputs.append(.audio(link.id, .continuation, muted: link.locallyMuted))
             case .lost(let next): outputs.append(.audio(link.id, .lost(next: next), muted: link.locallyMuted))
             }
             due = due + Self.audioFrameDuration

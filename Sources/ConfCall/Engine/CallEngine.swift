@@ -120,6 +120,8 @@ public final class CallEngine {
 
     public enum ReceivedAudio: Equatable, Sendable {
         case frame([UInt8])
+        /// The next 20 ms of what the last `.frame` decoded to (its packet held several frames).
+        case continuation
         /// Lost: conceal, with the next frame's payload for FEC when it is already here.
         case lost(next: [UInt8]?)
     }

@@ -17,9 +17,9 @@ public struct InboundAudioStream: Sendable {
 
     public private(set) var rtp = InboundRTPStream(clockRate: 48_000)
     public private(set) var buffer: AudioJitterBuffer
-    /// Packets left out of the buffer because they do not hold one 20 ms frame (a peer that
-    /// ignored `a=maxptime`, or a malformed TOC), and the length in samples (48 kHz) of the last
-    /// one, nil when it was malformed.
+    /// Packets left out of the buffer because they are not a whole number of 20 ms frames (10 ms
+    /// or shorter Opus frames, which conf's `minptime=20` asks peers not to send; or a malformed
+    /// TOC), and the length in samples (48 kHz) of the last one, nil when it was malformed.
     public private(set) var otherLengthPackets = 0
     public private(set) var lastOtherLength: Int?
     /// Where the current report window began: when, the buffer's counts then, payload bytes then.
@@ -33,19 +33,22 @@ public struct InboundAudioStream: Sendable {
         set { rtp.reception = newValue }
     }
 
-    /// Takes a packet of this stream (the caller checked its payload type); nil when it was left
-    /// out because it is not one frame's length (it still counts as received for RTCP).
+    /// Takes a packet of this stream (the caller checked its payload type): 20 to 120 ms of Opus,
+    /// played a frame a pop. Nil when it was left out because it is not a whole number of
+    /// frames (it still counts as received for RTCP).
     @discardableResult
     public mutating func received(_ packet: RTPPacket, now: Instant) -> AudioJitterBuffer.Insert? {
         if lastReport == nil { lastReport = (now, buffer.statistics, rtp.payloadBytes) }
         let length = OpusPacketDuration.samples(in: packet.payload)
-        guard length == Int(buffer.samplesPerFrame) else {
+        let frame = Int(buffer.samplesPerFrame)
+        guard let length, length % frame == 0 else {
             otherLengthPackets += 1
             lastOtherLength = length
             rtp.received(packet, now: now)
             return nil
         }
-        let outcome = buffer.insert(sequence: packet.sequenceNumber, timestamp: packet.timestamp, payload: packet.payload, arrival: now)
+        let outcome = buffer.insert(sequence: packet.sequenceNumber, timestamp: packet.timestamp, payload: packet.payload,
+                                    frames: length / frame, arrival: now)
         rtp.received(packet, now: now)
         return outcome
     }

@@ -5,6 +5,9 @@ import ConfCore
 /// every 20 ms with `pop(now:)`.
 ///
 /// - Reorders by sequence number; drops duplicates and packets whose turn has passed (counted).
+/// - A packet may hold several frames (Opus of 40 to 120 ms, RFC 7587): it plays at its turn,
+///   and the pops for its later frames say `.continuation`; a lost one is concealed for as many
+///   frames as the stream's packets hold.
 /// - Target delay follows the measured jitter: the spread (95th percentile minus minimum) of the
 ///   packets' transit times over the last few seconds, plus one frame; between `minimumDelay`
 ///   and `maximumDelay`. On a clean link that is one or two frames.
@@ -19,6 +22,8 @@ public struct AudioJitterBuffer: Sendable {
         /// Nothing to play yet (before the first packet, or while filling up to the target).
         case waiting
         case frame([UInt8])
+        /// The next 20 ms of the packet `.frame` gave (one of several frames).
+        case continuation
         /// This frame is missing: conceal it, recovering from `next` (the following packet) when given.
         case lost(next: [UInt8]?)
     }
@@ -48,7 +53,12 @@ public struct AudioJitterBuffer: Sendable {
     public private(set) var statistics = Statistics()
 
     private var unwrapper = SequenceUnwrapper()
-    private var packets: [UInt64: [UInt8]] = [:]
+    private var packets: [UInt64: (payload: [UInt8], frames: Int)] = [:]
+    /// Frames the stream's packets hold (the last one's): how long a missing packet is concealed.
+    private var framesPerPacket = 1
+    /// Pops still owed to the packet that played last (`.continuation`) or to one that was lost.
+    private var continuationsLeft = 0
+    private var concealmentsLeft = 0
     private var next: UInt64?
     private var highest: UInt64?
     private var started = false
@@ -72,8 +82,8 @@ public struct AudioJitterBuffer: Sendable {
 
     /// Frames between what plays next and the newest packet: how far ahead the buffer is.
     public var bufferedFrames: Int {
-        guard let next, let highest, highest >= next else { return 0 }
-        return Int(highest - next) + 1
+        guard let next, let highest, highest >= next else { return continuationsLeft }
+        return (Int(highest - next) + 1) * framesPerPacket + continuationsLeft
     }
 
     /// The delay this buffer aims for, from the jitter it has seen (recomputed every 10 packets).
@@ -91,7 +101,8 @@ public struct AudioJitterBuffer: Sendable {
     var targetFrames: Int { max(1, Int((targetDelay.milliseconds / frameDuration.milliseconds).rounded())) }
 
     @discardableResult
-    public mutating func insert(sequence: SequenceNumber, timestamp: UInt32, payload: [UInt8], arrival: Instant) -> Insert {
+    /// `frames`: how many frame durations the packet plays (1...6 for 20 ms frames of Opus).
+    public mutating func insert(sequence: SequenceNumber, timestamp: UInt32, payload: [UInt8], frames: Int = 1, arrival: Instant) -> Insert {
         let extended = unwrapper.unwrap(sequence)
         if started, let next, extended < next {
             statistics.late += 1
@@ -110,7 +121,9 @@ public struct AudioJitterBuffer: Sendable {
             firstArrival = nil
         }
         statistics.received += 1
-        packets[extended] = payload
+        let frames = max(1, frames)
+        packets[extended] = (payload, frames)
+        framesPerPacket = frames
         if highest.map({ extended > $0 }) ?? true { highest = extended }
         if next == nil { next = extended }
         if !started, let next, extended < next { self.next = extended }
@@ -128,12 +141,24 @@ public struct AudioJitterBuffer: Sendable {
             }
             started = true
         }
-        if let payload = packets.removeValue(forKey: current) {
+        if continuationsLeft > 0 {
+            continuationsLeft -= 1
+            statistics.played += 1
+            return .continuation
+        }
+        if concealmentsLeft > 0 {
+            concealmentsLeft -= 1
+            statistics.concealed += 1
+            statistics.lost += 1
+            return .lost(next: nil)
+        }
+        if let packet = packets.removeValue(forKey: current) {
             next = current + 1
             stretches = 0
             statistics.played += 1
+            continuationsLeft = packet.frames - 1
             adaptDown(now: now)
-            return .frame(payload)
+            return .frame(packet.payload)
         }
         statistics.concealed += 1
         if let highest, highest > current {
@@ -141,7 +166,10 @@ public struct AudioJitterBuffer: Sendable {
             next = current + 1
             stretches = 0
             statistics.lost += 1
-            return .lost(next: packets[current + 1])
+            concealmentsLeft = framesPerPacket - 1
+            // Opus's in-band FEC rebuilds the 20 ms just before the packet carrying it: the lost
+            // packet's last frame, not this one, when packets hold several.
+            return .lost(next: framesPerPacket == 1 ? packets[current + 1]?.payload : nil)
         }
         // Nothing newer yet: wait (stretch) rather than move past packets that are only late,
         // but not forever.

@@ -149,7 +149,7 @@ final class SimulatedCall {
         for participant in participants where !participant.frozen && participant.inRoom {
             if participant.sendsAudio, let at = participant.nextAudioAt, at <= now {
                 participant.pending.append(.audioFrame(opus: participant.audioPayload, level: 30))
-                participant.nextAudioAt = at + .milliseconds(20)
+                participant.nextAudioAt = at + participant.audioInterval
             }
             if participant.sendsVideo, let at = participant.nextVideoAt, at <= now {
                 participant.pending.append(participant.layeredVideo?.nextFrame(captured: at, bitrates: participant.videoBitrates,
@@ -224,7 +224,10 @@ final class SimulatedCall {
         case .audio(let id, let audio, let muted):
             participant.audioFrames[id, default: 0] += 1
             if muted { participant.mutedAudioFrames[id, default: 0] += 1 }
-            if case .frame = audio { participant.receivedAudioFrames[id, default: 0] += 1 }
+            switch audio {
+            case .frame, .continuation: participant.receivedAudioFrames[id, default: 0] += 1
+            case .lost: break
+            }
         case .video(let id, _, _):
             participant.videoFrameLog.append(id)
             participant.videoFrames[id, default: 0] += 1

@@ -36,6 +36,8 @@ extension SimulatedCall {
         var nextAudioAt: Instant?
         /// What each of its audio frames holds: Opus's 20 ms silence frame (RFC 6716 TOC 0xF8).
         var audioPayload: [UInt8] = [0xF8, 0xFF, 0xFE]
+        /// How often: the payload's own length.
+        var audioInterval: Duration = .milliseconds(20)
         var pending: [CallEngine.Input] = []
         /// Sends a made-up 3-packet VP8 frame every 66 ms while in the room.
         var sendsVideo = false
