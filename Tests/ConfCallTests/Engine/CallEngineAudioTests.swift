@@ -4,20 +4,26 @@ import ConfWire
 import Testing
 
 @Suite struct CallEngineAudioTests {
-    /// RFC 7587 lets a sender put up to 120 ms of Opus in a packet: a peer sending 60 ms packets
-    /// (one every 60 ms, the RTP clock 2,880 ahead each time) is played, three 20 ms frames a packet.
-    @Test func aPeerSendingSixtyMillisecondPacketsIsPlayedAFrameAtATime() throws {
-        let call = SimulatedCall(seed: 31)
-        let ann = try call.add("ann")
-        let bob = try call.add("bob")
-        // TOC 0x58: configuration 11 (SILK wideband, one 60 ms frame), code 0 (RFC 6716 section 3.1).
-        bob.audioPayload = [0x58, 0x01, 0x02]
-        bob.audioInterval = .milliseconds(60)
+    /// ann and bob connected, both sending audio: ann 20 ms frames, bob `payload` every `interval`.
+    static func connected(seed: UInt64, bobSends payload: [UInt8], every interval: Duration) throws
+        -> (SimulatedCall, SimulatedCall.Participant, SimulatedCall.Participant) {
+        let call = SimulatedCall(seed: seed)
+        let ann = try call.add("ann"), bob = try call.add("bob")
+        bob.audioPayload = payload
+        bob.audioInterval = interval
         ann.sendsAudio = true
         bob.sendsAudio = true
         call.join(ann)
         call.join(bob)
         #expect(call.run(for: .seconds(5)) { call.fullMesh([ann, bob]) })
+        return (call, ann, bob)
+    }
+
+    /// RFC 7587 lets a sender put up to 120 ms of Opus in a packet: a peer sending 60 ms packets
+    /// (one every 60 ms, the RTP clock 2,880 ahead each time) is played, three 20 ms frames a packet.
+    @Test func aPeerSendingSixtyMillisecondPacketsIsPlayedAFrameAtATime() throws {
+        // TOC 0x58: configuration 11 (SILK wideband, one 60 ms frame), code 0 (RFC 6716 section 3.1).
+        let (call, ann, bob) = try Self.connected(seed: 31, bobSends: [0x58, 0x01, 0x02], every: .milliseconds(60))
         let before = ann.receivedAudioFrames[bob.id, default: 0]
         call.run(for: .seconds(6))
         let played = ann.receivedAudioFrames[bob.id, default: 0] - before
@@ -28,17 +34,8 @@ import Testing
     /// 10 ms packets (two per 20 ms frame) are what conf's minptime=20 asks peers not to send:
     /// dropped, with one note, not played at the wrong pace.
     @Test func aPeerSendingTenMillisecondPacketsIsNotedOnceAndNotPlayed() throws {
-        let call = SimulatedCall(seed: 32)
-        let ann = try call.add("ann")
-        let bob = try call.add("bob")
         // TOC 0x90: configuration 18 (CELT narrowband, one 10 ms frame), code 0.
-        bob.audioPayload = [0x90, 0x01, 0x02]
-        bob.audioInterval = .milliseconds(10)
-        ann.sendsAudio = true
-        bob.sendsAudio = true
-        call.join(ann)
-        call.join(bob)
-        #expect(call.run(for: .seconds(5)) { call.fullMesh([ann, bob]) })
+        let (call, ann, bob) = try Self.connected(seed: 32, bobSends: [0x90, 0x01, 0x02], every: .milliseconds(10))
         call.run(for: .seconds(3))
         #expect(ann.notes.filter { $0.contains("sends audio in packets of 10 ms") }.count == 1, "\(ann.notes)")
         #expect(ann.receivedAudioFrames[bob.id] == nil)
