@@ -89,6 +89,16 @@ import Testing
 /// conf records webrtcbin and must hear 660 Hz.
 @Suite struct AudioInteropTests {
     @Test func webrtcbinAndConfHearEachOther() throws {
+        try hearEachOther(opusFrameMilliseconds: 20)
+    }
+
+    /// webrtcbin's opusenc putting 60 ms in each packet (RFC 7587 allows up to 120): conf plays
+    /// them a frame at a time and records the tone at its pace.
+    @Test func confPlaysWebrtcbinsSixtyMillisecondPackets() throws {
+        try hearEachOther(opusFrameMilliseconds: 60)
+    }
+
+    func hearEachOther(opusFrameMilliseconds: Int) throws {
         let server = try RendezvousProcess()
         let room = try server.createRoom(name: "interop")
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("conf-interop-\(UUID().uuidString.prefix(8))")
@@ -97,7 +107,8 @@ import Testing
         let conf = try ConfProcess(["join", room.room, room.pin, "--server", server.address, "--as", "conf", "--json",
                                     "--say", "hello from conf", "--audio-source", "tone:440", "--record", dir.path])
         #expect(conf.waitForEvent("joined") != nil)
-        let (status, text) = try InteropTests.runPeer([server.address, room.room, room.pin, "hello from gstreamer", "20", "660", "440"])
+        let (status, text) = try InteropTests.runPeer([server.address, room.room, room.pin, "hello from gstreamer", "20", "660", "440",
+                                                       "--opus-frame-ms=\(opusFrameMilliseconds)"])
         #expect(status == 0, "webrtcbin peer: \(text)")
         #expect(text.contains("HEARD 440"))
         // conf's recording of webrtcbin: a second of its tone.
@@ -107,6 +118,7 @@ import Testing
         let samples = try AudioTests.samples(file)
         #expect(samples.count >= 24_000, "only \(samples.count) samples from webrtcbin")
         #expect(AudioTests.tonePower(samples.suffix(12_000), 660) > 0.01)
+        #expect(!conf.stderr.contains("sends audio in"), "conf: \(conf.stderr)")
     }
 }
 

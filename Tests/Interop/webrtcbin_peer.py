@@ -13,6 +13,9 @@ opusenc) and checks that what it receives (opusdec) carries EXPECT_HZ.
 With --ignore-answer it plays a peer that ignores its role: whatever directions the answer
 says, it applies it as a=sendrecv (so it sends its tone to a publisher that refused it).
 
+With --opus-frame-ms=N (40, 60, 80, 100 or 120) its Opus packets hold N ms (opusenc
+frame-size), as RFC 7587 allows a sender; 20 ms otherwise.
+
 With --fingerprints=sha-384,sha-512 (any of sha-1, sha-224, sha-256, sha-384, sha-512) its offer
 carries those a=fingerprint lines, computed from its real DTLS certificate, in place of
 webrtcbin's single sha-256 one (RFC 8122 section 5 allows several per section).
@@ -102,6 +105,7 @@ def with_fingerprints(sdp, lines):
 
 def main():
     ignore_answer = "--ignore-answer" in sys.argv
+    opus_frame_ms = next((int(a.split("=", 1)[1]) for a in sys.argv if a.startswith("--opus-frame-ms=")), 20)
     fingerprints = next((a.split("=", 1)[1].split(",") for a in sys.argv if a.startswith("--fingerprints=")), None)
     argv = [a for a in sys.argv if not a.startswith("--")]
     address, room, pin, text = argv[1:5]
@@ -125,7 +129,7 @@ def main():
     if send_hz:
         pipe = Gst.parse_launch(
             f"audiotestsrc is-live=true wave=sine freq={send_hz} volume=0.3 ! audioconvert ! audioresample ! "
-            "audio/x-raw,rate=48000,channels=1 ! opusenc ! rtpopuspay pt=111 ! "
+            f"audio/x-raw,rate=48000,channels=1 ! opusenc frame-size={opus_frame_ms} ! rtpopuspay pt=111 ! "
             "application/x-rtp,media=audio,encoding-name=OPUS,payload=111,clock-rate=48000 ! webrtcbin name=webrtc")
         webrtc = pipe.get_by_name("webrtc")
     else:
