@@ -97,8 +97,9 @@ public final class AudioPipeline {
         case .frame(let payload):
             // A packet of several frames: its first 20 ms now, the rest at the continuations.
             let whole = decoder?.decode(payload) ?? decoder?.conceal(usingNext: nil)
-            decoded = whole.map { Array($0.prefix(AudioFormat.frameSamples)) }
-            laterFrames[peer.id] = whole.map { $0.dropFirst(AudioFormat.frameSamples) }
+            let several = (whole?.count ?? 0) > AudioFormat.frameSamples
+            decoded = several ? whole.map { Array($0.prefix(AudioFormat.frameSamples)) } : whole  // no copy for one frame
+            laterFrames[peer.id] = several ? whole?.dropFirst(AudioFormat.frameSamples) : nil
         case .continuation:
             let left = laterFrames[peer.id] ?? []
             decoded = left.count >= AudioFormat.frameSamples ? Array(left.prefix(AudioFormat.frameSamples)) : decoder?.conceal(usingNext: nil)

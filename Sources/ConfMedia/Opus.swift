@@ -81,11 +81,12 @@ public final class OpusDecoder {
     /// up to 120 ms in a packet); nil for a packet libopus rejects or one of another length
     /// (it is then concealed).
     public func decode(_ packet: [UInt8]) -> [Int16]? {
-        var pcm = [Int16](repeating: 0, count: Self.maximumPacketSamples)
+        // Sized from the packet's own TOC (RFC 6716 section 3.1): 960 samples for the usual 20 ms.
+        let expected = Int(opus_decoder_get_nb_samples(decoder, packet, Int32(packet.count)))
+        guard expected > 0, expected <= Self.maximumPacketSamples, expected % AudioFormat.frameSamples == 0 else { return nil }
+        var pcm = [Int16](repeating: 0, count: expected)
         let samples = opus_decode(decoder, packet, Int32(packet.count), &pcm, Int32(pcm.count), 0)
-        guard samples > 0, Int(samples) % AudioFormat.frameSamples == 0 else { return nil }
-        pcm.removeLast(pcm.count - Int(samples))
-        return pcm
+        return Int(samples) == expected ? pcm : nil
     }
 
     /// 120 ms at 48 kHz: the most one Opus packet holds (RFC 6716 section 3.2.5).

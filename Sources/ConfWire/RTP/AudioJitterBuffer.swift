@@ -100,8 +100,8 @@ public struct AudioJitterBuffer: Sendable {
 
     var targetFrames: Int { max(1, Int((targetDelay.milliseconds / frameDuration.milliseconds).rounded())) }
 
-    @discardableResult
     /// `frames`: how many frame durations the packet plays (1...6 for 20 ms frames of Opus).
+    @discardableResult
     public mutating func insert(sequence: SequenceNumber, timestamp: UInt32, payload: [UInt8], frames: Int = 1, arrival: Instant) -> Insert {
         let extended = unwrapper.unwrap(sequence)
         if started, let next, extended < next {
