@@ -5,6 +5,10 @@ to minute (a shared VM) slows both alike. Prints per-participant CPU seconds (us
 wait4(2)) for each round and the median ratio B/A.
 
     bench/audio_cpu_ab.py CONF_A CONF_B PARTICIPANTS [SECONDS] [ROUNDS]
+
+CONF_A_ARGS and CONF_B_ARGS (environment, split on spaces) are added to each build's `conf join`,
+e.g. CONF_B_ARGS="--audio-bitrate 32000" to hold a build whose Opus follows the link at the fixed
+32 kbit/s of one that did not.
 """
 import json, os, statistics, subprocess, sys, urllib.request
 
@@ -15,14 +19,14 @@ env = dict(os.environ, CONF_AUDIO_SINK="none")
 tones = [440, 550, 660, 770]
 
 
-def start_call(conf, label):
+def start_call(conf, label, extra):
     """A rendezvous and N participants of one build; returns (rendezvous, participants)."""
     server = subprocess.Popen([conf, "rendezvous", "--listen", "127.0.0.1:0", "--quiet"], stdout=subprocess.PIPE, text=True)
     address = server.stdout.readline().split()[-1]
     request = urllib.request.Request(f"http://{address}/v1/rooms", data=json.dumps({"name": label}).encode(), method="POST")
     room = json.load(urllib.request.urlopen(request))
     participants = [subprocess.Popen([conf, "join", room["room"], room["pin"], "--server", address, "--as", f"p{i}",
-                                      "--audio-source", f"tone:{tones[i]}", "--duration", str(seconds)],
+                                      "--audio-source", f"tone:{tones[i]}", "--duration", str(seconds)] + extra,
                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env) for i in range(n)]
     return server, participants
 
@@ -38,8 +42,8 @@ def per_participant_cpu(popens):
 ratios = []
 print(f"{n}-party audio calls, {seconds:.0f} s, A = {conf_a}, B = {conf_b}; CPU seconds per participant", flush=True)
 for round_number in range(rounds):
-    server_a, call_a = start_call(conf_a, "cpu-a")
-    server_b, call_b = start_call(conf_b, "cpu-b")
+    server_a, call_a = start_call(conf_a, "cpu-a", os.environ.get("CONF_A_ARGS", "").split())
+    server_b, call_b = start_call(conf_b, "cpu-b", os.environ.get("CONF_B_ARGS", "").split())
     cpu = per_participant_cpu(call_a + call_b)
     for server in (server_a, server_b):
         server.terminate()

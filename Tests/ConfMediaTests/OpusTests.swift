@@ -1,4 +1,5 @@
 import ConfMedia
+import ConfWire
 import Foundation
 import Testing
 
@@ -32,6 +33,29 @@ import Testing
         _ = decoder.decode([0xFF, 0xFF, 0xFF])  // garbage: whatever libopus makes of it, no crash
         #expect(decoder.conceal(usingNext: nil).count == 960)  // and the decoder still works
         #expect(decoder.conceal(usingNext: nil).count == 960)
+    }
+
+    /// The encoder's 20 ms packets joined three at a time by `OpusFrameJoin` (code 3): libopus
+    /// decodes each joined packet to exactly the samples its three frames give one by one.
+    @Test func framesJoinedIntoOnePacketDecodeAsTheyWouldOneByOne() throws {
+        let encoder = try OpusEncoder()
+        let joinedDecoder = try OpusDecoder(), singleDecoder = try OpusDecoder()
+        let source = ToneGenerator(frequency: 440)
+        var joinedPackets = 0
+        for _ in 0..<30 {
+            let frames = try (0..<3).map { _ in try encoder.encode(source.nextFrame()) }
+            let singles = try frames.flatMap { try #require(singleDecoder.decode($0)) }
+            guard let joined = OpusFrameJoin.join(frames) else {
+                // The encoder changed its configuration within the three (as it settles).
+                #expect(!zip(frames, frames.dropFirst()).allSatisfy { OpusFrameJoin.canJoin($0, $1) })
+                for frame in frames { _ = joinedDecoder.decode(frame) }
+                continue
+            }
+            #expect(OpusPacketDuration.samples(in: joined) == 2_880)
+            #expect(try #require(joinedDecoder.decode(joined)) == singles)
+            joinedPackets += 1
+        }
+        #expect(joinedPackets >= 25)
     }
 
     /// Two of the encoder's 20 ms packets joined into one code 2 packet (RFC 6716 section 3.2.3:

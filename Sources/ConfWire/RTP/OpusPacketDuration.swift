@@ -1,6 +1,6 @@
 /// How long an Opus packet plays, from its table-of-contents byte (RFC 6716 section 3.1) and, for
-/// code 3, its frame count byte (section 3.2.5); without decoding it. conf plays one 20 ms frame
-/// per packet; a peer that sends longer or shorter packets is noticed by this, not garbled.
+/// code 3, its frame count byte (section 3.2.5); without decoding it. conf plays packets of 20 to
+/// 120 ms; one of 10 ms or less is noticed by this and dropped, not garbled.
 public enum OpusPacketDuration {
     /// Samples at 48 kHz that the packet holds; nil when its framing is malformed (RFC 6716
     /// section 3.4: R1, at least one byte; R3, code 1 frames of equal size; R5, code 3 with at
