@@ -77,6 +77,9 @@ public struct NegotiatedMedia: Sendable, Equatable {
     /// The peer listed `a=rtcp-fb:PT goog-remb`: it may send REMB
     /// (`ReceiverEstimatedMaximumBitrate`), a cap on what to send it.
     public var receiverEstimatedBitrate = false
+    /// Audio: the peer's a=maxptime (RFC 8866 section 6.5), the longest packet it plays, in ms;
+    /// nil when it said none (conf gathers no frames for it then: see `AudioPacketGatherer`).
+    public var remoteMaxPacketTime: UInt32? = nil
 
     /// Whether this side may send on it.
     public var sends: Bool { direction == .sendrecv || direction == .sendonly }

@@ -78,6 +78,7 @@ public enum SDPNegotiation {
                 if remote.kind == .audio {
                     answer.formatParameters = [map.payloadType: opusFormatParameters]
                     answer.maxPacketTime = maxAudioPacketTime
+                    negotiated.remoteMaxPacketTime = remote.maxPacketTime
                     if let level = remote.extensions.first(where: { $0.uri == audioLevelURI }) {
                         answer.extensions.append(level)
                         negotiated.audioLevelExtension = level.id
@@ -137,7 +138,12 @@ public enum SDPNegotiation {
                                                  remoteSSRCs: theirs.ssrcs.map { SSRC($0) })
                 negotiated.audioLevelExtension = theirs.extensions.first { $0.uri == audioLevelURI }?.id
                 acceptCongestionControl(answer: theirs, offer: ours, payloadType: pt.rawValue, negotiated: &negotiated)
-                if theirs.kind == .audio { link.audio = negotiated } else { link.video = negotiated }
+                if theirs.kind == .audio {
+                    negotiated.remoteMaxPacketTime = theirs.maxPacketTime
+                    link.audio = negotiated
+                } else {
+                    link.video = negotiated
+                }
             case .application:
                 link.sctpPort = theirs.sctpPort ?? sctpPort
             case .other:

@@ -100,6 +100,20 @@ import Testing
         #expect(try SessionDescription.parse(offer.serialized).media[0].maxPacketTime == 120)
     }
 
+    /// The peer's a=maxptime is what conf may send it (joined Opus frames on a weak link): read
+    /// from an offer and from an answer; none said, none assumed.
+    @Test func thePeersMaxptimeIsKept() throws {
+        let sha256 = "sha-256 \(Self.hex(1, 32))"
+        #expect(try Self.answer(Self.offer(fingerprints: [sha256], extra: ["a=maxptime:60"])).1.audio?.remoteMaxPacketTime == 60)
+        #expect(try Self.answer(Self.offer(fingerprints: [sha256])).1.audio?.remoteMaxPacketTime == nil)
+        let ours = SDPNegotiation.offer(from: Self.local, sessionID: 1)
+        let (answer, _) = try SDPNegotiation.answer(to: ours, from: Self.local, sessionID: 2)
+        #expect(try SDPNegotiation.accept(answer: answer, to: ours).audio?.remoteMaxPacketTime == 120)
+        var silent = answer
+        silent.media[0].maxPacketTime = nil
+        #expect(try SDPNegotiation.accept(answer: silent, to: ours).audio?.remoteMaxPacketTime == nil)
+    }
+
     // MARK: Media stream ids
 
     @Test func audioAndVideoNameOneStreamAndTwoTracks() throws {

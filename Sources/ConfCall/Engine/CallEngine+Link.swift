@@ -62,7 +62,10 @@ extension CallEngine {
             guard let packet = RTPPacket(bytes: plain) else { return }
             let audio = packet.payloadType == link.audioPayloadType
             link.traffic.received(datagramBytes: datagram.count, audio: audio, at: now)
-            if audio { link.incomingQueue.record(rtpTimestamp: packet.timestamp, at: now) }
+            if audio {
+                let samples = OpusPacketDuration.samples(in: packet.payload) ?? 960
+                link.incomingQueue.record(rtpTimestamp: packet.timestamp, samples: samples, at: now)
+            }
             recordArrival(packet, on: link, now: now)
             // Padding only on an SSRC that is not the peer's video (our probes): it was there for the
             // transport feedback. Padding on the video stream itself goes on, for its sequence numbers.

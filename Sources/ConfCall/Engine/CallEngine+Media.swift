@@ -18,16 +18,19 @@ extension CallEngine {
             lastMutedTalkingHint = now
             outputs.append(.event(.talkingWhileMuted))
         }
-        guard let opus, !audioMuted, configuration.sendsAudio else { return }
-        let audioLevel = AudioLevel(voiceActivity: level < 50, level: level).bytes
-        // The RTP clock advances by what the packet plays (RFC 7587 section 4.1: 48 kHz).
-        let duration = OpusPacketDuration.samples(in: opus).map { UInt32($0) } ?? Self.audioFrameSamples
+        guard configuration.sendsAudio else { return }
         for link in links.values where link.phase == .connected {
             guard let audio = link.negotiated?.audio, audio.sends, link.srtp != nil else { continue }
-            let extensions: [UInt8: [UInt8]] = audio.audioLevelExtension.map { [$0: audioLevel] } ?? [:]
-            link.audioOut.payloadType = audio.payloadType
-            let packets = link.audioOut.packetize([opus], duration: duration, extensions: extensions)
-            enqueue(packets, .audio, on: link, transportSequenceID: transportSequenceID(audio), now: now)
+            // Muted: what a link had gathered leaves now, not after the mute.
+            let ready = if let opus, !audioMuted { link.audioPackets.add(opus, level: level) } else { link.audioPackets.flush() }
+            for packet in ready {
+                let audioLevel = AudioLevel(voiceActivity: packet.level < 50, level: packet.level).bytes
+                let extensions: [UInt8: [UInt8]] = audio.audioLevelExtension.map { [$0: audioLevel] } ?? [:]
+                link.audioOut.payloadType = audio.payloadType
+                // The RTP clock advances by what the packet plays (RFC 7587 section 4.1: 48 kHz).
+                let packets = link.audioOut.packetize([packet.opus], duration: packet.samples, extensions: extensions)
+                enqueue(packets, .audio, on: link, transportSequenceID: transportSequenceID(audio), now: now)
+            }
         }
     }
 

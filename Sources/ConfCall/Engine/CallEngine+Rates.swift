@@ -44,6 +44,9 @@ extension CallEngine {
         if configuration.congestionControl { shareDownlink(now: now) }
         let encoderKbps = encoderTargetKbps
         updateLayers(encoderKbps: encoderKbps, now: now)
+        for link in links.values where link.phase == .connected {
+            link.audioPackets.follow(weak: link.layerPolicy.paused, peerMaxPacketTime: link.negotiated?.audio?.remoteMaxPacketTime)
+        }
         askVideoBitrate(encoderKbps, now: now)
         askAudioEncoding(now: now)
         for link in videoLinks {

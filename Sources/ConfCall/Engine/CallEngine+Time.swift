@@ -104,7 +104,9 @@ extension CallEngine {
     private func sendReport(_ link: PeerConnection, now: Instant) {
         link.lastReportSent = now
         var reception = link.audioIn?.reception
-        send(link.meter.report(now: now, sent: link.audioOut.senderInfo, reception: &reception), on: link)
+        // Audio gathered for a long packet has been captured, not sent: "now" on the RTP clock is past it.
+        let sent = link.audioOut.senderInfo.map { ($0.packets, $0.octets, $0.rtpTimestamp &+ link.audioPackets.pendingSamples) }
+        send(link.meter.report(now: now, sent: sent, reception: &reception), on: link)
         link.audioIn?.reception = reception
     }
 

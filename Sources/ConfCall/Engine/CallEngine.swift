@@ -139,7 +139,6 @@ public final class CallEngine {
     static let maxRestarts = 4
     public static let maxHeldChat = 100
     static let audioFrameDuration: Duration = .milliseconds(20)
-    static let audioFrameSamples: UInt32 = 960
 
     public var configuration: Configuration
     let security: any LinkSecurity

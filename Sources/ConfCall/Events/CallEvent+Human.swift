@@ -72,6 +72,7 @@ extension CallEvent {
                     + "rtt \(s.roundTrip.map { "\(tenths($0.milliseconds)) ms" } ?? "unknown"), loss \(tenths(s.lossPercent)) %, "
                     + "queue \(tenths(s.queueDelay.milliseconds)) ms, video layers \(s.videoLayers)"
                     + (s.videoEncoding == .small ? " (small)" : "")
+                    + (s.audioPacketMilliseconds > 20 ? ", audio in \(s.audioPacketMilliseconds) ms packets" : "")
             }
             return style.dim("links: " + figures.joined(separator: "; "))
         case .videoPaused(let peer, _):

@@ -90,7 +90,7 @@ extension CallEvent {
                     "peer": .string(s.peer.rawValue), "estimate_kbps": Self.tenths(s.estimateKbps), "sent_kbps": Self.tenths(s.sentKbps),
                     "rtt_ms": Self.tenths(s.roundTrip ?? .zero), "loss_percent": Self.tenths(s.lossPercent),
                     "queue_delay_ms": Self.tenths(s.queueDelay), "video_layers": .number(Double(s.videoLayers)),
-                    "video_encoding": .string(s.videoEncoding.rawValue),
+                    "video_encoding": .string(s.videoEncoding.rawValue), "audio_packet_ms": .number(Double(s.audioPacketMilliseconds)),
                 ])
             })])
         case .videoPaused(let peer, let reason):

@@ -19,9 +19,11 @@ extension CallEvent {
         public var videoLayers: Int
         /// Which of our encodings the peer is sent (`small` while its link cannot carry the full one's base layer).
         public var videoEncoding: VideoEncoding
+        /// How much audio each of our packets to the peer carries, ms: 20, or 60 while the link is weak.
+        public var audioPacketMilliseconds: Int
 
         public init(peer: ParticipantID, estimateKbps: Double, sentKbps: Double, roundTrip: Duration?, lossPercent: Double,
-                    queueDelay: Duration, videoLayers: Int, videoEncoding: VideoEncoding = .full) {
+                    queueDelay: Duration, videoLayers: Int, videoEncoding: VideoEncoding = .full, audioPacketMilliseconds: Int = 20) {
             self.peer = peer
             self.estimateKbps = estimateKbps
             self.sentKbps = sentKbps
@@ -30,6 +32,7 @@ extension CallEvent {
             self.queueDelay = queueDelay
             self.videoLayers = videoLayers
             self.videoEncoding = videoEncoding
+            self.audioPacketMilliseconds = audioPacketMilliseconds
         }
     }
 

@@ -1,4 +1,5 @@
 import ConfCore
+import ConfWire
 
 /// What one link has put on the wire, for `link-stats` and for the share of the estimate that
 /// audio takes. Counts datagrams as they leave the pacer (sizes as `PacedPacket.wireSize`: RTP
@@ -8,7 +9,12 @@ struct LinkTraffic: Sendable {
     private(set) var sentBytes: Int64 = 0
     private var bytesAtLastReport: Int64 = 0
     private var lastReport: Instant?
-    /// Bits per second of audio, smoothed over about a second of 20 ms frames.
+    /// Bits per second of audio as one-frame (20 ms) packets would carry it, smoothed over about
+    /// a second of frames. A packet of several frames (`AudioPacketGatherer`, on a link too weak
+    /// for video) counts as if each frame had come in its own packet: the budget for video, and
+    /// so the moment it resumes, is what the link would carry once audio went back to 20 ms
+    /// packets (else resuming would end the long packets, and the saving with them, and pause
+    /// the video again).
     private(set) var audioBitsPerSecond = 0.0
 
     /// Bytes of RTP received (as datagrams, protected) since `receivedRate` was last asked.
@@ -43,9 +49,11 @@ struct LinkTraffic: Sendable {
     mutating func sent(_ packet: PacedPacket) {
         sentBytes &+= Int64(packet.wireSize)
         if packet.kind == .audio {
-            // One packet each 20 ms: 50 a second.
-            let rate = Double(packet.wireSize) * 8 * 50
-            audioBitsPerSecond += (rate - audioBitsPerSecond) * (audioBitsPerSecond == 0 ? 1 : 0.05)
+            let frames = max(1, (OpusPacketDuration.samples(in: packet.packet.payload) ?? 960) / 960)
+            let payload = packet.packet.payload.count, overhead = packet.wireSize - payload
+            // 50 frames a second, each with a packet's headers and its share of the payload.
+            let rate = (Double(payload) / Double(frames) + Double(overhead)) * 8 * 50
+            for _ in 0..<frames { audioBitsPerSecond += (rate - audioBitsPerSecond) * (audioBitsPerSecond == 0 ? 1 : 0.05) }
         }
     }
 

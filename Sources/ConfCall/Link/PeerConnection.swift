@@ -80,6 +80,8 @@ final class PeerConnection {
 
     // Media.
     var audioOut: OutboundRTPStream
+    /// One-frame Opus packets, or 60 ms ones while the link is too weak for video.
+    var audioPackets = AudioPacketGatherer()
     /// Keeps the last 512 packets for NACKs.
     var videoOut: OutboundRTPStream
     var audioIn: InboundAudioStream?

@@ -225,7 +225,10 @@ final class SimulatedCall {
             participant.audioFrames[id, default: 0] += 1
             if muted { participant.mutedAudioFrames[id, default: 0] += 1 }
             switch audio {
-            case .frame, .continuation: participant.receivedAudioFrames[id, default: 0] += 1
+            case .frame: participant.receivedAudioFrames[id, default: 0] += 1
+            case .continuation:
+                participant.receivedAudioFrames[id, default: 0] += 1
+                participant.receivedAudioContinuations[id, default: 0] += 1
             case .lost: break
             }
         case .video(let id, _, _):

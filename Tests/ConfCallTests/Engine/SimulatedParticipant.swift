@@ -20,6 +20,8 @@ extension SimulatedCall {
         /// Frames played out per peer (received or concealed), those received, those muted here.
         var audioFrames: [ParticipantID: Int] = [:]
         var receivedAudioFrames: [ParticipantID: Int] = [:]
+        /// Received frames that were not the first of their packet (packets of 40 ms or more).
+        var receivedAudioContinuations: [ParticipantID: Int] = [:]
         var mutedAudioFrames: [ParticipantID: Int] = [:]
         var videoFrames: [ParticipantID: Int] = [:]
         var keyFrameRequests = 0
