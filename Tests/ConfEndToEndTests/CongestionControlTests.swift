@@ -34,6 +34,47 @@ struct CongestionControlTests {
         #expect(frames > 50, "ann recorded \(frames) frames of bob's video")
     }
 
+    /// bob's uplink carries 64 kbit/s: room for his audio, not for video. His video to ann
+    /// pauses, and his audio to her goes in 60 ms packets (three Opus frames in one, a third of
+    /// the headers); ann's conf plays them: her recording of bob holds his tone to the end.
+    @Test func aLinkTooWeakForVideoCarriesItsAudioInSixtyMillisecondPackets() throws {
+        let prefix = "ca\(getpid() % 10_000)"
+        try Self.capUplink(of: prefix, to: "64kbit")
+        defer { try? LossTests.run(["down", prefix]) }
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("conf-ca-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: out) }
+        let host = try ConfProcess(["host", "--listen", "10.9.0.1:7373", "--as", "ann", "--json", "--record", out.path],
+                                   namespace: "\(prefix)-a")
+        defer { host.signal(SIGKILL) }
+        let command = try #require(host.waitForEvent("room")?["join_command"] as? String).split(separator: " ").dropFirst().map(String.init)
+        let bob = try ConfProcess(command + ["--as", "bob", "--json", "--stats", "--video-source", "pattern", "--audio-source", "tone:440"],
+                                  namespace: "\(prefix)-b")
+        defer { bob.signal(SIGKILL) }
+        #expect(bob.waitForEvent("peer-connected", timeout: .seconds(15)) != nil, "\(bob.stderr)")
+        #expect(bob.waitForEvent("video-paused", timeout: .seconds(20)) != nil, "\(bob.stdout.suffix(3000))")
+        // Each link-stats of bob's link to ann: (video layers, ms of audio per packet, kbit/s sent).
+        func figures() -> [(layers: Int, audio: Int, sent: Double)] {
+            bob.events(ofType: "link-stats").compactMap { event in
+                guard let link = (event["links"] as? [[String: Any]])?.first, let audio = link["audio_packet_ms"] as? Int else { return nil }
+                return (link["video_layers"] as? Int ?? -1, audio, link["sent_kbps"] as? Double ?? 0)
+            }
+        }
+        #expect(ConfProcess.waitUntil(timeout: .seconds(10)) { figures().last?.audio == 60 }, "\(figures())")
+        // Four more seconds: the probes may bring the video back for a while (then 20 ms
+        // packets); while it is paused the audio goes in 60 ms ones.
+        let seen = figures().count
+        #expect(ConfProcess.waitUntil(timeout: .seconds(10)) { figures().count >= seen + 2 })
+        let since = figures().dropFirst(seen - 1)
+        #expect(since.allSatisfy { ($0.layers == 0) == ($0.audio == 60) }, "(layers, audio ms, sent kbit/s): \(since)")
+        print("64 kbit/s uplink: bob's link to ann (layers, audio ms, sent kbit/s): \(since)")
+        host.signal(SIGTERM)
+        #expect(host.waitForExit() == 0)
+        let samples = try AudioTests.samples(out.appendingPathComponent("bob.wav").path)
+        #expect(samples.count > 5 * 48_000)
+        #expect(AudioTests.tonePower(samples.suffix(2 * 48_000).prefix(48_000), 440) > 0.02, "bob's tone in the last seconds ann heard")
+    }
+
     /// Three parties: bob and cat (a listener) in one namespace, ann in the other behind bob's
     /// 250 kbit/s uplink. bob's encoder follows his strong link to cat (600 kbit/s, 480p); his link
     /// to ann cannot carry audio and that encoding's base layer (40 %), so it moves to the small
