@@ -41,6 +41,25 @@ struct InboundQueueDelayTests {
         #expect(meter.queueDelay(now: Self.start + .seconds(3)) == nil, "a muted peer sends nothing: no figure after a second")
     }
 
+    /// A peer that goes from 20 ms packets to 60 ms ones (three frames each, stamped with the
+    /// first's timestamp, sent when the third is captured) shows no queue that is not there; a
+    /// queue that builds afterwards shows as it would in 20 ms packets.
+    @Test func sixtyMillisecondPacketsReadByTheirLastFrame() throws {
+        var meter = InboundQueueDelay()
+        Self.feed(&meter, frames: 0..<100)
+        // Packets of frames 100-102, 103-105, ...: leave (and arrive, on a clear path) at the
+        // last frame's time, 40 ms after the first frame's timestamp.
+        for first in stride(from: 100, to: 190, by: 3) {
+            meter.record(rtpTimestamp: 1000 &+ UInt32(first * 960), samples: 2_880, at: Self.start + .milliseconds(Int64((first + 2) * 20)))
+        }
+        #expect(try #require(meter.queueDelay(now: Self.start + .milliseconds(3_790))) == .zero)
+        for first in stride(from: 190, to: 250, by: 3) {
+            meter.record(rtpTimestamp: 1000 &+ UInt32(first * 960), samples: 2_880, at: Self.start + .milliseconds(Int64((first + 2) * 20 + 50)))
+        }
+        let delay = try #require(meter.queueDelay(now: Self.start + .milliseconds(5_000)))
+        #expect(delay == .milliseconds(50), "\(delay)")
+    }
+
     @Test func theTimestampWrapsWithoutAJump() throws {
         var meter = InboundQueueDelay()
         Self.feed(&meter, frames: 0..<60, firstTimestamp: UInt32.max - 960 * 30)
