@@ -16,6 +16,8 @@ import ConfWire
 /// and once no audio came for `staleAfter` (a muted peer sends none).
 struct InboundQueueDelay: Sendable {
     static let window: Duration = .seconds(10)
+    /// Computed once: Duration's division is a 128-bit one in the runtime, and this runs per packet.
+    static let halfWindow = window / 2
     static let recentAudio = 4_800
     /// The most packets that can carry `recentAudio` (20 ms packets; shorter ones are dropped).
     static let recentCount = 5
@@ -51,8 +53,7 @@ struct InboundQueueDelay: Sendable {
         let transit = now.milliseconds(since: first) - Double(unwrappedTimestamp) / Self.clockRate
         recent[recentNext] = (transit, samples)
         recentNext = (recentNext + 1) % Self.recentCount
-        let half = Self.window / 2
-        if let start = halfStart, now.since(start) >= half {
+        if let start = halfStart, now.since(start) >= Self.halfWindow {
             previousMinimum = currentMinimum
             currentMinimum = nil
             halfStart = now
