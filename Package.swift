@@ -20,8 +20,9 @@
 //   ConfRendezvous  pure: rooms, pins, rate limits, relaying (sans-IO server core)
 //   ConfWire        pure: SDP, ICE candidates, the rendezvous protocol's messages and peer signals
 //   ConfCore        pure: time, randomness seam, JSON values, errors
-//   C*              system libraries (GLib with libsoup 3 and libnice, OpenSSL, libsrtp2, usrsctp, libopus, libvpx, libturbojpeg, libyuv, libpulse, SDL2 with SDL2_ttf) + shim
-//                   targets for varargs, macros and by-value callbacks (CConfShims, CCryptoShims, CSCTPShims, CMediaShims, CV4L2Shims)
+//   C*              system libraries (GLib with libsoup 3 and libnice, OpenSSL, libsrtp2, usrsctp, libopus, libvpx, libturbojpeg, libyuv, libpulse) + shim
+//                   targets for varargs, macros and by-value callbacks (CConfShims, CCryptoShims, CSCTPShims, CMediaShims, CV4L2Shims);
+//                   CSDLLoader: SDL2 with SDL2_ttf, loaded (dlopen) only when a window opens
 import PackageDescription
 
 let package = Package(
@@ -52,7 +53,8 @@ let package = Package(
         // libyuv ships no pkg-config file: the module map links it by name.
         .systemLibrary(name: "CYUV", providers: [.apt(["libyuv-dev"])]),
         .target(name: "CMediaShims", dependencies: ["COpus", "CVPX"]),
-        .systemLibrary(name: "CSDL", pkgConfig: "SDL2_ttf", providers: [.apt(["libsdl2-dev", "libsdl2-ttf-dev"])]),
+        // SDL2 and SDL2_ttf: their headers only; the libraries are loaded when a window opens.
+        .target(name: "CSDLLoader"),
 
         .target(name: "ConfCore"),
         .target(name: "ConfWire", dependencies: ["ConfCore"]),
@@ -64,7 +66,7 @@ let package = Package(
                 // builds too, or a debug conf under emulation (the vivid camera test) starves its loop.
                 swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         .target(name: "ConfCall", dependencies: ["ConfCore", "ConfWire", "ConfSession", "ConfCrypto"]),
-        .target(name: "ConfIO", dependencies: ["ConfCore", "ConfWire", "ConfRendezvous", "CGLib", "CConfShims", "CSCTPShims", "CPulse", "CV4L2Shims", "CSDL", "ConfMedia"]),
+        .target(name: "ConfIO", dependencies: ["ConfCore", "ConfWire", "ConfRendezvous", "CGLib", "CConfShims", "CSCTPShims", "CPulse", "CV4L2Shims", "CSDLLoader", "ConfMedia"]),
         .target(name: "ConfCLI", dependencies: ["ConfCore"]),
         .target(name: "ConfScreen", dependencies: ["ConfCore"]),
         .target(name: "ConfCallMedia", dependencies: ["ConfCore", "ConfWire", "ConfCall", "ConfMedia"]),

@@ -1,4 +1,4 @@
-import CSDL
+import CSDLLoader
 import ConfCore
 import ConfMedia
 
@@ -59,36 +59,40 @@ public final class VideoWindow {
 
     /// Opens the window; `title` is escaped like every name.
     public init(title: String, width: Int32 = 960, height: Int32 = 540) throws(Failure) {
+        var error = [CChar](repeating: 0, count: 256)
+        guard conf_sdl_load(&error, error.count) == 0 else {
+            throw Failure(description: "cannot load SDL2 (libsdl2-2.0-0, libsdl2-ttf-2.0-0): \(error.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })")
+        }
         // GLib handles SIGINT and SIGTERM for conf: SDL must not turn them into a quit event.
-        SDL_SetHint("SDL_NO_SIGNAL_HANDLERS", "1")
+        _ = sdl.SDL_SetHint("SDL_NO_SIGNAL_HANDLERS", "1")
         // A call is video people watch: the screen saver stays off while the window is open (SDL's default, said aloud).
-        SDL_SetHint("SDL_VIDEO_ALLOW_SCREENSAVER", "0")
-        guard SDL_InitSubSystem(UInt32(SDL_INIT_VIDEO)) == 0 else {
+        _ = sdl.SDL_SetHint("SDL_VIDEO_ALLOW_SCREENSAVER", "0")
+        guard sdl.SDL_InitSubSystem(UInt32(SDL_INIT_VIDEO)) == 0 else {
             throw Failure(description: "cannot open the display: \(Self.lastError())")
         }
         var bounds = SDL_Rect()
         var size = (width, height)
-        if SDL_GetDisplayUsableBounds(0, &bounds) == 0, bounds.w > 0, bounds.h > 0 {
+        if sdl.SDL_GetDisplayUsableBounds(0, &bounds) == 0, bounds.w > 0, bounds.h > 0 {
             size = (min(width, bounds.w), min(height, bounds.h))
         }
         let centred = Int32(bitPattern: 0x2FFF_0000)  // SDL_WINDOWPOS_CENTERED, a macro Swift cannot import
-        guard let window = SDL_CreateWindow(Self.printable(title, limit: 120), centred, centred, size.0, size.1,
+        guard let window = sdl.SDL_CreateWindow(Self.printable(title, limit: 120), centred, centred, size.0, size.1,
                                             SDL_WINDOW_RESIZABLE.rawValue | SDL_WINDOW_ALLOW_HIGHDPI.rawValue) else {
             let error = Self.lastError()
-            SDL_QuitSubSystem(UInt32(SDL_INIT_VIDEO))
+            sdl.SDL_QuitSubSystem(UInt32(SDL_INIT_VIDEO))
             throw Failure(description: "cannot open a window: \(error)")
         }
         // Accelerated where there is a GPU, SDL's software renderer otherwise (Xvfb, a remote X).
-        guard let renderer = SDL_CreateRenderer(window, -1, 0) ?? SDL_CreateRenderer(window, -1, SDL_RENDERER_SOFTWARE.rawValue) else {
+        guard let renderer = sdl.SDL_CreateRenderer(window, -1, 0) ?? sdl.SDL_CreateRenderer(window, -1, SDL_RENDERER_SOFTWARE.rawValue) else {
             let error = Self.lastError()
-            SDL_DestroyWindow(window)
-            SDL_QuitSubSystem(UInt32(SDL_INIT_VIDEO))
+            sdl.SDL_DestroyWindow(window)
+            sdl.SDL_QuitSubSystem(UInt32(SDL_INIT_VIDEO))
             throw Failure(description: "cannot draw in the window: \(error)")
         }
         self.window = window
         self.renderer = renderer
-        SDL_SetRenderDrawBlendMode(renderer, SDL_BLENDMODE_BLEND)
-        font = TTF_WasInit() > 0 || TTF_Init() == 0 ? Self.fontPaths.lazy.compactMap { TTF_OpenFont($0, 15) }.first : nil
+        _ = sdl.SDL_SetRenderDrawBlendMode(renderer, SDL_BLENDMODE_BLEND)
+        font = sdl.TTF_WasInit() > 0 || sdl.TTF_Init() == 0 ? Self.fontPaths.lazy.compactMap { sdl.TTF_OpenFont($0, 15) }.first : nil
     }
 
     /// Whether names can be drawn (a font was found): without one the tiles have none.
@@ -100,7 +104,7 @@ public final class VideoWindow {
         guard !closed else { return [] }
         var actions: [Action] = []
         var event = SDL_Event()
-        while SDL_PollEvent(&event) != 0 {
+        while sdl.SDL_PollEvent(&event) != 0 {
             switch event.type {
             case SDL_QUIT.rawValue:
                 actions.append(.leave)
@@ -132,9 +136,9 @@ public final class VideoWindow {
         damaged = false
         lastDrawn = (tiles, own)
         var width: Int32 = 0, height: Int32 = 0
-        SDL_GetRendererOutputSize(renderer, &width, &height)
-        SDL_SetRenderDrawColor(renderer, 18, 18, 20, 255)
-        SDL_RenderClear(renderer)
+        _ = sdl.SDL_GetRendererOutputSize(renderer, &width, &height)
+        _ = sdl.SDL_SetRenderDrawColor(renderer, 18, 18, 20, 255)
+        _ = sdl.SDL_RenderClear(renderer)
         var used = Set<String>()
         // Our own picture: a fifth of the window's width (at most a third of its height), at its
         // shape, in the bottom-right corner, in a band below the others' so it covers none of them.
@@ -149,29 +153,29 @@ public final class VideoWindow {
             drawTile(tile, in: SDL_Rect(x: Int32(rect.x), y: Int32(rect.y), w: Int32(rect.width), h: Int32(rect.height)), labels: &used)
         }
         for (text, label) in labels where !used.contains(text) {
-            SDL_DestroyTexture(label.texture)
+            sdl.SDL_DestroyTexture(label.texture)
             labels[text] = nil
         }
         for id in textures.keys where !tiles.contains(where: { $0.id == id }) && own?.id != id {
-            SDL_DestroyTexture(textures[id]!.texture)
+            sdl.SDL_DestroyTexture(textures[id]!.texture)
             textures[id] = nil
         }
-        SDL_RenderPresent(renderer)
+        sdl.SDL_RenderPresent(renderer)
     }
 
     private func drawTile(_ tile: Tile, in rect: SDL_Rect, labels used: inout Set<String>) {
         var rect = rect
         if let picture = tile.picture, let texture = texture(for: tile.id, picture) {
-            SDL_RenderCopy(renderer, texture, nil, &rect)
+            _ = sdl.SDL_RenderCopy(renderer, texture, nil, &rect)
         } else {
-            SDL_SetRenderDrawColor(renderer, 48, 48, 54, 255)
-            SDL_RenderFillRect(renderer, &rect)
+            _ = sdl.SDL_SetRenderDrawColor(renderer, 48, 48, 54, 255)
+            _ = sdl.SDL_RenderFillRect(renderer, &rect)
         }
         if tile.talking {
-            SDL_SetRenderDrawColor(renderer, 60, 220, 90, 255)
+            _ = sdl.SDL_SetRenderDrawColor(renderer, 60, 220, 90, 255)
             for inset in Int32(0)..<3 {
                 var frame = SDL_Rect(x: rect.x + inset, y: rect.y + inset, w: rect.w - 2 * inset, h: rect.h - 2 * inset)
-                SDL_RenderDrawRect(renderer, &frame)
+                _ = sdl.SDL_RenderDrawRect(renderer, &frame)
             }
         }
         let text = ([Self.printable(tile.name, limit: 40)] + tile.badges.map { Self.printable($0, limit: 20) }).joined(separator: " · ")
@@ -180,20 +184,20 @@ public final class VideoWindow {
         let w = min(label.width, rect.w - 12), h = label.height
         guard w > 0, rect.h > h + 12 else { return }
         var back = SDL_Rect(x: rect.x + 6, y: rect.y + rect.h - h - 10, w: w + 8, h: h + 4)
-        SDL_SetRenderDrawColor(renderer, 0, 0, 0, 160)
-        SDL_RenderFillRect(renderer, &back)
+        _ = sdl.SDL_SetRenderDrawColor(renderer, 0, 0, 0, 160)
+        _ = sdl.SDL_RenderFillRect(renderer, &back)
         var source = SDL_Rect(x: 0, y: 0, w: w, h: h)
         var target = SDL_Rect(x: back.x + 4, y: back.y + 2, w: w, h: h)
-        SDL_RenderCopy(renderer, label.texture, &source, &target)
+        _ = sdl.SDL_RenderCopy(renderer, label.texture, &source, &target)
     }
 
     private func texture(for id: String, _ picture: VideoFrame) -> OpaquePointer? {
         if let cached = textures[id], cached.width != picture.width || cached.height != picture.height {
-            SDL_DestroyTexture(cached.texture)
+            sdl.SDL_DestroyTexture(cached.texture)
             textures[id] = nil
         }
         if textures[id] == nil {
-            guard let texture = SDL_CreateTexture(renderer, SDL_PIXELFORMAT_IYUV.rawValue, Int32(SDL_TEXTUREACCESS_STREAMING.rawValue),
+            guard let texture = sdl.SDL_CreateTexture(renderer, SDL_PIXELFORMAT_IYUV.rawValue, Int32(SDL_TEXTUREACCESS_STREAMING.rawValue),
                                                   Int32(picture.width), Int32(picture.height)) else { return nil }
             textures[id] = (texture, picture.width, picture.height)
         }
@@ -202,7 +206,7 @@ public final class VideoWindow {
         picture.y.withUnsafeBufferPointer { y in
             picture.u.withUnsafeBufferPointer { u in
                 picture.v.withUnsafeBufferPointer { v in
-                    _ = SDL_UpdateYUVTexture(texture, nil, y.baseAddress, Int32(picture.width), u.baseAddress, chroma, v.baseAddress, chroma)
+                    _ = sdl.SDL_UpdateYUVTexture(texture, nil, y.baseAddress, Int32(picture.width), u.baseAddress, chroma, v.baseAddress, chroma)
                 }
             }
         }
@@ -211,11 +215,11 @@ public final class VideoWindow {
 
     private func label(_ text: String) -> (texture: OpaquePointer, width: Int32, height: Int32)? {
         if let label = labels[text] { return label }
-        guard let font, !text.isEmpty, let surface = TTF_RenderUTF8_Blended(font, text, SDL_Color(r: 240, g: 240, b: 240, a: 255)) else {
+        guard let font, !text.isEmpty, let surface = sdl.TTF_RenderUTF8_Blended(font, text, SDL_Color(r: 240, g: 240, b: 240, a: 255)) else {
             return nil
         }
-        defer { SDL_FreeSurface(surface) }
-        guard let texture = SDL_CreateTextureFromSurface(renderer, surface) else { return nil }
+        defer { sdl.SDL_FreeSurface(surface) }
+        guard let texture = sdl.SDL_CreateTextureFromSurface(renderer, surface) else { return nil }
         let label = (texture, surface.pointee.w, surface.pointee.h)
         labels[text] = label
         return label
@@ -223,7 +227,7 @@ public final class VideoWindow {
 
     private func setFullScreen(_ on: Bool) {
         fullScreen = on
-        SDL_SetWindowFullscreen(window, on ? SDL_WINDOW_FULLSCREEN_DESKTOP.rawValue : 0)
+        _ = sdl.SDL_SetWindowFullscreen(window, on ? SDL_WINDOW_FULLSCREEN_DESKTOP.rawValue : 0)
         damaged = true
     }
 
@@ -231,14 +235,14 @@ public final class VideoWindow {
     public func close() {
         guard !closed else { return }
         closed = true
-        for texture in textures.values { SDL_DestroyTexture(texture.texture) }
-        for label in labels.values { SDL_DestroyTexture(label.texture) }
+        for texture in textures.values { sdl.SDL_DestroyTexture(texture.texture) }
+        for label in labels.values { sdl.SDL_DestroyTexture(label.texture) }
         textures = [:]
         labels = [:]
-        if let font { TTF_CloseFont(font) }
-        SDL_DestroyRenderer(renderer)
-        SDL_DestroyWindow(window)
-        SDL_QuitSubSystem(UInt32(SDL_INIT_VIDEO))
+        if let font { sdl.TTF_CloseFont(font) }
+        sdl.SDL_DestroyRenderer(renderer)
+        sdl.SDL_DestroyWindow(window)
+        sdl.SDL_QuitSubSystem(UInt32(SDL_INIT_VIDEO))
     }
 
     /// A name or badge as drawn: controls and format characters (bidirectional overrides) shown
@@ -248,5 +252,8 @@ public final class VideoWindow {
         return clean.count > limit ? String(clean.prefix(limit - 1)) + "…" : clean
     }
 
-    private static func lastError() -> String { String(cString: SDL_GetError()) }
+    private static func lastError() -> String { sdl.SDL_GetError().map { String(cString: $0) } ?? "no reason given" }
 }
+
+/// SDL2's and SDL2_ttf's functions, once `conf_sdl_load` has loaded them (VideoWindow's init).
+private var sdl: conf_sdl_functions { conf_sdl().pointee }
