@@ -46,6 +46,9 @@ import Testing
             #expect(depends.contains(package), "Depends lacks \(package): \(depends)")
         }
         #expect(!depends.lowercased().contains("swift"))
+        // Loaded when a window opens, not linked: dpkg-shlibdeps cannot see them.
+        let recommends = try Self.run("/usr/bin/dpkg-deb", ["-f", deb, "Recommends"]).out
+        #expect(recommends.contains("libsdl2-2.0-0") && recommends.contains("libsdl2-ttf-2.0-0"), "Recommends: \(recommends)")
 
         let unpacked = scratch.appendingPathComponent("root")
         #expect(try Self.run("/usr/bin/dpkg-deb", ["-x", deb, unpacked.path]).status == 0)
