@@ -26,6 +26,7 @@ extension CallEngineCongestionTests {
         // The small encoding's frames reach cat, and only cat; bob keeps the full one.
         let catFrames = cat.videoFrames[ann.id, default: 0], bobFrames = bob.videoFrames[ann.id, default: 0]
         #expect(catFrames > 60, "cat got \(catFrames) frames of ann's video in 17 s")
+        #expect(bobFrames > catFrames, "bob, on the full encoding with all its layers, got \(bobFrames) frames; cat \(catFrames)")
         #expect(toBob.videoLayers == 3 && toBob.estimateKbps >= 600, "bob's link is not held down: \(toBob)")
         #expect(try #require(ann.videoBitrates.last?.kbps) >= 540, "the full encoding follows the best link")
 
