@@ -71,7 +71,7 @@ public enum ConfProgram {
     static let json = OptionSpec(
         "json", short: "j", help: "print events as JSON on stdout, one object a line; human-readable text goes to stderr")
 
-    static let commandsHelp = "During the call, commands on stdin, one a line: mute, unmute, mute-peer WHO, unmute-peer WHO (stop playing one participant, here only; WHO is a name or an id, like ann or p2), camera off, camera on (stop and resume sending video), camera next, camera /dev/videoN (send from another camera), hide WHO, show WHO (stop and resume getting one participant's video), say TEXT (chat; typed before anyone is connected, it is kept and sent to the first peer who connects), play FILE.wav, leave."
+    static let commandsHelp = "During the call, commands on stdin, one a line: mute, unmute, mute-peer WHO, unmute-peer WHO (stop playing one participant, here only; WHO is a name or an id, like ann or p2), camera off, camera on (stop and resume sending video), camera next, camera /dev/videoN (send from another camera), hide WHO, show WHO (stop and resume getting one participant's video), say TEXT (chat to everyone in the room; a peer whose link is still coming up gets it when it is up; typed before anyone is connected, it is kept and sent to the first peer who connects), play FILE.wav, leave."
 
     static let host = CommandSpec(
         "host", abstract: "open a room, print how others join it, and join it",

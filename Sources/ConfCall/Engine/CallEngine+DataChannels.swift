@@ -62,9 +62,10 @@ extension CallEngine {
         guard label == Self.chatLabel, !link.chatOpen else { return }
         link.chatOpen = true
         for text in configuration.say { say(text, to: link) }
-        let held = heldChat
+        let waiting = link.chatWaiting + heldChat
+        link.chatWaiting = []
         heldChat = []
-        for text in held { say(text, to: link) }
+        for text in waiting { say(text, to: link) }
     }
 
     private func message(_ text: String, label: String, from link: PeerConnection) {
@@ -81,11 +82,23 @@ extension CallEngine {
 
     // MARK: Commands
 
-    /// Sends a chat message to every peer whose chat channel is open, or, with none open yet,
-    /// holds it for the first peer whose channel opens. False when the hold is full.
+    /// Sends a chat message to every peer in the room: at once where its chat channel is open,
+    /// else when it opens (a link still coming up: in a mesh the links open one by one, and a
+    /// message said between two would miss the later). With nobody here yet it is held for the
+    /// first peer whose channel opens. False when what waits is full.
     public func say(_ text: String, now: Instant) -> Bool {
-        let sent = links.values.filter(\.chatOpen).reduce(0) { count, link in count + (say(text, to: link) ? 1 : 0) }
-        if sent > 0 { return true }
+        let present = links.values.filter { $0.phase != .disconnected }
+        var sent = false, waits = false
+        for link in present {
+            if link.chatOpen {
+                sent = say(text, to: link) || sent
+            } else if link.chatWaiting.count < Self.maxHeldChat {
+                link.chatWaiting.append(text)
+                waits = true
+            }
+        }
+        if waits && !sent { outputs.append(.note("Nobody is connected yet: the message goes to each peer as its link comes up.")) }
+        if !present.isEmpty { return sent || waits }
         guard heldChat.count < Self.maxHeldChat else { return false }
         heldChat.append(text)
         outputs.append(.note("Nobody is connected yet: the message goes to the first peer who connects."))

@@ -66,6 +66,8 @@ final class PeerConnection {
 
     // Data channels and what the peer says over them.
     var chatOpen = false
+    /// Chat said while this link was coming up, sent when its channel opens (at most `CallEngine.maxHeldChat`).
+    var chatWaiting: [String] = []
     var controlOpen = false
     var remoteAudioMuted = false
     var remoteVideoMuted = false

@@ -118,3 +118,29 @@ import Testing
         #expect(!bob.events.contains { if case .peerMuted = $0.event { true } else { false } }, "bob is not told")
     }
 }
+
+/// Chat in a mesh whose links come up one by one.
+extension CallEngineControlTests {
+    /// cy is connected to bob; ann has just joined and her link to cy is still coming up when cy
+    /// speaks: bob gets it at once, ann when her link opens (CI once lost it: it went only to the
+    /// peers whose channel was open). Someone who joins afterwards does not get it.
+    @Test func chatSaidWhileALinkComesUpReachesThatPeerToo() throws {
+        let call = SimulatedCall(seed: 24, handshake: .fakeDTLS)
+        let bob = try call.add("bob"), cy = try call.add("cy"), ann = try call.add("ann"), dan = try call.add("dan")
+        call.join(bob)
+        call.join(cy)
+        #expect(call.run(for: .seconds(5)) { call.fullMesh([bob, cy]) })
+        let signals = cy.signalsSent
+        call.join(ann)
+        // cy has begun a link to ann (its first signal to her went out); nothing is up yet.
+        #expect(call.run(for: .seconds(5)) { cy.signalsSent > signals })
+        #expect(!call.fullMesh([ann, bob, cy]), "ann's links are still coming up")
+        #expect(cy.engine.say("standup in five", now: call.now))
+        #expect(call.run(for: .seconds(5)) { ann.chats.contains("standup in five") })
+        #expect(bob.chats == ["standup in five"])
+        call.join(dan)
+        #expect(call.run(for: .seconds(5)) { call.fullMesh([ann, bob, cy, dan]) })
+        call.run(for: .seconds(1))
+        #expect(dan.chats.isEmpty, "a later joiner gets no earlier chat: \(dan.chats)")
+    }
+}
