@@ -7,72 +7,48 @@ import Testing
 @Suite(.serialized, .enabled(if: NetworkNamespaces.available, "needs root and network namespaces (ip netns, iptables, tc)"))
 struct CongestionControlTests {
     @Test func aCappedUplinkSettlesUnderTheCapAndVideoGoesOn() throws {
-        let prefix = "cc\(getpid() % 10_000)"
-        try Self.capUplink(of: prefix, to: "400kbit")
-        defer { try? LossTests.run(["down", prefix]) }
-        let out = FileManager.default.temporaryDirectory.appendingPathComponent("conf-cc-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: out) }
-        let host = try ConfProcess(["host", "--listen", "10.9.0.1:7373", "--as", "ann", "--json", "--record", out.path],
-                                   namespace: "\(prefix)-a")
-        defer { host.signal(SIGKILL) }
-        let command = try #require(host.waitForEvent("room")?["join_command"] as? String).split(separator: " ").dropFirst().map(String.init)
-        let bob = try ConfProcess(command + ["--as", "bob", "--json", "--stats", "--video-source", "pattern:noisy", "--audio-source", "tone:440"],
-                                  namespace: "\(prefix)-b")
-        defer { bob.signal(SIGKILL) }
-        #expect(bob.waitForEvent("peer-connected", timeout: .seconds(15)) != nil, "\(bob.stderr)")
-        // Let the estimate settle, then read what bob's link to ann reports for the next 6 s.
-        _ = bob.waitForEvent("link-stats", timeout: .seconds(30)) { ($0["t"] as? Double ?? 0) > 12 }
-        #expect(ConfProcess.waitUntil(timeout: .seconds(15)) { Self.linkFigures(bob).filter { $0.t > 12 }.count >= 3 }, "\(bob.stdout)")
-        let settled = Self.linkFigures(bob).filter { $0.t > 12 }
-        #expect(!settled.isEmpty && settled.allSatisfy { $0.estimate <= 480 }, "estimates over the 400 kbit/s cap: \(settled)")
-        #expect(settled.allSatisfy { $0.sent <= 480 }, "sent over the cap: \(settled)\n\(bob.stderr.suffix(3000))")
-        #expect(settled.contains { $0.layers >= 1 }, "video paused on a link that carries 400 kbit/s: \(settled)")
-        host.signal(SIGTERM)
-        #expect(host.waitForExit() == 0)
-        let frames = try VideoTests.frames(out.appendingPathComponent("bob.ivf").path).frames.count
-        #expect(frames > 50, "ann recorded \(frames) frames of bob's video")
+        try Self.cappedCall("cc", uplink: "400kbit", bobsVideo: "pattern:noisy") { host, bob, out in
+            // Let the estimate settle, then read what bob's link to ann reports for the next 6 s.
+            _ = bob.waitForEvent("link-stats", timeout: .seconds(30)) { ($0["t"] as? Double ?? 0) > 12 }
+            #expect(ConfProcess.waitUntil(timeout: .seconds(15)) { Self.linkFigures(bob).filter { $0.t > 12 }.count >= 3 }, "\(bob.stdout)")
+            let settled = Self.linkFigures(bob).filter { $0.t > 12 }
+            #expect(!settled.isEmpty && settled.allSatisfy { $0.estimate <= 480 }, "estimates over the 400 kbit/s cap: \(settled)")
+            #expect(settled.allSatisfy { $0.sent <= 480 }, "sent over the cap: \(settled)\n\(bob.stderr.suffix(3000))")
+            #expect(settled.contains { $0.layers >= 1 }, "video paused on a link that carries 400 kbit/s: \(settled)")
+            host.signal(SIGTERM)
+            #expect(host.waitForExit() == 0)
+            let frames = try VideoTests.frames(out.appendingPathComponent("bob.ivf").path).frames.count
+            #expect(frames > 50, "ann recorded \(frames) frames of bob's video")
+        }
     }
 
     /// bob's uplink carries 64 kbit/s: room for his audio, not for video. His video to ann
     /// pauses, and his audio to her goes in 60 ms packets (three Opus frames in one, a third of
     /// the headers); ann's conf plays them: her recording of bob holds his tone to the end.
     @Test func aLinkTooWeakForVideoCarriesItsAudioInSixtyMillisecondPackets() throws {
-        let prefix = "ca\(getpid() % 10_000)"
-        try Self.capUplink(of: prefix, to: "64kbit")
-        defer { try? LossTests.run(["down", prefix]) }
-        let out = FileManager.default.temporaryDirectory.appendingPathComponent("conf-ca-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: out) }
-        let host = try ConfProcess(["host", "--listen", "10.9.0.1:7373", "--as", "ann", "--json", "--record", out.path],
-                                   namespace: "\(prefix)-a")
-        defer { host.signal(SIGKILL) }
-        let command = try #require(host.waitForEvent("room")?["join_command"] as? String).split(separator: " ").dropFirst().map(String.init)
-        let bob = try ConfProcess(command + ["--as", "bob", "--json", "--stats", "--video-source", "pattern", "--audio-source", "tone:440"],
-                                  namespace: "\(prefix)-b")
-        defer { bob.signal(SIGKILL) }
-        #expect(bob.waitForEvent("peer-connected", timeout: .seconds(15)) != nil, "\(bob.stderr)")
-        #expect(bob.waitForEvent("video-paused", timeout: .seconds(20)) != nil, "\(bob.stdout.suffix(3000))")
-        // Each link-stats of bob's link to ann: (video layers, ms of audio per packet, kbit/s sent).
-        func figures() -> [(layers: Int, audio: Int, sent: Double)] {
-            bob.events(ofType: "link-stats").compactMap { event in
-                guard let link = (event["links"] as? [[String: Any]])?.first, let audio = link["audio_packet_ms"] as? Int else { return nil }
-                return (link["video_layers"] as? Int ?? -1, audio, link["sent_kbps"] as? Double ?? 0)
+        try Self.cappedCall("ca", uplink: "64kbit", bobsVideo: "pattern") { host, bob, out in
+            #expect(bob.waitForEvent("video-paused", timeout: .seconds(20)) != nil, "\(bob.stdout.suffix(3000))")
+            // Each link-stats of bob's link to ann: (video layers, ms of audio per packet, kbit/s sent).
+            func figures() -> [(layers: Int, audio: Int, sent: Double)] {
+                bob.events(ofType: "link-stats").compactMap { event in
+                    guard let link = (event["links"] as? [[String: Any]])?.first, let audio = link["audio_packet_ms"] as? Int else { return nil }
+                    return (link["video_layers"] as? Int ?? -1, audio, link["sent_kbps"] as? Double ?? 0)
+                }
             }
+            #expect(ConfProcess.waitUntil(timeout: .seconds(10)) { figures().last?.audio == 60 }, "\(figures())")
+            // Four more seconds: the probes may bring the video back for a while (then 20 ms
+            // packets); while it is paused the audio goes in 60 ms ones.
+            let seen = figures().count
+            #expect(ConfProcess.waitUntil(timeout: .seconds(10)) { figures().count >= seen + 2 })
+            let since = figures().dropFirst(seen - 1)
+            #expect(since.allSatisfy { ($0.layers == 0) == ($0.audio == 60) }, "(layers, audio ms, sent kbit/s): \(since)")
+            print("64 kbit/s uplink: bob's link to ann (layers, audio ms, sent kbit/s): \(since)")
+            host.signal(SIGTERM)
+            #expect(host.waitForExit() == 0)
+            let samples = try AudioTests.samples(out.appendingPathComponent("bob.wav").path)
+            #expect(samples.count > 5 * 48_000)
+            #expect(AudioTests.tonePower(samples.suffix(2 * 48_000).prefix(48_000), 440) > 0.02, "bob's tone in the last seconds ann heard")
         }
-        #expect(ConfProcess.waitUntil(timeout: .seconds(10)) { figures().last?.audio == 60 }, "\(figures())")
-        // Four more seconds: the probes may bring the video back for a while (then 20 ms
-        // packets); while it is paused the audio goes in 60 ms ones.
-        let seen = figures().count
-        #expect(ConfProcess.waitUntil(timeout: .seconds(10)) { figures().count >= seen + 2 })
-        let since = figures().dropFirst(seen - 1)
-        #expect(since.allSatisfy { ($0.layers == 0) == ($0.audio == 60) }, "(layers, audio ms, sent kbit/s): \(since)")
-        print("64 kbit/s uplink: bob's link to ann (layers, audio ms, sent kbit/s): \(since)")
-        host.signal(SIGTERM)
-        #expect(host.waitForExit() == 0)
-        let samples = try AudioTests.samples(out.appendingPathComponent("bob.wav").path)
-        #expect(samples.count > 5 * 48_000)
-        #expect(AudioTests.tonePower(samples.suffix(2 * 48_000).prefix(48_000), 440) > 0.02, "bob's tone in the last seconds ann heard")
     }
 
     /// Three parties: bob and cat (a listener) in one namespace, ann in the other behind bob's
@@ -157,6 +133,28 @@ struct CongestionControlTests {
 
     /// Namespaces `prefix`-a (10.9.0.1) and `prefix`-b (10.9.0.2) on one link, b's uplink capped
     /// with a token bucket at `rate`; `down` removes them.
+    /// ann hosts in one namespace; bob (a 440 Hz tone, `bobsVideo`, --stats) joins from the
+    /// other behind an uplink capped at `uplink`; ann records into a directory of its own. `body`
+    /// gets them once bob is connected; everything is taken down after it.
+    static func cappedCall(_ name: String, uplink: String, bobsVideo: String,
+                           _ body: (_ host: ConfProcess, _ bob: ConfProcess, _ out: URL) throws -> Void) throws {
+        let prefix = "\(name)\(getpid() % 10_000)"
+        try capUplink(of: prefix, to: uplink)
+        defer { try? LossTests.run(["down", prefix]) }
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("conf-\(name)-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: out) }
+        let host = try ConfProcess(["host", "--listen", "10.9.0.1:7373", "--as", "ann", "--json", "--record", out.path],
+                                   namespace: "\(prefix)-a")
+        defer { host.signal(SIGKILL) }
+        let command = try #require(host.waitForEvent("room")?["join_command"] as? String).split(separator: " ").dropFirst().map(String.init)
+        let bob = try ConfProcess(command + ["--as", "bob", "--json", "--stats", "--video-source", bobsVideo, "--audio-source", "tone:440"],
+                                  namespace: "\(prefix)-b")
+        defer { bob.signal(SIGKILL) }
+        #expect(bob.waitForEvent("peer-connected", timeout: .seconds(15)) != nil, "\(bob.stderr)")
+        try body(host, bob, out)
+    }
+
     static func capUplink(of prefix: String, to rate: String) throws {
         try LossTests.run(["up", prefix, "0"])
         do {

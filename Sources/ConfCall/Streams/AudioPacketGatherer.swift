@@ -8,10 +8,9 @@ import ConfWire
 /// frame-length controller makes the same trade), for 40 ms more delay and 60 ms lost with a
 /// packet. The encoder stays one for everyone; only this link's packets change. Pure.
 ///
-/// Only then, for now: tried on every link under 150 kbit/s, the simulated three senders behind
-/// one 300 kbit/s downlink shared it worse, and every call began in 60 ms packets while its
-/// estimates rose. Part of the first was `LinkTraffic` reading each packet as 20 ms (a 60 ms
-/// one counted three times over), fixed since; worth trying again with a start kept at 20 ms.
+/// Only then, for now: tried on every link whose estimate stayed under 150 kbit/s for 3 s, the
+/// three senders behind one 300 kbit/s downlink (simulated, and end to end) shared it no better
+/// (BENCHMARKS "The shared downlink, and 60 ms packets on weak links with video tried").
 struct AudioPacketGatherer: Sendable {
     /// One packet to send: its Opus bytes, its length in 48 kHz samples, and the loudest of
     /// its frames' levels (RFC 6464: -dBov, 0 the loudest).
