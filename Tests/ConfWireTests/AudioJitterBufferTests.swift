@@ -15,6 +15,9 @@ struct SimulatedAudioLink {
     var spikeMs = 0.0
     /// Sender clock rate relative to the receiver's (1.001 = 0.1 % fast).
     var senderRate = 1.0
+    /// Stalls: packets sent in [start, start + stallMs) are held and arrive together at its end.
+    var stalls: [Double] = []
+    var stallMs = 0.0
     var seed: UInt64 = 1
 
     struct Result {
@@ -46,6 +49,7 @@ struct SimulatedAudioLink {
             }
             var delay = baseDelayMs + jitterMs * uniform()
             if uniform() < spikeRate { delay += spikeMs }
+            if let stall = stalls.first(where: { sentAt >= $0 && sentAt < $0 + stallMs }) { delay = max(delay, stall + stallMs + baseDelayMs - sentAt) }
             let sequence = UInt16(truncatingIfNeeded: 65_000 + k)  // wraps during the run
             inFlight.append((sentAt + delay, sequence, UInt32(truncatingIfNeeded: k * 960)))
             if uniform() < duplicateRate { inFlight.append((sentAt + delay + 5, sequence, UInt32(truncatingIfNeeded: k * 960))) }
@@ -83,7 +87,9 @@ struct SimulatedAudioLink {
 @Suite struct AudioJitterBufferTests {
     @Test func aCleanLinkPlaysEverythingInOrderWithASmallDelay() {
         let result = SimulatedAudioLink(jitterMs: 2).run(seconds: 30)
-        #expect(result.statistics.played == result.sent)
+        // The start may fill a frame more than the link needs; that frame is given back once.
+        #expect(result.statistics.played + result.statistics.skipped == result.sent)
+        #expect(result.statistics.skipped <= 1)
         #expect(result.concealedWhileActive == 0)
         #expect(result.playedOrder == result.playedOrder.sorted { UInt16(truncatingIfNeeded: $1 &- $0) < 32768 && $0 != $1 })
         #expect(result.bufferedFrames.max()! <= 3, "delay \(result.bufferedFrames.max()!) frames")
@@ -92,7 +98,9 @@ struct SimulatedAudioLink {
     @Test func lossIsConcealedAndCounted() {
         let result = SimulatedAudioLink(lossRate: 0.05, jitterMs: 5, seed: 2).run(seconds: 30)
         #expect(result.statistics.lost >= result.dropped - 2 && result.statistics.lost <= result.dropped)
-        #expect(result.statistics.played == result.sent)
+        // A frame waited for (a run of losses shows no successor) is given back later, no more.
+        #expect(result.statistics.played + result.statistics.skipped == result.sent)
+        #expect(result.statistics.skipped <= result.stretchesAfterStart + 1)
         // Concealment is for what was lost; waiting for a late packet happens only after a run of
         // losses (nothing newer to show the gap).
         #expect(result.concealedWhileActive <= result.dropped + result.stretchesAfterStart)

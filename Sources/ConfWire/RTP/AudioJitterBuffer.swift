@@ -14,9 +14,10 @@ import ConfCore
 /// - A missing frame whose successors have arrived is lost: `pop` says so, handing over the next
 ///   packet so its in-band FEC can recover it (Opus), else the decoder conceals.
 /// - When nothing newer has arrived (the network stalled, or the sender's clock is slower than
-///   ours) `pop` conceals without moving on, which adds delay; when the buffer holds more than the
-///   target for a while (a burst passed, or the sender's clock is faster) one frame is skipped.
-///   So clock drift of a long call never grows the delay, and never starves the sound card.
+///   ours) `pop` conceals without moving on, which adds a frame of delay; when every packet of the
+///   last few seconds came early enough to play a frame sooner (the stall passed, a burst drained,
+///   or the sender's clock is faster) one frame is skipped (`PlayoutSlack`). So neither a stall
+///   nor clock drift grows the delay for the rest of a call, and the sound card never starves.
 public struct AudioJitterBuffer: Sendable {
     public enum Playout: Equatable, Sendable {
         /// Nothing to play yet (before the first packet, or while filling up to the target).
@@ -53,7 +54,7 @@ public struct AudioJitterBuffer: Sendable {
     public private(set) var statistics = Statistics()
 
     private var unwrapper = SequenceUnwrapper()
-    private var packets: [UInt64: (payload: [UInt8], frames: Int)] = [:]
+    private var packets: [UInt64: (payload: [UInt8], frames: Int, arrival: Instant)] = [:]
     /// Frames the stream's packets hold (the last one's): how long a missing packet is concealed.
     private var framesPerPacket = 1
     /// Pops still owed to the packet that played last (`.continuation`) or to one that was lost.
@@ -68,7 +69,7 @@ public struct AudioJitterBuffer: Sendable {
     private var transitsSinceTarget = 0
     private var transitOrigin: (arrival: Instant, timestamp: UInt64)?
     private var timestampUnwrap: (last: UInt32, high: UInt64)?
-    private var overTargetSince: Instant?
+    private var slack: PlayoutSlack
     private var stretches = 0
 
     public init(frameDuration: Duration = .milliseconds(20), samplesPerFrame: UInt32 = 960,
@@ -77,6 +78,7 @@ public struct AudioJitterBuffer: Sendable {
         self.samplesPerFrame = samplesPerFrame
         self.minimumDelay = minimumDelay
         self.maximumDelay = maximumDelay
+        slack = PlayoutSlack(frameDuration: frameDuration)
         targetDelay = max(minimumDelay, frameDuration * 2)
     }
 
@@ -119,10 +121,11 @@ public struct AudioJitterBuffer: Sendable {
             highest = nil
             started = false
             firstArrival = nil
+            slack.reset()
         }
         statistics.received += 1
         let frames = max(1, frames)
-        packets[extended] = (payload, frames)
+        packets[extended] = (payload, frames, arrival)
         framesPerPacket = frames
         if highest.map({ extended > $0 }) ?? true { highest = extended }
         if next == nil { next = extended }
@@ -157,7 +160,8 @@ public struct AudioJitterBuffer: Sendable {
             stretches = 0
             statistics.played += 1
             continuationsLeft = packet.frames - 1
-            adaptDown(now: now)
+            slack.played(arrival: packet.arrival, size: packet.payload.count, now: now)
+            skipIfEarly(now: now)
             return .frame(packet.payload)
         }
         statistics.concealed += 1
@@ -166,6 +170,7 @@ public struct AudioJitterBuffer: Sendable {
             next = current + 1
             stretches = 0
             statistics.lost += 1
+            slack.lost(now: now)
             concealmentsLeft = framesPerPacket - 1
             // Opus's in-band FEC rebuilds the 20 ms just before the packet carrying it: the lost
             // packet's last frame, not this one, when packets hold several.
@@ -174,6 +179,7 @@ public struct AudioJitterBuffer: Sendable {
         // Nothing newer yet: wait (stretch) rather than move past packets that are only late,
         // but not forever.
         stretches += 1
+        slack.waited(now: now)
         if stretches > Int(maximumDelay.milliseconds / frameDuration.milliseconds) {
             next = current + 1
             stretches = 0
@@ -181,22 +187,14 @@ public struct AudioJitterBuffer: Sendable {
         return .lost(next: nil)
     }
 
-    /// Drops one frame when the buffer has held more than the target (plus slack) for a second.
-    private mutating func adaptDown(now: Instant) {
-        guard bufferedFrames > targetFrames + 1 else {
-            overTargetSince = nil
-            return
-        }
-        if let since = overTargetSince {
-            if now.since(since) >= .seconds(1), let current = next {
-                packets.removeValue(forKey: current)
-                next = current + 1
-                statistics.skipped += 1
-                overTargetSince = now
-            }
-        } else {
-            overTargetSince = now
-        }
+    /// Skips the packet after the one now playing when the recent packets all came a frame early.
+    private mutating func skipIfEarly(now: Instant) {
+        guard let following = next, let packet = packets[following],
+              slack.shouldSkip(frames: packet.frames, size: packet.payload.count, now: now) else { return }
+        packets.removeValue(forKey: following)
+        next = following + 1
+        statistics.skipped += 1
+        slack.skipped(frames: packet.frames, now: now)
     }
 
     private mutating func recordTransit(timestamp: UInt32, arrival: Instant) {

@@ -1,0 +1,102 @@
+import ConfCore
+
+/// When the audio jitter buffer may skip a frame: it keeps, for every packet played, its slack
+/// (how long before its turn it arrived), and skips when even the least slack of the last few
+/// seconds would survive playing a frame earlier. So the delay settles at what the network's
+/// jitter and the playout clock need, and a frame waited for once (a stall, a late burst) is
+/// given back when it is no longer needed instead of adding to the delay for the rest of the call.
+///
+/// Slacks are kept in the current playout schedule: a skip plays everything after it one frame
+/// earlier, a wait one frame later, so each shifts every recorded slack (by `offset`, which keeps
+/// the records' order, so a monotonic queue holds the window's minimum).
+///
+/// - How long the evidence must span (`calm`) doubles, up to 16 s, when a wait follows a skip
+///   within 10 s (once per skip) (the skip was too eager: stalls recur), and is back at 2 s after a minute with
+///   no wait.
+/// - While packets are being lost (one in the last 10 s), a frame more is kept: a loss is known
+///   only once its successor is there, and Opus's FEC for it is in that successor; without it the
+///   playout would wait at every loss.
+/// - A skip prefers a small packet (at most the recent mean size: in Opus, a quiet frame); after
+///   2 s more of excess it takes any. Skips are at least 200 ms apart.
+struct PlayoutSlack: Sendable {
+    static let guardMilliseconds = 5.0
+    static let shortestCalm = 2_000.0
+    static let longestCalm = 16_000.0
+
+    let frameMilliseconds: Double
+    private(set) var calm = PlayoutSlack.shortestCalm
+    /// (played at, slack - offset), in ms, slacks increasing from the front: the window's minimum.
+    private var minimums: [(at: Double, slack: Double)] = []
+    private var head = 0
+    private var offset = 0.0
+    private var firstPlayed: Double?
+    private var lastSkip: Double?
+    private var lastWait: Double?
+    private var lastLoss: Double?
+    private var excessSince: Double?
+    private var meanSize = 0.0
+
+    init(frameDuration: Duration) { frameMilliseconds = frameDuration.milliseconds }
+
+    /// A packet that arrived at `arrival` plays at `now`.
+    mutating func played(arrival: Instant, size: Int, now: Instant) {
+        let at = Self.ms(now)
+        let stored = at - Self.ms(arrival) - offset
+        while minimums.count > head, minimums[minimums.count - 1].slack >= stored { minimums.removeLast() }
+        minimums.append((at, stored))
+        if firstPlayed == nil { firstPlayed = at }
+        meanSize = meanSize == 0 ? Double(size) : meanSize + (Double(size) - meanSize) / 32
+    }
+
+    /// The playout waited a frame for a packet that had not come: everything later plays a frame later.
+    mutating func waited(now: Instant) {
+        let at = Self.ms(now)
+        offset += frameMilliseconds
+        // The first wait after a skip, within 10 s of it: that skip was too eager.
+        if let lastSkip, at - lastSkip < 10_000, lastWait.map({ $0 < lastSkip }) ?? true { calm = min(calm * 2, Self.longestCalm) }
+        lastWait = at
+        excessSince = nil
+    }
+
+    /// A packet was lost (its successor came and it did not).
+    mutating func lost(now: Instant) { lastLoss = Self.ms(now) }
+
+    /// Whether to skip the next packet (`frames` long, `size` bytes) rather than play it.
+    mutating func shouldSkip(frames: Int, size: Int, now: Instant) -> Bool {
+        let at = Self.ms(now)
+        if calm > Self.shortestCalm, at - (lastWait ?? 0) >= 60_000 { calm = Self.shortestCalm }
+        while head < minimums.count, minimums[head].at < at - calm { head += 1 }
+        if head > 256 {
+            minimums.removeFirst(head)
+            head = 0
+        }
+        guard let firstPlayed, at - firstPlayed >= calm, head < minimums.count,
+              lastSkip.map({ at - $0 >= 200 }) ?? true else { return false }
+        let leastSlack = minimums[head].slack + offset
+        let keep = Self.guardMilliseconds + (lastLoss.map { at - $0 < 10_000 } == true ? frameMilliseconds : 0)
+        guard leastSlack - keep >= Double(frames) * frameMilliseconds else {
+            excessSince = nil
+            return false
+        }
+        let since = excessSince ?? at
+        excessSince = since
+        return Double(size) <= meanSize || at - since >= 2_000
+    }
+
+    /// The packet was skipped: everything later plays `frames` frames earlier.
+    mutating func skipped(frames: Int, now: Instant) {
+        offset -= Double(frames) * frameMilliseconds
+        lastSkip = Self.ms(now)
+        excessSince = nil
+    }
+
+    /// The stream started over (a jump in sequence numbers): forget what was seen.
+    mutating func reset() { self = PlayoutSlack(frameMilliseconds: frameMilliseconds, calm: calm) }
+
+    private init(frameMilliseconds: Double, calm: Double) {
+        self.frameMilliseconds = frameMilliseconds
+        self.calm = calm
+    }
+
+    private static func ms(_ instant: Instant) -> Double { Double(instant.nanoseconds) / 1e6 }
+}

@@ -1,0 +1,33 @@
+import ConfCore
+import ConfWire
+import Testing
+
+/// The jitter buffer gives back delay that a stall added, once the stall has passed, and learns
+/// to keep it when stalls recur (`PlayoutSlack`).
+@Suite struct PlayoutSlackTests {
+    /// Mean frames buffered over a span of ticks after start-up (one sample per 20 ms tick).
+    private func meanBuffered(_ result: SimulatedAudioLink.Result, seconds: Range<Int>) -> Double {
+        let samples = result.bufferedFrames[(seconds.lowerBound * 50)..<(seconds.upperBound * 50)]
+        return Double(samples.reduce(0, +)) / Double(samples.count)
+    }
+
+    @Test func aStallsDelayIsGivenBackOnceItHasPassed() {
+        // 100 ms with nothing, then five frames at once: the playout waits five frames.
+        let result = SimulatedAudioLink(jitterMs: 2, stalls: [10_000], stallMs: 100).run(seconds: 30)
+        let before = meanBuffered(result, seconds: 5..<9)
+        let after = meanBuffered(result, seconds: 20..<29)
+        #expect(result.stretchesAfterStart >= 4, "the stall should have made the playout wait")
+        #expect(after <= before + 0.2, "buffered \(before) frames before the stall, \(after) well after it")
+        #expect(result.statistics.skipped >= 4 && result.statistics.skipped <= result.stretchesAfterStart + 1)
+        #expect(result.statistics.played + result.statistics.skipped == result.sent)
+    }
+
+    @Test func stallsThatRecurAreWaitedForOnceAndThenKept() {
+        // 60 ms every 3 s for a minute: giving the delay back each time would make the playout
+        // wait at every stall; after the first one or two it should hold the frames instead.
+        let stalls = Array(stride(from: 5_000.0, to: 65_000, by: 3_000))
+        let result = SimulatedAudioLink(jitterMs: 2, stalls: stalls, stallMs: 60).run(seconds: 70)
+        #expect(result.concealedWhileActive <= 3 * 3, "waited \(result.concealedWhileActive) frames over \(stalls.count) stalls")
+        #expect(result.statistics.skipped <= 3 + 1)
+    }
+}
