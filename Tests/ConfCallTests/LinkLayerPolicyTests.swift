@@ -35,6 +35,30 @@ import Testing
         #expect(policy.forwardedLayers == 1)
     }
 
+    @Test func aResumeThatFailsDoublesTheWaitBeforeTheNextAndVideoThatLastsUndoesIt() {
+        var policy = LinkLayerPolicy()
+        var now = start
+        /// Budget `kbps` (base layer 40) from `now` until the policy changes; the time it took.
+        func until(_ kbps: Int) -> Duration {
+            let from = now
+            while policy.update(budgetKbps: kbps, encoderKbps: 100, layers: 3, now: now) == nil { now = now + .milliseconds(100) }
+            return now.since(from)
+        }
+        #expect(until(20) == .milliseconds(500))
+        #expect(until(60) == .seconds(1))
+        // Each resume fails within 10 s: the next waits 2, 4, 8, 16, 32, 32 s.
+        var waits: [Duration] = []
+        for _ in 0..<6 {
+            #expect(until(20) == .milliseconds(500))
+            waits.append(until(60))
+        }
+        #expect(waits == [.seconds(2), .seconds(4), .seconds(8), .seconds(16), .seconds(32), .seconds(32)])
+        // Video that went on for 10 s: the next pause is a new story.
+        for _ in 0..<100 { #expect(policy.update(budgetKbps: 60, encoderKbps: 100, layers: 3, now: now) == nil); now = now + .milliseconds(100) }
+        #expect(until(20) == .milliseconds(500))
+        #expect(until(60) == .seconds(1))
+    }
+
     @Test func aDipShorterThanTheWaitDoesNotPause() {
         var policy = LinkLayerPolicy()
         _ = policy.update(budgetKbps: 10, encoderKbps: 100, layers: 3, now: start)

@@ -13,13 +13,21 @@ import ConfWire
 ///       budget ≥ `resumeMargin` × base layer for `resumeAfter`
 ///
 /// The two thresholds and the waits keep a link whose estimate hovers at the base layer's rate
-/// from flapping; a pause stops video only, the link's audio goes on.
+/// from flapping; a pause stops video only, the link's audio goes on. A resume that fails (video
+/// pauses again within `failedResumeWithin`) doubles the wait before the next one, up to
+/// `longestResumeWait`: with video paused the estimate climbs on audio and probes alone, and each
+/// try fills the link's queue, which delays the audio. Video that goes on for that long undoes it.
 struct LinkLayerPolicy: Sendable {
     enum Change: Equatable, Sendable { case paused, resumed }
 
     var pauseAfter: Duration = .milliseconds(500)
     var resumeAfter: Duration = .seconds(1)
     var resumeMargin = 1.25
+    var failedResumeWithin: Duration = .seconds(10)
+    var longestResumeWait: Duration = .seconds(32)
+    /// What the next resume waits for: `resumeAfter`, doubled for each resume that failed in a row.
+    private(set) var resumeWait: Duration = .seconds(1)
+    private var resumedAt: Instant?
     private(set) var paused = false
     /// The highest layer the link may get while it is not paused.
     private(set) var maximumLayer: UInt8 = 2
@@ -49,9 +57,15 @@ struct LinkLayerPolicy: Sendable {
         }
         let since = crossedAt ?? now
         crossedAt = since
-        guard now.since(since) >= (paused ? resumeAfter : pauseAfter) else { return nil }
+        guard now.since(since) >= (paused ? max(resumeAfter, resumeWait) : pauseAfter) else { return nil }
         paused.toggle()
         crossedAt = nil
+        if paused {
+            let failed = resumedAt.map { now.since($0) < failedResumeWithin } ?? false
+            resumeWait = failed ? min(longestResumeWait, max(resumeAfter, resumeWait) * 2) : resumeAfter
+        } else {
+            resumedAt = now
+        }
         return paused ? .paused : .resumed
     }
 
