@@ -190,7 +190,8 @@ public struct AudioJitterBuffer: Sendable {
     /// Skips the packet after the one now playing when the recent packets all came a frame early.
     private mutating func skipIfEarly(now: Instant) {
         guard let following = next, let packet = packets[following],
-              slack.shouldSkip(frames: packet.frames, size: packet.payload.count, now: now) else { return }
+              slack.shouldSkip(frames: packet.frames, size: packet.payload.count,
+                                 margin: targetDelay - frameDuration, now: now) else { return }
         packets.removeValue(forKey: following)
         next = following + 1
         statistics.skipped += 1

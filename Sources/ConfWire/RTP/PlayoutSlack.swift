@@ -2,8 +2,10 @@ import ConfCore
 
 /// When the audio jitter buffer may skip a frame: it keeps, for every packet played, its slack
 /// (how long before its turn it arrived), and skips when even the least slack of the last few
-/// seconds would survive playing a frame earlier. So the delay settles at what the network's
-/// jitter and the playout clock need, and a frame waited for once (a stall, a late burst) is
+/// seconds would survive playing a frame earlier with the margin the jitter buffer's target asks
+/// for (its target less a frame: on a clean link one frame queued, which absorbs the receiver's
+/// own scheduling delays). So the delay settles at what the network's jitter and the playout
+/// clock need, and a frame waited for once (a stall, a late burst) is
 /// given back when it is no longer needed instead of adding to the delay for the rest of the call.
 ///
 /// Slacks are kept in the current playout schedule: a skip plays everything after it one frame
@@ -11,8 +13,8 @@ import ConfCore
 /// the records' order, so a monotonic queue holds the window's minimum).
 ///
 /// - How long the evidence must span (`calm`) doubles, up to 16 s, when a wait follows a skip
-///   within 10 s (once per skip) (the skip was too eager: stalls recur), and is back at 2 s after a minute with
-///   no wait.
+///   within 10 s (once per skip: the skip was too eager, stalls recur), and is back at 2 s after a
+///   minute with no wait.
 /// - While packets are being lost (one in the last 10 s), a frame more is kept: a loss is known
 ///   only once its successor is there, and Opus's FEC for it is in that successor; without it the
 ///   playout would wait at every loss.
@@ -61,8 +63,9 @@ struct PlayoutSlack: Sendable {
     /// A packet was lost (its successor came and it did not).
     mutating func lost(now: Instant) { lastLoss = Self.ms(now) }
 
-    /// Whether to skip the next packet (`frames` long, `size` bytes) rather than play it.
-    mutating func shouldSkip(frames: Int, size: Int, now: Instant) -> Bool {
+    /// Whether to skip the next packet (`frames` long, `size` bytes) rather than play it, keeping
+    /// at least `margin` of slack (what the jitter seen asks for; never under 5 ms).
+    mutating func shouldSkip(frames: Int, size: Int, margin: Duration, now: Instant) -> Bool {
         let at = Self.ms(now)
         if calm > Self.shortestCalm, at - (lastWait ?? 0) >= 60_000 { calm = Self.shortestCalm }
         while head < minimums.count, minimums[head].at < at - calm { head += 1 }
@@ -73,7 +76,7 @@ struct PlayoutSlack: Sendable {
         guard let firstPlayed, at - firstPlayed >= calm, head < minimums.count,
               lastSkip.map({ at - $0 >= 200 }) ?? true else { return false }
         let leastSlack = minimums[head].slack + offset
-        let keep = Self.guardMilliseconds + (lastLoss.map { at - $0 < 10_000 } == true ? frameMilliseconds : 0)
+        let keep = max(Self.guardMilliseconds, margin.milliseconds) + (lastLoss.map { at - $0 < 10_000 } == true ? frameMilliseconds : 0)
         guard leastSlack - keep >= Double(frames) * frameMilliseconds else {
             excessSince = nil
             return false
