@@ -12,7 +12,11 @@ struct CongestionControlTests {
             _ = bob.waitForEvent("link-stats", timeout: .seconds(30)) { ($0["t"] as? Double ?? 0) > 12 }
             #expect(ConfProcess.waitUntil(timeout: .seconds(15)) { Self.linkFigures(bob).filter { $0.t > 12 }.count >= 3 }, "\(bob.stdout)")
             let settled = Self.linkFigures(bob).filter { $0.t > 12 }
-            #expect(!settled.isEmpty && settled.allSatisfy { $0.estimate <= 480 }, "estimates over the 400 kbit/s cap: \(settled)")
+            // Over the cap only while bob sends well under it: no increase goes beyond 1.5 x what
+            // the path acknowledged + 10 kbit/s (AIMDRateControl, as libwebrtc), so an encoder
+            // that undershoots (330 of 372 once) lets the estimate climb past 480 for a report.
+            #expect(!settled.isEmpty && settled.allSatisfy { $0.estimate <= max(480, 1.5 * $0.sent + 10) },
+                    "estimates over the 400 kbit/s cap: \(settled)")
             #expect(settled.allSatisfy { $0.sent <= 480 }, "sent over the cap: \(settled)\n\(bob.stderr.suffix(3000))")
             #expect(settled.contains { $0.layers >= 1 }, "video paused on a link that carries 400 kbit/s: \(settled)")
             host.signal(SIGTERM)
