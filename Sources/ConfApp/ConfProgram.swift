@@ -217,7 +217,7 @@ public enum ConfProgram {
                 ("peer-video-hidden", "peer, hidden", "you stopped or resumed getting that peer's video (hide, show); it stops sending it to you"),
                 ("talking", "peer, talking", "someone (you included, by your own id) started or stopped talking"),
                 ("talking-while-muted", "", "you started talking while muted: nobody hears it (at most every 15 s)"),
-                ("audio-stats", "peers", "with --stats, every 2 s: per peer {peer, kbps, loss_percent, jitter_ms, buffer_ms, target_ms, concealed_ms}"),
+                ("audio-stats", "peers", "with --stats, every 2 s: per peer {peer, kbps, loss_percent, jitter_ms, buffer_ms, target_ms, concealed_ms, skipped_ms}"),
                 ("link-stats", "links", "with --stats, every 2 s: per link {peer, estimate_kbps, sent_kbps, rtt_ms, loss_percent, queue_delay_ms, video_layers, video_encoding, audio_packet_ms}: what congestion control sees of the path to that peer (rtt_ms 0 before measured; video_layers 0 while paused; video_encoding full, or small: half the width and height, for a link that cannot carry half the full one's frame rate; audio_packet_ms 20, or 60 while the link is weak and the peer plays such packets)"),
                 ("video-paused", "peer, reason", "that peer stops getting your video: its link cannot carry even the small encoding's base layer (reason bandwidth); its audio goes on"),
                 ("video-resumed", "peer", "that peer gets your video again, from a key frame"),

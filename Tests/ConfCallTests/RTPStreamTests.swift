@@ -113,6 +113,29 @@ final class TaggingProtector: RTPProtector {
         #expect(audio.report(now: Self.at(2_000)).kbps == 0)  // a new window: nothing came since
     }
 
+    /// A stall's burst leaves the buffer frames ahead; what it gives back is reported, apart from
+    /// what it concealed.
+    @Test func audioGivenBackIsReportedAsSkipped() {
+        var audio = InboundAudioStream()
+        var reported: [InboundAudioStream.Report] = []
+        // 10 s of packets 5 ms on the way, but those sent in the first 300 ms held until then:
+        // the playout starts with 15 frames queued.
+        let arrivals = (0..<495).map { k in (sequence: k, at: Int64(k * 20 < 300 ? 300 : k * 20 + 5)) }
+        var next = 0
+        for tick in 0..<500 {
+            let now = Int64(tick) * 20 + 10
+            while next < arrivals.count, arrivals[next].at <= now {
+                let k = arrivals[next].sequence
+                _ = audio.received(Self.packet(UInt16(k), timestamp: UInt32(k * 960), payload: Self.opus(UInt8(k & 0xFF))), now: Self.at(arrivals[next].at))
+                next += 1
+            }
+            _ = audio.pop(now: Self.at(now))
+            if tick % 100 == 99 { reported.append(audio.report(now: Self.at(now))) }
+        }
+        let skipped = reported.map(\.skippedMilliseconds).reduce(0, +)
+        #expect(skipped >= 200 && skipped == Double(audio.buffer.statistics.skipped) * 20, "\(reported.map(\.skippedMilliseconds))")
+    }
+
     @Test func aNewSSRCStartsTheStatisticsOver() {
         var audio = InboundAudioStream()
         audio.received(Self.packet(10, ssrc: 5, payload: Self.opus(1)), now: Self.at(0))

@@ -114,7 +114,7 @@ extension CallEngine {
             func duration(_ milliseconds: Double) -> Duration { .nanoseconds(Int64(milliseconds * 1e6)) }
             peers.append(.init(peer: link.id, kbps: report.kbps, lossPercent: report.lossPercent, jitter: duration(report.jitterMilliseconds),
                                buffered: duration(report.bufferMilliseconds), target: duration(report.targetMilliseconds),
-                               concealed: duration(report.concealedMilliseconds)))
+                               concealed: duration(report.concealedMilliseconds), skipped: duration(report.skippedMilliseconds)))
         }
         if !peers.isEmpty { outputs.append(.event(.audioStats(peers))) }
     }

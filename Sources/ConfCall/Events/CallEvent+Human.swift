@@ -62,7 +62,8 @@ extension CallEvent {
             func tenths(_ value: Double) -> Double { (value * 10).rounded() / 10 }
             let figures = peers.map { s in
                 "\(s.peer): \(tenths(s.kbps)) kbit/s, loss \(tenths(s.lossPercent)) %, jitter \(tenths(s.jitter.milliseconds)) ms, "
-                    + "buffer \(tenths(s.buffered.milliseconds)) ms, concealed \(tenths(s.concealed.milliseconds)) ms"
+                    + "buffer \(tenths(s.buffered.milliseconds)) ms, concealed \(tenths(s.concealed.milliseconds)) ms, "
+                    + "skipped \(tenths(s.skipped.milliseconds)) ms"
             }
             return style.dim("audio: " + figures.joined(separator: "; "))
         case .linkStats(let links):

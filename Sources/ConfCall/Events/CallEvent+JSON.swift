@@ -81,7 +81,7 @@ extension CallEvent {
                 .object([
                     "peer": .string(s.peer.rawValue), "kbps": Self.tenths(s.kbps), "loss_percent": Self.tenths(s.lossPercent),
                     "jitter_ms": Self.tenths(s.jitter), "buffer_ms": Self.tenths(s.buffered), "target_ms": Self.tenths(s.target),
-                    "concealed_ms": Self.tenths(s.concealed),
+                    "concealed_ms": Self.tenths(s.concealed), "skipped_ms": Self.tenths(s.skipped),
                 ])
             })])
         case .linkStats(let links):

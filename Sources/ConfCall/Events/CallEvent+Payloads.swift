@@ -99,9 +99,11 @@ extension CallEvent {
         public var buffered: Duration
         public var target: Duration
         public var concealed: Duration
+        /// Audio left out to give back delay the buffer no longer needs.
+        public var skipped: Duration
 
         public init(peer: ParticipantID, kbps: Double, lossPercent: Double, jitter: Duration, buffered: Duration,
-                    target: Duration, concealed: Duration) {
+                    target: Duration, concealed: Duration, skipped: Duration = .zero) {
             self.peer = peer
             self.kbps = kbps
             self.lossPercent = lossPercent
@@ -109,6 +111,7 @@ extension CallEvent {
             self.buffered = buffered
             self.target = target
             self.concealed = concealed
+            self.skipped = skipped
         }
     }
 

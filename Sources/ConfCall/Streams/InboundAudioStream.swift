@@ -13,6 +13,7 @@ public struct InboundAudioStream: Sendable {
         public var bufferMilliseconds: Double
         public var targetMilliseconds: Double
         public var concealedMilliseconds: Double
+        public var skippedMilliseconds: Double
     }
 
     public private(set) var rtp = InboundRTPStream(clockRate: 48_000)
@@ -63,6 +64,7 @@ public struct InboundAudioStream: Sendable {
         let played = current.played - (lastReport?.statistics.played ?? 0)
         let lost = current.lost - (lastReport?.statistics.lost ?? 0)
         let concealed = current.concealed - (lastReport?.statistics.concealed ?? 0)
+        let skipped = current.skipped - (lastReport?.statistics.skipped ?? 0)
         let bytes = rtp.payloadBytes - (lastReport?.bytes ?? 0)
         lastReport = (now, current, rtp.payloadBytes)
         return Report(kbps: seconds > 0 ? Double(bytes) * 8 / seconds / 1000 : 0,
@@ -70,6 +72,7 @@ public struct InboundAudioStream: Sendable {
                       jitterMilliseconds: rtp.reception?.jitterMilliseconds ?? 0,
                       bufferMilliseconds: Double(buffer.bufferedFrames) * buffer.frameDuration.milliseconds,
                       targetMilliseconds: buffer.targetDelay.milliseconds,
-                      concealedMilliseconds: Double(concealed) * buffer.frameDuration.milliseconds)
+                      concealedMilliseconds: Double(concealed) * buffer.frameDuration.milliseconds,
+                      skippedMilliseconds: Double(skipped) * buffer.frameDuration.milliseconds)
     }
 }
