@@ -18,6 +18,8 @@ struct SimulatedAudioLink {
     /// Stalls: packets sent in [start, start + stallMs) are held and arrive together at its end.
     var stalls: [Double] = []
     var stallMs = 0.0
+    /// Packets all of one size (a steady tone); else one in five is small, as a pause is in speech.
+    var steady = false
     var seed: UInt64 = 1
 
     struct Result {
@@ -62,7 +64,7 @@ struct SimulatedAudioLink {
             let now = Double(tick) * 20
             while index < inFlight.count, inFlight[index].arrival <= now {
                 let p = inFlight[index]
-                buffer.insert(sequence: SequenceNumber(p.sequence), timestamp: p.timestamp, payload: [UInt8(p.sequence >> 8), UInt8(p.sequence & 0xFF)],
+                buffer.insert(sequence: SequenceNumber(p.sequence), timestamp: p.timestamp, payload: [UInt8(p.sequence >> 8), UInt8(p.sequence & 0xFF)] + [UInt8](repeating: 0, count: !steady && p.sequence % 5 == 0 ? 0 : 38),
                               arrival: Instant(nanoseconds: UInt64(p.arrival * 1_000_000)))
                 index += 1
             }

@@ -4,9 +4,9 @@ import ConfCore
 /// (how long before its turn it arrived), and skips when even the least slack of the last few
 /// seconds would survive playing a frame earlier with the margin the jitter buffer's target asks
 /// for (its target less a frame: on a clean link one frame queued, which absorbs the receiver's
-/// own scheduling delays). So the delay settles at what the network's jitter and the playout
-/// clock need, and a frame waited for once (a stall, a late burst) is
-/// given back when it is no longer needed instead of adding to the delay for the rest of the call.
+/// own scheduling delays) and a frame more. So one wait (a stall, a late burst) is kept, as a
+/// machine that stalled once stalls again, but waits no longer add up for the rest of the call:
+/// a clean link's delay stays within a frame of where it started, and clock drift never grows it.
 ///
 /// Slacks are kept in the current playout schedule: a skip plays everything after it one frame
 /// earlier, a wait one frame later, so each shifts every recorded slack (by `offset`, which keeps
@@ -18,8 +18,10 @@ import ConfCore
 /// - While packets are being lost (one in the last 10 s), a frame more is kept: a loss is known
 ///   only once its successor is there, and Opus's FEC for it is in that successor; without it the
 ///   playout would wait at every loss.
-/// - A skip prefers a small packet (at most the recent mean size: in Opus, a quiet frame); after
-///   2 s more of excess it takes any. Skips are at least 200 ms apart.
+/// - A skip takes a quiet packet: at most 60 % of the largest of the last seconds (Opus spends
+///   few bytes on a pause between words, or between clicks). A steady sound has none; there a
+///   skip would break the waveform, so it waits 20 s more of excess (enough for any clock drift).
+///   Skips are at least 200 ms apart.
 struct PlayoutSlack: Sendable {
     static let guardMilliseconds = 5.0
     static let shortestCalm = 2_000.0
@@ -36,7 +38,8 @@ struct PlayoutSlack: Sendable {
     private var lastWait: Double?
     private var lastLoss: Double?
     private var excessSince: Double?
-    private var meanSize = 0.0
+    /// The largest recent packet, decaying by half in about 2 s (100 packets).
+    private var peakSize = 0.0
 
     init(frameDuration: Duration) { frameMilliseconds = frameDuration.milliseconds }
 
@@ -47,7 +50,7 @@ struct PlayoutSlack: Sendable {
         while minimums.count > head, minimums[minimums.count - 1].slack >= stored { minimums.removeLast() }
         minimums.append((at, stored))
         if firstPlayed == nil { firstPlayed = at }
-        meanSize = meanSize == 0 ? Double(size) : meanSize + (Double(size) - meanSize) / 32
+        peakSize = max(Double(size), peakSize * 0.993)
     }
 
     /// The playout waited a frame for a packet that had not come: everything later plays a frame later.
@@ -77,13 +80,15 @@ struct PlayoutSlack: Sendable {
               lastSkip.map({ at - $0 >= 200 }) ?? true else { return false }
         let leastSlack = minimums[head].slack + offset
         let keep = max(Self.guardMilliseconds, margin.milliseconds) + (lastLoss.map { at - $0 < 10_000 } == true ? frameMilliseconds : 0)
-        guard leastSlack - keep >= Double(frames) * frameMilliseconds else {
+        // A frame over what is skipped stays: one wait is kept (a loaded machine waits again
+        // soon), two or more are given back down to it.
+        guard leastSlack - keep >= Double(frames + 1) * frameMilliseconds else {
             excessSince = nil
             return false
         }
         let since = excessSince ?? at
         excessSince = since
-        return Double(size) <= meanSize || at - since >= 2_000
+        return Double(size) <= 0.6 * peakSize || at - since >= 20_000
     }
 
     /// The packet was skipped: everything later plays `frames` frames earlier.
