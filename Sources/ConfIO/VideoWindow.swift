@@ -61,7 +61,7 @@ public final class VideoWindow {
     public init(title: String, width: Int32 = 960, height: Int32 = 540) throws(Failure) {
         var error = [CChar](repeating: 0, count: 256)
         guard conf_sdl_load(&error, error.count) == 0 else {
-            throw Failure(description: "cannot load SDL2 (libsdl2-2.0-0, libsdl2-ttf-2.0-0): \(error.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })")
+            throw Failure(description: "cannot load SDL2 for the window — install libsdl2-2.0-0 and libsdl2-ttf-2.0-0: \(error.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })")
         }
         // GLib handles SIGINT and SIGTERM for conf: SDL must not turn them into a quit event.
         _ = sdl.SDL_SetHint("SDL_NO_SIGNAL_HANDLERS", "1")

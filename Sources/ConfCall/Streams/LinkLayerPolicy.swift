@@ -25,8 +25,8 @@ struct LinkLayerPolicy: Sendable {
     var resumeMargin = 1.25
     var failedResumeWithin: Duration = .seconds(10)
     var longestResumeWait: Duration = .seconds(32)
-    /// What the next resume waits for: `resumeAfter`, doubled for each resume that failed in a row.
-    private(set) var resumeWait: Duration = .seconds(1)
+    /// Resumes that failed in a row: video paused again within `failedResumeWithin` of each.
+    private var failedResumes = 0
     private var resumedAt: Instant?
     private(set) var paused = false
     /// The highest layer the link may get while it is not paused.
@@ -46,6 +46,9 @@ struct LinkLayerPolicy: Sendable {
         return encoderKbps * shares[layers == 3 ? 1 : 0] / 100
     }
 
+    /// What the next resume waits for: `resumeAfter`, doubled for each resume that failed in a row.
+    var resumeWait: Duration { min(longestResumeWait, resumeAfter * (1 << min(failedResumes, 16))) }
+
     /// Takes the link's budget now; says when video pauses or resumes.
     mutating func update(budgetKbps: Int, encoderKbps: Int, layers: Int, now: Instant) -> Change? {
         maximumLayer = TemporalLayerSelector.highestLayer(fittingLinkKbps: budgetKbps, encoderKbps: encoderKbps, layers: layers)
@@ -57,12 +60,12 @@ struct LinkLayerPolicy: Sendable {
         }
         let since = crossedAt ?? now
         crossedAt = since
-        guard now.since(since) >= (paused ? max(resumeAfter, resumeWait) : pauseAfter) else { return nil }
+        guard now.since(since) >= (paused ? resumeWait : pauseAfter) else { return nil }
         paused.toggle()
         crossedAt = nil
         if paused {
             let failed = resumedAt.map { now.since($0) < failedResumeWithin } ?? false
-            resumeWait = failed ? min(longestResumeWait, max(resumeAfter, resumeWait) * 2) : resumeAfter
+            failedResumes = failed ? failedResumes + 1 : 0
         } else {
             resumedAt = now
         }
