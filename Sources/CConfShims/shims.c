@@ -15,8 +15,18 @@ SoupServer *conf_soup_server_new(void) {
     return soup_server_new("server-header", "conf-rendezvous", NULL);
 }
 
-SoupSession *conf_soup_session_new(guint timeout_seconds) {
-    return soup_session_new_with_options("timeout", timeout_seconds, "user-agent", "conf", NULL);
+SoupSession *conf_soup_session_new(guint timeout_seconds, const char *proxy_url, const char *direct_hosts) {
+    GProxyResolver *resolver = NULL;
+    if (proxy_url) {
+        gchar **ignored = g_strsplit(direct_hosts ? direct_hosts : "", ",", -1);
+        resolver = g_simple_proxy_resolver_new(proxy_url, ignored[0] ? ignored : NULL);
+        g_strfreev(ignored);
+    }
+    // With no resolver given, libsoup would ask GIO's default one (libproxy, GSettings, dconf).
+    SoupSession *session = soup_session_new_with_options("timeout", timeout_seconds, "user-agent", "conf",
+                                                         "proxy-resolver", resolver, NULL);
+    if (resolver) g_object_unref(resolver);
+    return session;
 }
 
 void conf_websocket_set_keepalive(SoupWebsocketConnection *connection, guint seconds) {

@@ -81,11 +81,13 @@ struct CommandContext {
         return String(cString: cwd) + "/" + ca
     }
 
-    /// A client for the rendezvous at `address`, trusting `--ca` when given.
+    /// A client for the rendezvous at `address`, trusting `--ca` when given, through the proxy
+    /// the environment names.
     func rendezvousClient(_ address: RendezvousAddress) throws(CommandFailure) -> RendezvousClient {
         let ca = try caFile()
+        let proxy = RendezvousProxy.from(environment: environment, secure: address.secure)
         do {
-            return try RendezvousClient(address: address, trusting: ca)
+            return try RendezvousClient(address: address, trusting: ca, proxy: proxy)
         } catch {
             let why = error.message.hasSuffix(".") ? String(error.message.dropLast()) : error.message
             throw usage("\(origin("ca")) \(ca ?? ""): \(why) — give a PEM file of certificates to trust")

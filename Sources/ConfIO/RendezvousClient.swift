@@ -25,13 +25,16 @@ public final class RendezvousClient {
     /// With `trusting`, a wss:// rendezvous is verified against the certificates in that PEM file
     /// (a private CA, or the server's self-signed certificate) instead of the system's.
     /// A relative `caFile` is taken from the working directory (GLib wants an absolute path).
-    public init(address: RendezvousAddress, trusting caFile: String? = nil, timeout: Duration = .seconds(10)) throws(GLibError) {
+    /// `proxy` (from `RendezvousProxy.from(environment:secure:)`) is the way out, if any.
+    public init(address: RendezvousAddress, trusting caFile: String? = nil, proxy: RendezvousProxy? = nil,
+                timeout: Duration = .seconds(10)) throws(GLibError) {
         self.address = address
         // The database first: once `session` is set, a throw would run deinit, which frees it.
         let database = try caFile.map { file throws(GLibError) in
             try withGError { g_tls_file_database_new(Self.absolute(file), $0) }
         }
-        session = UnsafeMutablePointer(OpaquePointer(conf_soup_session_new(UInt32(max(1, timeout.nanosecondsClamped / 1_000_000_000)))))
+        let seconds = UInt32(max(1, timeout.nanosecondsClamped / 1_000_000_000))
+        session = UnsafeMutablePointer(OpaquePointer(conf_soup_session_new(seconds, proxy?.url, proxy?.directHosts.joined(separator: ","))))
         if let database {
             soup_session_set_tls_database(session, database)
             g_object_unref(database)

@@ -1,7 +1,7 @@
 import ConfWire
 
 /// Which room a new connection is for, read from the start of its HTTP request before anyone
-/// answers it (`GET /v1/ws?room=4821-7734 HTTP/1.1`): how a rendezvous with several workers hands
+/// answers it (`GET /v1/ws?room=4821-7734 HTTP/1.1`, or with `ws://host:port` before the path): how a rendezvous with several workers hands
 /// each WebSocket to the worker that holds its room. Pure; the bytes are hostile.
 public enum RequestRoute: Equatable, Sendable {
     /// The request line is not complete yet.
@@ -22,7 +22,13 @@ public enum RequestRoute: Equatable, Sendable {
         let line = String(decoding: head[..<end], as: UTF8.self)
         let parts = line.split(separator: " ", omittingEmptySubsequences: true)
         guard parts.count >= 2, parts[0] == "GET" else { return .anywhere }
-        let target = parts[1]
+        var target = parts[1]
+        // The absolute form ("ws://host:port/v1/ws?room=..."), which a server must accept (RFC 9112
+        // 3.2.2) and some proxies pass on as they got it: its path starts after the authority.
+        if !target.hasPrefix("/"), let scheme = target.firstRange(of: "://") {
+            let authority = target[scheme.upperBound...]
+            target = authority[(authority.firstIndex(of: "/") ?? authority.endIndex)...]
+        }
         guard let question = target.firstIndex(of: "?"), target[..<question] == "/v1/ws" else { return .anywhere }
         for pair in target[target.index(after: question)...].split(separator: "&") where pair.hasPrefix("room=") {
             return RoomID(String(pair.dropFirst(5))).map { .room($0) } ?? .anywhere

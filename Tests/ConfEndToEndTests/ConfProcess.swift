@@ -61,6 +61,8 @@ final class ConfProcess: @unchecked Sendable {
         env["CONF_SERVER"] = nil
         env["CONF_NAME"] = nil
         env["NO_COLOR"] = "1"
+        // A developer's proxy stays out; a test that wants one gives it.
+        for name in ["http_proxy", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY"] { env[name] = nil }
         // No window pops up on a developer's desktop (`--video-view auto`); a test that wants one gives DISPLAY.
         env["DISPLAY"] = nil
         env["WAYLAND_DISPLAY"] = nil

@@ -39,6 +39,11 @@ import Testing
         ("GET /v1/ws?room=4821-7734%00 HTTP/1.1\r\n", .anywhere),
         ("POST /v1/rooms HTTP/1.1\r\n", .anywhere),
         ("GET /v1/health?room=4821-7734 HTTP/1.1\r\n", .anywhere),
+        // The absolute form a server must accept (RFC 9112 3.2.2), as some proxies pass it on.
+        ("GET ws://rv.example:7373/v1/ws?room=4821-7734 HTTP/1.1\r\n", .room(RoomID("4821-7734")!)),
+        ("GET http://rv.example/v1/ws?room=4821-7734 HTTP/1.1\r\n", .room(RoomID("4821-7734")!)),
+        ("GET http://rv.example/v1/health?room=4821-7734 HTTP/1.1\r\n", .anywhere),
+        ("GET ws://rv.example?room=4821-7734 HTTP/1.1\r\n", .anywhere),
         ("GET /v1/ws?room=4821-7734", .incomplete),
         ("\u{FF}\u{FE}garbage\n", .anywhere),
         ("", .incomplete),

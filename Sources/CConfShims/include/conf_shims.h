@@ -13,7 +13,9 @@ const char *conf_build_commit(void);
 SoupServer *conf_soup_server_new(void);
 
 /// soup_session_new_with_options: `timeout_seconds` bounds connecting and each I/O.
-SoupSession *conf_soup_session_new(guint timeout_seconds);
+/// A session that reaches its server through `proxy_url` unless the host is one of the
+/// comma-separated `direct_hosts`; directly when `proxy_url` is NULL.
+SoupSession *conf_soup_session_new(guint timeout_seconds, const char *proxy_url, const char *direct_hosts);
 
 /// Sets the "keepalive-interval" property of a WebSocket connection (seconds, 0 = off).
 void conf_websocket_set_keepalive(SoupWebsocketConnection *connection, guint seconds);

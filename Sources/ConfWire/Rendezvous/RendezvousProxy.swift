@@ -1,0 +1,45 @@
+/// The proxy a participant reaches the rendezvous through, read from the environment as curl
+/// and wget read it: `http_proxy` for ws:// and http://, `https_proxy` (or `HTTPS_PROXY`) for
+/// wss:// and https://, `all_proxy` (or `ALL_PROXY`) for either, `no_proxy` (or `NO_PROXY`)
+/// for the hosts reached directly. The lower-case name wins; `HTTP_PROXY` is not read (a CGI
+/// program's `Proxy:` request header arrives in it).
+///
+/// conf reads these itself instead of leaving the choice to GIO's default resolver, which loads
+/// three modules, libproxy and the desktop's proxy settings (GSettings, dconf) and asks them on
+/// a thread of its own before the first connection: a few milliseconds of the time to `joined`
+/// (BENCHMARKS.md, "The rendezvous without GIO's proxy modules").
+public struct RendezvousProxy: Equatable, Sendable {
+    /// The proxy's URL, with a scheme GIO knows (http://, socks5://...): "proxy:3128" is taken
+    /// as http://proxy:3128, as curl takes it.
+    public var url: String
+    /// Hosts, domains and address ranges reached directly, in `no_proxy`'s form (GLib's
+    /// GSimpleProxyResolver reads the same: "example.com" also covers its subdomains). Loopback
+    /// is always among them: no proxy can reach this machine's own rendezvous (`conf host`).
+    public var directHosts: [String]
+
+    static let loopback = ["localhost", "127.0.0.0/8", "::1"]
+
+    /// The proxy for a rendezvous reached over TLS (`secure`) or not; nil when none is set or
+    /// `no_proxy` is "*".
+    public static func from(environment: [String: String], secure: Bool) -> RendezvousProxy? {
+        func value(_ names: String...) -> String? {
+            names.lazy.compactMap { environment[$0]?.trimmed }.first { !$0.isEmpty }
+        }
+        let chosen = secure ? value("https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY")
+                            : value("http_proxy", "all_proxy", "ALL_PROXY")
+        guard let chosen else { return nil }
+        let direct = (value("no_proxy", "NO_PROXY") ?? "").split(separator: ",").compactMap { entry -> String? in
+            let host = entry.trimmed
+            return host.isEmpty ? nil : host
+        }
+        if direct.contains("*") { return nil }
+        let url = chosen.contains("://") ? chosen : "http://" + chosen
+        return RendezvousProxy(url: url, directHosts: Self.loopback + direct.filter { !Self.loopback.contains($0) })
+    }
+}
+
+private extension StringProtocol {
+    var trimmed: String {
+        String(drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
+    }
+}

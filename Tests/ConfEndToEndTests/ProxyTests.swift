@@ -1,0 +1,32 @@
+import Foundation
+import Testing
+
+/// The rendezvous through an HTTP proxy named in the environment (`http_proxy`, as curl reads it):
+/// room creation and the WebSocket go through it, naming the host as the user gave it (the proxy
+/// resolves it), while a rendezvous on loopback is always reached directly.
+struct ProxyTests {
+    @Test func aHostReachesTheRendezvousThroughItsProxyAndLoopbackGoesDirect() throws {
+        let rendezvous = try RendezvousProcess()
+        defer { rendezvous.process.signal(SIGKILL) }
+        let proxy = try ForwardingProxy(forwardingTo: rendezvous.port)
+        defer { proxy.stop() }
+        // A name only the proxy can "resolve" (it sends everything to the rendezvous): the call
+        // works only if conf asked the proxy. "host:port" without a scheme is taken as http://.
+        let server = "conf-rendezvous.test:\(rendezvous.port)"
+        let host = try ConfProcess(["host", "--server", server, "--as", "ann", "--json", "--say", "via proxy"],
+                                   environment: ["http_proxy": "127.0.0.1:\(proxy.port)"])
+        defer { host.signal(SIGKILL) }
+        let room = try #require(host.waitForEvent("room"), "\(host.stderr)\nproxy saw: \(proxy.requestLines)")
+        let (id, pin) = (try #require(room["room"] as? String), try #require(room["pin"] as? String))
+        // The same proxy in the guest's environment, but its rendezvous is on loopback.
+        let guest = try ConfProcess(["join", id, pin, "--server", rendezvous.address, "--as", "bob", "--json"],
+                                    environment: ["http_proxy": "127.0.0.1:\(proxy.port)"])
+        defer { guest.signal(SIGKILL) }
+        #expect(guest.waitForEvent("peer-connected", timeout: .seconds(20)) != nil, "\(guest.stderr)\nhost: \(host.stderr)\nproxy saw: \(proxy.requestLines)")
+        #expect(guest.waitForEvent("chat", timeout: .seconds(10))?["text"] as? String == "via proxy", "\(guest.stdout)")
+        let lines = proxy.requestLines
+        #expect(lines.contains { $0.hasPrefix("POST ") && $0.contains("conf-rendezvous.test:\(rendezvous.port)/v1/rooms") }, "\(lines)")
+        #expect(lines.contains { $0.hasPrefix("GET ") && $0.contains("conf-rendezvous.test:\(rendezvous.port)/v1/ws") }, "\(lines)")
+        #expect(!lines.contains { $0.contains("127.0.0.1") }, "loopback went through the proxy: \(lines)")
+    }
+}
