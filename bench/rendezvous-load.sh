@@ -22,3 +22,6 @@ port=$(awk '/listening/ {n = split($NF, a, ":"); print a[n]}' "$out")
 sleep 1  # the other processes start
 pids=$(echo "$server" $(pgrep -P "$server") | tr ' ' ',')
 python3 bench/rendezvous_load.py "$port" "$rooms" "$pids" "$generators"
+# The work the server did for all of it (user + system, its worker threads included): steadier
+# than the latencies on a machine whose CPU is shared (steal time).
+echo "server CPU: $(awk "{print (\$14 + \$15) / 100}" /proc/$server/stat) s (the first process of --processes)"
