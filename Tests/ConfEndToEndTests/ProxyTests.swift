@@ -29,4 +29,23 @@ struct ProxyTests {
         #expect(lines.contains { $0.hasPrefix("GET ") && $0.contains("conf-rendezvous.test:\(rendezvous.port)/v1/ws") }, "\(lines)")
         #expect(!lines.contains { $0.contains("127.0.0.1") }, "loopback went through the proxy: \(lines)")
     }
+
+    /// wss:// through `https_proxy`: a CONNECT tunnel, TLS inside it checked against the name the
+    /// user gave (the certificate is for conf-rendezvous.test, not for the proxy or 127.0.0.1).
+    @Test func aSecureRendezvousIsReachedThroughAConnectTunnel() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("conf-proxy-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let (cert, key) = try TLSTests.makeCertificate(in: dir, ip: "conf-rendezvous.test")
+        let rendezvous = try RendezvousProcess(["--tls-cert", cert, "--tls-key", key])
+        defer { rendezvous.process.signal(SIGKILL) }
+        let proxy = try ForwardingProxy(forwardingTo: rendezvous.port)
+        defer { proxy.stop() }
+        let host = try ConfProcess(["host", "--server", "wss://conf-rendezvous.test:\(rendezvous.port)", "--ca", cert,
+                                    "--json", "--duration", "0.5"],
+                                   environment: ["https_proxy": "http://127.0.0.1:\(proxy.port)", "http_proxy": "http://127.0.0.1:1"])
+        #expect(host.waitForExit(timeout: .seconds(15)) == 0, "\(host.stderr)\nproxy saw: \(proxy.requestLines)")
+        #expect(host.events(ofType: "joined").count == 1, "\(host.stdout)")
+        #expect(proxy.requestLines.contains("CONNECT conf-rendezvous.test:\(rendezvous.port) HTTP/1.1"), "\(proxy.requestLines)")
+    }
 }

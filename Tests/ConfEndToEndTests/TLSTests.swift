@@ -3,13 +3,15 @@ import Testing
 
 /// `conf rendezvous --tls-cert/--tls-key` and clients on wss:// with a self-signed certificate.
 @Suite struct TLSTests {
-    /// A self-signed P-256 certificate for `ip` (127.0.0.1 unless told), made with the openssl command.
+    /// A self-signed P-256 certificate for `ip` (127.0.0.1 unless told; a host name when it has
+    /// letters), made with the openssl command.
     static func makeCertificate(in dir: URL, ip: String = "127.0.0.1") throws -> (cert: String, key: String) {
+        let kind = ip.contains(where: \.isLetter) && !ip.contains(":") ? "DNS" : "IP"
         let cert = dir.appendingPathComponent("cert.pem").path, key = dir.appendingPathComponent("key.pem").path
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
         p.arguments = ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", key,
-                       "-out", cert, "-days", "2", "-subj", "/CN=\(ip)", "-addext", "subjectAltName=IP:\(ip)"]
+                       "-out", cert, "-days", "2", "-subj", "/CN=\(ip)", "-addext", "subjectAltName=\(kind):\(ip)"]
         p.standardError = FileHandle.nullDevice
         try p.run()
         p.waitUntilExit()
