@@ -3,13 +3,15 @@ internal import CCryptoShims
 import ConfCore
 import ConfWire
 
-/// SRTP master keys and salts for one link (RFC 5764 section 4.2), each 30 bytes: 16 of key, 14
-/// of salt, for SRTP_AES128_CM_SHA1_80.
+/// SRTP master keys and salts for one link (RFC 5764 section 4.2), each the profile's key then
+/// its salt (30 bytes for SRTP_AES128_CM_SHA1_80, 28 for SRTP_AEAD_AES_128_GCM).
 public struct SRTPKeys: Sendable, Equatable {
+    public var profile: SRTPProfile
     public var local: [UInt8]
     public var remote: [UInt8]
 
-    public init(local: [UInt8], remote: [UInt8]) {
+    public init(local: [UInt8], remote: [UInt8], profile: SRTPProfile = .aes128CMSHA1_80) {
+        self.profile = profile
         self.local = local
         self.remote = remote
     }
@@ -40,7 +42,6 @@ public final class DTLSEndpoint {
     public static let mtu = 1200
     /// The four words to read aloud (ShortAuthenticationString), once the handshake is done.
     public private(set) var sasWords: [String]?
-    static let srtpProfile = "SRTP_AES128_CM_SHA1_80"
 
     public let role: DTLSRole
     /// The peer's fingerprints that conf can compute, by hash function.
@@ -55,8 +56,10 @@ public final class DTLSEndpoint {
     public private(set) var timeout: Instant?
 
     /// `remoteFingerprints`: the peer's `a=fingerprint` values. Those with a hash function conf
-    /// cannot compute are ignored; at least one must be left.
-    public init(certificate: DTLSCertificate, role: DTLSRole, remoteFingerprints: [Fingerprint]) throws(CryptoError) {
+    /// cannot compute are ignored; at least one must be left. `profiles`: the SRTP profiles
+    /// offered, best first (all of them but in tests that play an older peer).
+    public init(certificate: DTLSCertificate, role: DTLSRole, remoteFingerprints: [Fingerprint],
+                profiles: [SRTPProfile] = SRTPProfile.allCases) throws(CryptoError) {
         self.role = role
         expected = Dictionary(grouping: remoteFingerprints.filter { $0.hashFunction != nil }) { $0.hashFunction! }
         guard !expected.isEmpty else {
@@ -67,7 +70,7 @@ public final class DTLSEndpoint {
         self.context = context
         conf_ssl_ctx_require_dtls12(context)
         guard SSL_CTX_use_certificate(context, certificate.certificate) == 1, SSL_CTX_use_PrivateKey(context, certificate.key) == 1,
-              SSL_CTX_set_tlsext_use_srtp(context, Self.srtpProfile) == 0
+              SSL_CTX_set_tlsext_use_srtp(context, profiles.map(\.rawValue).joined(separator: ":")) == 0
         else {
             SSL_CTX_free(context)
             throw .openSSL("cannot configure DTLS")
@@ -166,12 +169,13 @@ public final class DTLSEndpoint {
                         + "expected \(fingerprints[0].hex.prefix(23))…): someone may be in the middle, so the link is refused")
         }
         X509_free(peer)
-        guard let profile = SSL_get_selected_srtp_profile(ssl), String(cString: profile.pointee.name) == Self.srtpProfile else {
-            return fail("the peer did not agree to \(Self.srtpProfile)")
+        guard let selected = SSL_get_selected_srtp_profile(ssl), let profile = SRTPProfile(rawValue: String(cString: selected.pointee.name)) else {
+            return fail("the peer agreed to none of conf's SRTP profiles (\(SRTPProfile.offer))")
         }
-        var material = [UInt8](repeating: 0, count: 60)
+        let (keyLength, saltLength) = (profile.keyLength, profile.saltLength)
+        var material = [UInt8](repeating: 0, count: 2 * (keyLength + saltLength))
         let label = "EXTRACTOR-dtls_srtp"
-        guard SSL_export_keying_material(ssl, &material, 60, label, label.utf8.count, nil, 0, 0) == 1 else {
+        guard SSL_export_keying_material(ssl, &material, material.count, label, label.utf8.count, nil, 0, 0) == 1 else {
             return fail(CryptoError.openSSL("cannot export SRTP keys").description)
         }
         // The SAS words come from this session's own exported secret (RFC 5705), not from the
@@ -184,10 +188,13 @@ public final class DTLSEndpoint {
         }
         sasWords = ShortAuthenticationString.words(exported: sas)
         // RFC 5764 section 4.2: client key | server key | client salt | server salt.
-        let clientKey = Array(material[0..<16]) + Array(material[32..<46])
-        let serverKey = Array(material[16..<32]) + Array(material[46..<60])
+        let salts = 2 * keyLength
+        let clientKey = Array(material[0..<keyLength]) + Array(material[salts..<salts + saltLength])
+        let serverKey = Array(material[keyLength..<salts]) + Array(material[(salts + saltLength)...])
         isConnected = true
-        outputs.append(.connected(role == .client ? SRTPKeys(local: clientKey, remote: serverKey) : SRTPKeys(local: serverKey, remote: clientKey)))
+        let keys = role == .client ? SRTPKeys(local: clientKey, remote: serverKey, profile: profile)
+                                   : SRTPKeys(local: serverKey, remote: clientKey, profile: profile)
+        outputs.append(.connected(keys))
     }
 
     private func readApplicationData() {

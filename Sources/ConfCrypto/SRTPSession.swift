@@ -3,11 +3,13 @@ import Dispatch
 import Synchronization
 
 /// libsrtp2 sessions for one link: one to protect what we send, one to check and decrypt what we
-/// receive (RFC 3711), profile SRTP_AES128_CM_SHA1_80 (RFC 5764). Not thread-safe: one owner.
+/// receive (RFC 3711; RFC 7714 for the AEAD profiles), with the profile DTLS agreed
+/// (`SRTPProfile`). Not thread-safe: one owner.
 public final class SRTPSession {
-    /// Bytes SRTP adds to an RTP packet (the HMAC-SHA1-80 tag), and to an RTCP packet (index + tag).
-    public static let rtpOverhead = 10
-    public static let rtcpOverhead = 14
+    public let profile: SRTPProfile
+    /// Bytes SRTP adds to an RTP packet (the tag), and to an RTCP packet (index + tag).
+    public var rtpOverhead: Int { profile.rtpOverhead }
+    public var rtcpOverhead: Int { profile.rtcpOverhead }
 
     private var outbound: srtp_t?
     private var inbound: srtp_t?
@@ -15,9 +17,10 @@ public final class SRTPSession {
     public private(set) var rejected = 0
 
     public init(keys: SRTPKeys) throws(CryptoError) {
+        profile = keys.profile
         SRTPLibrary.initialize()
-        outbound = try Self.session(key: keys.local, direction: ssrc_any_outbound)
-        inbound = try Self.session(key: keys.remote, direction: ssrc_any_inbound)
+        outbound = try Self.session(key: keys.local, profile: keys.profile, direction: ssrc_any_outbound)
+        inbound = try Self.session(key: keys.remote, profile: keys.profile, direction: ssrc_any_inbound)
     }
 
     // Also runs when init throws (every stored property has a value by then).
@@ -26,11 +29,23 @@ public final class SRTPSession {
         if let inbound { srtp_dealloc(inbound) }
     }
 
-    private static func session(key: [UInt8], direction: srtp_ssrc_type_t) throws(CryptoError) -> srtp_t? {
-        guard key.count == 30 else { throw CryptoError("an SRTP master key and salt are 30 bytes, not \(key.count)") }
+    private static func session(key: [UInt8], profile: SRTPProfile, direction: srtp_ssrc_type_t) throws(CryptoError) -> srtp_t? {
+        let length = profile.keyLength + profile.saltLength
+        guard key.count == length else {
+            throw CryptoError("an SRTP master key and salt for \(profile.rawValue) are \(length) bytes, not \(key.count)")
+        }
         var policy = srtp_policy_t()
-        srtp_crypto_policy_set_rtp_default(&policy.rtp)
-        srtp_crypto_policy_set_rtcp_default(&policy.rtcp)
+        switch profile {
+        case .aes128CMSHA1_80:
+            srtp_crypto_policy_set_rtp_default(&policy.rtp)
+            srtp_crypto_policy_set_rtcp_default(&policy.rtcp)
+        case .aeadAES128GCM:
+            srtp_crypto_policy_set_aes_gcm_128_16_auth(&policy.rtp)
+            srtp_crypto_policy_set_aes_gcm_128_16_auth(&policy.rtcp)
+        case .aeadAES256GCM:
+            srtp_crypto_policy_set_aes_gcm_256_16_auth(&policy.rtp)
+            srtp_crypto_policy_set_aes_gcm_256_16_auth(&policy.rtcp)
+        }
         policy.ssrc.type = direction
         policy.window_size = 1024
         policy.allow_repeat_tx = 1
@@ -46,11 +61,11 @@ public final class SRTPSession {
 
     /// The SRTP packet for an RTP packet.
     public func protectRTP(_ packet: [UInt8]) -> [UInt8]? {
-        protect(packet, overhead: Self.rtpOverhead) { srtp_protect(outbound, $0, $1) }
+        protect(packet, overhead: rtpOverhead) { srtp_protect(outbound, $0, $1) }
     }
 
     public func protectRTCP(_ packet: [UInt8]) -> [UInt8]? {
-        protect(packet, overhead: Self.rtcpOverhead) { srtp_protect_rtcp(outbound, $0, $1) }
+        protect(packet, overhead: rtcpOverhead) { srtp_protect_rtcp(outbound, $0, $1) }
     }
 
     /// The RTP packet inside, or nil when it fails authentication or is a replay (counted).

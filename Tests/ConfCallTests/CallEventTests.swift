@@ -20,7 +20,7 @@ import Testing
         .peerJoined(mal),
         .peerLeft(mal),
         .peerConnected(.init(peer: mal, path: "host", local: "127.0.0.1:5000", remote: "127.0.0.1:6000", roundTrip: .microseconds(1260),
-                             sas: ["apple", "river", "stone", "cloud"], iceConnected: .milliseconds(20), dtlsConnected: nil,
+                             sas: ["apple", "river", "stone", "cloud"], srtp: "AEAD_AES_128_GCM", iceConnected: .milliseconds(20), dtlsConnected: nil,
                              announced: .microseconds(31_250))),
         .peerDisconnected(.init(peer: mal, reason: .silence(limit: .milliseconds(2500)), wasConnected: true)),
         .chat(from: mal, text: hostile),
@@ -120,7 +120,7 @@ import Testing
     @Test func peerConnectedRoundsToTenthsAndLeavesOutStepsNotReached() {
         let event = Self.samples.first { $0.kind == .peerConnected }!
         #expect(event.json(at: Self.time).serialized.hasSuffix(#""path":"host","local":"127.0.0.1:5000","remote":"127.0.0.1:6000","#
-            + #""rtt_ms":1.3,"sas":"apple river stone cloud","setup_ms":{"ice":20,"connected":31.3}}"#))
+            + #""rtt_ms":1.3,"sas":"apple river stone cloud","srtp":"AEAD_AES_128_GCM","setup_ms":{"ice":20,"connected":31.3}}"#))
     }
 
     @Test func leftAfterAFailureHasNoHumanLineButItsCodeInJSON() {

@@ -16,6 +16,7 @@ final class TaggingProtector: RTPProtector {
     func protectRTCP(_ packet: [UInt8]) -> [UInt8]? { [0xBB] + packet }
     func unprotectRTP(_ packet: [UInt8]) -> [UInt8]? { packet.first == 0xAA ? Array(packet.dropFirst()) : nil }
     func unprotectRTCP(_ packet: [UInt8]) -> [UInt8]? { packet.first == 0xBB ? Array(packet.dropFirst()) : nil }
+    var rtpOverhead: Int { 1 }
 }
 
 @Suite struct OutboundRTPStreamTests {

@@ -47,12 +47,37 @@ import Testing
             return
         }
         #expect(clientKeys.local == serverKeys.remote && clientKeys.remote == serverKeys.local)
-        #expect(clientKeys.local.count == 30 && clientKeys.local != clientKeys.remote)
+        // Both offer AES-GCM first (RFC 7714): 16 bytes of key and 12 of salt each way.
+        #expect(clientKeys.profile == .aeadAES128GCM && serverKeys.profile == .aeadAES128GCM)
+        #expect(clientKeys.local.count == 28 && clientKeys.local != clientKeys.remote)
         #expect(client.isConnected && server.isConnected)
 
         client.send(Array("over DTLS".utf8))
         let data = Self.pump(client, server)
         #expect(data.b == [.applicationData(Array("over DTLS".utf8))])
+    }
+
+    /// A peer that offers less (an older conf, or an endpoint without AEAD) gets what both have,
+    /// with that profile's key lengths; keys from either end protect for the other.
+    @Test(arguments: [([SRTPProfile.aes128CMSHA1_80], SRTPProfile.aes128CMSHA1_80, 30),
+                      ([.aeadAES256GCM, .aes128CMSHA1_80], .aeadAES256GCM, 44)])
+    func anOlderPeerGetsAProfileBothHave(_ offered: [SRTPProfile], _ agreed: SRTPProfile, _ keyBytes: Int) throws {
+        for peerIsClient in [true, false] {
+            let client = try DTLSEndpoint(certificate: Self.alice, role: .client, remoteFingerprints: [Self.bob.fingerprint],
+                                          profiles: peerIsClient ? offered : SRTPProfile.allCases)
+            let server = try DTLSEndpoint(certificate: Self.bob, role: .server, remoteFingerprints: [Self.alice.fingerprint],
+                                          profiles: peerIsClient ? SRTPProfile.allCases : offered)
+            client.start(now: .zero)
+            let seen = Self.pump(client, server)
+            guard case .connected(let clientKeys)? = seen.a.first, case .connected(let serverKeys)? = seen.b.first else {
+                Issue.record("not connected: \(seen)")
+                return
+            }
+            #expect(clientKeys.profile == agreed && serverKeys.profile == agreed && clientKeys.local.count == keyBytes)
+            let rtp: [UInt8] = [0x80, 111, 0, 1, 0, 0, 0, 160, 1, 2, 3, 4] + Array(repeating: 5, count: 40)
+            let packet = try #require(try SRTPSession(keys: clientKeys).protectRTP(rtp))
+            #expect(try SRTPSession(keys: serverKeys).unprotectRTP(packet) == rtp)
+        }
     }
 
     @Test func datagramsStayUnderTheMTU() throws {

@@ -26,6 +26,8 @@ import Testing
                 let words = (aSide?["sas"] as? String)?.split(separator: " ")
                 #expect(words?.count == 4)
                 #expect(aSide?["sas"] as? String == bSide?["sas"] as? String)
+                // Between conf peers DTLS agrees AES-GCM, the cheaper of the profiles (RFC 7714).
+                #expect(aSide?["srtp"] as? String == "AEAD_AES_128_GCM" && bSide?["srtp"] as? String == "AEAD_AES_128_GCM")
                 #expect(["host", "prflx"].contains(aSide?["path"] as? String ?? ""))
                 #expect((aSide?["rtt_ms"] as? Double).map { $0 >= 0 } == true)
             }

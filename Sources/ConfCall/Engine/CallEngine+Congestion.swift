@@ -20,7 +20,7 @@ extension CallEngine {
     /// Queues plain RTP packets on the link's pacer; audio leaves at once.
     func enqueue(_ packets: [RTPPacket], _ kind: PacedPacket.Kind, on link: PeerConnection, transportSequenceID: UInt8?, now: Instant) {
         for packet in packets {
-            let paced = PacedPacket(packet: packet, kind: kind, transportSequenceID: transportSequenceID)
+            let paced = PacedPacket(packet: packet, kind: kind, transportSequenceID: transportSequenceID, srtpTagBytes: link.srtpTagBytes)
             link.congestion.enqueue(paced, size: paced.wireSize, priority: paced.priority, now: now)
         }
         pumpPacer(link, now: now)

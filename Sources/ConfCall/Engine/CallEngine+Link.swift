@@ -106,6 +106,7 @@ extension CallEngine {
             case .connected(let keys):
                 do {
                     link.srtp = try security.makeSRTP(keys: keys)
+                    link.srtpProfile = keys.profile
                 } catch {
                     disconnect(link, .dtlsFailed(.srtp, detail: "\(error)"), now: now)
                     return
@@ -164,6 +165,7 @@ extension CallEngine {
             peer: link.peer, path: pair?.path ?? "unknown",
             local: pair?.localEndpoint ?? "", remote: pair?.remoteEndpoint ?? "",
             roundTrip: .nanoseconds(Int64(rtt * 1e6)), sas: link.dtls?.sasWords ?? [],
+            srtp: link.srtpProfile.map { String($0.rawValue.dropFirst("SRTP_".count)) } ?? "",
             iceConnected: link.iceConnectedAt?.since(link.openedAt), dtlsConnected: link.dtlsConnectedAt?.since(link.openedAt),
             announced: now.since(link.openedAt)))))
     }

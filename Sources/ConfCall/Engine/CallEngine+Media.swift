@@ -41,7 +41,7 @@ extension CallEngine {
         let id = transportSequenceID(link.negotiated?.video)
         let roundTrip = link.congestion.estimator.roundTrip, target = link.congestion.target
         for packet in link.videoOut.resend(sequences).compactMap(RTPPacket.init(bytes:)) {
-            let paced = PacedPacket(packet: packet, kind: .retransmission, transportSequenceID: id)
+            let paced = PacedPacket(packet: packet, kind: .retransmission, transportSequenceID: id, srtpTagBytes: link.srtpTagBytes)
             guard link.retransmissions.allow(packet.sequenceNumber, bytes: paced.wireSize, now: now, roundTrip: roundTrip,
                                              targetBitsPerSecond: target) else { continue }
             link.congestion.enqueue(paced, size: paced.wireSize, priority: paced.priority, now: now)

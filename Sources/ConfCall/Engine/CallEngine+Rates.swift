@@ -138,7 +138,7 @@ extension CallEngine {
         link.probeOut.payloadType = link.negotiated?.video?.payloadType ?? link.probeOut.payloadType
         var left = bytes, count = 0
         while left > 0 || count < minimumPackets, let packet = link.probeOut.packetize([[]], duration: 0).first {
-            var probe = PacedPacket(packet: packet, kind: .probe, transportSequenceID: id)
+            var probe = PacedPacket(packet: packet, kind: .probe, transportSequenceID: id, srtpTagBytes: link.srtpTagBytes)
             probe.padding = 255
             probe.probeCluster = cluster
             left -= probe.wireSize

@@ -48,7 +48,7 @@ extension CallEvent {
             .object([
                 "peer": .string(c.peer.id.rawValue), "name": .string(c.peer.name), "path": .string(c.path),
                 "local": .string(c.local), "remote": .string(c.remote), "rtt_ms": Self.tenths(c.roundTrip),
-                "sas": .string(c.sas.joined(separator: " ")),
+                "sas": .string(c.sas.joined(separator: " ")), "srtp": .string(c.srtp),
                 "setup_ms": .object(["ice": c.iceConnected.map(Self.tenths), "dtls": c.dtlsConnected.map(Self.tenths),
                                      "connected": c.announced.map(Self.tenths)]),
             ])

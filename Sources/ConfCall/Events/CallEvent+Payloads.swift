@@ -51,19 +51,23 @@ extension CallEvent {
         public var roundTrip: Duration
         /// The short authentication string's words.
         public var sas: [String]
+        /// The SRTP profile DTLS agreed, as RFC 5764 and RFC 7714 name it without "SRTP_"
+        /// ("AEAD_AES_128_GCM", "AES128_CM_SHA1_80").
+        public var srtp: String
         /// From the link's creation (offer made or expected) to each step.
         public var iceConnected: Duration?
         public var dtlsConnected: Duration?
         public var announced: Duration?
 
         public init(peer: Participant, path: String, local: String, remote: String, roundTrip: Duration, sas: [String],
-                    iceConnected: Duration?, dtlsConnected: Duration?, announced: Duration?) {
+                    srtp: String = "", iceConnected: Duration?, dtlsConnected: Duration?, announced: Duration?) {
             self.peer = peer
             self.path = path
             self.local = local
             self.remote = remote
             self.roundTrip = roundTrip
             self.sas = sas
+            self.srtp = srtp
             self.iceConnected = iceConnected
             self.dtlsConnected = dtlsConnected
             self.announced = announced

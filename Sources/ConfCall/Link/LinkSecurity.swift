@@ -29,6 +29,8 @@ public protocol RTPProtector: AnyObject {
     func protectRTCP(_ packet: [UInt8]) -> [UInt8]?
     func unprotectRTP(_ packet: [UInt8]) -> [UInt8]?
     func unprotectRTCP(_ packet: [UInt8]) -> [UInt8]?
+    /// Bytes protection adds to an RTP packet (the profile's tag).
+    var rtpOverhead: Int { get }
 }
 
 extension SRTPSession: RTPProtector {}

@@ -37,7 +37,13 @@ final class PeerConnection {
     private(set) var sendsAudio = false
     private(set) var audioPayloadType: PayloadType?
     var dtls: (any DTLSConnection)?
-    var srtp: (any RTPProtector)?
+    var srtp: (any RTPProtector)? {
+        didSet { srtpTagBytes = srtp?.rtpOverhead ?? 10 }
+    }
+    /// What SRTP adds to each RTP packet on this link, for the pacer's sizes (`PacedPacket`).
+    private(set) var srtpTagBytes = 10
+    /// The profile DTLS agreed (reported in `peer-connected`).
+    var srtpProfile: SRTPProfile?
     var dataChannels: (any DataChannelAssociation)?
     var selectedPair: CandidatePair?
     var iceConnected = false

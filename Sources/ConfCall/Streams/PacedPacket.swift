@@ -16,8 +16,9 @@ struct PacedPacket: Sendable {
     /// The probe cluster a probe belongs to (`ProbeBitrateEstimator`), when its result is wanted.
     var probeCluster: Int?
 
-    /// What SRTP adds: the 80-bit authentication tag of AES_CM_128_HMAC_SHA1_80 (RFC 3711 section 4.2).
-    static let srtpTagBytes = 10
+    /// What SRTP adds: the tag of the link's profile (`RTPProtector.rtpOverhead`: 16 bytes for
+    /// AES-GCM, RFC 7714 section 5; 10 for AES_CM_128_HMAC_SHA1_80, RFC 3711 section 4.2).
+    var srtpTagBytes = 10
 
     var priority: PacketPriority {
         switch kind {
@@ -36,7 +37,7 @@ struct PacedPacket: Sendable {
             elements += 1 + min(16, data.count)
         }
         let extensionBlock = elements == 0 ? 0 : 4 + (elements + 3) / 4 * 4
-        return 12 + 4 * min(15, packet.csrcs.count) + extensionBlock + packet.payload.count + padding + Self.srtpTagBytes
+        return 12 + 4 * min(15, packet.csrcs.count) + extensionBlock + packet.payload.count + padding + srtpTagBytes
     }
 
     /// The plain RTP bytes to protect and send, carrying the low 16 bits of `sequence`.
