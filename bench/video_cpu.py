@@ -8,6 +8,9 @@ codec work alone. The PSNR of what arrives: bench/video_quality.py.
 
     bench/video_cpu.py CONF_BINARY PARTICIPANTS RESOLUTION [SECONDS]      RESOLUTION: 480p or 720p
 
+CONF_ARGS (environment, split on spaces) goes to each `conf join`: CONF_ARGS=--no-audio leaves out
+the Opus work GStreamer's side does not have.
+
 Makes the clip with gst-launch-1.0 (Debian's gstreamer1.0-tools): SECONDS of GStreamer's moving
 zone plate at 30 fps, at the room's size, in /tmp (480p: 14 MB a second).
 """
@@ -25,7 +28,8 @@ server, address, room = start_room(conf, {"name": "video-cpu", "resolution": res
 # Events to files: a pipe would have to be read while wait4 reaps the processes.
 logs = [tempfile.TemporaryFile(mode="w+") for _ in range(n)]
 participants = [subprocess.Popen([conf, "join", room["room"], room["pin"], "--server", address, "--as", f"p{i}", "--json", "--stats",
-                                  "--video-source", f"file:{clip}", "--duration", str(seconds)],
+                                  "--video-source", f"file:{clip}", "--duration", str(seconds)]
+                                 + os.environ.get("CONF_ARGS", "").split(),
                                  stdout=logs[i], stderr=subprocess.DEVNULL, env=env) for i in range(n)]
 conf_figures, gst_figures = beside_gstreamer(
     participants, f"filesrc location={clip} ! y4mdec ! identity sync=true ! "
