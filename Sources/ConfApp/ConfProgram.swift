@@ -187,7 +187,7 @@ public enum ConfProgram {
                 ("CONF_NAME", "your name in calls, as --as"),
                 ("CONF_CA", "a PEM file of certificates to trust for a wss:// rendezvous, as --ca"),
                 ("CONF_AUDIO_SOURCE, CONF_AUDIO_SINK", "defaults for --audio-source and --audio-sink"),
-                ("http_proxy, https_proxy, all_proxy, no_proxy", "the proxy to reach the rendezvous through (ws:// and wss://), and hosts reached directly, as curl reads them (HTTPS_PROXY, ALL_PROXY and NO_PROXY too; a rendezvous on loopback is always reached directly). Media never goes through it: give --turn with ?transport=tcp or tls where only a proxy gets out"),
+                ("http_proxy, https_proxy, all_proxy, no_proxy", "the proxy to reach the rendezvous through (ws:// and wss://), and hosts reached directly, as curl reads them (HTTPS_PROXY, ALL_PROXY and NO_PROXY too; localhost, 127.0.0.0/8 and ::1 are always reached directly; socks5h:// is taken as socks5://). A wss:// rendezvous goes through a CONNECT tunnel, which any proxy allows; ws:// goes as an absolute-form request, which some refuse. Media and TURN never go through it: where UDP is blocked, give --turn with ?transport=tcp or tls"),
                 ("PULSE_SERVER", "the PulseAudio server to use (read by libpulse)"),
                 ("XDG_CONFIG_HOME", "where the config file is looked for (default ~/.config)"),
                 ("NO_COLOR", "when set and not empty, no colour in output (the call screen's video is then drawn in characters)"),

@@ -44,6 +44,7 @@ public final class DTLSEndpoint {
     public private(set) var sasWords: [String]?
 
     public let role: DTLSRole
+    private let offered: [SRTPProfile]
     /// The peer's fingerprints that conf can compute, by hash function.
     private let expected: [Fingerprint.HashFunction: [Fingerprint]]
     private let context: OpaquePointer
@@ -61,6 +62,7 @@ public final class DTLSEndpoint {
     public init(certificate: DTLSCertificate, role: DTLSRole, remoteFingerprints: [Fingerprint],
                 profiles: [SRTPProfile] = SRTPProfile.allCases) throws(CryptoError) {
         self.role = role
+        offered = profiles
         expected = Dictionary(grouping: remoteFingerprints.filter { $0.hashFunction != nil }) { $0.hashFunction! }
         guard !expected.isEmpty else {
             throw CryptoError("none of the peer's fingerprints uses a hash function conf can compute "
@@ -70,7 +72,7 @@ public final class DTLSEndpoint {
         self.context = context
         conf_ssl_ctx_require_dtls12(context)
         guard SSL_CTX_use_certificate(context, certificate.certificate) == 1, SSL_CTX_use_PrivateKey(context, certificate.key) == 1,
-              SSL_CTX_set_tlsext_use_srtp(context, profiles.map(\.rawValue).joined(separator: ":")) == 0
+              SSL_CTX_set_tlsext_use_srtp(context, SRTPProfile.offer(profiles)) == 0
         else {
             SSL_CTX_free(context)
             throw .openSSL("cannot configure DTLS")
@@ -170,7 +172,7 @@ public final class DTLSEndpoint {
         }
         X509_free(peer)
         guard let selected = SSL_get_selected_srtp_profile(ssl), let profile = SRTPProfile(rawValue: String(cString: selected.pointee.name)) else {
-            return fail("the peer agreed to none of conf's SRTP profiles (\(SRTPProfile.offer))")
+            return fail("the peer agreed to none of the SRTP profiles offered (\(SRTPProfile.offer(offered)))")
         }
         let (keyLength, saltLength) = (profile.keyLength, profile.saltLength)
         var material = [UInt8](repeating: 0, count: 2 * (keyLength + saltLength))

@@ -44,6 +44,8 @@ public final class TURNOverTLSTunnel {
         g_object_unref(effective)
         client = g_socket_client_new()
         g_socket_client_set_timeout(client, 10)
+        // Straight to the TURN server, as documented: no proxy (and no GIO proxy modules loaded).
+        g_socket_client_set_enable_proxy(client, 0)
         self.serverName = serverName
         self.address = address
         self.port = port

@@ -1,7 +1,7 @@
 import ConfWire
 
 /// Which room a new connection is for, read from the start of its HTTP request before anyone
-/// answers it (`GET /v1/ws?room=4821-7734 HTTP/1.1`, or with `ws://host:port` before the path): how a rendezvous with several workers hands
+/// answers it (`GET /v1/ws?room=4821-7734 HTTP/1.1`; `ws://host:port` may come before the path): how a rendezvous with several workers hands
 /// each WebSocket to the worker that holds its room. Pure; the bytes are hostile.
 public enum RequestRoute: Equatable, Sendable {
     /// The request line is not complete yet.
@@ -27,7 +27,9 @@ public enum RequestRoute: Equatable, Sendable {
         // 3.2.2) and some proxies pass on as they got it: its path starts after the authority.
         if !target.hasPrefix("/"), let scheme = target.firstRange(of: "://") {
             let authority = target[scheme.upperBound...]
-            target = authority[(authority.firstIndex(of: "/") ?? authority.endIndex)...]
+            // The authority ends at the first "/", "?" or "#" (RFC 3986 3.2); a path only after "/".
+            let end = authority.firstIndex { "/?#".contains($0) } ?? authority.endIndex
+            target = authority[end...]
         }
         guard let question = target.firstIndex(of: "?"), target[..<question] == "/v1/ws" else { return .anywhere }
         for pair in target[target.index(after: question)...].split(separator: "&") where pair.hasPrefix("room=") {

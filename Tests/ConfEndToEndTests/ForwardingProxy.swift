@@ -2,7 +2,8 @@ import Foundation
 import Synchronization
 
 /// An HTTP proxy on 127.0.0.1 that sends every connection it takes to one loopback port, whatever
-/// host the request names, and keeps each request's first line: enough to see which requests a
+/// host the request names, and keeps the first request line of each connection (later requests
+/// on a kept-alive connection are relayed unseen; a WebSocket opens a connection of its own): enough to see which requests a
 /// client sent through a proxy and that they work through it. It forwards absolute-form requests
 /// (`GET ws://host/...`, as libsoup sends plain ones) as they came, and answers CONNECT with 200
 /// before relaying.
@@ -56,6 +57,7 @@ final class ForwardingProxy: Sendable {
         var chunk = [UInt8](repeating: 0, count: 4096)
         while !head.ends(with: Array("\r\n\r\n".utf8)) {
             let n = recv(client, &chunk, 1, 0)  // byte by byte: nothing past the head is taken
+            if n < 0 && errno == EINTR { continue }
             guard n > 0, head.count < 16_384 else { return }
             head += chunk[..<n]
         }
@@ -68,14 +70,16 @@ final class ForwardingProxy: Sendable {
         } else {
             upstream.write(head)
         }
-        relay(client, upstream.fd, buffer: &chunk)
+        withExtendedLifetime(upstream) { relay(client, upstream.fd, buffer: &chunk) }
     }
 
     /// Copies each side's bytes to the other until either ends or the proxy stops.
     private func relay(_ a: Int32, _ b: Int32, buffer: inout [UInt8]) {
         var fds = [pollfd(fd: a, events: Int16(POLLIN), revents: 0), pollfd(fd: b, events: Int16(POLLIN), revents: 0)]
         while !stopped.load(ordering: .relaxed) {
-            guard poll(&fds, 2, 100) >= 0 else { return }
+            let ready = poll(&fds, 2, 100)
+            if ready < 0 && errno == EINTR { continue }
+            guard ready >= 0 else { return }
             for (index, entry) in fds.enumerated() where entry.revents != 0 {
                 let n = recv(entry.fd, &buffer, buffer.count, 0)
                 guard n > 0 else { return }

@@ -44,6 +44,7 @@ import Testing
         ("GET http://rv.example/v1/ws?room=4821-7734 HTTP/1.1\r\n", .room(RoomID("4821-7734")!)),
         ("GET http://rv.example/v1/health?room=4821-7734 HTTP/1.1\r\n", .anywhere),
         ("GET ws://rv.example?room=4821-7734 HTTP/1.1\r\n", .anywhere),
+        ("GET ws://rv.example?x=/v1/ws?room=4821-7734 HTTP/1.1\r\n", .anywhere),
         ("GET /v1/ws?room=4821-7734", .incomplete),
         ("\u{FF}\u{FE}garbage\n", .anywhere),
         ("", .incomplete),
