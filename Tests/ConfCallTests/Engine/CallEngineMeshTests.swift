@@ -1,4 +1,4 @@
-import ConfCall
+@testable import ConfCall
 import ConfCore
 import ConfWire
 import Testing
@@ -17,6 +17,9 @@ import Testing
         })
         let annSide = try #require(ann.connectedEvents.first), bobSide = try #require(bob.connectedEvents.first)
         #expect(annSide.sas == bobSide.sas && !annSide.sas.isEmpty, "both read the same words")
+        // The profile DTLS agreed is reported, and the pacer counts its 16-byte tag (RFC 7714).
+        #expect(annSide.srtp == "AEAD_AES_128_GCM" && bobSide.srtp == "AEAD_AES_128_GCM")
+        #expect(ann.engine.links[bob.id]?.srtpTagBytes == 16 && bob.engine.links[ann.id]?.srtpTagBytes == 16)
         #expect(annSide.roundTrip >= .milliseconds(35) && annSide.roundTrip < .milliseconds(100), "a 20 ms one-way network: \(annSide.roundTrip)")
     }
 

@@ -105,8 +105,10 @@ final class FakeDTLS: DTLSConnection {
         guard !isConnected, let remoteRandom else { return }
         isConnected = true
         let (client, server) = role == .client ? (localRandom, remoteRandom) : (remoteRandom, localRandom)
-        let clientKey = Array((client + server + client).prefix(30)), serverKey = Array((server + client + server).prefix(30))
-        outputs.append(.connected(role == .client ? SRTPKeys(local: clientKey, remote: serverKey) : SRTPKeys(local: serverKey, remote: clientKey)))
+        // AES-GCM's 28 bytes of key and salt, as two conf peers agree it (SRTPProfile).
+        let clientKey = Array((client + server + client).prefix(28)), serverKey = Array((server + client + server).prefix(28))
+        outputs.append(.connected(role == .client ? SRTPKeys(local: clientKey, remote: serverKey, profile: .aeadAES128GCM)
+                                                  : SRTPKeys(local: serverKey, remote: clientKey, profile: .aeadAES128GCM)))
     }
 
     private func flight(_ bytes: [UInt8], now: Instant) {
