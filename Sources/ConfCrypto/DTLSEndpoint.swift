@@ -15,6 +15,16 @@ public struct SRTPKeys: Sendable, Equatable {
         self.local = local
         self.remote = remote
     }
+
+    /// From the keying material DTLS exported for `profile` (2 x (key + salt) bytes), laid out as
+    /// RFC 5764 section 4.2 says: client key | server key | client salt | server salt.
+    public init(exported material: [UInt8], profile: SRTPProfile, role: DTLSRole) {
+        let (key, salt) = (profile.keyLength, profile.saltLength)
+        precondition(material.count == 2 * (key + salt), "keying material of \(material.count) bytes for \(profile.rawValue)")
+        let client = Array(material[0..<key]) + Array(material[2 * key..<2 * key + salt])
+        let server = Array(material[key..<2 * key]) + Array(material[(2 * key + salt)...])
+        self.init(local: role == .client ? client : server, remote: role == .client ? server : client, profile: profile)
+    }
 }
 
 /// One end of a DTLS 1.2 association (RFC 6347) with OpenSSL over memory BIOs: datagrams in,
@@ -174,8 +184,7 @@ public final class DTLSEndpoint {
         guard let selected = SSL_get_selected_srtp_profile(ssl), let profile = SRTPProfile(rawValue: String(cString: selected.pointee.name)) else {
             return fail("the peer agreed to none of the SRTP profiles offered (\(SRTPProfile.offer(offered)))")
         }
-        let (keyLength, saltLength) = (profile.keyLength, profile.saltLength)
-        var material = [UInt8](repeating: 0, count: 2 * (keyLength + saltLength))
+        var material = [UInt8](repeating: 0, count: 2 * (profile.keyLength + profile.saltLength))
         let label = "EXTRACTOR-dtls_srtp"
         guard SSL_export_keying_material(ssl, &material, material.count, label, label.utf8.count, nil, 0, 0) == 1 else {
             return fail(CryptoError.openSSL("cannot export SRTP keys").description)
@@ -189,14 +198,8 @@ public final class DTLSEndpoint {
             return fail(CryptoError.openSSL("cannot export the SAS secret").description)
         }
         sasWords = ShortAuthenticationString.words(exported: sas)
-        // RFC 5764 section 4.2: client key | server key | client salt | server salt.
-        let salts = 2 * keyLength
-        let clientKey = Array(material[0..<keyLength]) + Array(material[salts..<salts + saltLength])
-        let serverKey = Array(material[keyLength..<salts]) + Array(material[(salts + saltLength)...])
         isConnected = true
-        let keys = role == .client ? SRTPKeys(local: clientKey, remote: serverKey, profile: profile)
-                                   : SRTPKeys(local: serverKey, remote: clientKey, profile: profile)
-        outputs.append(.connected(keys))
+        outputs.append(.connected(SRTPKeys(exported: material, profile: profile, role: role)))
     }
 
     private func readApplicationData() {

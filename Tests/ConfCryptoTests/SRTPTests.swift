@@ -51,4 +51,19 @@ import Testing
         #expect(b.unprotectRTP(tampered) == nil)
         #expect(throws: CryptoError.self) { try SRTPSession(keys: SRTPKeys(local: one + [0], remote: other, profile: profile)) }
     }
+
+    /// RFC 5764 section 4.2's layout of the exported material, byte for byte: client write key,
+    /// server write key, client salt, server salt; each end's local key is its own role's.
+    @Test func exportedMaterialIsSplitAsRFC5764LaysItOut() {
+        let material = Array(UInt8(0)..<UInt8(56))  // AEAD_AES_128_GCM: 2 x (16 + 12)
+        let client = SRTPKeys(exported: material, profile: .aeadAES128GCM, role: .client)
+        let server = SRTPKeys(exported: material, profile: .aeadAES128GCM, role: .server)
+        #expect(client.local == Array(0..<16) + Array(32..<44))
+        #expect(client.remote == Array(16..<32) + Array(44..<56))
+        #expect(server.local == client.remote && server.remote == client.local && server.profile == .aeadAES128GCM)
+        let cm = SRTPKeys(exported: Array(UInt8(0)..<UInt8(60)), profile: .aes128CMSHA1_80, role: .client)
+        #expect(cm.local == Array(0..<16) + Array(32..<46) && cm.remote == Array(16..<32) + Array(46..<60))
+        let wide = SRTPKeys(exported: Array(UInt8(0)..<UInt8(88)), profile: .aeadAES256GCM, role: .server)
+        #expect(wide.local == Array(32..<64) + Array(76..<88) && wide.remote == Array(0..<32) + Array(64..<76))
+    }
 }
