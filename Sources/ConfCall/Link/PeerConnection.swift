@@ -37,11 +37,9 @@ final class PeerConnection {
     private(set) var sendsAudio = false
     private(set) var audioPayloadType: PayloadType?
     var dtls: (any DTLSConnection)?
-    var srtp: (any RTPProtector)? {
-        didSet { srtpTagBytes = srtp?.rtpOverhead ?? 10 }
-    }
+    var srtp: (any RTPProtector)?
     /// What SRTP adds to each RTP packet on this link, for the pacer's sizes (`PacedPacket`).
-    private(set) var srtpTagBytes = 10
+    var srtpTagBytes: Int { srtp?.rtpOverhead ?? PacedPacket.defaultSRTPTagBytes }
     /// The profile DTLS agreed (reported in `peer-connected`).
     var srtpProfile: SRTPProfile?
     var dataChannels: (any DataChannelAssociation)?

@@ -1,4 +1,5 @@
 import ConfWire
+import ConfCrypto
 
 /// One RTP packet waiting in a link's pacer, plain (before SRTP). Its transport-wide sequence
 /// number is stamped only as it leaves (`wireBytes(transportSequence:)`), so that the numbers
@@ -18,7 +19,10 @@ struct PacedPacket: Sendable {
 
     /// What SRTP adds: the tag of the link's profile (`RTPProtector.rtpOverhead`: 16 bytes for
     /// AES-GCM, RFC 7714 section 5; 10 for AES_CM_128_HMAC_SHA1_80, RFC 3711 section 4.2).
-    var srtpTagBytes = 10
+    var srtpTagBytes = Self.defaultSRTPTagBytes
+
+    /// Until a link is keyed: AES_CM_128_HMAC_SHA1_80's tag, the profile every peer has.
+    static let defaultSRTPTagBytes = SRTPProfile.aes128CMSHA1_80.rtpOverhead
 
     var priority: PacketPriority {
         switch kind {
