@@ -1,39 +1,60 @@
 #!/usr/bin/env python3
-"""CPU seconds, peak RSS and the video bitrate sent of each participant of a conf call that sends
-the same Y4M clip (`--video-source file:`, looped, at the clip's rate), side by side with
-GStreamer pipelines doing the same VP8 work on the same clip (one realtime encoder at the same
-target, one decoder per other participant, paced at the clip's rate). conf also does ICE, DTLS,
-SRTP, RTCP, congestion control, Opus of silence and jitter buffering; the GStreamer figure is the
-codec work alone. The PSNR of what arrives: bench/video_quality.py.
+"""CPU seconds, peak RSS, bitrate and picture quality of a conf video call that sends a Y4M clip
+(`--video-source file:`, looped, at the clip's rate), side by side with GStreamer doing the same
+VP8 work on the same clip at the same time (bench/gst_vp8_work.py: one real-time encoder set as
+conf sets libvpx, temporal layers included, and one decoder per other participant, paced at the
+clip's rate). conf also does ICE, DTLS, SRTP, RTCP, congestion control, Opus of silence and
+jitter buffering; the GStreamer figure is the codec work alone.
 
-    bench/video_cpu.py CONF_BINARY PARTICIPANTS RESOLUTION [SECONDS]      RESOLUTION: 480p or 720p
+So that a cheaper encode is never a worse picture in disguise, each side's bitrate and PSNR are
+printed beside its CPU: p1 records what p0 sends it (`--record`), GStreamer's first pipeline
+writes what it encoded; both are decoded afterwards and each picture compared with the clip
+frame it shows (bench/video_scores.py). conf's figures count from the start of its process
+(signalling, ICE and the estimate's climb included); GStreamer starts at its target.
+
+    bench/video_cpu.py CONF_BINARY PARTICIPANTS RESOLUTION [SECONDS] [apart]      RESOLUTION: 480p or 720p
+
+`apart` runs conf's call first and GStreamer's pipelines after it, for calls too big for the
+machine's cores to hold both at once (4 parties or 720p on 2 cores: then conf's encoder drops the
+frames it cannot finish and GStreamer falls behind the clock, and the two are no longer doing the
+same work). Side by side is the default: a shared machine's speed drifts from minute to minute.
 
 CONF_ARGS (environment, split on spaces) goes to each `conf join`: CONF_ARGS=--no-audio leaves out
-the Opus work GStreamer's side does not have.
+the Opus work GStreamer's side does not have; `--video-bitrate N` there sets GStreamer's target too.
 
 Makes the clip with gst-launch-1.0 (Debian's gstreamer1.0-tools): SECONDS of GStreamer's moving
-zone plate at 30 fps, at the room's size, in /tmp (480p: 14 MB a second).
+zone plate at 30 fps, at the room's size, in /tmp (480p: 14 MB a second). Needs python3-numpy,
+python3-gi and gir1.2-gstreamer-1.0.
 """
 import json, os, subprocess, sys, tempfile
-from cpu_usage import beside_gstreamer, start_room, zone_plate_clip
+from cpu_usage import measure, start_room, zone_plate_clip
+from media_recordings import ivf_frames
+from video_scores import decode, matched_scores, read_y4m, summary
 
 conf, n, resolution = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 seconds = int(sys.argv[4]) if len(sys.argv) > 4 else 10
+apart = sys.argv[5:6] == ["apart"]
 width, height = {"480p": (640, 480), "720p": (1280, 720)}[resolution]
+conf_args = os.environ.get("CONF_ARGS", "").split()
+kbps = int(conf_args[conf_args.index("--video-bitrate") + 1]) if "--video-bitrate" in conf_args else 600
 clip = zone_plate_clip(width, height, seconds)
 env = dict(os.environ, CONF_AUDIO_SINK="none", CONF_AUDIO_SOURCE="silence")
-
+env.pop("DISPLAY", None)
+env.pop("WAYLAND_DISPLAY", None)
+work = tempfile.mkdtemp(prefix="conf-video-cpu-")
+gst_work = os.path.join(os.path.dirname(os.path.abspath(__file__)), "gst_vp8_work.py")
 
 server, address, room = start_room(conf, {"name": "video-cpu", "resolution": resolution})
-# Events to files: a pipe would have to be read while wait4 reaps the processes.
-logs = [tempfile.TemporaryFile(mode="w+") for _ in range(n)]
+# Output to files: a pipe would have to be read while wait4 reaps the processes.
+logs = [tempfile.TemporaryFile(mode="w+") for _ in range(2 * n)]
 participants = [subprocess.Popen([conf, "join", room["room"], room["pin"], "--server", address, "--as", f"p{i}", "--json", "--stats",
-                                  "--video-source", f"file:{clip}", "--duration", str(seconds)]
-                                 + os.environ.get("CONF_ARGS", "").split(),
+                                  "--video-source", f"file:{clip}", "--video-view", "none", "--duration", str(seconds)]
+                                 + (["--record", work] if i == 1 else []) + conf_args,
                                  stdout=logs[i], stderr=subprocess.DEVNULL, env=env) for i in range(n)]
-conf_figures, gst_figures = beside_gstreamer(
-    participants, f"filesrc location={clip} ! y4mdec ! identity sync=true ! "
-                  "vp8enc deadline=1 cpu-used=8 end-usage=cbr target-bitrate=600000 threads=1 error-resilient=1", "vp8dec")
+conf_figures = measure(participants) if apart else []
+gstreamers = [subprocess.Popen(["/usr/bin/python3", gst_work, clip, str(kbps), str(n - 1), os.path.join(work, f"gst{i}.webm")],
+                               stdout=logs[n + i], stderr=subprocess.DEVNULL) for i in range(n)]
+figures = conf_figures + measure(gstreamers) if apart else measure(participants + gstreamers)
 outputs = []
 for log in logs:
     log.seek(0)
@@ -42,22 +63,40 @@ server.terminate()
 server.wait()
 
 
-def sent_video_kbps(output):
+def sent_kbps(output):
     """The mean of the per-link `sent_kbps` of the link-stats after the first 5 s (video and audio)."""
-    rates = []
-    for line in output.splitlines():
-        event = json.loads(line)
-        if event.get("type") == "link-stats" and event.get("t", 0) > 5:
-            rates += [link["sent_kbps"] for link in event.get("links", [])]
+    rates = [link["sent_kbps"] for line in output.splitlines() for event in [json.loads(line)]
+             if event.get("type") == "link-stats" and event.get("t", 0) > 5 for link in event.get("links", [])]
     return sum(rates) / len(rates) if rates else 0
 
 
-print(f"{n}-party video call, {resolution} ({width}x{height}) at 30 fps from {clip}, {seconds} s")
-for i, ((cpu, rss), output) in enumerate(zip(conf_figures, outputs)):
+source = read_y4m(clip)
+
+
+def quality(recording, demuxer):
+    decoded = recording + ".y4m"
+    decode(recording, demuxer, decoded)
+    return matched_scores(read_y4m(decoded), source)
+
+
+conf_frames = ivf_frames(os.path.join(work, "p0.ivf"))
+conf_scores = quality(os.path.join(work, "p0.ivf"), "ivfparse")
+gst_encoded = json.loads(outputs[n] or "{}")
+gst_scores = quality(os.path.join(work, "gst0.webm"), "matroskademux")
+subprocess.run(["rm", "-rf", work])
+
+print(f"{n}-party video call, {resolution} ({width}x{height}) at 30 fps from {clip}, {seconds} s, {kbps} kbit/s asked, "
+      + ("conf then GStreamer" if apart else "conf and GStreamer at the same time"))
+for i, (cpu, rss) in enumerate(figures[:n]):
     print(f"  conf p{i}: {cpu:.2f} s CPU ({100 * cpu / seconds:.1f} % of a core), peak RSS {rss:.1f} MiB, "
-          f"sent {sent_video_kbps(output):.0f} kbit/s a link")
-for i, (cpu, rss) in enumerate(gst_figures):
+          f"sent {sent_kbps(outputs[i]):.0f} kbit/s a link (link-stats after 5 s, with RTP and audio)")
+for i, (cpu, rss) in enumerate(figures[n:]):
     print(f"  gstreamer {i}: {cpu:.2f} s CPU ({100 * cpu / seconds:.1f} % of a core), peak RSS {rss:.1f} MiB")
-conf_cpu = sum(c for c, _ in conf_figures) / n
-gst_cpu = sum(c for c, _ in gst_figures) / n
+conf_kbps = sum(size for _, size in conf_frames) * 8 / seconds / 1000
+gst_kbps = gst_encoded.get("bytes", 0) * 8 / seconds / 1000
+print(f"  p0's video as p1 received it: {len(conf_frames)} frames, {conf_kbps:.0f} kbit/s of VP8, "
+      f"PSNR (mean / median / 5th percentile) {summary(conf_scores)}")
+print(f"  gstreamer 0's encoding: {gst_encoded.get('frames', 0)} frames, {gst_kbps:.0f} kbit/s of VP8, PSNR {summary(gst_scores)}")
+conf_cpu = sum(c for c, _ in figures[:n]) / n
+gst_cpu = sum(c for c, _ in figures[n:]) / n
 print(f"  conf / gstreamer CPU: {conf_cpu / gst_cpu:.2f}")

@@ -15,6 +15,7 @@ target, frame for frame, with no network. Needs gst-launch-1.0 (gstreamer1.0-too
 import json, os, subprocess, sys, tempfile
 import numpy as np
 from cpu_usage import start_room, zone_plate_clip
+from video_scores import decode, matched_scores, psnr, read_y4m
 
 conf, resolution = sys.argv[1], sys.argv[2]
 seconds = int(sys.argv[3]) if len(sys.argv) > 3 else 10
@@ -24,28 +25,6 @@ clip = zone_plate_clip(width, height, seconds)
 env = dict(os.environ, CONF_AUDIO_SINK="none", CONF_AUDIO_SOURCE="silence")
 env.pop("DISPLAY", None)
 env.pop("WAYLAND_DISPLAY", None)
-
-
-def read_y4m(path):
-    """The luma planes of a 4:2:0 YUV4MPEG2 file, as an array of frames."""
-    data = open(path, "rb").read()
-    header_end = data.index(b"\n")
-    fields = {f[:1]: f[1:] for f in data[:header_end].split()[1:]}
-    w, h = int(fields[b"W"]), int(fields[b"H"])
-    frame_bytes = w * h + 2 * ((w + 1) // 2) * ((h + 1) // 2)
-    frames, at = [], header_end + 1
-    while at < len(data):
-        at = data.index(b"\n", at) + 1  # FRAME and its parameters
-        if at + frame_bytes > len(data):
-            break
-        frames.append(np.frombuffer(data, np.uint8, w * h, at).reshape(h, w))
-        at += frame_bytes
-    return np.array(frames)
-
-
-def psnr(a, b):
-    mse = np.mean((a.astype(np.float64) - b.astype(np.float64)) ** 2)
-    return 99.0 if mse == 0 else 10 * np.log10(255 * 255 / mse)
 
 
 with tempfile.TemporaryDirectory() as directory:
@@ -61,8 +40,7 @@ with tempfile.TemporaryDirectory() as directory:
     server.terminate()
     server.wait()
     decoded = os.path.join(directory, "decoded.y4m")
-    subprocess.run(["gst-launch-1.0", "-q", "filesrc", f"location={directory}/sender.ivf", "!", "ivfparse", "!", "vp8dec", "!",
-                    "video/x-raw,format=I420", "!", "y4menc", "!", "filesink", f"location={decoded}"], check=True)
+    decode(f"{directory}/sender.ivf", "ivfparse", decoded)
     received = read_y4m(decoded)
     log.seek(0)
     rates = [link["sent_kbps"] for line in log for event in [json.loads(line)]
@@ -77,13 +55,7 @@ with tempfile.TemporaryDirectory() as directory:
 
 source = read_y4m(clip)
 gstreamer_scores = sorted(psnr(picture, source[i]) for i, picture in enumerate(gstreamer))
-thumbs = source[:, ::16, ::16].astype(np.float64)
-scores = []
-for picture in received:
-    thumb = picture[::16, ::16].astype(np.float64)
-    nearest = int(np.argmin(np.mean((thumbs - thumb) ** 2, axis=(1, 2))))
-    scores.append(max(psnr(picture, source[i % len(source)]) for i in (nearest - 1, nearest, nearest + 1)))
-scores.sort()
+scores = matched_scores(received, source)
 print(f"{resolution} ({width}x{height}) at 30 fps from {clip}, {seconds} s, --video-bitrate {kbps}")
 print(f"  {len(received)} pictures decoded of the {30 * seconds} the clip ran ({len(received) / seconds:.1f} a second)")
 print(f"  luma PSNR: mean {np.mean(scores):.2f} dB, median {scores[len(scores) // 2]:.2f} dB, 5th percentile {scores[len(scores) // 20]:.2f} dB")
