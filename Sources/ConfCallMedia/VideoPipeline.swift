@@ -19,6 +19,8 @@ public final class VideoPipeline {
     private let framesPerSecond: Int
     private let hop: @Sendable (@escaping @Sendable () -> Void) -> Void
     private var nextFrameAt: Instant?
+    /// A picture fell due while the encoder was busy: the newest one goes as soon as it is free.
+    private var pictureOwed = false
     private var decoders: [ParticipantID: VP8Decoder] = [:]
     private let recordings: Recordings?
     /// Each encoded frame's bytes, with when its picture was taken: for the engine to send.
@@ -127,12 +129,18 @@ public final class VideoPipeline {
         }
         if let (frame, captured) = small?.takeEncoded() { onSmallEncodedFrame?(frame, captured) }
         var due = nextFrameAt ?? now
-        guard now >= due else { return }
-        if now.since(due) > .milliseconds(500) { due = now }
-        while due <= now { due = due + interval }
-        nextFrameAt = due
-        // One frame at a time: while the encoder is busy, a due frame is skipped, not queued.
-        guard !main.busy, var picture = source.newestPicture() else { return }
+        if now >= due {
+            if now.since(due) > .milliseconds(500) { due = now }
+            while due <= now { due = due + interval }
+            nextFrameAt = due
+            pictureOwed = true
+        }
+        // One frame at a time, and at most one owed: a picture that falls due while the encoder
+        // is busy is taken when it is free (the newest then), not skipped, so an encode a few ms
+        // over the frame interval costs that picture's delay, not the picture. Several due while
+        // busy are one: the encoder is never queued behind.
+        guard pictureOwed, !main.busy, var picture = source.newestPicture() else { return }
+        pictureOwed = false
         // A camera swapped in after a clip of another shape: cropped to the shape being sent.
         if picture.width != main.encoder.width || picture.height != main.encoder.height {
             picture = PixelConversion.scaled(picture, width: main.encoder.width, height: main.encoder.height)
@@ -148,7 +156,7 @@ public final class VideoPipeline {
     /// is sent.
     public func nextTickDue(now: Instant) -> Instant? {
         guard let main, source != nil, !paused else { return nil }
-        if main.pending || small?.pending == true { return now }
+        if main.pending || small?.pending == true { return now }  // an owed picture goes at one of these ticks
         return nextFrameAt ?? now
     }
 

@@ -60,6 +60,47 @@ final class HopQueue: Sendable {
         #expect(pipeline.sends == false)
     }
 
+    /// An encode that runs past the frame interval delays the next picture instead of losing it:
+    /// the pictures due while the encoder was busy are one picture, taken as soon as it is free
+    /// (before, each was skipped and the next waited for its own slot: a 720p encode a little
+    /// over 33 ms halved the frame rate).
+    @Test func aPictureDueWhileTheEncoderIsBusyIsTakenWhenItIsFree() throws {
+        let camera = FakeCamera()
+        let hops = HopQueue()
+        let pipeline = VideoPipeline(source: camera, encoder: try VP8Encoder(width: 64, height: 48, bitrateKbps: 200, framesPerSecond: 10,
+                                                                             dropsFrames: false),
+                                     framesPerSecond: 10, recordings: nil, hop: hops.hop)
+        var encoded: [Instant] = []
+        pipeline.onEncoded = { encoded.append($1) }
+        let pattern = TestPatternSource(width: 64, height: 48)
+        camera.picture = pattern.nextFrame()
+        let clock = ManualClock(Instant(nanoseconds: 1_000_000_000))
+        pipeline.tick(now: clock.now())  // the first picture goes to the encoder
+        for _ in 0..<2 {  // two more fall due while it is busy (its completion not yet hopped back)
+            clock.advance(by: .milliseconds(100))
+            camera.picture = pattern.nextFrame()
+            pipeline.tick(now: clock.now())
+        }
+        func waitForTheEncoder() -> Int {
+            let deadline = ContinuousClock.now + .seconds(10)
+            var ran = 0
+            while ran == 0 && ContinuousClock.now < deadline { ran = hops.run() }
+            return ran
+        }
+        #expect(waitForTheEncoder() == 1)
+        clock.advance(by: .milliseconds(5))  // before the next picture's slot
+        let freed = clock.now()
+        pipeline.tick(now: freed)  // hands on the first frame and takes the owed picture
+        #expect(encoded.count == 1)
+        #expect(waitForTheEncoder() == 1, "the owed picture went to the encoder when it was free")
+        clock.advance(by: .milliseconds(5))
+        pipeline.tick(now: clock.now())
+        #expect(encoded.count == 2 && encoded.last == freed)
+        clock.advance(by: .milliseconds(5))
+        pipeline.tick(now: clock.now())  // nothing more is owed before the next slot
+        #expect(hops.run() == 0 && encoded.count == 2)
+    }
+
     /// A camera swapped in after a portrait clip gives landscape pictures: they are cropped to the
     /// encoder's shape (the encoder is made once), and are the window's own picture.
     @Test func aPictureOfAnotherShapeIsCroppedToTheEncodersSize() throws {
