@@ -12,14 +12,16 @@ import Testing
     }
 
     @Test func aStallsDelayIsGivenBackOnceItHasPassed() {
-        // 100 ms with nothing, then five frames at once: the playout waits five frames, and
-        // gives back all but one.
+        // 100 ms with nothing, then five frames at once: the playout waits five frames, gives back
+        // all but one within a few seconds, and that one after 10 s with no other wait.
         let result = SimulatedAudioLink(jitterMs: 2, stalls: [10_000], stallMs: 100).run(seconds: 30)
         let before = meanBuffered(result, seconds: 5..<9)
-        let after = meanBuffered(result, seconds: 20..<29)
+        let held = meanBuffered(result, seconds: 14..<19)
+        let after = meanBuffered(result, seconds: 24..<29)
         #expect(result.stretchesAfterStart >= 4, "the stall should have made the playout wait")
-        #expect(after <= before + 1.2, "buffered \(before) frames before the stall, \(after) well after it")
-        #expect(result.statistics.skipped >= result.stretchesAfterStart - 2 && result.statistics.skipped < result.stretchesAfterStart,
+        #expect(held >= before + 0.7 && held <= before + 1.2, "one wait is held while stalls may recur: \(before) frames before, \(held) after")
+        #expect(after <= before + 0.3, "buffered \(before) frames before the stall, \(after) well after it")
+        #expect(result.statistics.skipped == result.stretchesAfterStart,
                 "waited \(result.stretchesAfterStart), gave back \(result.statistics.skipped)")
         #expect(result.statistics.played + result.statistics.skipped == result.sent)
     }

@@ -4,9 +4,10 @@ import ConfCore
 /// (how long before its turn it arrived), and skips when even the least slack of the last few
 /// seconds would survive playing a frame earlier with the margin the jitter buffer's target asks
 /// for (its target less a frame: on a clean link one frame queued, which absorbs the receiver's
-/// own scheduling delays) and a frame more. So one wait (a stall, a late burst) is kept, as a
-/// machine that stalled once stalls again, but waits no longer add up for the rest of the call:
-/// a clean link's delay stays within a frame of where it started, and clock drift never grows it.
+/// own scheduling delays) and, while waits are recent, a frame more. So one wait (a stall, a late
+/// burst) is kept while stalls may recur, as a machine that stalled once stalls again, and given
+/// back after five calm spans without one; waits never add up over a call: a clean link's delay
+/// comes back to where it started, and clock drift never grows it.
 ///
 /// Slacks are kept in the current playout schedule: a skip plays everything after it one frame
 /// earlier, a wait one frame later, so each shifts every recorded slack (by `offset`, which keeps
@@ -26,6 +27,7 @@ struct PlayoutSlack: Sendable {
     static let guardMilliseconds = 5.0
     static let shortestCalm = 2_000.0
     static let longestCalm = 16_000.0
+    static let waitHeldCalms = 5.0
 
     let frameMilliseconds: Double
     private(set) var calm = PlayoutSlack.shortestCalm
@@ -80,9 +82,12 @@ struct PlayoutSlack: Sendable {
               lastSkip.map({ at - $0 >= 200 }) ?? true else { return false }
         let leastSlack = minimums[head].slack + offset
         let keep = max(Self.guardMilliseconds, margin.milliseconds) + (lastLoss.map { at - $0 < 10_000 } == true ? frameMilliseconds : 0)
-        // A frame over what is skipped stays: one wait is kept (a loaded machine waits again
-        // soon), two or more are given back down to it.
-        guard leastSlack - keep >= Double(frames + 1) * frameMilliseconds else {
+        // While waits are recent, a frame over what is skipped stays: one wait is kept (a loaded
+        // machine waits again soon), two or more are given back down to it. Once none has come
+        // for five calm spans (at least 10 s; longer as skips prove too eager), that one goes
+        // too: a stall at the start of a call does not cost its delay for the rest of it.
+        let holdsAWait = lastWait.map { at - $0 < Self.waitHeldCalms * calm } ?? false
+        guard leastSlack - keep >= Double(frames + (holdsAWait ? 1 : 0)) * frameMilliseconds else {
             excessSince = nil
             return false
         }
