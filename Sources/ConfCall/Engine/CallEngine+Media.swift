@@ -93,7 +93,20 @@ extension CallEngine {
     func playOut(_ link: PeerConnection, now: Instant) {
         guard link.audioIn != nil, var due = link.audioPlayoutAt, now >= due else { return }
         if now.since(due) > .milliseconds(200) { due = now }
+        // A tick this late means our own loop was held up, and the packets that came meanwhile
+        // may still wait in the socket, behind this timer: rather than wait (conceal) for them,
+        // the first time, wait for nothing until a moment later, after the driver has handed in
+        // what is queued (a datagram services its link, so each plays as soon as it is in).
+        let deferral = link.audioWaitDeferredUntil
+        let deferring = deferral.map { now < $0 } ?? false
         while now >= due {
+            if link.audioIn!.wouldWait {
+                if deferring { break }
+                if deferral == nil, now.since(due) >= Self.lateAudioTick {
+                    link.audioWaitDeferredUntil = now + Self.lateAudioTickGrace
+                    break
+                }
+            }
             switch link.audioIn!.pop(now: due) {  // in place, as in receivedRTP
             case .waiting: break
             case .frame(let payload): outputs.append(.audio(link.id, .frame(payload), muted: link.locallyMuted))
@@ -103,6 +116,8 @@ extension CallEngine {
             due = due + Self.audioFrameDuration
         }
         link.audioPlayoutAt = due
+        // Over once it has run out, or once the playout has caught up (its next turn ahead).
+        if deferral != nil, link.audioWaitDeferredUntil == deferral, !deferring || now < due { link.audioWaitDeferredUntil = nil }
     }
 
     /// Per-peer receive figures since the last report: `audio-stats`.

@@ -18,7 +18,7 @@ extension CallEngine {
             earliest.consider(link.announceBy)
             considerCongestionDeadlines(of: link, in: &earliest)
         }
-        earliest.consider(link.audioPlayoutAt)
+        earliest.consider(link.audioWaitDeferredUntil ?? link.audioPlayoutAt)
     }
 
     /// What is due by `now`. `only`: after a datagram from one peer, that link alone (with what

@@ -93,6 +93,9 @@ final class PeerConnection {
     var audioIn: InboundAudioStream?
     /// When the next 20 ms of the peer's audio is due for playout (from its first packet).
     var audioPlayoutAt: Instant?
+    /// A late playout tick found nothing to play and waits until then for what the driver has
+    /// queued (CallEngine.playOut); nil otherwise.
+    var audioWaitDeferredUntil: Instant?
     var videoIn: InboundVideoStream?
 
     // Congestion control (CallEngine+Congestion.swift): every RTP packet we send leaves through

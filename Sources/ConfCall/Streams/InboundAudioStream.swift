@@ -57,6 +57,9 @@ public struct InboundAudioStream: Sendable {
     /// The frame the playout clock takes at `now` (every 20 ms).
     public mutating func pop(now: Instant) -> AudioJitterBuffer.Playout { buffer.pop(now: now) }
 
+    /// Whether the next pop would wait for a packet that has not come (`AudioJitterBuffer.wouldWait`).
+    public var wouldWait: Bool { buffer.wouldWait }
+
     /// The figures since the previous call (or the first packet), and a new window from `now`.
     public mutating func report(now: Instant) -> Report {
         let current = buffer.statistics

@@ -89,6 +89,13 @@ public struct AudioJitterBuffer: Sendable {
         return (Int(highest - next) + 1) * framesPerPacket + continuationsLeft
     }
 
+    /// Whether `pop` would now wait for a packet that has not come: playing, nothing owed to the
+    /// last packet, the next one missing and nothing newer here.
+    public var wouldWait: Bool {
+        guard started, continuationsLeft == 0, concealmentsLeft == 0, let next, packets[next] == nil else { return false }
+        return highest.map { $0 <= next } ?? true
+    }
+
     /// The delay this buffer aims for, from the jitter it has seen (recomputed every 10 packets).
     public private(set) var targetDelay: Duration = .milliseconds(40)
 

@@ -91,9 +91,14 @@ final class SimulatedCall {
     /// SIGSTOP: `who` runs nothing and loses what the network brings, until `thaw`.
     func freeze(_ who: Participant) { who.frozen = true }
 
-    /// SIGCONT: what waited in the socket is read first, then timers run.
-    func thaw(_ who: Participant) {
+    /// SIGCONT: what waited in the socket is read first, then timers run; `timersFirst`: the other
+    /// way round, as a GLib loop may dispatch a timer and a socket that are ready at once.
+    func thaw(_ who: Participant, timersFirst: Bool = false) {
         who.frozen = false
+        if timersFirst {
+            who.pending.append(.timeout)
+            step(who)
+        }
         let waiting = who.socketBuffer
         who.socketBuffer = []
         for datagram in waiting { received(datagram.bytes, from: datagram.from, at: who) }
