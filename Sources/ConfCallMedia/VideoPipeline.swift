@@ -186,8 +186,8 @@ public final class VideoPipeline {
 }
 
 /// One encoder as the pipeline drives it, on the event loop thread: at most one picture with it
-/// (a picture due while it is busy is skipped, not queued), the frame it gave back until the next
-/// tick hands it on, and whether the next one must be a key frame.
+/// (the pipeline owes it the next one while it is busy; nothing queues), the frame it gave back
+/// until the next tick hands it on, and whether the next one must be a key frame.
 private final class EncoderSlot {
     let encoder: BackgroundEncoder
     var forceKeyFrame = false

@@ -44,4 +44,14 @@ import Testing
         #expect(result.concealedWhileActive <= 3 * 3, "waited \(result.concealedWhileActive) frames over \(stalls.count) stalls")
         #expect(result.statistics.skipped <= 3 + 1)
     }
+
+    @Test func stallsThatRecurSlowlyAreKeptOnceTheyComeBack() {
+        // 40 ms every 25 s for three minutes: the wait kept after one is given back after 10 s,
+        // and the next stall comes 15 s later. A wait that soon after a give-back says it was
+        // too eager, so the frame is held longer each time, and the stalls stop costing a wait
+        // each (8 frames over 8 stalls before this rule; 1 when a kept wait was never given back).
+        let stalls = Array(stride(from: 5_000.0, to: 185_000, by: 25_000))
+        let result = SimulatedAudioLink(jitterMs: 2, stalls: stalls, stallMs: 40).run(seconds: 190)
+        #expect(result.concealedWhileActive <= 5, "waited \(result.concealedWhileActive) frames over \(stalls.count) stalls")
+    }
 }

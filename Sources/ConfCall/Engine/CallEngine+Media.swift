@@ -89,20 +89,33 @@ extension CallEngine {
         send(request, on: link)
     }
 
+    /// A playout tick this far behind its frame's turn was held up by our own loop (a driver's
+    /// timer fires within its 5 ms slot).
+    static let lateAudioTick: Duration = .milliseconds(10)
+    /// How long such a tick waits for what the driver has queued before it conceals (the
+    /// driver's timer slot may add up to 5 ms).
+    static let lateAudioTickGrace: Duration = .milliseconds(2)
+
     /// Audio due for playout on a 20 ms cadence from the first packet (late calls catch up).
-    func playOut(_ link: PeerConnection, now: Instant) {
+    ///
+    /// A late tick that finds nothing to play defers its wait: our own loop was held up, and the
+    /// packets that came meanwhile may still be in the socket, behind the timer. Until a timer
+    /// at `audioWaitDeferredUntil` or later, playout only plays (each datagram the driver hands
+    /// in services its link), and never conceals; then it goes on as usual:
+    ///
+    ///     on time ──late tick, nothing here──▶ deferred ──timer at the deferral's end──▶ on time
+    ///        ▲                                    │   (conceals what is still missing)
+    ///        └──────caught up (next turn ahead)───┘
+    func playOut(_ link: PeerConnection, now: Instant, afterDatagram: Bool = false) {
         guard link.audioIn != nil, var due = link.audioPlayoutAt, now >= due else { return }
+        let lateTick = now.since(due) >= Self.lateAudioTick  // measured before a long hold's reset below
         if now.since(due) > .milliseconds(200) { due = now }
-        // A tick this late means our own loop was held up, and the packets that came meanwhile
-        // may still wait in the socket, behind this timer: rather than wait (conceal) for them,
-        // the first time, wait for nothing until a moment later, after the driver has handed in
-        // what is queued (a datagram services its link, so each plays as soon as it is in).
         let deferral = link.audioWaitDeferredUntil
-        let deferring = deferral.map { now < $0 } ?? false
+        let deferring = deferral.map { afterDatagram || now < $0 } ?? false
         while now >= due {
             if link.audioIn!.wouldWait {
                 if deferring { break }
-                if deferral == nil, now.since(due) >= Self.lateAudioTick {
+                if deferral == nil, lateTick {
                     link.audioWaitDeferredUntil = now + Self.lateAudioTickGrace
                     break
                 }
@@ -116,8 +129,7 @@ extension CallEngine {
             due = due + Self.audioFrameDuration
         }
         link.audioPlayoutAt = due
-        // Over once it has run out, or once the playout has caught up (its next turn ahead).
-        if deferral != nil, link.audioWaitDeferredUntil == deferral, !deferring || now < due { link.audioWaitDeferredUntil = nil }
+        if deferral != nil, !deferring || now < due { link.audioWaitDeferredUntil = nil }
     }
 
     /// Per-peer receive figures since the last report: `audio-stats`.

@@ -27,7 +27,7 @@ extension CallEngine {
         if isLeaving { return }
         runRestarts(now: now)
         if let only {
-            serviceLink(only, now: now)
+            serviceLink(only, now: now, afterDatagram: true)
         } else {
             // A snapshot: a link set up again while serviced replaces its entry, not this loop's.
             for link in links.values { serviceLink(link, now: now) }
@@ -49,13 +49,13 @@ extension CallEngine {
         }
     }
 
-    private func serviceLink(_ link: PeerConnection, now: Instant) {
+    private func serviceLink(_ link: PeerConnection, now: Instant, afterDatagram: Bool = false) {
         guard link.phase != .disconnected else { return }
         if let dtls = link.dtls, let timeout = dtls.timeout, now >= timeout {
             dtls.handleTimeout(now: now)
             drainDTLS(link, now: now)
         }
-        playOut(link, now: now)
+        playOut(link, now: now, afterDatagram: afterDatagram)
         if link.phase == .negotiating {
             restartIfStalled(link, now: now)
             guard link.phase == .negotiating else { return }

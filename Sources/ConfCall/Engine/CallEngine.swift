@@ -139,10 +139,6 @@ public final class CallEngine {
     static let maxRestarts = 4
     public static let maxHeldChat = 100
     static let audioFrameDuration: Duration = .milliseconds(20)
-    /// A playout tick this far behind its frame's turn was held up by our own loop (a driver's
-    /// timer fires within its 5 ms slot), and may defer a wait by `lateAudioTickGrace`.
-    static let lateAudioTick: Duration = .milliseconds(10)
-    static let lateAudioTickGrace: Duration = .milliseconds(2)
 
     public var configuration: Configuration
     let security: any LinkSecurity

@@ -15,10 +15,10 @@ import ConfCore
 ///   packet so its in-band FEC can recover it (Opus), else the decoder conceals.
 /// - When nothing newer has arrived (the network stalled, or the sender's clock is slower than
 ///   ours) `pop` conceals without moving on, which adds a frame of delay; when every packet of the
-///   last few seconds came early enough to play two frames sooner (stalls passed, a burst
-///   drained, or the sender's clock is faster) a quiet frame is skipped (`PlayoutSlack`). So
-///   waits do not add up over a call, clock drift never grows the delay, and the sound card never
-///   starves.
+///   last few seconds came early enough to play a frame sooner (two while a wait is recent:
+///   stalls passed, a burst drained, or the sender's clock is faster) a quiet frame is skipped
+///   (`PlayoutSlack`). So waits do not add up over a call, clock drift never grows the delay,
+///   and the sound card never starves.
 public struct AudioJitterBuffer: Sendable {
     public enum Playout: Equatable, Sendable {
         /// Nothing to play yet (before the first packet, or while filling up to the target).

@@ -13,9 +13,9 @@ import ConfCore
 /// earlier, a wait one frame later, so each shifts every recorded slack (by `offset`, which keeps
 /// the records' order, so a monotonic queue holds the window's minimum).
 ///
-/// - How long the evidence must span (`calm`) doubles, up to 16 s, when a wait follows a skip
-///   within 10 s (once per skip: the skip was too eager, stalls recur), and is back at 2 s after a
-///   minute with no wait.
+/// - How long the evidence must span (`calm`), and so how long a wait is held, doubles, up to
+///   16 s, when a wait follows a skip within 10 s or twice the hold (once per skip: the skip was
+///   too eager, stalls recur), and is back at 2 s after a minute with no wait.
 /// - While packets are being lost (one in the last 10 s), a frame more is kept: a loss is known
 ///   only once its successor is there, and Opus's FEC for it is in that successor; without it the
 ///   playout would wait at every loss.
@@ -59,8 +59,11 @@ struct PlayoutSlack: Sendable {
     mutating func waited(now: Instant) {
         let at = Self.ms(now)
         offset += frameMilliseconds
-        // The first wait after a skip, within 10 s of it: that skip was too eager.
-        if let lastSkip, at - lastSkip < 10_000, lastWait.map({ $0 < lastSkip }) ?? true { calm = min(calm * 2, Self.longestCalm) }
+        // The first wait after a skip, within 10 s of it or within twice the time a wait is held
+        // (a stall that recurs every 20 s comes back soon after the held one was given back):
+        // that skip was too eager.
+        let eager = max(10_000, 2 * Self.waitHeldCalms * calm)
+        if let lastSkip, at - lastSkip < eager, lastWait.map({ $0 < lastSkip }) ?? true { calm = min(calm * 2, Self.longestCalm) }
         lastWait = at
         excessSince = nil
     }

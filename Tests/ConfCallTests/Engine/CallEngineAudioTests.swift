@@ -32,9 +32,10 @@ import Testing
     }
 
     /// Our own loop held up for 70 ms (a busy machine), and the playout's timer runs before the
-    /// socket that filled meanwhile is read: the packets that waited there still play, a moment
-    /// late; the tick does not conceal for them as if the network had stalled (which kept the
-    /// wait as 20-40 ms more mouth-to-ear delay, and PulseAudio got the frames in a burst).
+    /// socket that filled meanwhile is read, each datagram taking 3 ms to hand in (past the
+    /// grace): the packets that waited there still play, a moment late; the tick does not
+    /// conceal for them as if the network had stalled (which kept the wait as 20-40 ms more
+    /// mouth-to-ear delay, and PulseAudio got the frames in a burst).
     @Test func aLateTickPlaysThePacketsThatWaitedInTheSocket() throws {
         let (call, ann, bob) = try Self.connected(seed: 33, bobSends: [0xF8, 0xFF, 0xFE], every: .milliseconds(20))
         call.run(for: .seconds(2))
@@ -42,16 +43,31 @@ import Testing
         let (concealedBefore, receivedBefore) = (concealed(), ann.receivedAudioFrames[bob.id, default: 0])
         call.freeze(ann)
         call.run(for: .milliseconds(70))
-        call.thaw(ann, timersFirst: true)
+        call.thaw(ann, timersFirst: true, eachDatagramTakes: .milliseconds(3))
         call.run(for: .seconds(1))
         #expect(concealed() == concealedBefore, "concealed \(concealed() - concealedBefore) frames for packets that were in the socket")
         #expect(ann.receivedAudioFrames[bob.id, default: 0] - receivedBefore >= 52, "1.07 s of bob's 20 ms frames, all played")
-        // A stall of the network itself still conceals: bob frozen, ann's ticks on time.
+    }
+
+    /// The same late tick with nothing in the socket (bob stopped too): the wait is deferred
+    /// once, then concealed as before, and no deadline is left in the past.
+    @Test func aLateTickWithNothingQueuedConcealsAfterItsGrace() throws {
+        let (call, ann, bob) = try Self.connected(seed: 34, bobSends: [0xF8, 0xFF, 0xFE], every: .milliseconds(20))
+        call.run(for: .seconds(2))
+        func concealed() -> Int { ann.audioFrames[bob.id, default: 0] - ann.receivedAudioFrames[bob.id, default: 0] }
+        let concealedBefore = concealed()
         call.freeze(bob)
-        call.run(for: .milliseconds(100))
+        call.freeze(ann)
+        call.run(for: .milliseconds(70))
+        call.thaw(ann, timersFirst: true)
+        #expect(concealed() == concealedBefore, "the late tick defers its wait")
+        #expect(try #require(ann.engine.nextDeadline()) > call.now)
+        call.run(for: .milliseconds(10))
+        #expect(concealed() > concealedBefore, "then conceals the gap that is real")
+        #expect(try #require(ann.engine.nextDeadline()) > call.now)
         call.thaw(bob)
         call.run(for: .seconds(1))
-        #expect(concealed() > concealedBefore, "a real gap is concealed as before")
+        #expect(ann.receivedAudioFrames[bob.id, default: 0] > 0)
     }
 
     /// 10 ms packets (two per 20 ms frame) are what conf's minptime=20 asks peers not to send:

@@ -92,8 +92,9 @@ final class SimulatedCall {
     func freeze(_ who: Participant) { who.frozen = true }
 
     /// SIGCONT: what waited in the socket is read first, then timers run; `timersFirst`: the other
-    /// way round, as a GLib loop may dispatch a timer and a socket that are ready at once.
-    func thaw(_ who: Participant, timersFirst: Bool = false) {
+    /// way round, as a GLib loop may dispatch a timer and a socket that are ready at once, with
+    /// `eachDatagramTakes` of the clock to hand in each waiting datagram (a driver decoding video).
+    func thaw(_ who: Participant, timersFirst: Bool = false, eachDatagramTakes: Duration = .zero) {
         who.frozen = false
         if timersFirst {
             who.pending.append(.timeout)
@@ -101,7 +102,12 @@ final class SimulatedCall {
         }
         let waiting = who.socketBuffer
         who.socketBuffer = []
-        for datagram in waiting { received(datagram.bytes, from: datagram.from, at: who) }
+        for datagram in waiting {
+            received(datagram.bytes, from: datagram.from, at: who)
+            guard eachDatagramTakes > .zero else { continue }
+            step(who)
+            clock.advance(by: eachDatagramTakes)
+        }
         if who.sendsAudio { who.nextAudioAt = now }
     }
 
