@@ -206,7 +206,7 @@ private final class EncoderSlot {
         forceKeyFrame = false
         busy = true
         let slot = Unchecked(self)
-        encoder.encode(picture, keyFrame: key) { frame in
+        encoder.encode(picture, keyFrame: key, capturedAt: taken) { frame in
             hop {
                 slot.value.busy = false
                 if let frame { slot.value.encoded = (frame, taken) }

@@ -1,5 +1,6 @@
 internal import CVPX
 internal import CMediaShims
+public import ConfCore
 public import ConfWire
 
 /// One encoded VP8 frame and where it sits in the temporal layers.
@@ -28,6 +29,13 @@ public final class VP8Encoder {
     private let pattern: VP8TemporalPattern
     private let keyFrameInterval: Int
     private var frameCount: Int64 = 0
+    /// Timestamps in 1/90,000 s (the RTP video clock): libvpx's rate control takes each frame's
+    /// share of the target from the time since the last one, so pictures skipped upstream leave
+    /// their bits to the next instead of going unspent. Nominal step: `frameTicks`.
+    private static let ticksPerSecond: Int64 = 90_000
+    private let frameTicks: Int64
+    private var lastPTS: Int64?
+    private var firstCapture: Instant?
     /// The pattern slot of the next frame; a key frame is slot 0.
     private var slotIndex = 0
     private var framesSinceKeyFrame = 0
@@ -44,11 +52,12 @@ public final class VP8Encoder {
         self.bitrateKbps = bitrateKbps
         self.pattern = pattern
         keyFrameInterval = max(1, framesPerSecond * 10)
+        frameTicks = max(1, Self.ticksPerSecond / Int64(max(1, framesPerSecond)))
         var status = conf_vp8_encoder_defaults(&config)
         guard status == VPX_CODEC_OK else { throw VP8Error("cannot configure VP8", status) }
         config.g_w = UInt32(width)
         config.g_h = UInt32(height)
-        config.g_timebase = vpx_rational(num: 1, den: Int32(framesPerSecond))
+        config.g_timebase = vpx_rational(num: 1, den: Int32(Self.ticksPerSecond))
         config.rc_end_usage = VPX_CBR
         config.g_lag_in_frames = 0
         config.g_error_resilient = vpx_codec_er_flags_t(VPX_ERROR_RESILIENT_DEFAULT)
@@ -91,9 +100,10 @@ public final class VP8Encoder {
         bitrateKbps = kbps
     }
 
-    /// Encodes one picture; `keyFrame` forces a key frame (after a PLI). Nil when the encoder
+    /// Encodes one picture; `keyFrame` forces a key frame (after a PLI); `capturedAt`, when the
+    /// picture was taken (nil: one nominal frame interval after the last). Nil when the encoder
     /// dropped the frame.
-    public func encode(_ frame: VideoFrame, keyFrame: Bool = false) throws(VP8Error) -> VP8EncodedFrame? {
+    public func encode(_ frame: VideoFrame, keyFrame: Bool = false, capturedAt: Instant? = nil) throws(VP8Error) -> VP8EncodedFrame? {
         precondition(frame.width == width && frame.height == height, "the encoder was made for \(width)x\(height)")
         let chroma = frame.chromaWidth * frame.chromaHeight
         precondition(frame.y.count >= width * height && frame.u.count >= chroma && frame.v.count >= chroma, "a picture's planes are short")
@@ -107,7 +117,7 @@ public final class VP8Encoder {
             let status = conf_vp8_set_temporal_layer_id(&codec, Int32(slot.layer))
             guard status == VPX_CODEC_OK else { throw VP8Error("cannot set the VP8 temporal layer", status) }
         }
-        let status = encodePicture(frame, flags: flags)
+        let status = encodePicture(frame, flags: flags, pts: presentationTime(capturedAt))
         guard status == VPX_CODEC_OK else { throw VP8Error("VP8 encoding failed", status) }
         slotIndex = (slotIndex + 1) % pattern.slots.count
         framesSinceKeyFrame += 1
@@ -159,7 +169,21 @@ public final class VP8Encoder {
         }
     }
 
-    private func encodePicture(_ frame: VideoFrame, flags: vpx_enc_frame_flags_t) -> vpx_codec_err_t {
+    /// The next picture's timestamp: from its capture time when given, else a nominal interval
+    /// on; always after the last (libvpx needs them increasing).
+    private func presentationTime(_ capturedAt: Instant?) -> Int64 {
+        var pts = (lastPTS ?? -frameTicks) + frameTicks
+        if let capturedAt {
+            let first = firstCapture ?? capturedAt
+            firstCapture = first
+            let micros = capturedAt.since(first).nanosecondsClamped / 1_000  // in microseconds: no overflow for millennia
+            pts = max(micros * Self.ticksPerSecond / 1_000_000, (lastPTS ?? -1) + 1)
+        }
+        lastPTS = pts
+        return pts
+    }
+
+    private func encodePicture(_ frame: VideoFrame, flags: vpx_enc_frame_flags_t, pts: Int64) -> vpx_codec_err_t {
         var image = vpx_image_t()
         // libvpx reads the planes during vpx_codec_encode (it copies the picture into its own
         // lookahead) and never writes them: the arrays' own storage serves, no copy.
@@ -176,7 +200,7 @@ public final class VP8Encoder {
                     image.stride.1 = Int32(frame.chromaWidth)
                     image.stride.2 = Int32(frame.chromaWidth)
                     defer { frameCount += 1 }
-                    return vpx_codec_encode(&codec, &image, frameCount, 1, flags, UInt(VPX_DL_REALTIME))
+                    return vpx_codec_encode(&codec, &image, pts, UInt(frameTicks), flags, UInt(VPX_DL_REALTIME))
                 }
             }
         }

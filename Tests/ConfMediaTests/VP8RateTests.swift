@@ -1,3 +1,4 @@
+import ConfCore
 import ConfMedia
 import Testing
 
@@ -29,5 +30,27 @@ import Testing
         let held = try Self.kbps(noisy: true, targetKbps: 40)
         #expect(held.kbps < 40 * 1.5, "\(held.kbps) kbit/s for a 40 kbit/s target")
         #expect(held.frames > 0)
+    }
+
+    /// An encoder made for 30 fps given one picture in two (the pipeline skipped the others: a
+    /// busy encoder, a slow camera): told when each was taken, its rate control spends the target
+    /// on the pictures it gets; counting them as 30 a second it spent about half (before, always).
+    @Test func picturesSkippedUpstreamLeaveTheirBitsToTheOthers() throws {
+        func kbps(timed: Bool) throws -> Double {
+            let source = TestPatternSource(width: 320, height: 240, noisy: true)
+            let encoder = try VP8Encoder(width: 320, height: 240, bitrateKbps: 400, framesPerSecond: 30)
+            var bytes = 0
+            let start = Instant(nanoseconds: 5_000_000_000)
+            for index in 0..<(15 * 6) {  // 6 s at 15 fps
+                let taken = start + .nanoseconds(Int64(index) * 66_666_667)
+                _ = source.nextFrame()  // the picture skipped
+                guard let frame = try encoder.encode(source.nextFrame(), capturedAt: timed ? taken : nil) else { continue }
+                if index >= 15 { bytes += frame.data.count }  // after the first second
+            }
+            return Double(bytes * 8) / 5 / 1000
+        }
+        let timed = try kbps(timed: true), counted = try kbps(timed: false)
+        #expect(timed > 300 && timed < 400 * 1.2, "told the capture times: \(timed) kbit/s of 400")
+        #expect(counted < timed * 0.75, "counted as 30 a second: \(counted) kbit/s against \(timed)")
     }
 }
