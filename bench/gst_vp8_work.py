@@ -3,13 +3,14 @@
 one real-time encoder set as conf's VP8Encoder sets libvpx, and one decoder for each other
 participant. bench/video_cpu.py runs one beside each conf participant.
 
-    bench/gst_vp8_work.py CLIP KBPS DECODERS OUT.webm
+    bench/gst_vp8_work.py CLIP KBPS DECODERS OUT.webm|-
 
 The encoder's settings follow Sources/ConfMedia/VP8Encoder.swift and VP8TemporalPattern.swift:
 cpu-used 8, CBR, one thread, error resilient, a 500/600/1000 ms rate-control buffer, frames
 dropped at 30 % of it, quantizers 2-56, undershoot 100 %, overshoot 15 %, a key frame every
-300 frames, and three temporal layers in conf's pattern (40/20/40 % of the bitrate). The encoded
-stream is also written to OUT.webm (for its PSNR); at the end one JSON line goes to stdout:
+300 frames, no static threshold (libvpx's default, which conf keeps; GStreamer's is 1), and three
+temporal layers in conf's pattern (40/20/40 % of the bitrate). The encoded stream is also
+written to OUT.webm (for its PSNR; "-": not written); at the end one JSON line goes to stdout:
 the frames encoded, their bytes and the seconds the pipeline ran.
 
 Needs Debian's python3-gi and gir1.2-gstreamer-1.0 (some temporal-layer properties are arrays
@@ -32,14 +33,16 @@ cycle = [BASE, TOP_FROM_LAST, MIDDLE_FROM_LAST, TOP, BASE, TOP, MIDDLE, TOP]
 
 encoder = (f"vp8enc name=enc deadline=1 cpu-used=8 end-usage=cbr target-bitrate={kbps * 1000} threads=1 error-resilient=1 "
            "buffer-initial-size=500 buffer-optimal-size=600 buffer-size=1000 dropframe-threshold=30 min-quantizer=2 "
-           f"max-quantizer=56 undershoot=100 overshoot=15 keyframe-max-dist=300 temporal-scalability-layer-flags=<{','.join(cycle)}> "
+           f"max-quantizer=56 undershoot=100 overshoot=15 keyframe-max-dist=300 static-threshold=0 "
+           f"temporal-scalability-layer-flags=<{','.join(cycle)}> "
            # Frames above the base layer that predict from `last` alone (RFC 7741's Y); GStreamer
            # divides by the length of this array too.
            "temporal-scalability-layer-sync-flags=<false,true,true,false,false,false,false,false>")
 branches = " ".join("t. ! queue ! vp8dec ! fakesink sync=false" for _ in range(decoders))
 Gst.init(None)
 pipeline = Gst.parse_launch(f"filesrc location={clip} ! y4mdec ! identity sync=true ! {encoder} ! tee name=t "
-                            f"t. ! queue ! webmmux ! filesink location={out} {branches}")
+                            + ("t. ! queue ! fakesink sync=false " if out == "-" else f"t. ! queue ! webmmux ! filesink location={out} ")
+                            + branches)
 vp8 = pipeline.get_by_name("enc")
 vp8.set_property("temporal-scalability-number-layers", 3)
 vp8.set_property("temporal-scalability-periodicity", 4)

@@ -7,12 +7,18 @@ channel is B's speaker (a remapped sink "right"). One recording of both.monitor 
 each click (left) and, later, B's playback of it (right), on one clock. The delay is the distance
 between matching onsets: capture, Opus, SRTP, network, jitter buffer, decoding and playback.
 
-    bench/mouth_to_ear.py CONF_BINARY [SECONDS]
-"""
-import json, os, signal, struct, subprocess, sys, tempfile, time, urllib.request, wave
+    bench/mouth_to_ear.py CONF_BINARY [SECONDS] [--timeline]
 
-conf = sys.argv[1]
-seconds = float(sys.argv[2]) if len(sys.argv) > 2 else 20
+--timeline also prints each click's delay in the order they were played, with the receiver's
+`audio-stats` (its jitter buffer's level, target, concealed and skipped audio) between them, so
+that a run whose delay stepped up shows when and in which part.
+"""
+import datetime, json, os, signal, struct, subprocess, sys, tempfile, time, urllib.request, wave
+
+timeline = "--timeline" in sys.argv
+arguments = [a for a in sys.argv[1:] if a != "--timeline"]
+conf = arguments[0]
+seconds = float(arguments[1]) if len(arguments) > 1 else 20
 work = tempfile.mkdtemp(prefix="conf-m2e-")
 env = dict(os.environ, PULSE_RUNTIME_PATH=work, PULSE_SERVER=f"unix:{work}/native")
 env.pop("CONF_AUDIO_SOURCE", None)
@@ -46,6 +52,7 @@ with wave.open(clicks, "wb") as w:
     w.writeframes(bytes(frames))
 
 processes = []
+b = None
 try:
     server = subprocess.Popen([conf, "rendezvous", "--listen", "127.0.0.1:0", "--quiet"], stdout=subprocess.PIPE, text=True, env=env)
     processes.append(server)
@@ -54,7 +61,7 @@ try:
     common = ["--server", address, "--json", "--duration", str(seconds + 4)]
     a = subprocess.Popen([conf, "join", room["room"], room["pin"], "--as", "a", "--mic", "leftmic", "--audio-sink", "none"] + common,
                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
-    b = subprocess.Popen([conf, "join", room["room"], room["pin"], "--as", "b", "--audio-source", "silence", "--speaker", "right"] + common,
+    b = subprocess.Popen([conf, "join", room["room"], room["pin"], "--as", "b", "--audio-source", "silence", "--speaker", "right"] + common + (["--stats"] if timeline else []),
                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
     processes += [a, b]
     for line in b.stdout:
@@ -62,6 +69,7 @@ try:
             break
     time.sleep(1)  # let the jitter buffer settle on its target
     raw = os.path.join(work, "both.raw")
+    recording_started = time.time()
     recorder = subprocess.Popen(["parec", "--device=both.monitor", "--rate=48000", "--channels=2", "--format=s16le", "--raw"],
                                 stdout=open(raw, "wb"), env=env)
     player = subprocess.Popen(["paplay", "--device=left", clicks], env=env)
@@ -72,6 +80,7 @@ finally:
         p.send_signal(signal.SIGTERM)
     for p in processes:
         p.wait()
+    rest_of_b = b.stdout.read() if b else ""  # the audio-stats, for --timeline
     subprocess.run(["pulseaudio", "--kill"], env=env, stderr=subprocess.DEVNULL)
 
 data = open(raw, "rb").read()
@@ -91,11 +100,21 @@ def onsets(channel, threshold):
 
 sent = onsets(left, 8000)
 heard = onsets(right, 3000)
-delays = []
+delays, timed = [], []
 for s in sent:
     later = [h for h in heard if 0 < h - s < 12000]
     if later:
         delays.append((later[0] - s) / 48)
+        timed.append((s / 48000, f"click {(later[0] - s) / 48:.1f} ms"))
+if timeline:
+    for line in rest_of_b.splitlines():
+        event = json.loads(line) if line.startswith("{") else {}
+        if event.get("type") == "audio-stats":
+            at = datetime.datetime.fromisoformat(event["at"].replace("Z", "+00:00")).timestamp() - recording_started
+            for peer in event.get("peers", []):
+                timed.append((at, "audio-stats " + " ".join(f"{k}={v}" for k, v in peer.items() if k.endswith("_ms"))))
+    for at, what in sorted(timed):
+        print(f"{at:7.2f} s  {what}")
 delays.sort()
 if not delays:
     print("no clicks came through")

@@ -52,7 +52,8 @@ participants = [subprocess.Popen([conf, "join", room["room"], room["pin"], "--se
                                  + (["--record", work] if i == 1 else []) + conf_args,
                                  stdout=logs[i], stderr=subprocess.DEVNULL, env=env) for i in range(n)]
 conf_figures = measure(participants) if apart else []
-gstreamers = [subprocess.Popen(["/usr/bin/python3", gst_work, clip, str(kbps), str(n - 1), os.path.join(work, f"gst{i}.webm")],
+# Only the first pipeline writes what it encodes, as only p1 records (p0's video).
+gstreamers = [subprocess.Popen(["/usr/bin/python3", gst_work, clip, str(kbps), str(n - 1), os.path.join(work, "gst0.webm") if i == 0 else "-"],
                                stdout=logs[n + i], stderr=subprocess.DEVNULL) for i in range(n)]
 figures = conf_figures + measure(gstreamers) if apart else measure(participants + gstreamers)
 outputs = []
