@@ -34,8 +34,10 @@ public final class VP8Encoder {
     /// their bits to the next instead of going unspent. Nominal step: `frameTicks`.
     private static let ticksPerSecond: Int64 = 90_000
     private let frameTicks: Int64
+    /// A gap between pictures counts for at most this many frame intervals.
+    private static let longestStep: Int64 = 4
     private var lastPTS: Int64?
-    private var firstCapture: Instant?
+    private var lastCapture: Instant?
     /// The pattern slot of the next frame; a key frame is slot 0.
     private var slotIndex = 0
     private var framesSinceKeyFrame = 0
@@ -169,16 +171,18 @@ public final class VP8Encoder {
         }
     }
 
-    /// The next picture's timestamp: from its capture time when given, else a nominal interval
-    /// on; always after the last (libvpx needs them increasing).
+    /// The next picture's timestamp: a nominal interval after the last, or, given when the
+    /// picture was taken, the time since the last one, at most `longestStep` intervals: given a
+    /// whole pause (the camera off, the process stopped) as one frame's duration, libvpx dropped
+    /// nearly every picture after it for seconds (4 of 60 in the 2 s after a 6 s pause).
     private func presentationTime(_ capturedAt: Instant?) -> Int64 {
-        var pts = (lastPTS ?? -frameTicks) + frameTicks
-        if let capturedAt {
-            let first = firstCapture ?? capturedAt
-            firstCapture = first
-            let micros = capturedAt.since(first).nanosecondsClamped / 1_000  // in microseconds: no overflow for millennia
-            pts = max(micros * Self.ticksPerSecond / 1_000_000, (lastPTS ?? -1) + 1)
+        defer { lastCapture = capturedAt }
+        var step = frameTicks
+        if let capturedAt, let lastCapture {
+            let micros = capturedAt.since(lastCapture).nanosecondsClamped / 1_000
+            step = min(max(1, micros * Self.ticksPerSecond / 1_000_000), Self.longestStep * frameTicks)
         }
+        let pts = (lastPTS ?? -step) + step
         lastPTS = pts
         return pts
     }

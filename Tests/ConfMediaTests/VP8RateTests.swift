@@ -53,4 +53,18 @@ import Testing
         #expect(timed > 300 && timed < 400 * 1.2, "told the capture times: \(timed) kbit/s of 400")
         #expect(counted < timed * 0.75, "counted as 30 a second: \(counted) kbit/s against \(timed)")
     }
+
+    /// A pause (the camera off, the process stopped) is not one very long frame to the rate
+    /// control: the pictures after it keep coming.
+    @Test func picturesAfterAPauseKeepComing() throws {
+        let source = TestPatternSource(width: 320, height: 240, noisy: true)
+        let encoder = try VP8Encoder(width: 320, height: 240, bitrateKbps: 400, framesPerSecond: 30, temporalLayers: 3)
+        let start = Instant(nanoseconds: 5_000_000_000)
+        var after = 0
+        for index in 0..<120 {  // 2 s, a 6 s pause, 2 s
+            let taken = start + .nanoseconds(Int64(index) * 33_333_333 + (index >= 60 ? 6_000_000_000 : 0))
+            if try encoder.encode(source.nextFrame(), capturedAt: taken) != nil, index >= 60 { after += 1 }
+        }
+        #expect(after >= 45, "\(after) pictures of 60 in the 2 s after the pause")
+    }
 }
