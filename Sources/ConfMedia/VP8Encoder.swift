@@ -172,15 +172,18 @@ public final class VP8Encoder {
     }
 
     /// The next picture's timestamp: a nominal interval after the last, or, given when the
-    /// picture was taken, the time since the last one, at most `longestStep` intervals: given a
+    /// picture was taken, the time since the last one in whole intervals, at most `longestStep`: given a
     /// whole pause (the camera off, the process stopped) as one frame's duration, libvpx dropped
     /// nearly every picture after it for seconds (4 of 60 in the 2 s after a 6 s pause).
     private func presentationTime(_ capturedAt: Instant?) -> Int64 {
         defer { lastCapture = capturedAt }
         var step = frameTicks
         if let capturedAt, let lastCapture {
+            // Whole intervals: a picture skipped shows, the jitter of when ticks ran does not
+            // (a duration 10 % off makes libvpx re-estimate its frame rate from that one frame).
             let micros = capturedAt.since(lastCapture).nanosecondsClamped / 1_000
-            step = min(max(1, micros * Self.ticksPerSecond / 1_000_000), Self.longestStep * frameTicks)
+            let intervals = (micros * Self.ticksPerSecond / 1_000_000 + frameTicks / 2) / frameTicks
+            step = min(max(1, intervals), Self.longestStep) * frameTicks
         }
         let pts = (lastPTS ?? -step) + step
         lastPTS = pts
