@@ -9,13 +9,14 @@ moving zone plate, the same as bench/video_cpu.py's) with `--video-bitrate KBPS`
 the receiver records it (`--record`: the VP8 frames as they arrived, in IVF). GStreamer decodes
 the recording (ivfparse ! vp8dec); each picture is matched to the clip's frame it shows (the
 nearest by a 1/16-size thumbnail, then the best of that frame and its neighbours at full size)
-and compared. Beside it, the same clip through GStreamer's vp8enc and vp8dec at the same
-target, frame for frame, with no network. Needs gst-launch-1.0 (gstreamer1.0-tools) and python3-numpy.
+and compared. Beside it, the same clip through GStreamer's vp8enc set as conf sets libvpx
+(bench/gst_vp8_work.py) and vp8dec, with no network. Needs gst-launch-1.0 (gstreamer1.0-tools),
+python3-numpy, and python3-gi for gst_vp8_work.py.
 """
 import json, os, subprocess, sys, tempfile
 import numpy as np
 from cpu_usage import start_room, zone_plate_clip
-from video_scores import decode, matched_scores, psnr, read_y4m
+from video_scores import decode, matched_scores, read_y4m
 
 conf, resolution = sys.argv[1], sys.argv[2]
 seconds = int(sys.argv[3]) if len(sys.argv) > 3 else 10
@@ -46,19 +47,20 @@ with tempfile.TemporaryDirectory() as directory:
     rates = [link["sent_kbps"] for line in log for event in [json.loads(line)]
              if event.get("type") == "link-stats" and event.get("t", 0) > 3 for link in event.get("links", [])]
 
-    # The same clip through GStreamer's VP8 at the settings of bench/video_cpu.py's pipeline, for reference.
+    # The same clip through GStreamer's VP8 set as conf sets libvpx (bench/video_cpu.py's side), for reference.
+    encoded = os.path.join(directory, "gstreamer.webm")
+    subprocess.run(["/usr/bin/python3", os.path.join(os.path.dirname(os.path.abspath(__file__)), "gst_vp8_work.py"), clip, str(kbps), "0",
+                    encoded], check=True, stdout=subprocess.DEVNULL)
     reference = os.path.join(directory, "gstreamer.y4m")
-    subprocess.run(["gst-launch-1.0", "-q", "filesrc", f"location={clip}", "!", "y4mdec", "!", "vp8enc", "deadline=1", "cpu-used=8",
-                    "end-usage=cbr", f"target-bitrate={kbps * 1000}", "threads=1", "error-resilient=1", "!", "vp8dec", "!",
-                    "video/x-raw,format=I420", "!", "y4menc", "!", "filesink", f"location={reference}"], check=True)
+    decode(encoded, "matroskademux", reference)
     gstreamer = read_y4m(reference)
 
 source = read_y4m(clip)
-gstreamer_scores = sorted(psnr(picture, source[i]) for i, picture in enumerate(gstreamer))
+gstreamer_scores = matched_scores(gstreamer, source)
 scores = matched_scores(received, source)
 print(f"{resolution} ({width}x{height}) at 30 fps from {clip}, {seconds} s, --video-bitrate {kbps}")
 print(f"  {len(received)} pictures decoded of the {30 * seconds} the clip ran ({len(received) / seconds:.1f} a second)")
 print(f"  luma PSNR: mean {np.mean(scores):.2f} dB, median {scores[len(scores) // 2]:.2f} dB, 5th percentile {scores[len(scores) // 20]:.2f} dB")
-print(f"  GStreamer's vp8enc on the same clip at the same target (no network): mean {np.mean(gstreamer_scores):.2f} dB, "
+print(f"  GStreamer's vp8enc set as conf's, same clip, same target (no network): mean {np.mean(gstreamer_scores):.2f} dB, "
       f"median {gstreamer_scores[len(gstreamer_scores) // 2]:.2f} dB, 5th percentile {gstreamer_scores[len(gstreamer_scores) // 20]:.2f} dB")
 print(f"  sent {sum(rates) / max(1, len(rates)):.0f} kbit/s (link-stats after 3 s, video and audio)")
