@@ -172,9 +172,9 @@ public final class VP8Encoder {
     }
 
     /// The next picture's timestamp: a nominal interval after the last, or, given when the
-    /// picture was taken, the time since the last one in whole intervals, at most `longestStep`: given a
-    /// whole pause (the camera off, the process stopped) as one frame's duration, libvpx dropped
-    /// nearly every picture after it for seconds (4 of 60 in the 2 s after a 6 s pause).
+    /// picture was taken, the time since the last one in whole intervals, at most `longestStep`:
+    /// given a whole pause (the camera off, the process stopped) as one frame's duration, libvpx
+    /// dropped nearly every picture after it for seconds (4 of 60 in the 2 s after a 6 s pause).
     private func presentationTime(_ capturedAt: Instant?) -> Int64 {
         defer { lastCapture = capturedAt }
         var step = frameTicks

@@ -45,6 +45,9 @@ struct PlayoutSlack: Sendable {
 
     init(frameDuration: Duration) { frameMilliseconds = frameDuration.milliseconds }
 
+    /// How long one wait is held after the last (ms): five calm spans.
+    private var waitHeld: Double { Self.waitHeldCalms * calm }
+
     /// A packet that arrived at `arrival` plays at `now`.
     mutating func played(arrival: Instant, size: Int, now: Instant) {
         let at = Self.ms(now)
@@ -62,7 +65,7 @@ struct PlayoutSlack: Sendable {
         // The first wait after a skip, within 10 s of it or within twice the time a wait is held
         // (a stall that recurs every 20 s comes back soon after the held one was given back):
         // that skip was too eager.
-        let eager = max(10_000, 2 * Self.waitHeldCalms * calm)
+        let eager = max(10_000, 2 * waitHeld)
         if let lastSkip, at - lastSkip < eager, lastWait.map({ $0 < lastSkip }) ?? true { calm = min(calm * 2, Self.longestCalm) }
         lastWait = at
         excessSince = nil
@@ -89,7 +92,7 @@ struct PlayoutSlack: Sendable {
         // machine waits again soon), two or more are given back down to it. Once none has come
         // for five calm spans (at least 10 s; longer as skips prove too eager), that one goes
         // too: a stall at the start of a call does not cost its delay for the rest of it.
-        let holdsAWait = lastWait.map { at - $0 < Self.waitHeldCalms * calm } ?? false
+        let holdsAWait = lastWait.map { at - $0 < waitHeld } ?? false
         guard leastSlack - keep >= Double(frames + (holdsAWait ? 1 : 0)) * frameMilliseconds else {
             excessSince = nil
             return false

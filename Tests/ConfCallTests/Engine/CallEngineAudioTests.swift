@@ -31,6 +31,11 @@ import Testing
         #expect(ann.notes.allSatisfy { !$0.contains("sends audio in") }, "\(ann.notes)")
     }
 
+    /// Frames `listener` played out for `speaker` that no packet gave (concealed).
+    static func concealedFrames(at listener: SimulatedCall.Participant, from speaker: SimulatedCall.Participant) -> Int {
+        listener.audioFrames[speaker.id, default: 0] - listener.receivedAudioFrames[speaker.id, default: 0]
+    }
+
     /// Our own loop held up for 70 ms (a busy machine), and the playout's timer runs before the
     /// socket that filled meanwhile is read, each datagram taking 3 ms to hand in (past the
     /// grace): the packets that waited there still play, a moment late; the tick does not
@@ -39,7 +44,7 @@ import Testing
     @Test func aLateTickPlaysThePacketsThatWaitedInTheSocket() throws {
         let (call, ann, bob) = try Self.connected(seed: 33, bobSends: [0xF8, 0xFF, 0xFE], every: .milliseconds(20))
         call.run(for: .seconds(2))
-        func concealed() -> Int { ann.audioFrames[bob.id, default: 0] - ann.receivedAudioFrames[bob.id, default: 0] }
+        func concealed() -> Int { Self.concealedFrames(at: ann, from: bob) }
         let (concealedBefore, receivedBefore) = (concealed(), ann.receivedAudioFrames[bob.id, default: 0])
         call.freeze(ann)
         call.run(for: .milliseconds(70))
@@ -54,7 +59,7 @@ import Testing
     @Test func aLateTickWithNothingQueuedConcealsAfterItsGrace() throws {
         let (call, ann, bob) = try Self.connected(seed: 34, bobSends: [0xF8, 0xFF, 0xFE], every: .milliseconds(20))
         call.run(for: .seconds(2))
-        func concealed() -> Int { ann.audioFrames[bob.id, default: 0] - ann.receivedAudioFrames[bob.id, default: 0] }
+        func concealed() -> Int { Self.concealedFrames(at: ann, from: bob) }
         let concealedBefore = concealed()
         call.freeze(bob)
         call.freeze(ann)
