@@ -17,8 +17,9 @@ final class BackgroundEncoder: @unchecked Sendable {
 
     /// Encodes on the queue; `done` gets the frame and its layer (nil when dropped or failed), on the queue.
     /// A picture of another size is scaled to the encoder's first, on the queue (the small encoding).
-    /// `capturedAt`: when the picture was taken (the encoder's rate control spaces its bits by it).
-    func encode(_ frame: VideoFrame, keyFrame: Bool, capturedAt: Instant, done: @escaping @Sendable (VP8EncodedFrame?) -> Void) {
+    /// `capturedAt`: when the picture was taken (the encoder's rate control spaces its bits by it;
+    /// nil: one nominal interval after the last).
+    func encode(_ frame: VideoFrame, keyFrame: Bool, capturedAt: Instant?, done: @escaping @Sendable (VP8EncodedFrame?) -> Void) {
         queue.async { [self] in
             let picture = frame.width == width && frame.height == height ? frame : PixelConversion.scaled(frame, width: width, height: height)
             done((try? self.encoder.encode(picture, keyFrame: keyFrame, capturedAt: capturedAt)) ?? nil)
