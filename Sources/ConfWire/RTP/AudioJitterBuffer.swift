@@ -99,13 +99,20 @@ public struct AudioJitterBuffer: Sendable {
     /// The delay this buffer aims for, from the jitter it has seen (recomputed every 10 packets).
     public private(set) var targetDelay: Duration = .milliseconds(40)
 
-    private func computeTargetDelay() -> Duration {
+    /// The spread of recent transit times (95th percentile minus minimum, ms): what a skip keeps
+    /// in hand beyond the latest packet of the last seconds (`PlayoutSlack`).
+    private var jitterSpread = 0.0
+
+    private mutating func updateTargetDelay() {
         let frame = frameDuration.milliseconds
-        guard transits.count >= 10 else { return max(minimumDelay, frameDuration * 2) }
+        guard transits.count >= 10 else {
+            targetDelay = max(minimumDelay, frameDuration * 2)
+            return
+        }
         let sorted = transits.sorted()
-        let spread = sorted[Int(Double(sorted.count - 1) * 0.95)] - sorted[0]
-        let frames = (spread / frame).rounded(.up) + 1
-        return min(maximumDelay, max(minimumDelay, .milliseconds(Int64(frames * frame))))
+        jitterSpread = sorted[Int(Double(sorted.count - 1) * 0.95)] - sorted[0]
+        let frames = (jitterSpread / frame).rounded(.up) + 1
+        targetDelay = min(maximumDelay, max(minimumDelay, .milliseconds(Int64(frames * frame))))
     }
 
     var targetFrames: Int { max(1, Int((targetDelay.milliseconds / frameDuration.milliseconds).rounded())) }
@@ -199,7 +206,7 @@ public struct AudioJitterBuffer: Sendable {
     private mutating func skipIfEarly(now: Instant) {
         guard let following = next, let packet = packets[following],
               slack.shouldSkip(frames: packet.frames, size: packet.payload.count,
-                                 margin: targetDelay - frameDuration, now: now) else { return }
+                                 margin: .nanoseconds(Int64(jitterSpread * 1e6)), now: now) else { return }
         packets.removeValue(forKey: following)
         next = following + 1
         statistics.skipped += 1
@@ -226,7 +233,7 @@ public struct AudioJitterBuffer: Sendable {
         transitsSinceTarget += 1
         if transitsSinceTarget >= 10 || transits.count < 10 {
             transitsSinceTarget = 0
-            targetDelay = computeTargetDelay()
+            updateTargetDelay()
         }
     }
 }

@@ -2,9 +2,12 @@ import ConfCore
 
 /// When the audio jitter buffer may skip a frame: it keeps, for every packet played, its slack
 /// (how long before its turn it arrived), and skips when even the least slack of the last few
-/// seconds would survive playing a frame earlier with the margin the jitter buffer's target asks
-/// for (its target less a frame: on a clean link one frame queued, which absorbs the receiver's
-/// own scheduling delays) and, while waits are recent, a frame more. So one wait (a stall, a late
+/// seconds would survive playing a frame earlier with a margin of the jitter seen (the spread of
+/// recent transit times, at least 10 ms) and, while waits are recent, a frame more. The margin is
+/// not a whole frame: the playout starts a frame after the first packet, so later packets have a
+/// frame of slack less their extra transit over the first, and a wait a frame more; a frame's
+/// margin gave a wait back only when no packet came later than the first (never, in real runs
+/// on this project's machines). So one wait (a stall, a late
 /// burst) is kept while stalls may recur, as a machine that stalled once stalls again, and given
 /// back after five calm spans without one; waits never add up over a call: a clean link's delay
 /// comes back to where it started, and clock drift never grows it.
@@ -24,7 +27,7 @@ import ConfCore
 ///   skip would break the waveform, so it waits 20 s more of excess (enough for any clock drift).
 ///   Skips are at least 200 ms apart.
 struct PlayoutSlack: Sendable {
-    static let guardMilliseconds = 5.0
+    static let guardMilliseconds = 10.0
     static let shortestCalm = 2_000.0
     static let longestCalm = 16_000.0
     static let waitHeldCalms = 5.0
@@ -75,7 +78,7 @@ struct PlayoutSlack: Sendable {
     mutating func lost(now: Instant) { lastLoss = Self.ms(now) }
 
     /// Whether to skip the next packet (`frames` long, `size` bytes) rather than play it, keeping
-    /// at least `margin` of slack (what the jitter seen asks for; never under 5 ms).
+    /// at least `margin` of slack (the jitter seen; never under 10 ms).
     mutating func shouldSkip(frames: Int, size: Int, margin: Duration, now: Instant) -> Bool {
         let at = Self.ms(now)
         if calm > Self.shortestCalm, at - (lastWait ?? 0) >= 60_000 { calm = Self.shortestCalm }
