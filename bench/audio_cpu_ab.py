@@ -2,7 +2,8 @@
 """CPU of an audio-only call with two conf builds side by side: in each round both builds hold an
 N-party call at the same time, on the same cores, so that a machine whose speed drifts from minute
 to minute (a shared VM) slows both alike. Prints per-participant CPU seconds (user+system, from
-wait4(2)) for each round and the median ratio B/A.
+wait4(2)) for each round and the median ratio B/A, and how often each build's participants woke
+(voluntary context switches a second, from the same rusage: each is a sleep in poll that ended).
 
     bench/audio_cpu_ab.py CONF_A CONF_B PARTICIPANTS [SECONDS] [ROUNDS]
 
@@ -32,10 +33,11 @@ def start_call(conf, label, extra):
 
 
 def per_participant_cpu(popens):
+    """(CPU seconds, voluntary context switches) of each participant, in order."""
     usage = {}
     while len(usage) < len(popens):
         pid, _, rusage = os.wait4(-1, 0)
-        usage[pid] = rusage.ru_utime + rusage.ru_stime
+        usage[pid] = (rusage.ru_utime + rusage.ru_stime, rusage.ru_nvcsw)
     return [usage[p.pid] for p in popens]
 
 
@@ -48,7 +50,9 @@ for round_number in range(rounds):
     for server in (server_a, server_b):
         server.terminate()
         server.wait()
-    a, b = sum(cpu[:n]) / n, sum(cpu[n:]) / n
+    a, b = sum(c for c, _ in cpu[:n]) / n, sum(c for c, _ in cpu[n:]) / n
+    wakes_a, wakes_b = (sum(w for _, w in part) / n / seconds for part in (cpu[:n], cpu[n:]))
     ratios.append(b / a)
-    print(f"  round {round_number + 1}: A {a:.3f} s, B {b:.3f} s, B/A {b / a:.3f}", flush=True)
+    print(f"  round {round_number + 1}: A {a:.3f} s, B {b:.3f} s, B/A {b / a:.3f}; "
+          f"wake-ups a second A {wakes_a:.0f}, B {wakes_b:.0f}", flush=True)
 print(f"  median B/A {statistics.median(ratios):.3f}")
