@@ -60,8 +60,11 @@ struct SimulatedAudioLink {
         inFlight.sort { $0.arrival < $1.arrival }
         var index = 0
         var started = false
+        // The receiver's playout ticks every 20 ms from the first packet's arrival, as
+        // CallEngine.playOut schedules it.
+        let phase = inFlight.first.map { $0.arrival.truncatingRemainder(dividingBy: 20) } ?? 0
         for tick in 0..<(frames + 50) {
-            let now = Double(tick) * 20
+            let now = Double(tick) * 20 + phase
             while index < inFlight.count, inFlight[index].arrival <= now {
                 let p = inFlight[index]
                 buffer.insert(sequence: SequenceNumber(p.sequence), timestamp: p.timestamp, payload: [UInt8(p.sequence >> 8), UInt8(p.sequence & 0xFF)] + [UInt8](repeating: 0, count: !steady && p.sequence % 5 == 0 ? 0 : 38),

@@ -11,24 +11,25 @@ import Testing
         return Double(samples.reduce(0, +)) / Double(samples.count)
     }
 
-    /// With 12 ms of jitter some packets come 10 ms later than the first did, and the playout's
-    /// schedule starts from the first: they have less than a frame of slack (as on real links,
-    /// where the schedule starts a frame after the first packet). A wait must be given back
-    /// there too, not only when every packet comes as early as the first (a margin of a whole
-    /// frame beyond the latest packet kept the wait for good).
+    /// The simulated playout ticks from the first packet's arrival, as the engine's does, so
+    /// later packets, up to `jitterMs` later than the first, have a little less than a frame of
+    /// slack. A margin of a whole frame beyond the latest packet kept the wait for the rest of
+    /// the call at either jitter (as it did in every real run).
     @Test(arguments: [2.0, 12.0])
     func aStallsDelayIsGivenBackOnceItHasPassed(jitterMs: Double) {
-        // 100 ms with nothing, then five frames at once: the playout waits five frames, gives back
-        // all but one within a few seconds, and that one after 10 s with no other wait.
-        let result = SimulatedAudioLink(jitterMs: jitterMs, stalls: [10_000], stallMs: 100).run(seconds: 30)
-        let before = meanBuffered(result, seconds: 5..<9)
-        let held = meanBuffered(result, seconds: 14..<19)
-        let after = meanBuffered(result, seconds: 24..<29)
+        // 100 ms with nothing at 25 s, then five frames at once: the playout waits five frames,
+        // gives back all but one within a few seconds, and that one after 10 s with no other wait.
+        // (25 s: more than 20 s after the start, where a skip may take what the start left over
+        // and a wait soon after it would rightly be held longer.)
+        let result = SimulatedAudioLink(jitterMs: jitterMs, stalls: [25_000], stallMs: 100).run(seconds: 50)
+        let before = meanBuffered(result, seconds: 20..<24)
+        let held = meanBuffered(result, seconds: 29..<34)
+        let after = meanBuffered(result, seconds: 44..<49)
         #expect(result.stretchesAfterStart >= 4, "the stall should have made the playout wait")
         #expect(held >= before + 0.7 && held <= before + 1.2, "one wait is held while stalls may recur: \(before) frames before, \(held) after")
         #expect(after <= before + 0.3, "buffered \(before) frames before the stall, \(after) well after it")
-        #expect(result.statistics.skipped == result.stretchesAfterStart,
-                "waited \(result.stretchesAfterStart), gave back \(result.statistics.skipped)")
+        #expect(result.statistics.skipped >= result.stretchesAfterStart && result.statistics.skipped <= result.stretchesAfterStart + 1,
+                "waited \(result.stretchesAfterStart), gave back \(result.statistics.skipped) (one more may be the start's excess)")
         #expect(result.statistics.played + result.statistics.skipped == result.sent)
     }
 

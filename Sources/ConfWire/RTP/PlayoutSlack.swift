@@ -3,7 +3,7 @@ import ConfCore
 /// When the audio jitter buffer may skip a frame: it keeps, for every packet played, its slack
 /// (how long before its turn it arrived), and skips when even the least slack of the last few
 /// seconds would survive playing a frame earlier with a margin of the jitter seen (the spread of
-/// recent transit times, at least 10 ms) and, while waits are recent, a frame more. The margin is
+/// recent transit times, at least 5 ms) and, while waits are recent, a frame more. The margin is
 /// not a whole frame: the playout starts a frame after the first packet, so later packets have a
 /// frame of slack less their extra transit over the first, and a wait a frame more; a frame's
 /// margin gave a wait back only when no packet came later than the first (never, in real runs
@@ -27,7 +27,7 @@ import ConfCore
 ///   skip would break the waveform, so it waits 20 s more of excess (enough for any clock drift).
 ///   Skips are at least 200 ms apart.
 struct PlayoutSlack: Sendable {
-    static let guardMilliseconds = 10.0
+    static let guardMilliseconds = 5.0
     static let shortestCalm = 2_000.0
     static let longestCalm = 16_000.0
     static let waitHeldCalms = 5.0
@@ -78,7 +78,7 @@ struct PlayoutSlack: Sendable {
     mutating func lost(now: Instant) { lastLoss = Self.ms(now) }
 
     /// Whether to skip the next packet (`frames` long, `size` bytes) rather than play it, keeping
-    /// at least `margin` of slack (the jitter seen; never under 10 ms).
+    /// at least `margin` of slack (the jitter seen; never under 5 ms).
     mutating func shouldSkip(frames: Int, size: Int, margin: Duration, now: Instant) -> Bool {
         let at = Self.ms(now)
         if calm > Self.shortestCalm, at - (lastWait ?? 0) >= 60_000 { calm = Self.shortestCalm }
