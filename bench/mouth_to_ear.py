@@ -7,16 +7,27 @@ channel is B's speaker (a remapped sink "right"). One recording of both.monitor 
 each click (left) and, later, B's playback of it (right), on one clock. The delay is the distance
 between matching onsets: capture, Opus, SRTP, network, jitter buffer, decoding and playback.
 
-    bench/mouth_to_ear.py CONF_BINARY [SECONDS] [--timeline]
+    bench/mouth_to_ear.py CONF_BINARY [SECONDS] [--timeline] [--stall MS@S]
 
 --timeline also prints each click's delay in the order they were played, with the receiver's
 `audio-stats` (its jitter buffer's level, target, concealed and skipped audio) between them, so
 that a run whose delay stepped up shows when and in which part.
+
+--stall MS@S stops the sender (SIGSTOP) for MS milliseconds S seconds into the recording, as a
+loaded machine would: its packets then come in a burst, the receiver's playout waits for the
+gap, and the median of the clicks after the stall, over the last 5 s, shows whether that delay
+was given back.
 """
 import datetime, json, os, signal, struct, subprocess, sys, tempfile, time, urllib.request, wave
 
 timeline = "--timeline" in sys.argv
 arguments = [a for a in sys.argv[1:] if a != "--timeline"]
+stall = None
+if "--stall" in arguments:
+    at = arguments.index("--stall")
+    stall_ms, stall_at = (float(x) for x in arguments[at + 1].split("@"))
+    stall = (stall_ms / 1000, stall_at)
+    del arguments[at:at + 2]
 conf = arguments[0]
 seconds = float(arguments[1]) if len(arguments) > 1 else 20
 work = tempfile.mkdtemp(prefix="conf-m2e-")
@@ -74,7 +85,14 @@ try:
                                 stdout=open(raw, "wb"), env=env)
     player = subprocess.Popen(["paplay", "--device=left", clicks], env=env)
     processes += [recorder, player]
-    time.sleep(seconds)
+    if stall:
+        time.sleep(stall[1])
+        a.send_signal(signal.SIGSTOP)
+        time.sleep(stall[0])
+        a.send_signal(signal.SIGCONT)
+        time.sleep(seconds - stall[1] - stall[0])
+    else:
+        time.sleep(seconds)
 finally:
     for p in processes:
         p.send_signal(signal.SIGTERM)
@@ -109,16 +127,17 @@ for s in sent:
 if timeline:
     for line in rest_of_b.splitlines():
         event = json.loads(line) if line.startswith("{") else {}
-        if event.get("type") == "audio-stats":
+        if event.get("type") == "audio-stats" and "at" in event:  # builds before the call engine have no `at`
             at = datetime.datetime.fromisoformat(event["at"].replace("Z", "+00:00")).timestamp() - recording_started
             for peer in event.get("peers", []):
                 timed.append((at, "audio-stats " + " ".join(f"{k}={v}" for k, v in peer.items() if k.endswith("_ms"))))
     for at, what in sorted(timed):
         print(f"{at:7.2f} s  {what}")
+last = sorted(float(what.split()[1]) for at, what in timed if what.startswith("click") and at >= seconds - 5)
 delays.sort()
 if not delays:
     print("no clicks came through")
     sys.exit(1)
 print(f"mouth-to-ear through PulseAudio: {len(delays)} clicks of {len(sent)}; "
       f"median {delays[len(delays) // 2]:.1f} ms, p95 {delays[int(len(delays) * 0.95) - 1]:.1f} ms, "
-      f"min {delays[0]:.1f} ms, max {delays[-1]:.1f} ms")
+      f"min {delays[0]:.1f} ms, max {delays[-1]:.1f} ms; median of the last 5 s {last[len(last) // 2] if last else float('nan'):.1f} ms")
