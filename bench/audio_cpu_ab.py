@@ -5,18 +5,31 @@ to minute (a shared VM) slows both alike. Prints per-participant CPU seconds (us
 wait4(2)) for each round and the median ratio B/A, and how often each build's participants woke
 (voluntary context switches a second, from the same rusage: each is a sleep in poll that ended).
 
-    bench/audio_cpu_ab.py CONF_A CONF_B PARTICIPANTS [SECONDS] [ROUNDS]
+    bench/audio_cpu_ab.py CONF_A CONF_B PARTICIPANTS [SECONDS] [ROUNDS] [--split-opus]
+
+--split-opus preloads bench/opus_time_shim.c (built here with cc) into the participants, which
+times libopus's encode and decode calls, and prints each build's Opus seconds per participant
+beside the rest, and the ratio B/A of the rest: the call's own work apart from its codec's.
 
 CONF_A_ARGS and CONF_B_ARGS (environment, split on spaces) are added to each build's `conf join`,
 e.g. CONF_B_ARGS="--audio-bitrate 32000" to hold a build whose Opus follows the link at the fixed
 32 kbit/s of one that did not.
 """
-import json, os, statistics, subprocess, sys, urllib.request
+import json, os, statistics, subprocess, sys, tempfile, urllib.request
 
-conf_a, conf_b, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
-seconds = float(sys.argv[4]) if len(sys.argv) > 4 else 20
-rounds = int(sys.argv[5]) if len(sys.argv) > 5 else 3
+split_opus = "--split-opus" in sys.argv
+arguments = [a for a in sys.argv[1:] if a != "--split-opus"]
+conf_a, conf_b, n = arguments[0], arguments[1], int(arguments[2])
+seconds = float(arguments[3]) if len(arguments) > 3 else 20
+rounds = int(arguments[4]) if len(arguments) > 4 else 3
 env = dict(os.environ, CONF_AUDIO_SINK="none")
+opus_times = None
+if split_opus:
+    opus_times = tempfile.mkdtemp(prefix="conf-opus-time-")
+    shim = os.path.join(opus_times, "opus_time_shim.so")
+    source = os.path.join(os.path.dirname(os.path.abspath(__file__)), "opus_time_shim.c")
+    subprocess.run(["cc", "-O2", "-shared", "-fPIC", "-o", shim, source, "-ldl"], check=True)
+    env.update(LD_PRELOAD=shim, OPUS_TIME_DIR=opus_times)
 tones = [440, 550, 660, 770]
 
 
@@ -41,7 +54,16 @@ def per_participant_cpu(popens):
     return [usage[p.pid] for p in popens]
 
 
-ratios = []
+def opus_seconds(popens):
+    """libopus's encode + decode CPU seconds of each participant, as the shim wrote them."""
+    def read(pid):
+        with open(os.path.join(opus_times, str(pid))) as f:
+            _, encode, decode, _, _ = f.read().split()
+        return float(encode) + float(decode)
+    return [read(p.pid) for p in popens]
+
+
+ratios, rest_ratios = [], []
 print(f"{n}-party audio calls, {seconds:.0f} s, A = {conf_a}, B = {conf_b}; CPU seconds per participant", flush=True)
 for round_number in range(rounds):
     server_a, call_a = start_call(conf_a, "cpu-a", os.environ.get("CONF_A_ARGS", "").split())
@@ -55,4 +77,11 @@ for round_number in range(rounds):
     ratios.append(b / a)
     print(f"  round {round_number + 1}: A {a:.3f} s, B {b:.3f} s, B/A {b / a:.3f}; "
           f"wake-ups a second A {wakes_a:.0f}, B {wakes_b:.0f}", flush=True)
+    if split_opus:
+        opus_a, opus_b = sum(opus_seconds(call_a)) / n, sum(opus_seconds(call_b)) / n
+        rest_ratios.append((b - opus_b) / (a - opus_a))
+        print(f"           Opus A {opus_a:.3f} s, B {opus_b:.3f} s; the rest A {a - opus_a:.3f} s, B {b - opus_b:.3f} s, "
+              f"B/A {rest_ratios[-1]:.3f}", flush=True)
 print(f"  median B/A {statistics.median(ratios):.3f}")
+if split_opus:
+    print(f"  median B/A apart from Opus {statistics.median(rest_ratios):.3f}")
