@@ -50,10 +50,12 @@ struct RendezvousCommand {
         DescriptorLimit.raiseToHard()  // Before any socket: a soft limit of 1024 is reached under load.
         let loop = EventLoop()
         let proxies = Set(context.invocation.values("trusted-proxy"))
-        // Each worker holds its share of the room table, of its process's descriptors, and of each
-        // client's connections (the kernel spreads a client's connections over all the workers).
+        // Each worker holds its share of the room table and of each client's connections (the
+        // kernel spreads a client's connections over all the workers); a process's workers draw
+        // on one budget of descriptors, as a room's connections all go to the worker that holds it.
         let allWorkers = workerCount * processCount
-        let limits = ConnectionAdmission.Limits(maxTotal: max(1, DescriptorLimit.connectionBudget / workerCount),
+        let budget = workerCount > 1 ? ConnectionBudget(capacity: DescriptorLimit.connectionBudget) : nil
+        let limits = ConnectionAdmission.Limits(maxTotal: DescriptorLimit.connectionBudget,
                                                 maxPerClient: max(1, (perClient + allWorkers - 1) / allWorkers),
                                                 uncapped: Set(proxies.map { ClientAddress($0).client }))
         let makeServer = { @Sendable (worker: Int, loop: EventLoop) -> RendezvousServer in
@@ -62,7 +64,7 @@ struct RendezvousCommand {
                 share.workers = WorkerShare(index: worker, count: allWorkers)
                 share.maxRooms = max(1, config.maxRooms / allWorkers)
             }
-            let server = RendezvousServer(loop: loop, core: Self.core(share, secret: secret), limits: limits) { line in
+            let server = RendezvousServer(loop: loop, core: Self.core(share, secret: secret), limits: limits, sharing: budget) { line in
                 // Log lines quote what clients sent (room and participant names): escaped for the terminal.
                 if !quiet { Console.err("rendezvous: " + (allWorkers > 1 ? "[\(worker)] " : "") + TerminalEscape.escape(line)) }
             }

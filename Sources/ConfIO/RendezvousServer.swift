@@ -48,14 +48,15 @@ public final class RendezvousServer {
     private var ticker: Timer?
     private var onAllClosed: (() -> Void)?
 
-    /// `limits` defaults to a total that leaves `DescriptorLimit.reserve` descriptors free.
-    public init(loop: EventLoop, core: RendezvousCore, limits: ConnectionAdmission.Limits? = nil,
+    /// `limits` defaults to a total that leaves `DescriptorLimit.reserve` descriptors free;
+    /// `budget`, shared by a process's workers, bounds their connections together instead.
+    public init(loop: EventLoop, core: RendezvousCore, limits: ConnectionAdmission.Limits? = nil, sharing budget: ConnectionBudget? = nil,
                 clock: any MonotonicClock = SystemClock(), log: @escaping (String) -> Void) {
         self.loop = loop
         self.core = core
         self.clock = clock
         self.log = log
-        admission = ConnectionAdmission(limits: limits ?? .init(maxTotal: DescriptorLimit.connectionBudget))
+        admission = ConnectionAdmission(limits: limits ?? .init(maxTotal: DescriptorLimit.connectionBudget), sharing: budget)
         server = UnsafeMutablePointer(OpaquePointer(conf_soup_server_new()))
         let me = Unmanaged.passUnretained(self).toOpaque()
         soup_server_add_early_handler(server, "/v1/rooms", onEarlyRequest, me, nil)

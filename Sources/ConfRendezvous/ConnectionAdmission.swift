@@ -15,7 +15,9 @@ import ConfCore
 ///
 /// When the table is full, a newcomer takes the place of the connection that has waited
 /// longest for its request, so a flood of slow connections cannot keep a real client out; only
-/// when every connection is an upgraded WebSocket is the newcomer refused.
+/// when every connection is an upgraded WebSocket is the newcomer refused. With a shared
+/// `ConnectionBudget` (the workers of one process), the table is full when the budget is: each
+/// worker evicts only its own waiting connections, and refuses when it has none.
 public struct ConnectionAdmission: Sendable {
     public struct Limits: Sendable, Equatable {
         public var maxTotal: Int
@@ -53,10 +55,15 @@ public struct ConnectionAdmission: Sendable {
     }
 
     public let limits: Limits
+    /// Shared with the process's other workers; nil: `limits.maxTotal` bounds this table alone.
+    private let budget: ConnectionBudget?
     private var entries: [UInt64: Entry] = [:]
     private var perClient: [String: Int] = [:]
 
-    public init(limits: Limits) { self.limits = limits }
+    public init(limits: Limits, sharing budget: ConnectionBudget? = nil) {
+        self.limits = limits
+        self.budget = budget
+    }
 
     public var count: Int { entries.count }
 
@@ -68,11 +75,12 @@ public struct ConnectionAdmission: Sendable {
             return .refuse(.tooManyFromClient)
         }
         var evicted: UInt64?
-        if entries.count >= max(1, limits.maxTotal) {
+        let room = budget.map { $0.take() } ?? (entries.count < max(1, limits.maxTotal))
+        if !room {
             guard let oldest = entries.filter({ $0.value.deadline != nil }).min(by: { $0.value.deadline! < $1.value.deadline! })?.key else {
                 return .refuse(.full)
             }
-            remove(oldest)
+            remove(oldest, releasing: false)  // its place in the budget goes to the newcomer
             evicted = oldest
         }
         entries[id] = Entry(client: client.client, deadline: now + limits.requestTimeout)
@@ -103,8 +111,9 @@ public struct ConnectionAdmission: Sendable {
         entries[id]?.deadline = now + limits.requestTimeout
     }
 
-    private mutating func remove(_ id: UInt64) {
+    private mutating func remove(_ id: UInt64, releasing: Bool = true) {
         guard let entry = entries.removeValue(forKey: id) else { return }
+        if releasing { budget?.release() }
         let left = perClient[entry.client, default: 1] - 1
         perClient[entry.client] = left > 0 ? left : nil
     }

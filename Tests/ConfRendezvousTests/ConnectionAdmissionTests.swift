@@ -72,4 +72,28 @@ import Testing
         table.closed(4)
         #expect(table.accept(5, from: ClientAddress("192.0.2.5"), now: start + .seconds(5)) == .admit(evicting: nil))
     }
+
+    /// Two workers of one process share a budget of 4: one may hold 3 WebSockets while the other
+    /// holds 1 (a fixed share of 2 each refused the third); when the budget is spent, a worker
+    /// evicts only its own waiting connections, refuses when it has none, and a close on either
+    /// gives the place back to both.
+    @Test func workersSharingABudgetTakeWhatTheOthersLeave() {
+        let budget = ConnectionBudget(capacity: 4)
+        var busy = ConnectionAdmission(limits: .init(maxTotal: 4, maxPerClient: 10), sharing: budget)
+        var quiet = ConnectionAdmission(limits: .init(maxTotal: 4, maxPerClient: 10), sharing: budget)
+        for id in 1...3 {
+            #expect(busy.accept(UInt64(id), from: ClientAddress("192.0.2.\(id)"), now: start) == .admit(evicting: nil))
+            busy.upgraded(UInt64(id))
+        }
+        #expect(quiet.accept(10, from: ClientAddress("198.51.100.1"), now: start) == .admit(evicting: nil))
+        #expect(budget.inUse == 4)
+        #expect(busy.accept(4, from: ClientAddress("192.0.2.4"), now: start + .seconds(1)) == .refuse(.full))
+        #expect(quiet.accept(11, from: ClientAddress("198.51.100.2"), now: start + .seconds(1)) == .admit(evicting: 10))
+        #expect(budget.inUse == 4 && quiet.count == 1)
+        busy.closed(2)
+        #expect(budget.inUse == 3)
+        #expect(quiet.accept(12, from: ClientAddress("198.51.100.3"), now: start + .seconds(2)) == .admit(evicting: nil))
+        #expect(quiet.expire(now: start + .seconds(3600)) == [11, 12])
+        #expect(budget.inUse == 2 && busy.count == 2)
+    }
 }

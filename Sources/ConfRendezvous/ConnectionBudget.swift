@@ -1,0 +1,29 @@
+import Synchronization
+
+/// The connections one process may hold, shared by its rendezvous workers: each admitted
+/// connection holds a place until it closes. Rooms are spread over the workers by their ids, and a
+/// room's connections are served by its worker, so one worker may hold more than an even share
+/// while another holds fewer: a fixed share each refused (and evicted) real clients on the fuller
+/// worker with most of the process's descriptors unused.
+///
+/// Threading: any worker's thread; one lock, held for an addition.
+public final class ConnectionBudget: Sendable {
+    public let capacity: Int
+    private let held = Mutex(0)
+
+    public init(capacity: Int) { self.capacity = max(1, capacity) }
+
+    /// Places held now, by every worker.
+    public var inUse: Int { held.withLock { $0 } }
+
+    /// Takes a place; false when all are held.
+    func take() -> Bool {
+        held.withLock { count in
+            guard count < capacity else { return false }
+            count += 1
+            return true
+        }
+    }
+
+    func release() { held.withLock { $0 = max(0, $0 - 1) } }
+}
