@@ -42,7 +42,8 @@ public struct AudioJitterBuffer: Sendable {
         public var concealed = 0
         /// Frames concealed because a packet never came (its successors did).
         public var lost = 0
-        /// Frames dropped to bring the delay back to the target.
+        /// Frames dropped because every recent packet came early enough (a wait given back, a
+        /// burst drained, a sender's clock faster than ours).
         public var skipped = 0
 
         public init() {}
@@ -137,6 +138,11 @@ public struct AudioJitterBuffer: Sendable {
             started = false
             firstArrival = nil
             slack.reset()
+            // The new stream's timestamps have another origin: its jitter is measured afresh.
+            transits.removeAll()
+            transitOrigin = nil
+            timestampUnwrap = nil
+            jitterSpread = 0
         }
         statistics.received += 1
         let frames = max(1, frames)
@@ -206,7 +212,7 @@ public struct AudioJitterBuffer: Sendable {
     private mutating func skipIfEarly(now: Instant) {
         guard let following = next, let packet = packets[following],
               slack.shouldSkip(frames: packet.frames, size: packet.payload.count,
-                                 margin: .nanoseconds(Int64(jitterSpread * 1e6)), now: now) else { return }
+                                 margin: .nanoseconds(Int64(min(jitterSpread, (maximumDelay - frameDuration).milliseconds) * 1e6)), now: now) else { return }
         packets.removeValue(forKey: following)
         next = following + 1
         statistics.skipped += 1

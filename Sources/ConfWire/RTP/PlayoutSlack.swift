@@ -7,10 +7,13 @@ import ConfCore
 /// not a whole frame: the playout starts a frame after the first packet, so later packets have a
 /// frame of slack less their extra transit over the first, and a wait a frame more; a frame's
 /// margin gave a wait back only when no packet came later than the first (never, in real runs
-/// on this project's machines). So one wait (a stall, a late
-/// burst) is kept while stalls may recur, as a machine that stalled once stalls again, and given
-/// back after five calm spans without one; waits never add up over a call: a clean link's delay
-/// comes back to where it started, and clock drift never grows it.
+/// on this project's machines). The least slack so settles between the margin and the margin
+/// plus a frame: a wait is given back whole when the level before it was in that band (with
+/// jitter under ~10 ms it always is; with more, the first packet's own lateness decides).
+///
+/// So one wait (a stall, a late burst) is kept while stalls may recur, as a machine that stalled
+/// once stalls again, and given back after five calm spans without one; waits never add up over
+/// a call: a clean link's delay comes back to where it started, and clock drift never grows it.
 ///
 /// Slacks are kept in the current playout schedule: a skip plays everything after it one frame
 /// earlier, a wait one frame later, so each shifts every recorded slack (by `offset`, which keeps
