@@ -2,10 +2,11 @@ import ConfCore
 
 /// Which TCP connections the rendezvous keeps, before any of them is a WebSocket: at most
 /// `maxPerClient` from one client (`ClientAddress.client`, so an IPv6 /64 counts once), at most
-/// `maxTotal` in all, and none that takes longer than `requestTimeout` to send a complete
+/// `maxTotal` in all (or what a `ConnectionBudget` shared with other workers allows), and none
+/// that takes longer than `requestTimeout` to send a complete
 /// request (or to take its answer) — a slow-header ("slowloris") client cannot hold descriptors.
 ///
-/// Pure: the I/O layer reports accepts, requests, upgrades and closes with `now`, closes what
+/// Pure but for the shared budget: the I/O layer reports accepts, requests, upgrades and closes with `now`, closes what
 /// `accept` evicts and what `expire` returns, and refuses what `accept` refuses.
 ///
 ///     accepted ──request read──▶ answering ──answered──▶ accepted (keep-alive: a new deadline)
@@ -38,7 +39,8 @@ public struct ConnectionAdmission: Sendable {
     public enum Refusal: Sendable, Equatable {
         /// The client already holds `maxPerClient` connections.
         case tooManyFromClient
-        /// `maxTotal` connections are open and all of them are WebSockets.
+        /// `maxTotal` connections are open (with a shared budget: the budget is spent) and all of
+        /// this table's are WebSockets.
         case full
     }
 
@@ -56,6 +58,8 @@ public struct ConnectionAdmission: Sendable {
 
     public let limits: Limits
     /// Shared with the process's other workers; nil: `limits.maxTotal` bounds this table alone.
+    /// Each worker owns one table and mutates it in place: a copy would share the budget but not
+    /// the entries, and release their places twice.
     private let budget: ConnectionBudget?
     private var entries: [UInt64: Entry] = [:]
     private var perClient: [String: Int] = [:]

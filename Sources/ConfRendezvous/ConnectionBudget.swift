@@ -25,5 +25,10 @@ public final class ConnectionBudget: Sendable {
         }
     }
 
-    func release() { held.withLock { $0 = max(0, $0 - 1) } }
+    func release() {
+        held.withLock { count in
+            assert(count > 0, "a connection's place released twice")
+            count = max(0, count - 1)
+        }
+    }
 }
