@@ -3,7 +3,8 @@
 N-party call at the same time, on the same cores, so that a machine whose speed drifts from minute
 to minute (a shared VM) slows both alike. Prints per-participant CPU seconds (user+system, from
 wait4(2)) for each round and the median ratio B/A, and how often each build's participants woke
-(voluntary context switches a second, from the same rusage: each is a sleep in poll that ended).
+(voluntary context switches a second over the call's SECONDS, from the same rusage: every thread's
+blocking waits, most of them the event loop's poll; start-up and joining count too).
 
     bench/audio_cpu_ab.py CONF_A CONF_B PARTICIPANTS [SECONDS] [ROUNDS] [--split-opus]
 
@@ -15,7 +16,7 @@ CONF_A_ARGS and CONF_B_ARGS (environment, split on spaces) are added to each bui
 e.g. CONF_B_ARGS="--audio-bitrate 32000" to hold a build whose Opus follows the link at the fixed
 32 kbit/s of one that did not.
 """
-import json, os, statistics, subprocess, sys, tempfile, urllib.request
+import json, os, shutil, statistics, subprocess, sys, tempfile, urllib.request
 
 split_opus = "--split-opus" in sys.argv
 arguments = [a for a in sys.argv[1:] if a != "--split-opus"]
@@ -55,12 +56,17 @@ def per_participant_cpu(popens):
 
 
 def opus_seconds(popens):
-    """libopus's encode + decode CPU seconds of each participant, as the shim wrote them."""
+    """libopus's encode + decode CPU seconds of each participant, as the shim wrote them; None
+    when one wrote nothing (it died, or its build does not call the shared libopus)."""
     def read(pid):
-        with open(os.path.join(opus_times, str(pid))) as f:
-            _, encode, decode, _, _ = f.read().split()
+        try:
+            with open(os.path.join(opus_times, str(pid))) as f:
+                _, encode, decode, _, _ = f.read().split()
+        except FileNotFoundError:
+            return None
         return float(encode) + float(decode)
-    return [read(p.pid) for p in popens]
+    seconds = [read(p.pid) for p in popens]
+    return None if None in seconds else seconds
 
 
 ratios, rest_ratios = [], []
@@ -78,10 +84,16 @@ for round_number in range(rounds):
     print(f"  round {round_number + 1}: A {a:.3f} s, B {b:.3f} s, B/A {b / a:.3f}; "
           f"wake-ups a second A {wakes_a:.0f}, B {wakes_b:.0f}", flush=True)
     if split_opus:
-        opus_a, opus_b = sum(opus_seconds(call_a)) / n, sum(opus_seconds(call_b)) / n
+        timed_a, timed_b = opus_seconds(call_a), opus_seconds(call_b)
+        if timed_a is None or timed_b is None:
+            print("           no Opus figures: a participant's shim wrote none", flush=True)
+            continue
+        opus_a, opus_b = sum(timed_a) / n, sum(timed_b) / n
         rest_ratios.append((b - opus_b) / (a - opus_a))
         print(f"           Opus A {opus_a:.3f} s, B {opus_b:.3f} s; the rest A {a - opus_a:.3f} s, B {b - opus_b:.3f} s, "
               f"B/A {rest_ratios[-1]:.3f}", flush=True)
 print(f"  median B/A {statistics.median(ratios):.3f}")
-if split_opus:
+if split_opus and rest_ratios:
     print(f"  median B/A apart from Opus {statistics.median(rest_ratios):.3f}")
+if opus_times:
+    shutil.rmtree(opus_times, ignore_errors=True)

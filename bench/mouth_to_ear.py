@@ -25,11 +25,18 @@ arguments = [a for a in sys.argv[1:] if a != "--timeline"]
 stall = None
 if "--stall" in arguments:
     at = arguments.index("--stall")
-    stall_ms, stall_at = (float(x) for x in arguments[at + 1].split("@"))
+    try:
+        stall_ms, stall_at = (float(x) for x in arguments[at + 1].split("@"))
+    except (IndexError, ValueError):
+        sys.exit("--stall takes MS@S, e.g. 100@5: the sender stopped 100 ms, 5 s into the clicks")
     stall = (stall_ms / 1000, stall_at)
     del arguments[at:at + 2]
 conf = arguments[0]
 seconds = float(arguments[1]) if len(arguments) > 1 else 20
+# A wait is held five calm spans (10 s or more) before it is given back, and the last 5 s are
+# measured; the sender's capture ring holds 1 s, so a longer stop would drop audio at the sender.
+if stall and not (0 < stall[0] <= 1 and stall[1] >= 0 and stall[1] + stall[0] + 15 <= seconds):
+    sys.exit(f"--stall: stop the sender 1 s at most, and leave 15 s after it (SECONDS >= {stall[1] + stall[0] + 15:.0f})")
 work = tempfile.mkdtemp(prefix="conf-m2e-")
 env = dict(os.environ, PULSE_RUNTIME_PATH=work, PULSE_SERVER=f"unix:{work}/native")
 env.pop("CONF_AUDIO_SOURCE", None)
