@@ -43,6 +43,33 @@ import Testing
         #expect(ConfProcess.waitUntil(timeout: .seconds(5)) { (try? TCPConnection(port: server.port)) == nil })
     }
 
+    /// The workers of a process share its descriptors: all of one room's connections go to its
+    /// worker, which may hold more than half of them (a fixed half each refused the rest while
+    /// the other worker held none).
+    @Test func oneWorkerMayHoldMostOfTheProcesssConnections() throws {
+        // A hard limit of 400: 144 connections for the two workers together (256 kept in reserve).
+        let server = try RendezvousProcess(["--workers", "2", "--max-connections-per-client", "1000"],
+                                           launcher: ["/usr/bin/prlimit", "--nofile=400:400", "--"])
+        let room = try server.createRoom()
+        var sockets: [RawWebSocket] = []
+        for index in 0..<110 {
+            do {
+                sockets.append(try RawWebSocket(port: server.port, room: room.room))
+            } catch {
+                Issue.record("WebSocket \(index + 1) for the room: \(error)")
+                break
+            }
+        }
+        #expect(sockets.count == 110)
+        // Past the budget the room's worker refuses, as one worker would.
+        let refused = ConfProcess.waitUntil(timeout: .seconds(10)) {
+            (try? (0..<40).map { _ in try RawWebSocket(port: server.port, room: room.room) }) == nil
+        }
+        #expect(refused, "more than the process's 144 connections were taken")
+        server.process.signal(SIGTERM)
+        #expect(server.process.waitForExit() == 0)
+    }
+
     /// A worker cannot read an encrypted request line: TLS takes one worker by default, and asking
     /// for more says what to do instead.
     @Test func tlsServesWithOneWorkerAndRefusesMore() throws {
