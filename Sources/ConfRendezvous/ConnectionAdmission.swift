@@ -3,11 +3,12 @@ import ConfCore
 /// Which TCP connections the rendezvous keeps, before any of them is a WebSocket: at most
 /// `maxPerClient` from one client (`ClientAddress.client`, so an IPv6 /64 counts once), at most
 /// `maxTotal` in all (or what a `ConnectionBudget` shared with other workers allows), and none
-/// that takes longer than `requestTimeout` to send a complete
-/// request (or to take its answer) — a slow-header ("slowloris") client cannot hold descriptors.
+/// that takes longer than `requestTimeout` to send a complete request (or to take its answer) —
+/// a slow-header ("slowloris") client cannot hold descriptors.
 ///
-/// Pure but for the shared budget: the I/O layer reports accepts, requests, upgrades and closes with `now`, closes what
-/// `accept` evicts and what `expire` returns, and refuses what `accept` refuses.
+/// Pure but for the shared budget: the I/O layer reports accepts, requests, upgrades and closes
+/// with `now`, closes what `accept` evicts and what `expire` returns, and refuses what `accept`
+/// refuses.
 ///
 ///     accepted ──request read──▶ answering ──answered──▶ accepted (keep-alive: a new deadline)
 ///        │                           │
