@@ -50,11 +50,13 @@ struct RendezvousCommand {
         DescriptorLimit.raiseToHard()  // Before any socket: a soft limit of 1024 is reached under load.
         let loop = EventLoop()
         let proxies = Set(context.invocation.values("trusted-proxy"))
-        // Each worker holds its share of the room table and of each client's connections (the
-        // kernel spreads a client's connections over all the workers); a process's workers draw
-        // on one budget of descriptors, as a room's connections all go to the worker that holds it.
+        // Each worker holds its share of each client's connections and rooms (the kernel spreads a
+        // client's connections over all the workers); a process's workers draw on one budget of
+        // descriptors, as a room's connections all go to the worker that holds it, and on one of
+        // rooms (its share of --max-rooms), as rooms are made where their request lands.
         let allWorkers = workerCount * processCount
-        let budget = workerCount > 1 ? ConnectionBudget(capacity: DescriptorLimit.connectionBudget) : nil
+        let budget = workerCount > 1 ? SharedBudget(capacity: DescriptorLimit.connectionBudget) : nil
+        let roomBudget = workerCount > 1 ? SharedBudget(capacity: max(1, config.maxRooms / processCount)) : nil
         let limits = ConnectionAdmission.Limits(maxTotal: DescriptorLimit.connectionBudget,
                                                 maxPerClient: max(1, (perClient + allWorkers - 1) / allWorkers),
                                                 uncapped: Set(proxies.map { ClientAddress($0).client }))
@@ -64,7 +66,9 @@ struct RendezvousCommand {
                 share.workers = WorkerShare(index: worker, count: allWorkers)
                 share.maxRooms = max(1, config.maxRooms / allWorkers)
             }
-            let server = RendezvousServer(loop: loop, core: Self.core(share, secret: secret), limits: limits, sharing: budget) { line in
+            let core = Self.core(share, secret: secret)
+            core.roomBudget = roomBudget
+            let server = RendezvousServer(loop: loop, core: core, limits: limits, sharing: budget) { line in
                 // Log lines quote what clients sent (room and participant names): escaped for the terminal.
                 if !quiet { Console.err("rendezvous: " + (allWorkers > 1 ? "[\(worker)] " : "") + TerminalEscape.escape(line)) }
             }

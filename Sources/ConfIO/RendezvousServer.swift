@@ -50,7 +50,7 @@ public final class RendezvousServer {
 
     /// `limits` defaults to a total that leaves `DescriptorLimit.reserve` descriptors free;
     /// `budget`, shared by a process's workers, bounds their connections together instead.
-    public init(loop: EventLoop, core: RendezvousCore, limits: ConnectionAdmission.Limits? = nil, sharing budget: ConnectionBudget? = nil,
+    public init(loop: EventLoop, core: RendezvousCore, limits: ConnectionAdmission.Limits? = nil, sharing budget: SharedBudget? = nil,
                 clock: any MonotonicClock = SystemClock(), log: @escaping (String) -> Void) {
         self.loop = loop
         self.core = core

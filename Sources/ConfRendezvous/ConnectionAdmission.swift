@@ -2,7 +2,7 @@ import ConfCore
 
 /// Which TCP connections the rendezvous keeps, before any of them is a WebSocket: at most
 /// `maxPerClient` from one client (`ClientAddress.client`, so an IPv6 /64 counts once), at most
-/// `maxTotal` in all (or what a `ConnectionBudget` shared with other workers allows), and none
+/// `maxTotal` in all (or what a `SharedBudget` shared with other workers allows), and none
 /// that takes longer than `requestTimeout` to send a complete request (or to take its answer) —
 /// a slow-header ("slowloris") client cannot hold descriptors.
 ///
@@ -18,7 +18,7 @@ import ConfCore
 /// When the table is full, a newcomer takes the place of the connection that has waited
 /// longest for its request, so a flood of slow connections cannot keep a real client out; only
 /// when every connection is an upgraded WebSocket is the newcomer refused. With a shared
-/// `ConnectionBudget` (the workers of one process), the table is full when the budget is: each
+/// `SharedBudget` (the workers of one process), the table is full when the budget is: each
 /// worker evicts only its own waiting connections, and refuses when it has none.
 public struct ConnectionAdmission: Sendable {
     public struct Limits: Sendable, Equatable {
@@ -61,11 +61,11 @@ public struct ConnectionAdmission: Sendable {
     /// Shared with the process's other workers; nil: `limits.maxTotal` bounds this table alone.
     /// Each worker owns one table and mutates it in place: a copy would share the budget but not
     /// the entries, and release their places twice.
-    private let budget: ConnectionBudget?
+    private let budget: SharedBudget?
     private var entries: [UInt64: Entry] = [:]
     private var perClient: [String: Int] = [:]
 
-    public init(limits: Limits, sharing budget: ConnectionBudget? = nil) {
+    public init(limits: Limits, sharing budget: SharedBudget? = nil) {
         self.limits = limits
         self.budget = budget
     }

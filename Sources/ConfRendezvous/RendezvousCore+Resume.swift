@@ -68,7 +68,7 @@ extension RendezvousCore {
 
     private func recreate(from token: ResumeToken, on id: ConnectionID, now: Instant) {
         guard let key, let address = connections[id]?.address else { return }
-        guard rooms.count < config.maxRooms else {
+        guard takeRoomPlace() else {
             return refuseJoin(id, .resumeRefused, "this rendezvous holds as many rooms as it may: join a new room later")
         }
         let pins = key.pins(for: token.room)

@@ -36,7 +36,7 @@ extension RendezvousCore {
         if roomsHeldByNetwork[client.network, default: 0] >= config.roomsHeldPerNetwork {
             throw .rateLimited("your network (\(client.network)) already holds \(config.roomsHeldPerNetwork) rooms: try later")
         }
-        guard rooms.count < config.maxRooms else { throw .serverFull }
+        guard takeRoomPlace() else { throw .serverFull }  // last: nothing below refuses
         byClient.record(at: now)
         byNetwork.record(at: now)
         createsByClient[client.client] = byClient
@@ -66,6 +66,10 @@ extension RendezvousCore {
         String((0..<count).map { _ in Character(String(Int.random(in: 0...9, using: &random))) })
     }
 
+    /// Whether another room may be held; with a shared budget, takes its place there (given back
+    /// when the room is forgotten).
+    func takeRoomPlace() -> Bool { roomBudget.map { $0.take() } ?? (rooms.count < config.maxRooms) }
+
     func addRoom(_ id: RoomID, _ room: Room) {
         rooms[id] = room
         roomsHeldByClient[room.creator.client, default: 0] += 1
@@ -74,6 +78,7 @@ extension RendezvousCore {
 
     private func forgetRoom(_ id: RoomID) {
         guard let room = rooms.removeValue(forKey: id) else { return }
+        roomBudget?.release()
         Self.decrement(&roomsHeldByClient, room.creator.client)
         Self.decrement(&roomsHeldByNetwork, room.creator.network)
         log("room \(id) expired")

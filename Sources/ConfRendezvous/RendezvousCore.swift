@@ -36,6 +36,9 @@ public final class RendezvousCore {
     var createsByNetwork: [String: SlidingWindowCounter] = [:]
     var roomsHeldByClient: [String: Int] = [:]
     var roomsHeldByNetwork: [String: Int] = [:]
+    /// The rooms of this process, shared with its other workers; nil: `config.maxRooms` bounds
+    /// this table alone. Set before the first request.
+    public var roomBudget: SharedBudget?
     var knocksByClient: [String: Int] = [:]
     var knocksByNetwork: [String: Int] = [:]
     /// For the metrics page.

@@ -78,7 +78,7 @@ import Testing
     /// evicts only its own waiting connections, refuses when it has none, and a close on either
     /// gives the place back to both.
     @Test func workersSharingABudgetTakeWhatTheOthersLeave() {
-        let budget = ConnectionBudget(capacity: 4)
+        let budget = SharedBudget(capacity: 4)
         var busy = ConnectionAdmission(limits: .init(maxTotal: 4, maxPerClient: 10), sharing: budget)
         var quiet = ConnectionAdmission(limits: .init(maxTotal: 4, maxPerClient: 10), sharing: budget)
         for id in 1...3 {

@@ -75,4 +75,24 @@ import Testing
         #expect(h.core.roomCount < h.core.config.maxRooms)
         #expect(throws: Never.self) { try h.tryCreateRoom(from: "192.0.2.200") }
     }
+
+    /// Two workers of one process share its rooms: one may hold them all while the other holds
+    /// none (rooms are made where their request lands), the other is refused `server-full` when
+    /// they are spent, and a room forgotten on either gives its place back to both.
+    @Test func workersSharingARoomBudgetTakeWhatTheOthersLeave() {
+        var config = RendezvousConfig()
+        config.maxRooms = 1_000  // each worker's share, for the per-client and per-network caps
+        config.roomIdleTimeout = .seconds(60)
+        let budget = SharedBudget(capacity: 3)
+        let busy = RendezvousHarness(config: config), quiet = RendezvousHarness(config: config, seed: 2)
+        busy.core.roomBudget = budget
+        quiet.core.roomBudget = budget
+        for i in 1...3 { #expect(throws: Never.self) { try busy.tryCreateRoom(from: "192.0.2.\(i)") } }
+        #expect(create(quiet, from: "198.51.100.1") == .failure(.serverFull))
+        #expect(create(busy, from: "192.0.2.9") == .failure(.serverFull))
+        busy.tick(after: .seconds(61))  // busy's empty rooms expire and give their places back
+        #expect(budget.inUse == 0)
+        #expect(throws: Never.self) { try quiet.tryCreateRoom(from: "198.51.100.1") }
+        #expect(budget.inUse == 1 && quiet.core.roomCount == 1 && busy.core.roomCount == 0)
+    }
 }

@@ -1,13 +1,13 @@
 import Synchronization
 
-/// The connections one process may hold, shared by its rendezvous workers: each admitted
-/// connection holds a place until it closes. Rooms are spread over the workers by their ids, and a
-/// room's connections are served by its worker, so one worker may hold more than an even share
-/// while another holds fewer: a fixed share each refused (and evicted) real clients on the fuller
+/// Places the rendezvous workers of one process share: its connections (`ConnectionAdmission`)
+/// and its rooms (`RendezvousCore`). Rooms are spread over the workers by their ids, and a room's
+/// connections are served by its worker, so one worker may hold more than an even share while
+/// another holds fewer: a fixed share each refused (and evicted) real clients on the fuller
 /// worker with most of the process's descriptors unused.
 ///
 /// Threading: any worker's thread; one lock, held for an addition.
-public final class ConnectionBudget: Sendable {
+public final class SharedBudget: Sendable {
     public let capacity: Int
     private let held = Mutex(0)
 
@@ -27,7 +27,7 @@ public final class ConnectionBudget: Sendable {
 
     func release() {
         held.withLock { count in
-            assert(count > 0, "a connection's place released twice")
+            assert(count > 0, "a place released twice")
             count = max(0, count - 1)
         }
     }
