@@ -6,7 +6,7 @@ extension RendezvousCore {
     public enum CreateRoomFailure: Error, Equatable {
         /// HTTP 429, `rate-limited`: this client or network created too many rooms lately, or holds its share.
         case rateLimited(String)
-        /// HTTP 503, `server-full`: the table holds `maxRooms`.
+        /// HTTP 503, `server-full`: the table holds `maxRooms` (or the workers' shared room budget is spent).
         case serverFull
 
         public var message: String {
