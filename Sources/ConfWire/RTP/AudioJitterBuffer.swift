@@ -212,7 +212,7 @@ public struct AudioJitterBuffer: Sendable {
     private mutating func skipIfEarly(now: Instant) {
         guard let following = next, let packet = packets[following],
               slack.shouldSkip(frames: packet.frames, size: packet.payload.count,
-                                 margin: .nanoseconds(Int64(min(jitterSpread, (maximumDelay - frameDuration).milliseconds) * 1e6)), now: now) else { return }
+                                 marginMilliseconds: min(jitterSpread, (maximumDelay - frameDuration).milliseconds), now: now) else { return }
         packets.removeValue(forKey: following)
         next = following + 1
         statistics.skipped += 1

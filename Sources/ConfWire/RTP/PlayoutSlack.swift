@@ -81,8 +81,8 @@ struct PlayoutSlack: Sendable {
     mutating func lost(now: Instant) { lastLoss = Self.ms(now) }
 
     /// Whether to skip the next packet (`frames` long, `size` bytes) rather than play it, keeping
-    /// at least `margin` of slack (the jitter seen; never under 5 ms).
-    mutating func shouldSkip(frames: Int, size: Int, margin: Duration, now: Instant) -> Bool {
+    /// at least `marginMilliseconds` of slack (the jitter seen; never under 5 ms).
+    mutating func shouldSkip(frames: Int, size: Int, marginMilliseconds: Double, now: Instant) -> Bool {
         let at = Self.ms(now)
         if calm > Self.shortestCalm, at - (lastWait ?? 0) >= 60_000 { calm = Self.shortestCalm }
         while head < minimums.count, minimums[head].at < at - calm { head += 1 }
@@ -93,7 +93,7 @@ struct PlayoutSlack: Sendable {
         guard let firstPlayed, at - firstPlayed >= calm, head < minimums.count,
               lastSkip.map({ at - $0 >= 200 }) ?? true else { return false }
         let leastSlack = minimums[head].slack + offset
-        let keep = max(Self.guardMilliseconds, margin.milliseconds) + (lastLoss.map { at - $0 < 10_000 } == true ? frameMilliseconds : 0)
+        let keep = max(Self.guardMilliseconds, marginMilliseconds) + (lastLoss.map { at - $0 < 10_000 } == true ? frameMilliseconds : 0)
         // While waits are recent, a frame over what is skipped stays: one wait is kept (a loaded
         // machine waits again soon), two or more are given back down to it. Once none has come
         // for five calm spans (at least 10 s; longer as skips prove too eager), that one goes
