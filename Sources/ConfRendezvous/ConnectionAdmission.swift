@@ -80,8 +80,8 @@ public struct ConnectionAdmission: Sendable {
             return .refuse(.tooManyFromClient)
         }
         var evicted: UInt64?
-        let room = budget.map { $0.take() } ?? (entries.count < max(1, limits.maxTotal))
-        if !room {
+        let hasPlace = budget.map { $0.take() } ?? (entries.count < max(1, limits.maxTotal))
+        if !hasPlace {
             guard let oldest = entries.filter({ $0.value.deadline != nil }).min(by: { $0.value.deadline! < $1.value.deadline! })?.key else {
                 return .refuse(.full)
             }
