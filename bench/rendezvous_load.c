@@ -68,13 +68,19 @@ static const char *const HOST = "127.0.0.1";
 
 static char who[64] = "";
 
+/* Failures may quote what the server sent: control characters (C0, DEL, C1 as UTF-8) are shown
+ * as '?', so that nothing from the network acts on the terminal. */
 static _Noreturn void fail(const char *format, ...) {
+    char line[2048];
     va_list args;
     va_start(args, format);
-    fprintf(stderr, "rendezvous_load%s: ", who);
-    vfprintf(stderr, format, args);
-    fputc('\n', stderr);
+    vsnprintf(line, sizeof line, format, args);
     va_end(args);
+    for (unsigned char *p = (unsigned char *)line; *p; p++) {
+        if (*p < 0x20 || *p == 0x7f) *p = '?';
+        else if (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) p[0] = p[1] = '?';
+    }
+    fprintf(stderr, "rendezvous_load%s: %s\n", who, line);
     exit(1);
 }
 
