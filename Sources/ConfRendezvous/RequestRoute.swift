@@ -9,6 +9,9 @@ public enum RequestRoute: Equatable, Sendable {
     /// Not a WebSocket for a named room (room creation, health, an old client, garbage): served
     /// where it arrived, and refused there if it is garbage.
     case anywhere
+    /// A WebSocket (`GET /v1/ws`) whose request line names no valid room: served where it
+    /// arrived, as a WebSocket.
+    case webSocket
     case room(RoomID)
 
     /// Longer than this without a complete request line and it is served where it arrived
@@ -31,10 +34,12 @@ public enum RequestRoute: Equatable, Sendable {
             let end = authority.firstIndex { "/?#".contains($0) } ?? authority.endIndex
             target = authority[end...]
         }
-        guard let question = target.firstIndex(of: "?"), target[..<question] == "/v1/ws" else { return .anywhere }
-        for pair in target[target.index(after: question)...].split(separator: "&") where pair.hasPrefix("room=") {
-            return RoomID(String(pair.dropFirst(5))).map { .room($0) } ?? .anywhere
+        let question = target.firstIndex(of: "?") ?? target.endIndex
+        guard target[..<question] == "/v1/ws" else { return .anywhere }
+        let query = question == target.endIndex ? target[question...] : target[target.index(after: question)...]
+        for pair in query.split(separator: "&") where pair.hasPrefix("room=") {
+            return RoomID(String(pair.dropFirst(5))).map { .room($0) } ?? .webSocket
         }
-        return .anywhere
+        return .webSocket
     }
 }

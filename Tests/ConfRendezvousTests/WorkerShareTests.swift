@@ -34,9 +34,10 @@ import Testing
     @Test(arguments: [
         ("GET /v1/ws?room=4821-7734 HTTP/1.1\r\nHost: x\r\n", RequestRoute.room(RoomID("4821-7734")!)),
         ("GET /v1/ws?x=1&room=48217734 HTTP/1.1\r\n", .room(RoomID("4821-7734")!)),
-        ("GET /v1/ws HTTP/1.1\r\n", .anywhere),
-        ("GET /v1/ws?room=12 HTTP/1.1\r\n", .anywhere),
-        ("GET /v1/ws?room=4821-7734%00 HTTP/1.1\r\n", .anywhere),
+        ("GET /v1/ws HTTP/1.1\r\n", .webSocket),
+        ("GET /v1/ws?room=12 HTTP/1.1\r\n", .webSocket),
+        ("GET /v1/ws?room=4821-7734%00 HTTP/1.1\r\n", .webSocket),
+        ("GET /v1/wsx?room=4821-7734 HTTP/1.1\r\n", .anywhere),
         ("POST /v1/rooms HTTP/1.1\r\n", .anywhere),
         ("GET /v1/health?room=4821-7734 HTTP/1.1\r\n", .anywhere),
         // The absolute form a server must accept (RFC 9112 3.2.2), as some proxies pass it on.
