@@ -16,11 +16,12 @@ struct AcceptedSocket {
 
 extension RendezvousServer {
     /// A descriptor from `ConnectionAcceptor`: kept and handed to libsoup, or refused at once.
-    /// With several workers, a plain connection's request line is read first (`park`) unless it
-    /// was `routed` here already.
+    /// A plain connection's request line is read first (`park`) unless it was `routed` here
+    /// already: a WebSocket is served by our own (`serveWebSocket`), and with several workers
+    /// by the worker that holds its room.
     func accept(_ fd: Int32, tls certificate: OpaquePointer?, routed: Bool = false) {
-        if routing != nil, certificate == nil, !routed { return park(fd) }
-        guard let socket = try? withGError({ g_socket_new_from_fd(fd, $0) }) ?? nil else { close(fd); return }
+        if certificate == nil, !routed { return park(fd) }
+        guard let socket = try? withGError({ g_socket_new_from_fd(fd, $0) }) ?? nil else { Glibc.close(fd); return }
         guard let remote = try? withGError({ g_socket_get_remote_address(socket, $0) }) ?? nil,
               let local = try? withGError({ g_socket_get_local_address(socket, $0) }) ?? nil else {
             g_object_unref(socket)  // Closes fd: the peer is already gone.
@@ -84,7 +85,7 @@ extension RendezvousServer {
     /// libsoup closes it. (Closing the descriptor instead would leave libsoup polling a number
     /// the next accept may reuse.)
     func shutDown(_ id: UInt64) {
-        if closeParked(id) { return }
+        if closeParked(id) || abortPolled(id) { return }
         guard let socket = accepted[id] else { return }
         g_socket_shutdown(socket.socket, 1, 1, nil)
     }
@@ -172,7 +173,14 @@ extension RendezvousServer {
         guard trustedProxies.contains(peer),
               let header = soup_message_headers_get_list(soup_server_message_get_request_headers(message), "X-Forwarded-For")
         else { return peer }
-        let entry = String(cString: header).split(separator: ",").last ?? ""
+        return clientAddress(peer: peer, forwardedFor: String(cString: header))
+    }
+
+    /// The same for a connection from `peer` whose request had this `X-Forwarded-For` (several
+    /// headers joined with commas, as HTTP allows).
+    func clientAddress(peer: String, forwardedFor header: String?) -> String {
+        guard trustedProxies.contains(peer), let header else { return peer }
+        let entry = header.split(separator: ",").last ?? ""
         let last = String(entry.filter { $0 != " " && $0 != "\t" })
         return Self.isAddress(last) ? last : peer
     }

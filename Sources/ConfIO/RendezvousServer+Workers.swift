@@ -25,49 +25,63 @@ public struct WorkerRouting {
 /// A connection whose request line is awaited (its admission entry keeps its deadline).
 struct ParkedConnection {
     let fd: Int32
+    let host: String
     let watch: Timer
 }
 
 extension RendezvousServer {
-    /// A descriptor another worker routed here: accepted without looking again.
-    public func adopt(_ fd: Int32) { accept(fd, tls: nil, routed: true) }
+    /// A descriptor another worker routed here (only WebSockets for a room this one holds are):
+    /// served without looking again.
+    public func adopt(_ fd: Int32) {
+        guard let host = Self.peerHost(of: fd), let id = admit(fd, from: host, answering: true) else {
+            Glibc.close(fd)
+            return
+        }
+        serveWebSocket(fd, acceptID: id, peerHost: host)
+    }
 
     /// Admits `fd` as any connection (the per-client cap and the request deadline hold while it
     /// waits), then waits on the loop for its request line.
     func park(_ fd: Int32) {
+        guard let host = Self.peerHost(of: fd), let id = admit(fd, from: host, answering: true) else {
+            Glibc.close(fd)  // the peer is already gone, or refused
+            return
+        }
+        parked[id] = ParkedConnection(fd: fd, host: host, watch: loop.watch(fd: fd) { [unowned self] in self.peek(id) })
+    }
+
+    /// The address a connected socket's peer has, nil when it is already gone.
+    static func peerHost(of fd: Int32) -> String? {
         var native = sockaddr_storage()
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
         let named = withUnsafeMutablePointer(to: &native) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getpeername(fd, $0, &length) } }
-        guard named == 0, let remote = g_socket_address_new_from_native(&native, gsize(length)) else {
-            Glibc.close(fd)  // the peer is already gone
-            return
-        }
-        let host = Self.peerName(remote).host
-        g_object_unref(remote)
-        guard let id = admit(fd, from: host, answering: true) else {
-            Glibc.close(fd)
-            return
-        }
-        parked[id] = ParkedConnection(fd: fd, watch: loop.watch(fd: fd) { [unowned self] in self.peek(id) })
+        guard named == 0, let remote = g_socket_address_new_from_native(&native, gsize(length)) else { return nil }
+        defer { g_object_unref(remote) }
+        return peerName(remote).host
     }
 
     /// Returns whether to keep waiting.
     private func peek(_ id: UInt64) -> Bool {
-        guard let connection = parked[id], let routing else { return false }
+        guard let connection = parked[id] else { return false }
         var head = [UInt8](repeating: 0, count: RequestRoute.longestRequestLine)
         let n = recv(connection.fd, &head, head.count, Int32(MSG_PEEK | MSG_DONTWAIT))
         if n < 0 && (errno == EAGAIN || errno == EINTR) { return true }
         let route = n > 0 ? RequestRoute.of(head[..<n]) : .anywhere
         if route == .incomplete { return true }
         parked[id] = nil
-        admission.closed(id)  // admitted again where it is served
         if n <= 0 {
+            admission.closed(id)
             Glibc.close(connection.fd)  // gone before it said anything
             return false
         }
-        if case .room(let room) = route, case let owner = WorkerShare.owner(of: room, among: routing.share.count), owner != routing.share.index {
-            routing.forward(connection.fd, owner)
-        } else {
+        switch route {
+        case .room(let room) where routing.map({ WorkerShare.owner(of: room, among: $0.share.count) != $0.share.index }) ?? false:
+            admission.closed(id)  // admitted again where it is served
+            routing!.forward(connection.fd, WorkerShare.owner(of: room, among: routing!.share.count))
+        case .room, .webSocket:
+            serveWebSocket(connection.fd, acceptID: id, peerHost: connection.host)
+        case .anywhere, .incomplete:
+            admission.closed(id)  // admitted again by accept
             accept(connection.fd, tls: nil, routed: true)
         }
         return false

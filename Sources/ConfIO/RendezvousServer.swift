@@ -43,10 +43,18 @@ public final class RendezvousServer {
     /// Accept numbers by the peer's "address port", which is how a libsoup message names its connection.
     var acceptedByPeer: [String: UInt64] = [:]
     var nextAccepted: UInt64 = 1
-    private var connections: [ConnectionID: OpaquePointer] = [:]
-    private var nextConnection: UInt64 = 1
+    /// libsoup's WebSockets (those over TLS).
+    var connections: [ConnectionID: OpaquePointer] = [:]
+    /// Our own WebSockets (plain TCP), on `socketPoller`: every one by accept number, the open
+    /// ones by connection, and those waiting for the client's Close.
+    var socketPoller: SocketPoller?
+    var polledByAccept: [UInt64: PolledWebSocket] = [:]
+    var polled: [ConnectionID: PolledWebSocket] = [:]
+    var closingPolled: [UInt64: PolledWebSocket] = [:]
+    var nextConnection: UInt64 = 1
     private var ticker: Timer?
-    private var onAllClosed: (() -> Void)?
+    var onAllClosed: (() -> Void)?
+    private var isFlushing = false
 
     /// `limits` defaults to a total that leaves `DescriptorLimit.reserve` descriptors free;
     /// `budget`, shared by a process's workers, bounds their connections together instead.
@@ -70,6 +78,7 @@ public final class RendezvousServer {
         ticker = loop.schedule(every: .seconds(1)) { [unowned self] in
             let now = self.clock.now()
             for id in self.admission.expire(now: now) { self.shutDown(id) }
+            self.expireClosingWebSockets(now: now)
             self.metricsBoard?.post(self.core.metricsSnapshot, from: self.routing?.share.index ?? 0)
             self.core.handle(.tick, now: now)
             self.flush()
@@ -84,6 +93,7 @@ public final class RendezvousServer {
         for socket in accepted.values { g_object_unref(socket.socket) }
         for certificate in certificates { g_object_unref(UnsafeMutableRawPointer(certificate)) }
         for connection in connections.values { g_object_unref(UnsafeMutableRawPointer(connection)) }
+        for socket in polledByAccept.values { socket.detach() }
         soup_server_disconnect(server)
         g_object_unref(server)
     }
@@ -109,7 +119,7 @@ public final class RendezvousServer {
     public func shutdown(reason: String, endRooms: Bool = true, grace: Duration = .milliseconds(500), done: @escaping () -> Void) {
         core.shutdown(reason: reason, endRooms: endRooms)
         flush()
-        guard !connections.isEmpty else { return done() }
+        guard !connections.isEmpty || !polled.isEmpty else { return done() }
         var called = false
         let finish = { if !called { called = true; done() } }
         onAllClosed = finish
@@ -118,7 +128,7 @@ public final class RendezvousServer {
 
     // MARK: libsoup events
 
-    fileprivate func webSocketOpened(_ connection: OpaquePointer, message: OpaquePointer) {
+    func soupWebSocketOpened(_ connection: OpaquePointer, message: OpaquePointer) {
         let address = clientAddress(message)
         if let id = acceptedID(of: message) { admission.upgraded(id) }
         let id = ConnectionID(nextConnection)
@@ -133,7 +143,7 @@ public final class RendezvousServer {
         flush()
     }
 
-    fileprivate func webSocketMessage(_ id: ConnectionID, type: Int32, bytes: OpaquePointer?) {
+    func webSocketMessage(_ id: ConnectionID, type: Int32, bytes: OpaquePointer?) {
         let input: RendezvousInput
         if type == Int32(SOUP_WEBSOCKET_DATA_TEXT.rawValue), let text = string(fromBytes: bytes) {
             input = .text(id, text)
@@ -144,19 +154,19 @@ public final class RendezvousServer {
         flush()
     }
 
-    fileprivate func webSocketClosed(_ id: ConnectionID) {
+    func webSocketClosed(_ id: ConnectionID) {
         guard let connection = connections.removeValue(forKey: id) else { return }
         core.handle(.closed(id), now: clock.now())
         flush()
         // Not from inside the signal emission that is using it.
         loop.schedule(after: .zero) { g_object_unref(UnsafeMutableRawPointer(connection)) }
-        if connections.isEmpty, let onAllClosed {
+        if connections.isEmpty && polled.isEmpty, let onAllClosed {
             self.onAllClosed = nil
             onAllClosed()
         }
     }
 
-    fileprivate func createRoom(_ message: OpaquePointer) {
+    func createRoom(_ message: OpaquePointer) {
         guard String(cString: soup_server_message_get_method(message)) == "POST" else {
             return respond(message, status: 405, .object(["type": "error", "code": "bad-request", "message": "use POST to create a room"]))
         }
@@ -180,12 +190,12 @@ public final class RendezvousServer {
         flush()
     }
 
-    fileprivate func health(_ message: OpaquePointer) {
+    func health(_ message: OpaquePointer) {
         respond(message, status: 200, .object(["status": "ok", "rooms": .number(Double(core.roomCount)),
                                                "participants": .number(Double(core.participantCount))]))
     }
 
-    fileprivate func respond(_ message: OpaquePointer, status: UInt32, _ body: JSONValue) {
+    func respond(_ message: OpaquePointer, status: UInt32, _ body: JSONValue) {
         let text = body.serialized
         soup_server_message_set_status(message, status, nil)
         text.withCString { soup_server_message_set_response(message, "application/json", SOUP_MEMORY_COPY, $0, UInt(strlen($0))) }
@@ -193,13 +203,26 @@ public final class RendezvousServer {
 
     // MARK: Core outputs
 
-    private func flush() {
+    /// Carries out what the core asked for. Re-entered when a socket's end is handled while
+    /// writing (a client dropped for not reading): the outer call takes what that added.
+    func flush() {
+        guard !isFlushing else { return }
+        isFlushing = true
+        defer { isFlushing = false }
         while let output = core.pollOutput() {
             switch output {
             case .send(let id, let text):
+                if let socket = polled[id] {
+                    socket.send(text: text)
+                    continue
+                }
                 guard let connection = connections[id], soup_websocket_connection_get_state(connection) == SOUP_WEBSOCKET_STATE_OPEN else { continue }
                 soup_websocket_connection_send_text(connection, text)
             case .close(let id, let code, let reason):
+                if let socket = polled[id] {
+                    close(socket, code: code, reason: reason)
+                    continue
+                }
                 guard let connection = connections[id], soup_websocket_connection_get_state(connection) == SOUP_WEBSOCKET_STATE_OPEN else { continue }
                 soup_websocket_connection_close(connection, UInt16(code), reason)
             case .log(let line):
@@ -209,81 +232,3 @@ public final class RendezvousServer {
     }
 }
 
-func remoteHost(_ message: OpaquePointer) -> String {
-    soup_server_message_get_remote_host(message).map { String(cString: $0) } ?? "unknown"
-}
-
-private final class ConnectionBox {
-    unowned let server: RendezvousServer
-    let id: ConnectionID
-    init(server: RendezvousServer, id: ConnectionID) {
-        self.server = server
-        self.id = id
-    }
-}
-
-private func server(_ data: UnsafeMutableRawPointer?) -> RendezvousServer {
-    Unmanaged<RendezvousServer>.fromOpaque(data!).takeUnretainedValue()
-}
-
-// Signatures copied from soup-server.h and soup-websocket-connection.h.
-
-private let onEarlyRequest: SoupServerCallback = { _, message, _, _, data in
-    guard let message else { return }
-    let headers = soup_server_message_get_request_headers(message)
-    if soup_message_headers_get_encoding(headers) == SOUP_ENCODING_CHUNKED {
-        refuseBeforeBody(message, status: "411 Length Required", "send the request body with a Content-Length")
-    } else if soup_message_headers_get_content_length(headers) > Int64(ProtocolLimits.maxCreateBodyBytes) {
-        refuseBeforeBody(message, status: "413 Payload Too Large", "the request body is larger than \(ProtocolLimits.maxCreateBodyBytes) bytes")
-    }
-}
-
-/// Setting a status in an early handler does not stop libsoup 3.2 from reading the whole body
-/// first: take the connection, answer on it ourselves and close it, so the body is never read.
-private func refuseBeforeBody(_ message: OpaquePointer, status: String, _ text: String) {
-    let body = ServerMessage.error(code: .tooLarge, message: text).json.serialized
-    let response = "HTTP/1.1 \(status)\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n"
-        + "Connection: close\r\n\r\n" + body
-    guard let stream = soup_server_message_steal_connection(message) else { return }
-    var written: gsize = 0
-    _ = response.withCString { g_output_stream_write_all(g_io_stream_get_output_stream(stream), $0, UInt(strlen($0)), &written, nil, nil) }
-    g_io_stream_close(stream, nil, nil)
-    g_object_unref(stream)
-}
-
-private let onRoomsRequest: SoupServerCallback = { _, message, _, _, data in
-    guard let message else { return }
-    server(data).createRoom(message)
-}
-
-private let onHealthRequest: SoupServerCallback = { _, message, _, _, data in
-    guard let message else { return }
-    server(data).health(message)
-}
-
-private let onMetricsRequest: SoupServerCallback = { _, message, _, _, data in
-    guard let message else { return }
-    server(data).metrics(message)
-}
-
-private let onOtherRequest: SoupServerCallback = { _, message, path, _, data in
-    guard let message else { return }
-    let path = path.map { String(cString: $0) } ?? "/"
-    server(data).respond(message, status: 404, ServerMessage.error(
-        code: .notFound, message: "no such resource \(path): the rendezvous serves POST /v1/rooms and the WebSocket /v1/ws").json)
-}
-
-private let onWebSocket: SoupServerWebsocketCallback = { _, message, _, connection, data in
-    guard let message, let connection else { return }
-    server(data).webSocketOpened(connection, message: message)
-}
-
-private let onWebSocketMessage: @convention(c) (OpaquePointer?, Int32, OpaquePointer?, UnsafeMutableRawPointer?) -> Void = { _, type, bytes, data in
-    let box = Unmanaged<ConnectionBox>.fromOpaque(data!).takeUnretainedValue()
-    box.server.webSocketMessage(box.id, type: type, bytes: bytes)
-}
-
-private let onWebSocketClosed: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Void = { _, data in
-    let box = Unmanaged<ConnectionBox>.fromOpaque(data!).takeUnretainedValue()
-    box.server.webSocketClosed(box.id)
-}

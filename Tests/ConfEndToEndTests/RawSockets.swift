@@ -71,7 +71,14 @@ enum HTTP {
         head += "Content-Type: application/json\r\n"
         if !headers.contains(where: { $0.lowercased().hasPrefix("content-length") }) { head += "Content-Length: \(body.utf8.count)\r\n" }
         for header in headers { head += header + "\r\n" }
-        connection.write(Array((head + "\r\n" + body).utf8))
+        let (status, text) = try response(to: head + "\r\n" + body, on: connection)
+        let bodyStart = text.range(of: "\r\n\r\n").map { String(text[$0.upperBound...]) } ?? ""
+        return (status, bodyStart)
+    }
+
+    /// Writes `request` as it is and reads until the server closes: the status and the whole response.
+    static func response(to request: String, on connection: TCPConnection) throws -> (Int, String) {
+        connection.write(Array(request.utf8))
         var response: [UInt8] = []
         while true {
             let chunk = connection.read()
@@ -82,8 +89,7 @@ enum HTTP {
         guard let statusText = text.split(separator: " ").dropFirst().first, let status = Int(statusText) else {
             throw TestFailure("no HTTP response: \(text)")
         }
-        let bodyStart = text.range(of: "\r\n\r\n").map { String(text[$0.upperBound...]) } ?? ""
-        return (status, bodyStart)
+        return (status, text)
     }
 }
 

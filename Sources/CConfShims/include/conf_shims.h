@@ -80,6 +80,17 @@ void conf_set_tcp_nodelay(int fd, int on);
 /// errors (a best-effort refusal before close), never raising SIGPIPE.
 void conf_send_best_effort(int fd, const char *text);
 
+/// epoll for the rendezvous's own WebSockets (RendezvousServer): one set per worker, itself
+/// watched by the worker's GLib loop, so that GLib's per-iteration cost does not grow with the
+/// connections. Level-triggered. Each call returns 0 (or a count) or -errno.
+int conf_epoll_create(void);
+/// Adds `fd` (`add` != 0) or changes its events: always readable, writable too when `writable`.
+int conf_epoll_watch(int epoll_fd, int fd, int writable, int add);
+int conf_epoll_forget(int epoll_fd, int fd);
+/// Up to `capacity` ready descriptors, without waiting: `fds[i]`, and in `ready[i]` bit 1 when it
+/// is readable, hung up or in error, bit 2 when it may be written.
+int conf_epoll_ready(int epoll_fd, int *fds, int *ready, int capacity);
+
 /// A GSource that dispatches once its deadline (CLOCK_MONOTONIC nanoseconds, as
 /// conf_monotonic_ns) has come, then waits for the next `conf_deadline_source_set`. Setting the
 /// deadline only writes a field: it must be called on the thread that runs the source's context,

@@ -1,0 +1,74 @@
+internal import CConfShims
+import ConfCore
+import ConfRendezvous
+import ConfWire
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The rendezvous's own WebSockets: every plain-TCP `/v1/ws` connection is served here, on the
+/// worker's `SocketPoller`, rather than by libsoup (whose every connection is a GLib source the
+/// loop walks on each wake-up). libsoup keeps HTTP requests and WebSockets over TLS.
+extension RendezvousServer: PolledWebSocketOwner {
+    /// Serves descriptor `fd`, admitted as `acceptID`, as a WebSocket: reads its opening
+    /// handshake, then its messages.
+    func serveWebSocket(_ fd: Int32, acceptID: UInt64, peerHost: String) {
+        do throws(SocketPollerError) {
+            if socketPoller == nil { socketPoller = try SocketPoller(loop: loop) }
+            conf_set_tcp_nodelay(fd, 1)
+            polledByAccept[acceptID] = try PolledWebSocket(fd: fd, acceptID: acceptID, peerHost: peerHost, poller: socketPoller!, owner: self)
+        } catch {
+            log("cannot serve a WebSocket: \(error)")
+            admission.closed(acceptID)
+            Glibc.close(fd)
+        }
+    }
+
+    func webSocketOpened(_ socket: PolledWebSocket, _ upgrade: WebSocketUpgrade) {
+        admission.upgraded(socket.acceptID)
+        let id = ConnectionID(nextConnection)
+        nextConnection += 1
+        socket.connection = id
+        polled[id] = socket
+        core.handle(.opened(id, address: clientAddress(peer: socket.peerHost, forwardedFor: upgrade.forwardedFor)), now: clock.now())
+        flush()
+    }
+
+    func webSocketReceived(_ socket: PolledWebSocket, text: String?) {
+        guard let id = socket.connection else { return }
+        core.handle(text.map { .text(id, $0) } ?? .binary(id), now: clock.now())
+        flush()
+    }
+
+    func webSocketGone(_ socket: PolledWebSocket, wasOpen: Bool) {
+        admission.closed(socket.acceptID)
+        polledByAccept[socket.acceptID] = nil
+        closingPolled[socket.acceptID] = nil
+        guard let id = socket.connection, polled.removeValue(forKey: id) != nil else { return }
+        core.handle(.closed(id), now: clock.now())
+        flush()
+        if polled.isEmpty && connections.isEmpty, let onAllClosed {
+            self.onAllClosed = nil
+            onAllClosed()
+        }
+    }
+
+    /// The core closes one of our WebSockets: a Close frame, then the client's answer or `expireClosingWebSockets`.
+    func close(_ socket: PolledWebSocket, code: UInt16, reason: String) {
+        closingPolled[socket.acceptID] = socket
+        socket.close(code: code, reason: reason, now: clock.now())
+    }
+
+    /// Drops connection `acceptID` if it is one of ours (evicted, or its request deadline
+    /// passed); returns whether it was.
+    func abortPolled(_ acceptID: UInt64) -> Bool {
+        guard let socket = polledByAccept[acceptID] else { return false }
+        socket.abort()
+        return true
+    }
+
+    /// Once a second: closing handshakes that the client left unanswered.
+    func expireClosingWebSockets(now: Instant) {
+        for socket in Array(closingPolled.values) { socket.expire(now: now) }
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+import Testing
+
+/// The rendezvous's own WebSocket server (RFC 6455 on its epoll loop) against a hand-made client:
+/// the opening handshake refused with a reason, control frames answered, fragments reassembled,
+/// protocol breaches closed with the right code, and none of it disturbing a bystander.
+@Suite struct RendezvousWebSocketTests {
+    func response(to head: String, port: UInt16) throws -> (Int, String) {
+        try HTTP.response(to: head, on: try TCPConnection(port: port))
+    }
+
+    @Test func anUpgradeMissingWhatRFC6455AsksIsRefusedWithAReason() throws {
+        let server = try RendezvousProcess()
+        let key = "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+        let (plain, plainText) = try response(to: "GET /v1/ws HTTP/1.1\r\nHost: x\r\n\r\n", port: server.port)
+        #expect(plain == 426 && plainText.contains("Sec-WebSocket-Version: 13") && plainText.contains(#""type":"error""#))
+        let (version, _) = try response(to: "GET /v1/ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\(key)Sec-WebSocket-Version: 8\r\n\r\n", port: server.port)
+        #expect(version == 426)
+        let (noKey, _) = try response(to: "GET /v1/ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\n\r\n", port: server.port)
+        #expect(noKey == 400)
+        let (longHead, _) = try response(to: "GET /v1/ws HTTP/1.1\r\nHost: x\r\nX-Pad: " + String(repeating: "a", count: 9_000) + "\r\n\r\n", port: server.port)
+        #expect(longHead == 431)
+    }
+
+    @Test func theAcceptKeyIsRFC6455s() throws {
+        let server = try RendezvousProcess()
+        let connection = try TCPConnection(port: server.port)
+        connection.write(Array(("GET /v1/ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: keep-alive, Upgrade\r\n"
+            + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n").utf8))
+        var head: [UInt8] = []
+        while !head.ends(with: Array("\r\n\r\n".utf8)), let byte = connection.readExactly(1) { head += byte }
+        let text = String(decoding: head, as: UTF8.self)
+        #expect(text.hasPrefix("HTTP/1.1 101 "))
+        #expect(text.contains("Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=\r\n"))  // RFC 6455 section 1.3's example
+    }
+
+    @Test func pingsAreAnsweredAndACloseIsEchoed() throws {
+        let server = try RendezvousProcess()
+        let socket = try RawWebSocket(port: server.port)
+        socket.sendFrame(opcode: 0x9, payload: Array("hi".utf8))
+        #expect(socket.receive() == .other(0xA))
+        socket.sendFrame(opcode: 0x8, payload: [0x03, 0xE8])  // 1000
+        #expect(socket.receive() == .close(1000))
+        #expect(socket.receive() == nil && socket.connection.peerEnded)
+    }
+
+    @Test func aFragmentedMessageIsReassembledAroundAControlFrame() throws {
+        let server = try RendezvousProcess()
+        let socket = try RawWebSocket(port: server.port)
+        socket.sendFrame(opcode: 0x1, payload: Array(#"{"type":"#.utf8), fin: false)
+        socket.sendFrame(opcode: 0x9, payload: [])
+        socket.sendFrame(opcode: 0x0, payload: Array(#""ping"}"#.utf8))
+        #expect(socket.receive() == .other(0xA))
+        #expect(socket.receiveJSON()?["type"] as? String == "pong")
+    }
+
+    @Test func breachesOfTheFramingCloseWithTheirCode() throws {
+        let server = try RendezvousProcess()
+        let bystander = try HostileInputTests.Bystander(server)
+        let unmasked = try RawWebSocket(port: server.port)
+        unmasked.connection.write([0x81, 0x02] + Array("{}".utf8))
+        #expect(unmasked.receiveClose() == 1002)
+        let invalid = try RawWebSocket(port: server.port)
+        invalid.sendFrame(opcode: 0x1, payload: [0x7B, 0xC3, 0x28, 0x7D])
+        #expect(invalid.receiveClose() == 1007)
+        let stray = try RawWebSocket(port: server.port)
+        stray.sendFrame(opcode: 0x0, payload: Array("x".utf8))
+        #expect(stray.receiveClose() == 1002)
+        #expect(bystander.stillServed())
+    }
+}
