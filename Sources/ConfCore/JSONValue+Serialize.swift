@@ -38,28 +38,48 @@ extension JSONValue {
         return String(n)
     }
 
+    /// Copies runs of characters that need no escape whole (most strings are one run): appending
+    /// scalar by scalar was most of the rendezvous's JSON time.
     private static func writeString(_ s: String, to out: inout String) {
         out += "\""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            // Every character a terminal could act on is escaped too (the text stays exact): JSON
-            // lines printed to a terminal cannot move its cursor or reorder what it shows.
-            case _ where TerminalEscape.needsEscape(scalar):
-                if scalar.value > 0xFFFF {
-                    let offset = scalar.value - 0x10000
-                    out += hexEscape(0xD800 + (offset >> 10)) + hexEscape(0xDC00 + (offset & 0x3FF))
-                } else {
-                    out += hexEscape(scalar.value)
-                }
-            default: out.unicodeScalars.append(scalar)
+        let scalars = s.unicodeScalars
+        var run = scalars.startIndex
+        var i = run
+        while i != scalars.endIndex {
+            let scalar = scalars[i]
+            let plain = scalar.value < 0x80 ? scalar.value >= 0x20 && scalar.value != 0x7F && scalar != "\"" && scalar != "\\"
+                                            : !TerminalEscape.needsEscape(scalar)
+            if plain {
+                i = scalars.index(after: i)
+                continue
+            }
+            // Sliced as scalars (String's own subscript would round to a Character boundary).
+            out += Substring(scalars[run..<i])
+            writeEscaped(scalar, to: &out)
+            i = scalars.index(after: i)
+            run = i
+        }
+        out += Substring(scalars[run..<i])
+        out += "\""
+    }
+
+    private static func writeEscaped(_ scalar: Unicode.Scalar, to out: inout String) {
+        switch scalar {
+        case "\"": out += "\\\""
+        case "\\": out += "\\\\"
+        case "\n": out += "\\n"
+        case "\r": out += "\\r"
+        case "\t": out += "\\t"
+        // Every character a terminal could act on is escaped too (the text stays exact): JSON
+        // lines printed to a terminal cannot move its cursor or reorder what it shows.
+        default:
+            if scalar.value > 0xFFFF {
+                let offset = scalar.value - 0x10000
+                out += hexEscape(0xD800 + (offset >> 10)) + hexEscape(0xDC00 + (offset & 0x3FF))
+            } else {
+                out += hexEscape(scalar.value)
             }
         }
-        out += "\""
     }
 
     private static func hexEscape(_ unit: UInt32) -> String {

@@ -17,6 +17,21 @@ import Testing
         #expect(try JSONValue.parse(text) == value)
     }
 
+    /// Escapes between plain runs, at a string's ends, and next to scalars that join a Character
+    /// with their neighbours (a prepended format character, a combining mark): nothing lost or doubled.
+    @Test(arguments: [
+        ("", #""""#),
+        ("\"", #""\"""#),
+        ("a\\b\"", #""a\\b\"""#),
+        ("\u{600}1é\u{7F}", #""\u06001é\u007f""#),
+        ("e\u{301}\u{200E}x\u{1}", "\"e\u{301}\\u200ex\\u0001\""),
+        ("日本\u{9B}語🙂\u{E0041}", #""日本\u009b語🙂\udb40\udc41""#),
+    ])
+    func stringsAreEscapedExactly(_ text: String, _ json: String) throws {
+        #expect(JSONValue.string(text).serialized == json)
+        #expect(try JSONValue.parse(json) == .string(text))
+    }
+
     @Test func keepsMemberOrder() throws {
         let text = #"{"z":1,"a":2,"m":3}"#
         #expect(try JSONValue.parse(text).serialized == text)
