@@ -7,9 +7,9 @@
  *     rendezvous_load PORT ROOMS SERVER_PIDS [PROCESSES]
  *
  * SERVER_PIDS: the server's process ids, comma-separated (RSS is their sum). PROCESSES (default 1):
- * load generators, each a process with its share of the rooms, connecting from its own loopback
- * address (127.0.0.2, .3, ...: one address has about 28,000 ephemeral ports towards one server
- * port). They go through the phases together (a barrier through pipes to the parent):
+ * load generators, each a process with its share of the rooms, connecting from 16 addresses of
+ * its own loopback network (127.1.0.1-16, 127.2.0.1-16, ...: one address has about 28,000
+ * ephemeral ports towards one server port). They go through the phases together (a barrier through pipes to the parent):
  *   1 create the rooms (POST /v1/rooms, 64 in flight per generator)
  *   2 fill them seat by seat, 4 clients a room (WebSocket open + join -> joined, 64 in flight)
  *   3-5 three burst rounds: every client signals the next in its room at once
@@ -53,7 +53,7 @@ enum {
     PROBE_RELAYS = 150,   /* under the per-connection burst allowance (200) */
     PING_SPREAD = 15,     /* each client pings every 15 ticks of 1 s */
     PHASES = 7,           /* create, fill, 3 relay rounds, probes, results ready */
-    MAX_PROCESSES = 253,  /* source addresses 127.0.0.2 ... 127.0.0.254 */
+    MAX_PROCESSES = 254,  /* source networks 127.1.0.0/24 ... 127.254.0.0/24 */
     MAX_MESSAGE = 128 * 1024,      /* largest server message taken (the protocol's limit: 64 KiB) */
     MAX_HEAD = 8192,               /* the 101 response's head */
     MAX_HTTP_RESPONSE = 16384,     /* a POST /v1/rooms response, head and body */
@@ -251,7 +251,12 @@ struct Conn {
 };
 
 static int port;
-static const char *source;    /* this generator's loopback address */
+static const char *source;    /* this generator's loopback network, e.g. "127.1.0" */
+/* Each generator's connections come from SOURCES addresses of its own /24, in turn: bind() with
+ * port 0 searches the ephemeral range for a port free on that address, which with ~20,000 taken
+ * on one address cost more kernel time than the server's whole work (and stretched the fill). */
+enum { SOURCES = 16 };
+static unsigned next_source;
 static int epoll_fd = -1;
 static int up_fd = -1, down_fd = -1;
 static unsigned char scratch[SCRATCH];
@@ -340,12 +345,14 @@ static Conn *conn_open(Kind kind, const char *request, size_t n) {
     int one = 1;
     setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);  /* as asyncio's transports */
     struct sockaddr_in from = {.sin_family = AF_INET}, to = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
-    inet_pton(AF_INET, source, &from.sin_addr);
+    char address[24];
+    snprintf(address, sizeof address, "%s.%u", source, 1 + next_source++ % SOURCES);
+    inet_pton(AF_INET, address, &from.sin_addr);
     inet_pton(AF_INET, HOST, &to.sin_addr);
     if (bind(c->fd, (struct sockaddr *)&from, sizeof from) != 0)
-        fail("bind to %s: %s (out of ephemeral ports? use more generators)", source, strerror(errno));
+        fail("bind to %s: %s (out of ephemeral ports? use more generators)", address, strerror(errno));
     if (connect(c->fd, (struct sockaddr *)&to, sizeof to) != 0 && errno != EINPROGRESS)
-        fail("connect to %s:%d from %s: %s", HOST, port, source, strerror(errno));
+        fail("connect to %s:%d from %s: %s", HOST, port, address, strerror(errno));
     struct epoll_event e = {.events = EPOLLIN | EPOLLOUT, .data.ptr = c};
     if (epoll_ctl(epoll_fd, EPOLL_CTL_ADD, c->fd, &e) != 0) fail("epoll_ctl: %s", strerror(errno));
     queue_out(c, (const unsigned char *)request, n);
@@ -356,7 +363,7 @@ static void connected(Conn *c) {
     int error = 0;
     socklen_t size = sizeof error;
     getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &error, &size);
-    if (error) fail("connect to %s:%d from %s: %s", HOST, port, source, strerror(error));
+    if (error) fail("connect to %s:%d from %s.0/24: %s", HOST, port, source, strerror(error));
     c->state = HEAD;
     c->watching_out = true;
     flush_out(c);
@@ -861,7 +868,7 @@ static void read_exact(int i, void *data, size_t n) {
         if (got < 0 && errno == EINTR) continue;
         if (got <= 0) {
             char address[24];
-            snprintf(address, sizeof address, "127.0.0.%d", 2 + i);
+            snprintf(address, sizeof address, "127.%d.0.0/24", 1 + i);
             abandon("the load generator at %s ended early", address);
         }
         p += got;
@@ -989,9 +996,9 @@ int main(int argc, char **argv) {
             up_fd = up[1];
             down_fd = down[0];
             char address[16];
-            snprintf(address, sizeof address, "127.0.0.%d", 2 + i);
+            snprintf(address, sizeof address, "127.%d.0", 1 + i);
             source = address;
-            snprintf(who, sizeof who, " (generator %s)", address);
+            snprintf(who, sizeof who, " (generator %s.0/24)", address);
             prng_state = prng_state * 0x9E3779B97F4A7C15ULL + (uint64_t)i + 1;
             generator(share, first, i == 0);
             exit(0);
