@@ -166,25 +166,27 @@ private struct JSONParser {
 
     mutating func parseString() throws(JSONParseError) -> String {
         index += 1  // opening quote
-        var scalars = String.UnicodeScalarView()
+        // Runs between escapes are validated and appended whole; a string without escapes (most)
+        // is its one run's String, not copied again.
+        var text = ""
         var runStart = index
-        func flushRun(_ p: JSONParser, _ scalars: inout String.UnicodeScalarView) throws(JSONParseError) {
+        func flushRun(_ p: JSONParser, _ text: inout String) throws(JSONParseError) {
             guard runStart < p.index else { return }
             let run = UnsafeBufferPointer(rebasing: p.bytes[runStart..<p.index])
-            guard let text = String(validating: run, as: UTF8.self) else { throw p.fail("invalid UTF-8 in a string") }
-            scalars.append(contentsOf: text.unicodeScalars)
+            guard let part = String(validating: run, as: UTF8.self) else { throw p.fail("invalid UTF-8 in a string") }
+            if text.isEmpty { text = part } else { text += part }
         }
         while true {
             guard let c = current else { throw fail("unterminated string") }
             switch c {
             case UInt8(ascii: "\""):
-                try flushRun(self, &scalars)
+                try flushRun(self, &text)
                 index += 1
-                return String(scalars)
+                return text
             case UInt8(ascii: "\\"):
-                try flushRun(self, &scalars)
+                try flushRun(self, &text)
                 index += 1
-                scalars.append(try parseEscape())
+                text.unicodeScalars.append(try parseEscape())
                 runStart = index
             case 0..<0x20:
                 throw fail("control character in a string")

@@ -22,6 +22,14 @@ public struct WebSocketUpgrade: Equatable, Sendable {
     /// The head ends at its first empty line; like the parser, this takes a bare LF for a line's end
     /// (RFC 9112 §2.2), so "\n\n" and "\n\r\n" end it too.
     public static func headLength(of bytes: some Collection<UInt8>) -> HeadLength {
+        // The scan itself on a buffer: called from another module this function is not
+        // specialised, and byte-by-byte iteration through the Collection witness was a visible
+        // share of the rendezvous's work per connection.
+        if let length = bytes.withContiguousStorageIfAvailable({ headLength(ofBuffer: $0) }) { return length }
+        return Array(bytes).withUnsafeBufferPointer { headLength(ofBuffer: $0) }
+    }
+
+    private static func headLength(ofBuffer bytes: UnsafeBufferPointer<UInt8>) -> HeadLength {
         var count = 0
         var atLineStart = false  // just after a LF: the request line cannot be the empty line
         var carriageReturnAtLineStart = false
