@@ -76,6 +76,8 @@ let package = Package(
         .executableTarget(name: "conf", dependencies: ["ConfApp"]),
         // bench/README: what the call screen's drawing costs.
         .executableTarget(name: "screen-bench", dependencies: ["ConfScreen"], path: "bench/screen-bench"),
+        // BENCHMARKS.md: what the rendezvous's JSON costs a relayed message.
+        .executableTarget(name: "json-bench", dependencies: ["ConfCore"], path: "bench/json-bench"),
 
         .testTarget(name: "ConfCoreTests", dependencies: ["ConfCore"]),
         .testTarget(name: "ConfWireTests", dependencies: ["ConfWire"]),

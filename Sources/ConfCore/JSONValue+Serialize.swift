@@ -38,29 +38,52 @@ extension JSONValue {
         return String(n)
     }
 
-    /// Copies runs of characters that need no escape whole (most strings are one run): appending
-    /// scalar by scalar was most of the rendezvous's JSON time.
+    /// Copies runs of characters that need no escape whole, reading the string's UTF-8 (a
+    /// scalar is decoded only where a byte is not ASCII): appending, or even iterating, scalar by
+    /// scalar was most of the rendezvous's time under a burst of relays.
     private static func writeString(_ s: String, to out: inout String) {
         out += "\""
-        let scalars = s.unicodeScalars
-        var run = scalars.startIndex
-        var i = run
-        while i != scalars.endIndex {
-            let scalar = scalars[i]
-            let plain = scalar.value < 0x80 ? scalar.value >= 0x20 && scalar.value != 0x7F && scalar != "\"" && scalar != "\\"
-                                            : !TerminalEscape.needsEscape(scalar)
-            if plain {
-                i = scalars.index(after: i)
-                continue
+        let written: Void? = s.utf8.withContiguousStorageIfAvailable { bytes in
+            var run = 0, i = 0
+            while i < bytes.count {
+                let (scalar, length) = scalarAt(i, in: bytes)
+                if !isPlain(scalar) {
+                    appendUTF8(of: s, run..<i, to: &out)
+                    writeEscaped(scalar, to: &out)
+                    run = i + length
+                }
+                i += length
             }
-            // Sliced as scalars (String's own subscript would round to a Character boundary).
-            out += Substring(scalars[run..<i])
-            writeEscaped(scalar, to: &out)
-            i = scalars.index(after: i)
-            run = i
+            appendUTF8(of: s, run..<bytes.count, to: &out)
         }
-        out += Substring(scalars[run..<i])
+        if written == nil {  // not contiguous (never for a native string): scalar by scalar
+            for scalar in s.unicodeScalars {
+                if isPlain(scalar) { out.unicodeScalars.append(scalar) } else { writeEscaped(scalar, to: &out) }
+            }
+        }
         out += "\""
+    }
+
+    /// The scalar whose UTF-8 starts at `i`, and its length (a String's UTF-8 is valid).
+    private static func scalarAt(_ i: Int, in bytes: UnsafeBufferPointer<UInt8>) -> (Unicode.Scalar, Int) {
+        let lead = UInt32(bytes[i])
+        let length = lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4
+        guard length > 1, i + length <= bytes.count else { return (Unicode.Scalar(UInt8(lead)), 1) }
+        var value = lead & (0x7F >> UInt32(length))
+        for k in 1..<length { value = value << 6 | UInt32(bytes[i + k] & 0x3F) }
+        return (Unicode.Scalar(value) ?? "\u{FFFD}", length)
+    }
+
+    /// Appends bytes `offsets` of `s`'s UTF-8 (cut at scalar boundaries).
+    private static func appendUTF8(of s: String, _ offsets: Range<Int>, to out: inout String) {
+        guard !offsets.isEmpty else { return }
+        let start = s.utf8.index(s.utf8.startIndex, offsetBy: offsets.lowerBound)
+        out += Substring(s.utf8[start..<s.utf8.index(start, offsetBy: offsets.count)])
+    }
+
+    /// Written as it is: printable ASCII but the quote and the backslash, and what a terminal shows as text.
+    private static func isPlain(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x80 ? scalar.value >= 0x20 && scalar.value != 0x7F && scalar != "\"" && scalar != "\\" : !TerminalEscape.needsEscape(scalar)
     }
 
     private static func writeEscaped(_ scalar: Unicode.Scalar, to out: inout String) {

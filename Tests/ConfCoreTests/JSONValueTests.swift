@@ -91,4 +91,21 @@ import Testing
             if let parsed { #expect((try? JSONValue.parse(parsed.serialized)) == parsed) }
         }
     }
+
+    /// Random strings of scalars from every class the writer tells apart (plain ASCII, the two
+    /// escaped ASCII characters, controls, DEL, C1, multi-byte text, format characters, scalars
+    /// past the BMP) come back exactly, and nothing a terminal acts on is written raw.
+    @Test func randomStringsRoundTripAndNoTerminalControlIsWrittenRaw() throws {
+        var random = SeededRandom(seed: 11)
+        let pool: [Unicode.Scalar] = ["a", "Z", " ", "~", "\"", "\\", "\n", "\u{0}", "\u{1B}", "\u{7F}", "\u{85}", "\u{9B}", "é",
+                                      "\u{301}", "\u{600}", "\u{200D}", "\u{200E}", "\u{2028}", "日", "\u{FEFF}", "🙂", "\u{E0041}"]
+        for _ in 0..<2_000 {
+            var text = String.UnicodeScalarView()
+            for _ in 0..<(random.next() % 24) { text.append(pool[Int(random.next() % UInt64(pool.count))]) }
+            let string = String(text)
+            let json = JSONValue.string(string).serialized
+            #expect(!json.unicodeScalars.contains(where: TerminalEscape.needsEscape), "\(json)")
+            #expect(try JSONValue.parse(json) == .string(string))
+        }
+    }
 }
