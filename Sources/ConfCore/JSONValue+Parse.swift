@@ -173,7 +173,7 @@ private struct JSONParser {
         func flushRun(_ p: JSONParser, _ text: inout String) throws(JSONParseError) {
             guard runStart < p.index else { return }
             let run = UnsafeBufferPointer(rebasing: p.bytes[runStart..<p.index])
-            guard let part = String(validating: run, as: UTF8.self) else { throw p.fail("invalid UTF-8 in a string") }
+            guard let part = String(validUTF8: run) else { throw p.fail("invalid UTF-8 in a string") }
             if text.isEmpty { text = part } else { text += part }
         }
         while true {

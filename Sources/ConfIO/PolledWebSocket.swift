@@ -48,6 +48,9 @@ final class PolledWebSocket: PolledDescriptor {
     /// Close the descriptor as soon as `outbound` is written (a refusal, a protocol failure, an
     /// answered Close).
     private var closeWhenWritten = false
+    /// Whether the poller is asked for writability (only while `outbound` has bytes: toggled on
+    /// change, as each toggle is a system call).
+    private var watchingWrites = false
 
     /// More than this waiting to be written and the client is dropped (about 16 of the largest messages).
     static let outboundLimit = 16 * ProtocolLimits.maxMessageBytes
@@ -197,7 +200,8 @@ final class PolledWebSocket: PolledDescriptor {
             } else if n < 0 && errno == EINTR {
                 continue
             } else if n < 0 && errno == EAGAIN {
-                poller.wantWrites(fd, true)
+                if !watchingWrites { poller.wantWrites(fd, true) }
+                watchingWrites = true
                 return
             } else {
                 return finish()
@@ -205,7 +209,8 @@ final class PolledWebSocket: PolledDescriptor {
         }
         outbound.removeAll(keepingCapacity: outbound.capacity <= 65_536)
         outboundStart = 0
-        poller.wantWrites(fd, false)
+        if watchingWrites { poller.wantWrites(fd, false) }
+        watchingWrites = false
         if closeWhenWritten { finish() }
     }
 

@@ -1,3 +1,5 @@
+import ConfCore
+
 /// What a client sent, frame by frame reassembled into messages (RFC 6455 §5).
 public enum WebSocketEvent: Equatable, Sendable {
     case text(String)
@@ -141,7 +143,7 @@ public struct WebSocketFrameReader: Sendable {
         guard let done = message else { return nil }
         message = nil
         guard done.isText else { return .binary(byteCount: done.byteCount) }
-        guard let text = String(validating: done.text, as: UTF8.self) else {
+        guard let text = done.text.withUnsafeBufferPointer(String.init(validUTF8:)) else {
             return end(.failure(code: 1007, message: "A text message is not valid UTF-8 (RFC 6455 section 8.1)."))
         }
         return .text(text)
