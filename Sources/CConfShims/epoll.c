@@ -9,8 +9,8 @@ int conf_epoll_create(void) {
     return fd >= 0 ? fd : -errno;
 }
 
-int conf_epoll_watch(int epoll_fd, int fd, int writable, int add) {
-    struct epoll_event event = { .events = EPOLLIN | EPOLLRDHUP | (writable ? EPOLLOUT : 0), .data.fd = fd };
+int conf_epoll_watch(int epoll_fd, int fd, int writable, int edge, int add) {
+    struct epoll_event event = { .events = EPOLLIN | EPOLLRDHUP | (writable ? EPOLLOUT : 0) | (edge ? EPOLLET : 0), .data.fd = fd };
     return epoll_ctl(epoll_fd, add ? EPOLL_CTL_ADD : EPOLL_CTL_MOD, fd, &event) == 0 ? 0 : -errno;
 }
 

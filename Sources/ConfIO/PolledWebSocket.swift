@@ -12,8 +12,10 @@ protocol PolledWebSocketOwner: AnyObject {
     func webSocketOpened(_ socket: PolledWebSocket, _ upgrade: WebSocketUpgrade)
     /// A whole message: its text, or nil for a binary one.
     func webSocketReceived(_ socket: PolledWebSocket, text: String?)
-    /// The descriptor is closed; called once, and only for a socket that was opened... or not.
-    func webSocketGone(_ socket: PolledWebSocket, wasOpen: Bool)
+    /// It started to close (`closingDeadline` is set): `expire` it once a second until it is gone.
+    func webSocketClosing(_ socket: PolledWebSocket)
+    /// The descriptor is closed; called once, whether or not the socket was ever opened.
+    func webSocketGone(_ socket: PolledWebSocket)
 }
 
 /// One of the rendezvous's WebSockets on a bare non-blocking descriptor (RFC 6455 over plain
@@ -21,10 +23,16 @@ protocol PolledWebSocketOwner: AnyObject {
 /// `SocketPoller`. The protocol itself is ConfRendezvous's (`WebSocketUpgrade`,
 /// `WebSocketFrameReader`): this class moves bytes and keeps the descriptor's life.
 ///
-/// Life: `.handshake` (reading the request head) → `.open` → `.closing` (our Close frame sent:
-/// waiting for the client's, or for `closingDeadline`) → closed. Everything the client sends is
-/// bounded: the head by `WebSocketUpgrade.longestHead`, a message by `maxMessageBytes`. What
-/// waits to be written is bounded too: a client that stops reading is dropped, not buffered for.
+/// Life: `.handshake` (reading the request head) → `.open` → `.closing` → closed. Closing: our
+/// Close frame sent (the client answers with its own), or the client's answered, or a refusal or
+/// protocol failure written; once what is queued is written our side is shut (a FIN, not a reset
+/// that could destroy the Close frame before the client reads it) and the client's remaining
+/// bytes are read and dropped until it closes too, or until `closingDeadline`.
+///
+/// Everything the client sends is bounded: the head by `WebSocketUpgrade.longestHead`, a message
+/// by `maxMessageBytes`, the bytes read per wake-up by `readsPerWakeup` (a flood from one client
+/// does not starve the others). What waits to be written is bounded too: a client that stops
+/// reading is dropped, not buffered for.
 ///
 /// Threading: on the loop thread of its poller.
 final class PolledWebSocket: PolledDescriptor {
@@ -37,32 +45,32 @@ final class PolledWebSocket: PolledDescriptor {
     /// Set by the owner once opened.
     var connection: ConnectionID?
     private(set) var state: State = .handshake
-    /// When `.closing` gives up waiting for the client's Close.
     private(set) var closingDeadline: Instant?
     private unowned let poller: SocketPoller
     private unowned let owner: any PolledWebSocketOwner
+    private let clock: any MonotonicClock
     private var head: [UInt8] = []
-    private var reader: WebSocketFrameReader
-    private var outbound: [UInt8] = []
-    private var outboundStart = 0
-    /// Close the descriptor as soon as `outbound` is written (a refusal, a protocol failure, an
-    /// answered Close).
-    private var closeWhenWritten = false
-    /// Whether the poller is asked for writability (only while `outbound` has bytes: toggled on
-    /// change, as each toggle is a system call).
+    private var reader = WebSocketFrameReader(maxMessageBytes: ProtocolLimits.maxMessageBytes)
+    private var outbound = OutboundBytes()
+    /// In `.closing`: our last frame is queued; shut our side once it is written.
+    private var shutWhenWritten = false
+    private var shut = false
+    /// Whether the poller is asked for writability (toggled on change: each is a system call).
     private var watchingWrites = false
 
-    /// More than this waiting to be written and the client is dropped (about 16 of the largest messages).
+    /// More than this waiting to be written and the client is dropped (16 of the largest messages).
     static let outboundLimit = 16 * ProtocolLimits.maxMessageBytes
-    static let closingGrace: Duration = .seconds(1)
+    static let closingGrace: Duration = .seconds(2)
+    static let readsPerWakeup = 4
 
-    init(fd: Int32, acceptID: UInt64, peerHost: String, poller: SocketPoller, owner: any PolledWebSocketOwner) throws(SocketPollerError) {
+    init(fd: Int32, acceptID: UInt64, peerHost: String, poller: SocketPoller, owner: any PolledWebSocketOwner,
+         clock: any MonotonicClock) throws(SocketPollerError) {
         self.fd = fd
         self.acceptID = acceptID
         self.peerHost = peerHost
         self.poller = poller
         self.owner = owner
-        reader = WebSocketFrameReader(maxMessageBytes: ProtocolLimits.maxMessageBytes)
+        self.clock = clock
         try poller.add(fd, self)
     }
 
@@ -74,12 +82,11 @@ final class PolledWebSocket: PolledDescriptor {
     }
 
     /// Starts the closing handshake (RFC 6455 §7.1.2): the client answers with its Close, or is
-    /// dropped after `closingGrace` (`expire`).
-    func close(code: UInt16, reason: String, now: Instant) {
+    /// dropped after `closingGrace`.
+    func close(code: UInt16, reason: String) {
         guard state == .open else { return }
-        state = .closing
-        closingDeadline = now + Self.closingGrace
         write(WebSocketFrame.close(code: code, reason: reason))
+        beginClosing(shutWhenWritten: false)
     }
 
     /// Drops the connection now: no Close frame (an eviction, a deadline passed).
@@ -93,7 +100,7 @@ final class PolledWebSocket: PolledDescriptor {
         Glibc.close(fd)
     }
 
-    /// Drops a connection whose closing handshake has taken too long.
+    /// Drops a connection whose closing has taken too long.
     func expire(now: Instant) {
         if state == .closing, let closingDeadline, now >= closingDeadline { finish() }
     }
@@ -102,12 +109,12 @@ final class PolledWebSocket: PolledDescriptor {
 
     func readable() {
         let buffer = poller.readBuffer
-        while state != .closed {
+        for _ in 0..<Self.readsPerWakeup where state != .closed {
             let n = recv(fd, buffer.baseAddress, buffer.count, Int32(MSG_DONTWAIT))
             if n > 0 {
                 received(UnsafeRawBufferPointer(rebasing: buffer[..<n]))
             } else if n == 0 || (errno != EAGAIN && errno != EINTR) {
-                return finish()  // the client went away, or the connection broke
+                return finish()  // the client went away (or answered our FIN), or the connection broke
             } else if errno == EAGAIN {
                 return
             }
@@ -122,7 +129,7 @@ final class PolledWebSocket: PolledDescriptor {
         switch state {
         case .handshake: readHead(bytes)
         case .open, .closing:
-            guard !closeWhenWritten else { return }  // refused or failed: nothing more is read
+            guard !shutWhenWritten else { return }  // refused, failed or answered: what comes is dropped
             reader.append(bytes)
             readMessages()
         case .closed: break
@@ -133,8 +140,7 @@ final class PolledWebSocket: PolledDescriptor {
         head.append(contentsOf: bytes)
         switch WebSocketUpgrade.headLength(of: head) {
         case .incomplete: return
-        case .tooLong:
-            refuse(.headTooLong)
+        case .tooLong: refuse(.headTooLong)
         case .complete(let length):
             let rest = Array(head[length...])
             do throws(WebSocketUpgrade.Refusal) {
@@ -142,10 +148,10 @@ final class PolledWebSocket: PolledDescriptor {
                 head = []
                 state = .open
                 write(WebSocketUpgrade.response(accept: Self.accept(key: upgrade.key)))
+                guard state == .open else { return }  // the 101 could not be written: gone
                 owner.webSocketOpened(self, upgrade)
-                guard state == .open else { return }
-                rest.withUnsafeBytes { reader.append($0) }
-                readMessages()
+                guard state != .closed else { return }
+                rest.withUnsafeBytes { received($0) }
             } catch {
                 refuse(error)
             }
@@ -153,20 +159,21 @@ final class PolledWebSocket: PolledDescriptor {
     }
 
     private func readMessages() {
-        while state == .open || state == .closing, let event = reader.next() {
+        while state == .open || state == .closing, !shutWhenWritten, let event = reader.next() {
             switch event {
             case .text(let text): if state == .open { owner.webSocketReceived(self, text: text) }
             case .binary: if state == .open { owner.webSocketReceived(self, text: nil) }
-            case .ping(let payload): if state == .open { write(WebSocketFrame.pong(payload)) }
+            // Only while nothing waits to be written: a Pong answers the latest Ping (§5.5.3), and
+            // a client that pings without reading fills nothing.
+            case .ping(let payload): if state == .open && outbound.isEmpty { write(WebSocketFrame.pong(payload)) }
             case .pong: break
             case .close(let code, _):
-                // Answered with the same code (RFC 6455 §5.5.1), then closed: the server closes
-                // the TCP connection first (§7.1.1).
+                // Answered with the same code (§5.5.1), unless we sent ours first.
                 if state == .open { write(WebSocketFrame.close(code: code ?? 1000, reason: "")) }
-                closeAfterWriting()
+                beginClosing(shutWhenWritten: true)
             case .failure(let code, let message):
                 if state == .open { write(WebSocketFrame.close(code: code, reason: message)) }
-                closeAfterWriting()
+                beginClosing(shutWhenWritten: true)
             }
         }
     }
@@ -175,28 +182,50 @@ final class PolledWebSocket: PolledDescriptor {
     private func refuse(_ refusal: WebSocketUpgrade.Refusal) {
         let body = ServerMessage.error(code: .badRequest, message: refusal.message).json.serialized
         var response = "HTTP/1.1 \(refusal.status) \(refusal.reason)\r\nContent-Type: application/json\r\n"
-        if refusal.status == 426 { response += "Sec-WebSocket-Version: 13\r\nUpgrade: websocket\r\n" }
-        response += "Content-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n" + body
+        if refusal.status == 426 {
+            response += "Sec-WebSocket-Version: 13\r\nUpgrade: websocket\r\nConnection: Upgrade, close\r\n"
+        } else {
+            response += "Connection: close\r\n"
+        }
+        response += "Content-Length: \(body.utf8.count)\r\n\r\n" + body
         head = []
         write(Array(response.utf8))
-        closeAfterWriting()
+        beginClosing(shutWhenWritten: true)
+    }
+
+    private func beginClosing(shutWhenWritten: Bool) {
+        guard state != .closed else { return }
+        self.shutWhenWritten = self.shutWhenWritten || shutWhenWritten
+        if state != .closing {
+            state = .closing
+            closingDeadline = clock.now() + Self.closingGrace
+            owner.webSocketClosing(self)
+        }
+        if self.shutWhenWritten && outbound.isEmpty { shutOurSide() }
+    }
+
+    /// Our last frame is out: a FIN, then the client's bytes are drained until it closes.
+    private func shutOurSide() {
+        guard !shut else { return }
+        shut = true
+        Glibc.shutdown(fd, Int32(SHUT_WR))
     }
 
     // MARK: Writing
 
     private func write(_ bytes: [UInt8]) {
-        guard state != .closed else { return }
-        if outbound.count - outboundStart + bytes.count > Self.outboundLimit { return finish() }
-        let wasEmpty = outboundStart == outbound.count
-        outbound.append(contentsOf: bytes)
+        guard state != .closed, !shut else { return }
+        if outbound.count + bytes.count > Self.outboundLimit { return finish() }
+        let wasEmpty = outbound.isEmpty
+        outbound.append(bytes)
         if wasEmpty { flush() }
     }
 
     private func flush() {
-        while outboundStart < outbound.count {
-            let n = outbound.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + outboundStart, $0.count - outboundStart, Int32(MSG_DONTWAIT | MSG_NOSIGNAL)) }
+        while !outbound.isEmpty {
+            let n = outbound.withUnsent { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL)) }
             if n > 0 {
-                outboundStart += n
+                outbound.consume(n)
             } else if n < 0 && errno == EINTR {
                 continue
             } else if n < 0 && errno == EAGAIN {
@@ -207,26 +236,17 @@ final class PolledWebSocket: PolledDescriptor {
                 return finish()
             }
         }
-        outbound.removeAll(keepingCapacity: outbound.capacity <= 65_536)
-        outboundStart = 0
         if watchingWrites { poller.wantWrites(fd, false) }
         watchingWrites = false
-        if closeWhenWritten { finish() }
-    }
-
-    private func closeAfterWriting() {
-        closeWhenWritten = true
-        if state == .handshake || state == .open { state = .closing }
-        if outboundStart == outbound.count { finish() }
+        if shutWhenWritten { shutOurSide() }
     }
 
     private func finish() {
         guard state != .closed else { return }
-        let wasOpen = connection != nil
         state = .closed
         poller.remove(fd)
         Glibc.close(fd)
-        owner.webSocketGone(self, wasOpen: wasOpen)
+        owner.webSocketGone(self)
     }
 
     /// Sec-WebSocket-Accept: base64(SHA-1(key + GUID)) (RFC 6455 §4.2.2).

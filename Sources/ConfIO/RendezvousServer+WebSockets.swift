@@ -14,9 +14,8 @@ extension RendezvousServer: PolledWebSocketOwner {
     /// handshake, then its messages.
     func serveWebSocket(_ fd: Int32, acceptID: UInt64, peerHost: String) {
         do throws(SocketPollerError) {
-            if socketPoller == nil { socketPoller = try SocketPoller(loop: loop) }
             conf_set_tcp_nodelay(fd, 1)
-            polledByAccept[acceptID] = try PolledWebSocket(fd: fd, acceptID: acceptID, peerHost: peerHost, poller: socketPoller!, owner: self)
+            polledByAccept[acceptID] = try PolledWebSocket(fd: fd, acceptID: acceptID, peerHost: peerHost, poller: poller(), owner: self, clock: clock)
         } catch {
             log("cannot serve a WebSocket: \(error)")
             admission.closed(acceptID)
@@ -24,7 +23,16 @@ extension RendezvousServer: PolledWebSocketOwner {
         }
     }
 
+    /// The worker's poller, made on first use.
+    func poller() throws(SocketPollerError) -> SocketPoller {
+        if let socketPoller { return socketPoller }
+        let made = try SocketPoller(loop: loop)
+        socketPoller = made
+        return made
+    }
+
     func webSocketOpened(_ socket: PolledWebSocket, _ upgrade: WebSocketUpgrade) {
+        guard socket.state == .open else { return }
         admission.upgraded(socket.acceptID)
         let id = ConnectionID(nextConnection)
         nextConnection += 1
@@ -40,7 +48,7 @@ extension RendezvousServer: PolledWebSocketOwner {
         flush()
     }
 
-    func webSocketGone(_ socket: PolledWebSocket, wasOpen: Bool) {
+    func webSocketGone(_ socket: PolledWebSocket) {
         admission.closed(socket.acceptID)
         polledByAccept[socket.acceptID] = nil
         closingPolled[socket.acceptID] = nil
@@ -53,10 +61,8 @@ extension RendezvousServer: PolledWebSocketOwner {
         }
     }
 
-    /// The core closes one of our WebSockets: a Close frame, then the client's answer or `expireClosingWebSockets`.
-    func close(_ socket: PolledWebSocket, code: UInt16, reason: String) {
+    func webSocketClosing(_ socket: PolledWebSocket) {
         closingPolled[socket.acceptID] = socket
-        socket.close(code: code, reason: reason, now: clock.now())
     }
 
     /// Drops connection `acceptID` if it is one of ours (evicted, or its request deadline

@@ -22,11 +22,24 @@ public struct WorkerRouting {
     }
 }
 
-/// A connection whose request line is awaited (its admission entry keeps its deadline).
-struct ParkedConnection {
+/// A connection whose request line is awaited (its admission entry keeps its deadline), on the
+/// worker's `SocketPoller` edge-triggered: it is peeked at, not read, so it is told again only
+/// when more bytes come (level-triggered, a half-sent line would wake the loop without end).
+final class ParkedConnection: PolledDescriptor {
     let fd: Int32
     let host: String
-    let watch: Timer
+    let id: UInt64
+    unowned let server: RendezvousServer
+
+    init(fd: Int32, host: String, id: UInt64, server: RendezvousServer) {
+        self.fd = fd
+        self.host = host
+        self.id = id
+        self.server = server
+    }
+
+    func readable() { server.peek(id) }
+    func writable() {}
 }
 
 extension RendezvousServer {
@@ -47,7 +60,15 @@ extension RendezvousServer {
             Glibc.close(fd)  // the peer is already gone, or refused
             return
         }
-        parked[id] = ParkedConnection(fd: fd, host: host, watch: loop.watch(fd: fd) { [unowned self] in self.peek(id) })
+        let connection = ParkedConnection(fd: fd, host: host, id: id, server: self)
+        do throws(SocketPollerError) {
+            try poller().add(fd, connection, whenMoreArrives: true)
+            parked[id] = connection
+        } catch {
+            log("cannot wait for a request: \(error)")
+            admission.closed(id)
+            Glibc.close(fd)
+        }
     }
 
     /// The address a connected socket's peer has, nil when it is already gone.
@@ -60,19 +81,21 @@ extension RendezvousServer {
         return peerName(remote).host
     }
 
-    /// Returns whether to keep waiting.
-    private func peek(_ id: UInt64) -> Bool {
-        guard let connection = parked[id] else { return false }
+    /// Reads (without taking) what has come of a parked connection's request, and hands the
+    /// connection on once its request line is whole.
+    fileprivate func peek(_ id: UInt64) {
+        guard let connection = parked[id] else { return }
         var head = [UInt8](repeating: 0, count: RequestRoute.longestRequestLine)
         let n = recv(connection.fd, &head, head.count, Int32(MSG_PEEK | MSG_DONTWAIT))
-        if n < 0 && (errno == EAGAIN || errno == EINTR) { return true }
+        if n < 0 && (errno == EAGAIN || errno == EINTR) { return }
         let route = n > 0 ? RequestRoute.of(head[..<n]) : .anywhere
-        if route == .incomplete { return true }
+        if route == .incomplete { return }
         parked[id] = nil
+        socketPoller?.remove(connection.fd)
         if n <= 0 {
             admission.closed(id)
             Glibc.close(connection.fd)  // gone before it said anything
-            return false
+            return
         }
         switch route {
         case .room(let room) where routing.map({ WorkerShare.owner(of: room, among: $0.share.count) != $0.share.index }) ?? false:
@@ -84,14 +107,13 @@ extension RendezvousServer {
             admission.closed(id)  // admitted again by accept
             accept(connection.fd, tls: nil, routed: true)
         }
-        return false
     }
 
     /// A parked connection past its deadline, or evicted: closed before anyone read it.
     /// Returns whether `id` was parked.
     func closeParked(_ id: UInt64) -> Bool {
         guard let connection = parked.removeValue(forKey: id) else { return false }
-        connection.watch.cancel()
+        socketPoller?.remove(connection.fd)
         Glibc.close(connection.fd)
         return true
     }

@@ -43,7 +43,8 @@ public final class RendezvousServer {
     /// Accept numbers by the peer's "address port", which is how a libsoup message names its connection.
     var acceptedByPeer: [String: UInt64] = [:]
     var nextAccepted: UInt64 = 1
-    /// libsoup's WebSockets (those over TLS).
+    /// libsoup's WebSockets: those over TLS, and an upgrade libsoup is asked for on a connection
+    /// it already serves (after a request kept alive) or at a path under /v1/ws/.
     var connections: [ConnectionID: OpaquePointer] = [:]
     /// Our own WebSockets (plain TCP), on `socketPoller`: every one by accept number, the open
     /// ones by connection, and those waiting for the client's Close.
@@ -89,7 +90,7 @@ public final class RendezvousServer {
     deinit {
         ticker?.cancel()
         for acceptor in acceptors { acceptor.stop() }
-        for connection in parked.values { connection.watch.cancel(); Glibc.close(connection.fd) }
+        for connection in parked.values { socketPoller?.remove(connection.fd); Glibc.close(connection.fd) }
         for socket in accepted.values { g_object_unref(socket.socket) }
         for certificate in certificates { g_object_unref(UnsafeMutableRawPointer(certificate)) }
         for connection in connections.values { g_object_unref(UnsafeMutableRawPointer(connection)) }
@@ -220,7 +221,7 @@ public final class RendezvousServer {
                 soup_websocket_connection_send_text(connection, text)
             case .close(let id, let code, let reason):
                 if let socket = polled[id] {
-                    close(socket, code: code, reason: reason)
+                    socket.close(code: code, reason: reason)
                     continue
                 }
                 guard let connection = connections[id], soup_websocket_connection_get_state(connection) == SOUP_WEBSOCKET_STATE_OPEN else { continue }

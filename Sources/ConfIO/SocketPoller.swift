@@ -46,9 +46,10 @@ final class SocketPoller {
 
     var count: Int { clients.count }
 
-    /// Watches `fd` for reading; `client` is held until `remove`.
-    func add(_ fd: Int32, _ client: any PolledDescriptor) throws(SocketPollerError) {
-        let result = conf_epoll_watch(epoll, fd, 0, 1)
+    /// Watches `fd` for reading; `client` is held until `remove`. `whenMoreArrives`: told only
+    /// when new bytes come (edge-triggered), for a client that peeks without reading.
+    func add(_ fd: Int32, _ client: any PolledDescriptor, whenMoreArrives: Bool = false) throws(SocketPollerError) {
+        let result = conf_epoll_watch(epoll, fd, 0, whenMoreArrives ? 1 : 0, 1)
         guard result == 0 else { throw SocketPollerError(errno: -result) }
         clients[fd] = client
     }
@@ -56,7 +57,7 @@ final class SocketPoller {
     /// Whether `fd` is also told when it may be written (while it has bytes waiting to go).
     func wantWrites(_ fd: Int32, _ on: Bool) {
         guard clients[fd] != nil else { return }
-        _ = conf_epoll_watch(epoll, fd, on ? 1 : 0, 0)
+        _ = conf_epoll_watch(epoll, fd, on ? 1 : 0, 0, 0)
     }
 
     /// Stops watching `fd` (before it is closed) and lets go of its client.

@@ -119,6 +119,22 @@ final class ConfProcess: @unchecked Sendable {
         return condition()
     }
 
+    /// User + system CPU seconds process `pid` has used (/proc/PID/stat), nil once it is gone.
+    static func cpuSeconds(of pid: Int32) -> Double? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let name = stat.lastIndex(of: ")") else { return nil }
+        let fields = stat[stat.index(after: name)...].split(separator: " ")  // from field 3, the state
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    /// Process `pid`'s resident memory in MiB (/proc/PID/status), nil once it is gone.
+    static func residentMiB(of pid: Int32) -> Double? {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+              let kB = line.split(separator: " ").dropFirst().first.flatMap({ Double($0) }) else { return nil }
+        return kB / 1024
+    }
+
     /// The first event of `type` satisfying `where`, waiting for it up to `timeout`.
     func waitForEvent(_ type: String, timeout: Duration = .seconds(10), where match: ([String: Any]) -> Bool = { _ in true })
         -> [String: Any]?

@@ -68,4 +68,39 @@ import Testing
         #expect(stray.receiveClose() == 1002)
         #expect(bystander.stillServed())
     }
+
+    /// A frame too long is refused from its header while the client is still sending it: the
+    /// client still reads the 1009 (our side is shut with a FIN and the rest is drained, where
+    /// closing with its bytes unread would send a reset that can destroy the Close frame).
+    @Test func aClientStillSendingReadsWhyItWasClosed() throws {
+        let server = try RendezvousProcess()
+        let socket = try RawWebSocket(port: server.port)
+        socket.sendFrame(opcode: 0x1, payload: Array(repeating: UInt8(ascii: "a"), count: 200_000))
+        #expect(socket.receiveClose() == 1009)
+    }
+
+    /// Pings sent faster than they are read are answered only while nothing waits to be written,
+    /// and the flood neither grows the server nor keeps it from others.
+    @Test func aPingFloodThatNeverReadsStarvesNoOne() throws {
+        let server = try RendezvousProcess()
+        let bystander = try HostileInputTests.Bystander(server)
+        let flooder = try RawWebSocket(port: server.port)
+        for _ in 0..<20_000 { flooder.sendFrame(opcode: 0x9, payload: Array(repeating: 0x70, count: 100)) }
+        #expect(bystander.stillServed())
+        #expect(ConfProcess.residentMiB(of: server.process.pid).map { $0 < 100 } ?? false)
+    }
+
+    /// Connections that send half a request line and wait are watched for more bytes, not polled
+    /// without end: the server stays idle while they wait (a level-triggered watch on a socket
+    /// that is only peeked at woke the loop continuously).
+    @Test func halfSentRequestLinesLeaveTheServerIdle() throws {
+        let server = try RendezvousProcess(["--workers", "1"])
+        let waiting = try (0..<20).map { _ in try TCPConnection(port: server.port) }
+        for connection in waiting { connection.write(Array("GET /v1/ws?room=".utf8)) }
+        let before = ConfProcess.cpuSeconds(of: server.process.pid)
+        Thread.sleep(forTimeInterval: 2)  // measuring an interval: nothing to wait for
+        let used = ConfProcess.cpuSeconds(of: server.process.pid).flatMap { after in before.map { after - $0 } }
+        #expect(used.map { $0 < 0.5 } ?? false, "server CPU over 2 s: \(String(describing: used))")
+        withExtendedLifetime(waiting) {}
+    }
 }

@@ -84,8 +84,9 @@ void conf_send_best_effort(int fd, const char *text);
 /// watched by the worker's GLib loop, so that GLib's per-iteration cost does not grow with the
 /// connections. Level-triggered. Each call returns 0 (or a count) or -errno.
 int conf_epoll_create(void);
-/// Adds `fd` (`add` != 0) or changes its events: always readable, writable too when `writable`.
-int conf_epoll_watch(int epoll_fd, int fd, int writable, int add);
+/// Adds `fd` (`add` != 0) or changes its events: always readable, writable too when `writable`;
+/// edge-triggered when `edge` (told only when more arrives: for sockets read with MSG_PEEK).
+int conf_epoll_watch(int epoll_fd, int fd, int writable, int edge, int add);
 int conf_epoll_forget(int epoll_fd, int fd);
 /// Up to `capacity` ready descriptors, without waiting: `fds[i]`, and in `ready[i]` bit 1 when it
 /// is readable, hung up or in error, bit 2 when it may be written.

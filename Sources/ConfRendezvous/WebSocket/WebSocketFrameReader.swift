@@ -50,7 +50,7 @@ public struct WebSocketFrameReader: Sendable {
     private static let compactAfter = 4_096
     /// An emptied input keeps its capacity up to this: a connection that once read a large burst
     /// should not hold it while idle among thousands of others.
-    private static let capacityKept = 65_536
+    private static let capacityKept = 4_096
 
     public init(maxMessageBytes: Int) { self.maxMessageBytes = max(0, maxMessageBytes) }
 
