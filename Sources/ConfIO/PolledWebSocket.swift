@@ -46,6 +46,8 @@ final class PolledWebSocket: PolledDescriptor {
     var connection: ConnectionID?
     private(set) var state: State = .handshake
     private(set) var closingDeadline: Instant?
+    /// Why the transport ended it, when its behaviour did (for `/v1/metrics`).
+    private(set) var dropReason: WebSocketDrop?
     private unowned let poller: SocketPoller
     private unowned let owner: any PolledWebSocketOwner
     private let clock: any MonotonicClock
@@ -102,7 +104,9 @@ final class PolledWebSocket: PolledDescriptor {
 
     /// Drops a connection whose closing has taken too long.
     func expire(now: Instant) {
-        if state == .closing, let closingDeadline, now >= closingDeadline { finish() }
+        guard state == .closing, let closingDeadline, now >= closingDeadline else { return }
+        dropReason = dropReason ?? .closeTimeout
+        finish()
     }
 
     // MARK: PolledDescriptor
@@ -172,6 +176,7 @@ final class PolledWebSocket: PolledDescriptor {
                 if state == .open { write(WebSocketFrame.close(code: code ?? 1000, reason: "")) }
                 beginClosing(shutWhenWritten: true)
             case .failure(let code, let message):
+                dropReason = code == 1009 ? .tooLarge : .framing
                 if state == .open { write(WebSocketFrame.close(code: code, reason: message)) }
                 beginClosing(shutWhenWritten: true)
             }
@@ -189,6 +194,7 @@ final class PolledWebSocket: PolledDescriptor {
         }
         response += "Content-Length: \(body.utf8.count)\r\n\r\n" + body
         head = []
+        dropReason = .handshake
         write(Array(response.utf8))
         beginClosing(shutWhenWritten: true)
     }
@@ -215,7 +221,10 @@ final class PolledWebSocket: PolledDescriptor {
 
     private func write(_ bytes: [UInt8]) {
         guard state != .closed, !shut else { return }
-        if outbound.count + bytes.count > Self.outboundLimit { return finish() }
+        if outbound.count + bytes.count > Self.outboundLimit {
+            dropReason = .slowReader
+            return finish()
+        }
         let wasEmpty = outbound.isEmpty
         outbound.append(bytes)
         if wasEmpty { flush() }

@@ -23,6 +23,13 @@ extension RendezvousServer: PolledWebSocketOwner {
         }
     }
 
+    /// The core's figures with the transport's.
+    var metricsSnapshot: RendezvousMetricsSnapshot {
+        var snapshot = core.metricsSnapshot
+        snapshot.webSocketDrops = webSocketDrops
+        return snapshot
+    }
+
     /// The worker's poller, made on first use.
     func poller() throws(SocketPollerError) -> SocketPoller {
         if let socketPoller { return socketPoller }
@@ -49,6 +56,7 @@ extension RendezvousServer: PolledWebSocketOwner {
     }
 
     func webSocketGone(_ socket: PolledWebSocket) {
+        if let reason = socket.dropReason { webSocketDrops[reason, default: 0] += 1 }
         admission.closed(socket.acceptID)
         polledByAccept[socket.acceptID] = nil
         closingPolled[socket.acceptID] = nil

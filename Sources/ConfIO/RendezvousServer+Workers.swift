@@ -122,10 +122,10 @@ extension RendezvousServer {
     func metrics(_ message: OpaquePointer) {
         let text: String
         if let metricsBoard, let routing {
-            metricsBoard.post(core.metricsSnapshot, from: routing.share.index)
+            metricsBoard.post(metricsSnapshot, from: routing.share.index)
             text = RendezvousMetrics.text(metricsBoard.snapshots.enumerated().map { (metricsLabels + [("worker", "\($0.offset)")], $0.element) })
         } else {
-            text = core.metricsText(labels: metricsLabels)
+            text = RendezvousMetrics.text([(metricsLabels, metricsSnapshot)])
         }
         soup_server_message_set_status(message, 200, nil)
         text.withCString { soup_server_message_set_response(message, "text/plain; version=0.0.4", SOUP_MEMORY_COPY, $0, UInt(strlen($0))) }

@@ -52,6 +52,7 @@ public final class RendezvousServer {
     var polledByAccept: [UInt64: PolledWebSocket] = [:]
     var polled: [ConnectionID: PolledWebSocket] = [:]
     var closingPolled: [UInt64: PolledWebSocket] = [:]
+    var webSocketDrops: [WebSocketDrop: Int] = [:]
     var nextConnection: UInt64 = 1
     private var ticker: Timer?
     var onAllClosed: (() -> Void)?
@@ -80,7 +81,7 @@ public final class RendezvousServer {
             let now = self.clock.now()
             for id in self.admission.expire(now: now) { self.shutDown(id) }
             self.expireClosingWebSockets(now: now)
-            self.metricsBoard?.post(self.core.metricsSnapshot, from: self.routing?.share.index ?? 0)
+            self.metricsBoard?.post(self.metricsSnapshot, from: self.routing?.share.index ?? 0)
             self.core.handle(.tick, now: now)
             self.flush()
             return true

@@ -17,12 +17,29 @@ public struct RendezvousCounters: Equatable, Sendable {
     public init() {}
 }
 
+/// Why the server's WebSocket transport ended a connection itself (the core's own closes are
+/// counted as refusals).
+public enum WebSocketDrop: String, CaseIterable, Sendable {
+    /// The opening handshake was refused (an HTTP error).
+    case handshake
+    /// The client broke RFC 6455's framing (closed with 1002 or 1007).
+    case framing
+    /// A message over the limit (1009).
+    case tooLarge = "too-large"
+    /// It did not read what it was sent until too much waited.
+    case slowReader = "slow-reader"
+    /// It did not answer a closing handshake in time.
+    case closeTimeout = "close-timeout"
+}
+
 /// One core's figures at one moment: what `GET /v1/metrics` shows for it.
 public struct RendezvousMetricsSnapshot: Equatable, Sendable {
     public var rooms = 0
     public var connections = 0
     public var participants = 0
     public var counters = RendezvousCounters()
+    /// Counted by the transport (the server), not the core.
+    public var webSocketDrops: [WebSocketDrop: Int] = [:]
 
     public init() {}
 }
@@ -64,6 +81,11 @@ public enum RendezvousMetrics {
         for code in ErrorCode.allCases {
             text += samples("conf_rendezvous_refusals_total", extra: ["code=\"\(code.rawValue)\""]) { $0.counters.refusals[code, default: 0] }
         }
+        text += "# HELP conf_rendezvous_websocket_drops_total WebSocket connections the server ended for how they behaved, by reason.\n"
+            + "# TYPE conf_rendezvous_websocket_drops_total counter\n"
+        for drop in WebSocketDrop.allCases {
+            text += samples("conf_rendezvous_websocket_drops_total", extra: ["reason=\"\(drop.rawValue)\""]) { $0.webSocketDrops[drop, default: 0] }
+        }
         return text
     }
 
@@ -88,13 +110,14 @@ extension RendezvousMetricsSnapshot {
     public var encoded: String {
         let figures = [rooms, connections, participants, counters.roomsCreated, counters.joins, counters.resumes, counters.wrongPins, counters.relays]
         let refusals = counters.refusals.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key.rawValue)=\($0.value)" }
-        return (figures.map(String.init) + refusals).joined(separator: " ")
+        let drops = webSocketDrops.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\(Self.dropPrefix)\($0.key.rawValue)=\($0.value)" }
+        return (figures.map(String.init) + refusals + drops).joined(separator: " ")
     }
 
     /// Nil for anything that is not such a line (it comes over a socket: checked, bounded).
     public init?(encoded text: String) {
         let fields = text.split(separator: " ")
-        guard fields.count >= 8, fields.count <= 8 + ErrorCode.allCases.count else { return nil }
+        guard fields.count >= 8, fields.count <= 8 + ErrorCode.allCases.count + WebSocketDrop.allCases.count else { return nil }
         let figures = fields.prefix(8).compactMap { Int($0) }.filter { $0 >= 0 }
         guard figures.count == 8 else { return nil }
         self.init()
@@ -103,8 +126,16 @@ extension RendezvousMetricsSnapshot {
             (figures[3], figures[4], figures[5], figures[6], figures[7])
         for field in fields.dropFirst(8) {
             let parts = field.split(separator: "=")
-            guard parts.count == 2, let code = ErrorCode(rawValue: String(parts[0])), let count = Int(parts[1]), count >= 0 else { return nil }
-            counters.refusals[code] = count
+            guard parts.count == 2, let count = Int(parts[1]), count >= 0 else { return nil }
+            if parts[0].hasPrefix(Self.dropPrefix), let drop = WebSocketDrop(rawValue: String(parts[0].dropFirst(Self.dropPrefix.count))) {
+                webSocketDrops[drop] = count
+            } else if let code = ErrorCode(rawValue: String(parts[0])) {
+                counters.refusals[code] = count
+            } else {
+                return nil
+            }
         }
     }
+
+    private static let dropPrefix = "drop:"
 }

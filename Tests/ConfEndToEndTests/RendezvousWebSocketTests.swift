@@ -67,6 +67,15 @@ import Testing
         stray.sendFrame(opcode: 0x0, payload: Array("x".utf8))
         #expect(stray.receiveClose() == 1002)
         #expect(bystander.stillServed())
+        // Counted for the operator, summed over the workers (each posts its figures every second).
+        #expect(ConfProcess.waitUntil { (try? Self.drops("framing", port: server.port)) == 3 })
+    }
+
+    /// conf_rendezvous_websocket_drops_total for `reason`, summed over every worker's line.
+    static func drops(_ reason: String, port: UInt16) throws -> Int {
+        let page = try HTTP.request(port: port, method: "GET", path: "/v1/metrics").1
+        return page.split(separator: "\n").filter { $0.hasPrefix("conf_rendezvous_websocket_drops_total{") && $0.contains("reason=\"\(reason)\"") }
+            .compactMap { $0.split(separator: " ").last.flatMap { Int($0) } }.reduce(0, +)
     }
 
     /// A frame too long is refused from its header while the client is still sending it: the

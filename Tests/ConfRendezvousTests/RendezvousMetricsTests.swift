@@ -46,10 +46,20 @@ import Testing
         (snapshot.rooms, snapshot.connections, snapshot.participants) = (3, 12, 10)
         (snapshot.counters.joins, snapshot.counters.relays, snapshot.counters.wrongPins) = (14, 900, 2)
         snapshot.counters.refusals = [.wrongPin: 2, .roomFull: 1]
+        snapshot.webSocketDrops = [.slowReader: 4, .framing: 1]
         #expect(RendezvousMetricsSnapshot(encoded: snapshot.encoded) == snapshot)
     }
 
-    @Test(arguments: ["", "1 2 3", "1 2 3 4 5 6 7 x", "1 2 3 4 5 6 7 -8", "1 2 3 4 5 6 7 8 nope=1", "1 2 3 4 5 6 7 8 wrong-pin=x",
+    @Test func theTransportsDropsAreOnThePageByReason() {
+        var snapshot = RendezvousMetricsSnapshot()
+        snapshot.webSocketDrops = [.tooLarge: 3]
+        let lines = Set(RendezvousMetrics.text([([("worker", "0")], snapshot)]).split(separator: "\n").map(String.init))
+        #expect(lines.contains("conf_rendezvous_websocket_drops_total{worker=\"0\",reason=\"too-large\"} 3"))
+        #expect(lines.contains("conf_rendezvous_websocket_drops_total{worker=\"0\",reason=\"slow-reader\"} 0"))
+    }
+
+    @Test(arguments: ["", "1 2 3", "1 2 3 4 5 6 7 x", "1 2 3 4 5 6 7 -8", "1 2 3 4 5 6 7 8 nope=1", "1 2 3 4 5 6 7 8 wrong-pin=x", "1 2 3 4 5 6 7 8 drop:lost=1",
+                      "1 2 3 4 5 6 7 8 drop:framing=-1",
                       String(repeating: "1 ", count: 100)])
     func anythingElseIsRefused(_ text: String) {
         #expect(RendezvousMetricsSnapshot(encoded: text) == nil)
