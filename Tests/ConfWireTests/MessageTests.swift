@@ -87,6 +87,29 @@ import Testing
         }
     }
 
+    /// A payload is measured as it would be relayed (serialized), whatever its text: raw DELs
+    /// are legal JSON and each is written back as a 6-byte escape.
+    @Test func aPayloadThatGrowsWhenWrittenIsMeasuredWritten() throws {
+        func signal(dels: Int) -> String { #"{"type":"signal","to":"p2","payload":""# + String(repeating: "\u{7F}", count: dels) + #""}"# }
+        #expect(throws: ProtocolError.tooLarge(what: "the signal payload", limit: ProtocolLimits.maxSignalPayloadBytes)) {
+            try ClientMessage(text: signal(dels: 6_000))  // 6,042 bytes of text, 36,002 written
+        }
+        guard case .signal = try ClientMessage(text: signal(dels: 5_400)) else { Issue.record("not a signal"); return }
+    }
+
+    /// What lets a short signal's payload go unmeasured: written out, no value grows more than
+    /// `serializedGrowth` times its text (random values from the tokens that grow most).
+    @Test func noValueGrowsMoreThanTheBoundWhenWritten() throws {
+        var random = SeededRandom(seed: 5)
+        let tokens = ["9e15", "-9e15", "1e-4", "1E15", "0.1", "\"\u{7F}\u{7F}\"", "\"\u{85}\"", "\"\u{E0041}\u{200E}\"", "\"\\n\"", "true", "null", "[]", "{}"]
+        for _ in 0..<2_000 {
+            let items = (0..<(1 + random.next() % 8)).map { _ in tokens[Int(random.next() % UInt64(tokens.count))] }
+            let text = random.next() % 2 == 0 ? "[" + items.joined(separator: ",") + "]" : items[0]
+            let value = try JSONValue.parse(text)
+            #expect(value.serialized.utf8.count <= ClientMessage.serializedGrowth * text.utf8.count, "\(text)")
+        }
+    }
+
     @Test func createRoomRequestValidatesNameAndResolution() throws {
         #expect(try CreateRoomRequest(text: #"{"name":"standup"}"#).resolution == .p480)
         #expect(try CreateRoomRequest(text: #"{"name":"standup","resolution":"240p"}"#).resolution == .p240)

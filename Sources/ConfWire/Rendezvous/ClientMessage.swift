@@ -28,10 +28,18 @@ public enum ClientMessage: Equatable, Sendable {
     }
 
     public init(text: String) throws(ProtocolError) {
-        try self.init(json: JSONValue.parseMessage(text))
+        try self.init(json: JSONValue.parseMessage(text), parsedFrom: text.utf8.count)
     }
 
-    public init(json: JSONValue) throws(ProtocolError) {
+    public init(json: JSONValue) throws(ProtocolError) { try self.init(json: json, parsedFrom: nil) }
+
+    /// Written out again, a value takes at most this many times the bytes of the text it was
+    /// parsed from: a raw DEL (legal in a JSON string) becomes the 6-byte `\u007f`; nothing grows
+    /// more (a number like 9e15 becomes 16 digits, 4 times; a raw C1 or format character 2 or 3).
+    public static let serializedGrowth = 6
+
+    /// `textBytes`: the length of the text `json` was parsed from, when it was.
+    private init(json: JSONValue, parsedFrom textBytes: Int?) throws(ProtocolError) {
         let fields = try FieldReader(json)
         switch try fields.string("type") {
         case "join":
@@ -40,7 +48,10 @@ public enum ClientMessage: Equatable, Sendable {
             self = .join(room: try fields.roomID("room"), pin: try fields.pin("pin"), name: name)
         case "signal":
             let payload = try fields.value("payload")
-            guard payload.serialized.utf8.count <= ProtocolLimits.maxSignalPayloadBytes else {
+            // Serialized only to be measured when its text could be too long: relaying
+            // serializes it again, and this was a fifth of the rendezvous's work per signal.
+            let surelyFits = textBytes.map { $0 * Self.serializedGrowth <= ProtocolLimits.maxSignalPayloadBytes } ?? false
+            guard surelyFits || payload.serialized.utf8.count <= ProtocolLimits.maxSignalPayloadBytes else {
                 throw .tooLarge(what: "the signal payload", limit: ProtocolLimits.maxSignalPayloadBytes)
             }
             self = .signal(to: try fields.participantID("to"), payload: payload)
