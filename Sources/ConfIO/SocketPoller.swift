@@ -5,7 +5,8 @@ import Glibc
 
 /// What a descriptor watched by a `SocketPoller` is told.
 protocol PolledDescriptor: AnyObject {
-    /// Readable, hung up or in error: read until EAGAIN (the set is level-triggered).
+    /// Readable, hung up or in error. Level-triggered (unless added `whenMoreArrives`): a client
+    /// that stops before EAGAIN is told again on the next wake-up.
     func readable()
     /// Room to write, while `SocketPoller.wantWrites` asked for it.
     func writable()
@@ -13,8 +14,8 @@ protocol PolledDescriptor: AnyObject {
 
 /// Many sockets watched through one epoll set, which is itself a single descriptor on the GLib
 /// loop. GLib prepares, polls and checks every source of its context on each iteration, so with
-/// thousands of WebSockets as GLib sources every wake-up cost milliseconds (BENCHMARKS, "The
-/// rendezvous at scale"); here a wake-up costs what is ready.
+/// thousands of WebSockets as GLib sources every wake-up cost milliseconds (BENCHMARKS.md, "The
+/// rendezvous under a load generator in C"); here a wake-up costs what is ready.
 ///
 /// Threading: on the EventLoop thread it was made on; clients are called there.
 final class SocketPoller {
@@ -43,8 +44,6 @@ final class SocketPoller {
         close(epoll)
         readBuffer.deallocate()
     }
-
-    var count: Int { clients.count }
 
     /// Watches `fd` for reading; `client` is held until `remove`. `whenMoreArrives`: told only
     /// when new bytes come (edge-triggered), for a client that peeks without reading.
