@@ -112,4 +112,42 @@ import Testing
         #expect(used.map { $0 < 0.5 } ?? false, "server CPU over 2 s: \(String(describing: used))")
         withExtendedLifetime(waiting) {}
     }
+
+    /// A participant that never reads what is relayed to it is dropped once about 1 MiB waits
+    /// for it beyond what the kernel holds: the operator sees a `slow-reader` drop, the server
+    /// does not grow with its backlog, and the sender goes on being served.
+    @Test func aParticipantThatNeverReadsIsDroppedNotBufferedFor() throws {
+        let server = try RendezvousProcess(["--workers", "1"])
+        let room = try server.createRoom()
+        func join(_ name: String) throws -> (RawWebSocket, String) {
+            let socket = try RawWebSocket(port: server.port, room: room.room)
+            socket.sendText(#"{"type":"join","room":"\#(room.room)","pin":"\#(room.pin)","name":"\#(name)"}"#)
+            guard let joined = socket.receiveJSON(), joined["type"] as? String == "joined", let you = joined["you"] as? String
+            else { throw TestFailure("\(name) could not join") }
+            return (socket, you)
+        }
+        let (ann, _) = try join("ann")
+        let (sleeper, sleeperID) = try join("bob")
+        let payload = String(repeating: "x", count: 30_000)
+        let start = ContinuousClock.now
+        var sent = 0
+        // Within the flood allowance: a burst of 150, then 40 a second.
+        while (try? Self.drops("slow-reader", port: server.port)) != 1, ContinuousClock.now - start < .seconds(30) {
+            let allowed = 150 + Int((ContinuousClock.now - start).components.seconds) * 40
+            if sent < allowed {
+                ann.sendText(#"{"type":"signal","to":"\#(sleeperID)","payload":{"sdp":"\#(payload)"}}"#)
+                sent += 1
+            } else {
+                usleep(20_000)
+            }
+        }
+        #expect((try? Self.drops("slow-reader", port: server.port)) == 1, "after \(sent) signals of 30 kB")
+        #expect(ConfProcess.residentMiB(of: server.process.pid).map { $0 < 100 } ?? false)
+        // Its seat is away now (the resume grace); the sender is still served.
+        ann.sendText(#"{"type":"ping"}"#)
+        var pong = false
+        while let message = ann.receiveJSON() { if message["type"] as? String == "pong" { pong = true; break } }
+        #expect(pong)
+        withExtendedLifetime(sleeper) {}
+    }
 }
