@@ -185,14 +185,12 @@ final class PolledWebSocket: PolledDescriptor {
 
     /// An opening handshake refused with an HTTP status and a JSON error body.
     private func refuse(_ refusal: WebSocketUpgrade.Refusal) {
-        let body = ServerMessage.error(code: .badRequest, message: refusal.message).json.serialized
-        var response = "HTTP/1.1 \(refusal.status) \(refusal.reason)\r\nContent-Type: application/json\r\n"
-        if refusal.status == 426 {
-            response += "Sec-WebSocket-Version: 13\r\nUpgrade: websocket\r\nConnection: Upgrade, close\r\n"
-        } else {
-            response += "Connection: close\r\n"
-        }
-        response += "Content-Length: \(body.utf8.count)\r\n\r\n" + body
+        // 426 names what to upgrade to (RFC 9110 §15.5.22), and so says Upgrade in Connection.
+        let upgrade = refusal.status == 426
+        let response = ClosingHTTPResponse.text(status: "\(refusal.status) \(refusal.reason)",
+                                                ServerMessage.error(code: .badRequest, message: refusal.message).json,
+                                                headers: upgrade ? ["Sec-WebSocket-Version: 13", "Upgrade: websocket"] : [],
+                                                connection: upgrade ? "Upgrade, close" : "close")
         head = []
         dropReason = .handshake
         write(Array(response.utf8))

@@ -125,8 +125,7 @@ extension RendezvousServer {
             status = "503 Service Unavailable"
             body = ServerMessage.error(code: .serverFull, message: "this rendezvous holds as many connections as it may: try later").json
         }
-        let text = body.serialized
-        return "HTTP/1.1 \(status)\r\nContent-Type: application/json\r\nContent-Length: \(text.utf8.count)\r\nConnection: close\r\n\r\n\(text)"
+        return ClosingHTTPResponse.text(status: status, body)
     }
 }
 

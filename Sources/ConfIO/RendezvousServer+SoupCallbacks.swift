@@ -41,9 +41,7 @@ let onEarlyRequest: SoupServerCallback = { _, message, _, _, data in
 /// Setting a status in an early handler does not stop libsoup 3.2 from reading the whole body
 /// first: take the connection, answer on it ourselves and close it, so the body is never read.
 func refuseBeforeBody(_ message: OpaquePointer, status: String, _ text: String) {
-    let body = ServerMessage.error(code: .tooLarge, message: text).json.serialized
-    let response = "HTTP/1.1 \(status)\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n"
-        + "Connection: close\r\n\r\n" + body
+    let response = ClosingHTTPResponse.text(status: status, ServerMessage.error(code: .tooLarge, message: text).json)
     guard let stream = soup_server_message_steal_connection(message) else { return }
     var written: gsize = 0
     _ = response.withCString { g_output_stream_write_all(g_io_stream_get_output_stream(stream), $0, UInt(strlen($0)), &written, nil, nil) }

@@ -41,8 +41,7 @@ extension RendezvousServer: PolledWebSocketOwner {
     func webSocketOpened(_ socket: PolledWebSocket, _ upgrade: WebSocketUpgrade) {
         guard socket.state == .open else { return }
         admission.upgraded(socket.acceptID)
-        let id = ConnectionID(nextConnection)
-        nextConnection += 1
+        let id = newConnectionID()
         socket.connection = id
         polled[id] = socket
         core.handle(.opened(id, address: clientAddress(peer: socket.peerHost, forwardedFor: upgrade.forwardedFor)), now: clock.now())
@@ -63,10 +62,7 @@ extension RendezvousServer: PolledWebSocketOwner {
         guard let id = socket.connection, polled.removeValue(forKey: id) != nil else { return }
         core.handle(.closed(id), now: clock.now())
         flush()
-        if polled.isEmpty && connections.isEmpty, let onAllClosed {
-            self.onAllClosed = nil
-            onAllClosed()
-        }
+        callOnAllClosedIfNoneLeft()
     }
 
     func webSocketClosing(_ socket: PolledWebSocket) {

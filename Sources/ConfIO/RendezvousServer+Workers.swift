@@ -97,10 +97,12 @@ extension RendezvousServer {
             Glibc.close(connection.fd)  // gone before it said anything
             return
         }
-        switch route {
-        case .room(let room) where routing.map({ WorkerShare.owner(of: room, among: $0.share.count) != $0.share.index }) ?? false:
+        if case .room(let room) = route, let routing, case let owner = WorkerShare.owner(of: room, among: routing.share.count),
+           owner != routing.share.index {
             admission.closed(id)  // admitted again where it is served
-            routing!.forward(connection.fd, WorkerShare.owner(of: room, among: routing!.share.count))
+            return routing.forward(connection.fd, owner)
+        }
+        switch route {
         case .room, .webSocket:
             serveWebSocket(connection.fd, acceptID: id, peerHost: connection.host)
         case .anywhere, .incomplete:

@@ -53,9 +53,9 @@ public final class RendezvousServer {
     var polled: [ConnectionID: PolledWebSocket] = [:]
     var closingPolled: [UInt64: PolledWebSocket] = [:]
     var webSocketDrops: [WebSocketDrop: Int] = [:]
-    var nextConnection: UInt64 = 1
+    private var nextConnection: UInt64 = 1
     private var ticker: Timer?
-    var onAllClosed: (() -> Void)?
+    private var onAllClosed: (() -> Void)?
     private var isFlushing = false
 
     /// `limits` defaults to a total that leaves `DescriptorLimit.reserve` descriptors free;
@@ -133,8 +133,7 @@ public final class RendezvousServer {
     func soupWebSocketOpened(_ connection: OpaquePointer, message: OpaquePointer) {
         let address = clientAddress(message)
         if let id = acceptedID(of: message) { admission.upgraded(id) }
-        let id = ConnectionID(nextConnection)
-        nextConnection += 1
+        let id = newConnectionID()
         g_object_ref(UnsafeMutableRawPointer(connection))
         connections[id] = connection
         soup_websocket_connection_set_max_incoming_payload_size(connection, UInt(ProtocolLimits.maxMessageBytes))
@@ -162,10 +161,7 @@ public final class RendezvousServer {
         flush()
         // Not from inside the signal emission that is using it.
         loop.schedule(after: .zero) { g_object_unref(UnsafeMutableRawPointer(connection)) }
-        if connections.isEmpty && polled.isEmpty, let onAllClosed {
-            self.onAllClosed = nil
-            onAllClosed()
-        }
+        callOnAllClosedIfNoneLeft()
     }
 
     func createRoom(_ message: OpaquePointer) {
@@ -204,6 +200,19 @@ public final class RendezvousServer {
     }
 
     // MARK: Core outputs
+
+    /// The core's name for a WebSocket that has just opened, libsoup's or ours.
+    func newConnectionID() -> ConnectionID {
+        defer { nextConnection += 1 }
+        return ConnectionID(nextConnection)
+    }
+
+    /// After a WebSocket of either kind is gone: a shutdown waiting for the last one is told.
+    func callOnAllClosedIfNoneLeft() {
+        guard connections.isEmpty && polled.isEmpty, let onAllClosed else { return }
+        self.onAllClosed = nil
+        onAllClosed()
+    }
 
     /// Carries out what the core asked for. Re-entered when a socket's end is handled while
     /// writing (a client dropped for not reading): the outer call takes what that added.
