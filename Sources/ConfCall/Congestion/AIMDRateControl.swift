@@ -33,6 +33,8 @@ struct AIMDRateControl: Sendable {
     private(set) var inStartup = true
     private(set) var linkCapacity = LinkCapacityEstimate()
     var roundTrip: Duration = .milliseconds(100)
+    /// How often transport feedback comes, smoothed: a peer that sends it sparsely answers later.
+    var feedbackSpacing: Duration = .milliseconds(100)
     private var lastChange: Instant?
     private var lastAcknowledged: Double?
 
@@ -106,12 +108,13 @@ struct AIMDRateControl: Sendable {
     }
 
     /// Bits per second per second near convergence: one average packet per response time (the
-    /// round trip + 100 ms for the detector), packets sized as a 30 fps video of this rate cut
-    /// into packets of at most 1200 bytes; at least 4 kbit/s per second.
+    /// round trip + 100 ms for the detector, libwebrtc's; + the feedback spacing where that is
+    /// longer), packets sized as a 30 fps video of this rate cut into packets of at most 1200
+    /// bytes; at least 4 kbit/s per second.
     private var nearCapacityIncreasePerSecond: Double {
         let frameBits = rate / 30
         let packetsPerFrame = max(1, (frameBits / (1200 * 8)).rounded(.up))
-        let responseTime = (roundTrip.milliseconds + 100) / 1000
+        let responseTime = (roundTrip.milliseconds + max(100, feedbackSpacing.milliseconds)) / 1000
         return max(4000, frameBits / packetsPerFrame / responseTime)
     }
 }

@@ -9,6 +9,7 @@ struct DelayBasedEstimator: Sendable {
     private var detector = OveruseDetector()
     private(set) var rateControl: AIMDRateControl
     private(set) var queueDelay = QueueDelayMeter()
+    private var standingQueue = StandingQueueGuard()
     private var lastFeedback: Instant?
     /// The first arrival seen, the origin of the arrival times given to the filter (any clock).
     private var arrivalOrigin: Instant?
@@ -49,6 +50,19 @@ struct DelayBasedEstimator: Sendable {
             detector.detect(trend: trend, deltaCount: trendline.deltaCount, sendDelta: delta.sendDelta, arrival: arrivalMilliseconds)
         }
         if detector.usage == .overusing && !rateControl.mayReduceFurther(now: now, acknowledged: acknowledged) { return }
-        rateControl.update(detector.usage, acknowledged: acknowledged, now: now)
+        let verdict = standingQueue.judge(reports, meter: queueDelay, now: now)
+        if let spacing = standingQueue.spacing { rateControl.feedbackSpacing = .milliseconds(exactly: spacing) }
+        switch verdict {
+        case .follow:
+            rateControl.update(detector.usage, acknowledged: acknowledged, now: now)
+        case .hold:
+            // AIMD holds on under-use; an over-use seen meanwhile still cuts.
+            rateControl.update(detector.usage == .overusing ? .overusing : .underusing, acknowledged: acknowledged, now: now)
+        case .drain:
+            rateControl.update(.overusing, acknowledged: acknowledged, now: now)
+        case .rebase:
+            queueDelay.rebase(now: now)
+            rateControl.update(detector.usage, acknowledged: acknowledged, now: now)
+        }
     }
 }

@@ -2,7 +2,7 @@ import ConfCore
 @testable import ConfCall
 
 /// A sender at the link's estimate, paced, over a `SimulatedBottleneck`, with a receiver that
-/// sends transport feedback every 100 ms back over an uncongested path of the same delay.
+/// sends transport feedback (every 100 ms unless told) back over an uncongested path of the same delay.
 /// The sender: 20 ms audio packets of 120 bytes, and 30 fps video whose frames are the target
 /// minus audio, cut into packets of at most 1200 bytes. The receiver's clock is 1000 s ahead.
 /// Everything runs on a manual clock, stepped from event to event.
@@ -16,6 +16,9 @@ struct CongestionScenario {
     var receiverOffset: Duration = .seconds(1000)
     /// Sent as REMB with every feedback when set.
     var receiverEstimate: Int?
+    /// How often the receiver sends transport feedback (GStreamer's webrtcbin: with its RTCP,
+    /// about every 700 ms).
+    var feedbackInterval: Duration = .milliseconds(100)
     private(set) var now = Instant.zero
     private(set) var samples: [Sample] = []
     private(set) var deliveries: [SimulatedBottleneck.Delivery] = []
@@ -84,7 +87,7 @@ struct CongestionScenario {
         }
         if now >= nextFeedback {
             feedbackInFlight.append((now + path.propagation, receiverFeedback()))
-            nextFeedback = nextFeedback + .milliseconds(100)
+            nextFeedback = nextFeedback + feedbackInterval
         }
         while let first = feedbackInFlight.first, first.deliverAt <= now {
             feedbackInFlight.removeFirst()

@@ -1,0 +1,68 @@
+import ConfCore
+
+/// What the delay-based estimate does about a queue that stands while transport feedback is
+/// sparse. GCC's detector reads the trend of the queuing delay, not its length: with feedback
+/// every 100 ms it sees a queue grow within a few frames, but from a peer that sends feedback
+/// with its regular RTCP (GStreamer's webrtcbin: about every 700 ms) the loop is slower than the
+/// queue. Each over-use is seen a second late, the cut to 0.85 × the acknowledged rate drains a
+/// little of it, the additive increase fills it again: the estimate saws around the capacity over
+/// a queue that never empties (300-450 ms measured against webrtcbin behind a 300 kbit/s bucket).
+///
+/// So while feedback comes at most every `sparseSpacing` on average and even the least delayed
+/// packet of a message waited `limit` or more (`QueueDelayMeter.standingQueueDelay`):
+/// - the estimate does not grow (`hold`);
+/// - it is cut as for an over-use (`drain`) unless the packets sent since the last cut show the
+///   queue shrinking by `shrinkMargin` or more; the packets sent before that cut cannot show its
+///   effect, so until one sent after it is reported, `hold`;
+/// - after `drainsBeforeRebase` cuts that the queue did not answer, the queue is not ours to
+///   drain (a longer route, another flow keeping the bottleneck full; cutting further would only
+///   starve the link): the meter takes the present delay as the empty path's (`rebase`), and the
+///   detector leads again.
+/// With feedback as often as conf sends it (100-250 ms) the verdict is always `follow`.
+struct StandingQueueGuard: Sendable {
+    enum Verdict: Sendable, Equatable { case follow, hold, drain, rebase }
+
+    static let sparseSpacing: Duration = .milliseconds(350)
+    static let limit: Duration = .milliseconds(100)
+    static let shrinkMargin: Duration = .milliseconds(10)
+    static let drainsBeforeRebase = 2
+
+    /// Milliseconds between feedback messages, smoothed.
+    private(set) var spacing: Double?
+    private var lastFeedback: Instant?
+    private var lastDrain: (at: Instant, standing: Duration)?
+    private var unansweredDrains = 0
+
+    /// Takes one feedback message, after `meter` took it.
+    mutating func judge(_ reports: [SentPacketHistory.Report], meter: QueueDelayMeter, now: Instant) -> Verdict {
+        if let lastFeedback {
+            let gap = now.milliseconds(since: lastFeedback)
+            spacing = spacing.map { 0.75 * $0 + 0.25 * gap } ?? gap
+        }
+        lastFeedback = now
+        guard let spacing, spacing >= Self.sparseSpacing.milliseconds,
+              let standing = meter.standingQueueDelay, standing >= Self.limit else {
+            lastDrain = nil
+            unansweredDrains = 0
+            return .follow
+        }
+        guard let lastDrain else { return drain(standing, now: now) }
+        guard let since = meter.standingQueueDelay(of: reports, sentAfter: lastDrain.at) else { return .hold }
+        if since <= lastDrain.standing - Self.shrinkMargin {
+            unansweredDrains = 0
+            return .hold
+        }
+        if unansweredDrains >= Self.drainsBeforeRebase {
+            self.lastDrain = nil
+            unansweredDrains = 0
+            return .rebase
+        }
+        return drain(since, now: now)
+    }
+
+    private mutating func drain(_ standing: Duration, now: Instant) -> Verdict {
+        lastDrain = (now, standing)
+        unansweredDrains += 1
+        return .drain
+    }
+}

@@ -1,0 +1,110 @@
+import ConfCore
+import Testing
+@testable import ConfCall
+
+/// `StandingQueueGuard` and the meter's standing reading, message by message: packets whose
+/// one-way delay is the path's 40 ms plus the queue the test says, the receiver's clock 500 s ahead.
+@Suite struct StandingQueueGuardTests {
+    static let offset = Duration.seconds(500)
+
+    struct Feeder {
+        var meter = QueueDelayMeter()
+        var guardian = StandingQueueGuard()
+        var sequence: Int64 = 0
+
+        /// A feedback message at `at` ms for ten packets sent over the `every` ms before it, each
+        /// of which waited `queued` ms (the least of them `least`, if given) besides the 40 ms path.
+        mutating func feedback(at: Double, every: Double, queued: Double, least: Double? = nil) -> StandingQueueGuard.Verdict {
+            var reports: [SentPacketHistory.Report] = []
+            for i in 0..<10 {
+                let sent = at - 40 - queued - every + every * Double(i + 1) / 10
+                let wait = i == 0 ? (least ?? queued) : queued
+                sequence += 1
+                reports.append(.init(sequence: sequence, sentAt: .zero + .milliseconds(exactly: sent), size: 1000,
+                                     arrival: .zero + .milliseconds(exactly: sent + 40 + wait) + StandingQueueGuardTests.offset))
+            }
+            let now = Instant.zero + .milliseconds(exactly: at)
+            meter.update(reports, now: now)
+            return guardian.judge(reports, meter: meter, now: now)
+        }
+    }
+
+    /// The empty path first: the meter learns 40 ms as its baseline.
+    static func primed(every: Double) -> (Feeder, Double) {
+        var feeder = Feeder()
+        var at = 1000.0
+        for _ in 0..<4 {
+            #expect(feeder.feedback(at: at, every: every, queued: 0) == .follow)
+            at += every
+        }
+        return (feeder, at)
+    }
+
+    @Test func feedbackAsOftenAsConfSendsItLeavesTheDetectorInCharge() {
+        for every in [100.0, 250.0] {
+            var (feeder, at) = Self.primed(every: every)
+            for _ in 0..<10 {
+                #expect(feeder.feedback(at: at, every: every, queued: 400) == .follow)
+                at += every
+            }
+        }
+    }
+
+    @Test func aQueueUnderTheLimitIsLeftToTheDetector() {
+        var (feeder, at) = Self.primed(every: 700)
+        for queued in [30.0, 60.0, 95.0, 60.0] {
+            #expect(feeder.feedback(at: at, every: 700, queued: queued) == .follow)
+            at += 700
+        }
+    }
+
+    @Test func aBurstsOwnWaitIsNotAStandingQueue() {
+        var (feeder, at) = Self.primed(every: 700)
+        // Most packets waited 300 ms behind a key frame, but one went through the empty queue.
+        #expect(feeder.feedback(at: at, every: 700, queued: 300, least: 5) == .follow)
+        at += 700
+        #expect(feeder.feedback(at: at, every: 700, queued: 0) == .follow)
+    }
+
+    @Test func aStandingQueueIsDrainedThenHeldWhileItShrinks() {
+        var (feeder, at) = Self.primed(every: 700)
+        #expect(feeder.feedback(at: at, every: 700, queued: 400) == .drain)
+        at += 700
+        #expect(feeder.feedback(at: at, every: 700, queued: 300) == .hold, "packets sent after the cut show it shrinking")
+        at += 700
+        #expect(feeder.feedback(at: at, every: 700, queued: 180) == .hold)
+        at += 700
+        #expect(feeder.feedback(at: at, every: 700, queued: 60) == .follow, "under the limit: the detector again")
+    }
+
+    @Test func whatWasSentBeforeTheCutCannotJudgeIt() {
+        var (feeder, at) = Self.primed(every: 700)
+        #expect(feeder.feedback(at: at, every: 700, queued: 400) == .drain)
+        // A message 100 ms later: all its packets left before the cut (they waited 400 ms).
+        at += 100
+        #expect(feeder.feedback(at: at, every: 100, queued: 420) == .hold)
+    }
+
+    @Test func aQueueThatDoesNotAnswerTwoCutsIsTakenForThePath() {
+        var (feeder, at) = Self.primed(every: 700)
+        // A route 150 ms longer: the same reading whatever we send.
+        #expect(feeder.feedback(at: at, every: 700, queued: 150) == .drain)
+        at += 700
+        #expect(feeder.feedback(at: at, every: 700, queued: 150) == .drain)
+        at += 700
+        #expect(feeder.feedback(at: at, every: 700, queued: 150) == .rebase)
+        feeder.meter.rebase(now: .zero + .milliseconds(exactly: at))
+        #expect(feeder.meter.standingQueueDelay == .zero)
+        at += 700
+        #expect(feeder.feedback(at: at, every: 700, queued: 150) == .follow)
+        #expect(feeder.meter.queueDelay == .zero, "the longer route is the baseline now")
+    }
+
+    @Test func theMeterReadsTheLeastAndTheMeanApart() {
+        var (feeder, at) = Self.primed(every: 700)
+        _ = feeder.feedback(at: at, every: 700, queued: 200, least: 110)
+        #expect(feeder.meter.standingQueueDelay.map { abs($0.milliseconds - 110) < 0.01 } == true)
+        // The mean: nine packets at 200, one at 110.
+        #expect(feeder.meter.queueDelay.map { abs($0.milliseconds - 191) < 0.01 } == true)
+    }
+}
