@@ -9,9 +9,10 @@ transport-wide congestion control. One uplink is capped with tc tbf (500 ms of q
 conf-up: what conf sends to webrtcbin is capped; conf's estimate comes from webrtcbin's transport
 feedback. webrtcbin-up: what webrtcbin sends is capped (it cannot adapt: Debian's GStreamer has no
 rtpgccbwe). Prints conf's link-stats and audio-stats lines, what webrtcbin received each second,
-and the tbf's counters. Needs root; every namespace it makes is removed at the end.
+the tbf's counters, and the capped queue's delay (its backlog read every 100 ms, divided by the
+rate) from 8 s on: mean, 95th percentile, worst. Needs root; every namespace it makes is removed at the end.
 """
-import argparse, json, os, subprocess, sys
+import argparse, json, os, statistics, subprocess, sys, threading, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from netns_mesh import Mesh, HUB_ADDRESS, UPLINK  # noqa: E402
@@ -59,7 +60,20 @@ def main():
             "/usr/bin/python3", os.path.join(HERE, "..", "Tests", "Interop", "webrtcbin_video_peer.py"), f"{HUB_ADDRESS}:7373", room["room"], room["pin"],
             str(args.seconds), "600"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         processes.append(peer)
+        backlog = []  # (seconds since the peer started, ms of traffic queued in the bucket's queue)
+        stop = threading.Event()
+
+        def sample():
+            started = time.monotonic()
+            while not stop.wait(0.1):
+                counters = mesh.queue(capped, UPLINK)
+                if counters:
+                    backlog.append((time.monotonic() - started, counters["backlog"] * 8 / args.kbps))
+        sampler = threading.Thread(target=sample)
+        sampler.start()
         received = [json.loads(line) for line in peer.stdout.read().splitlines() if line.startswith("{")]
+        stop.set()
+        sampler.join()
         queue = mesh.queue(capped, UPLINK)
         call.terminate()
         print(f"{args.scenario}, {args.kbps} kbit/s, {args.seconds:.0f} s")
@@ -76,6 +90,10 @@ def main():
                 print(f"  t {event['t']:5.1f}  {event['type']} {event.get('reason', '')}")
         print("  webrtcbin received, kbit/s each second:", [round(r["bytes"] * 8 / 1000) for r in received])
         print(f"  tbf: {queue}")
+        steady = sorted(ms for t, ms in backlog if t >= 8)
+        if steady:
+            print(f"  capped queue from 8 s on ({len(steady)} samples): mean {statistics.mean(steady):.0f} ms, "
+                  f"95th percentile {steady[len(steady) * 95 // 100]:.0f} ms, worst {steady[-1]:.0f} ms")
     finally:
         for process in processes:
             if process.poll() is None:

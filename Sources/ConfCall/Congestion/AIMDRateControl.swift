@@ -15,7 +15,8 @@ import ConfCore
 /// capacity is unknown, additive (about one packet per response time) while the acknowledged
 /// rate is near the capacity seen at the last over-uses. No increase goes beyond 1.5 × the
 /// acknowledged rate + 10 kbit/s (libwebrtc's limit: a sender that does not fill its rate must not
-/// let the estimate run away).
+/// let the estimate run away). `hold(now:)` and `drain(fraction:...)` are the same moves made
+/// for `StandingQueueGuard` instead of the detector.
 ///
 /// Start-up: until the first over-use the rate grows by `startupGrowthPerSecond` (×2 per second)
 /// instead of 8 %. libwebrtc finds the first capacity with probe bursts at 3× and 6× the start
@@ -68,8 +69,20 @@ struct AIMDRateControl: Sendable {
         case .increase:
             increase(throughput: throughput, now: now)
         case .decrease:
-            decrease(throughput: throughput, now: now)
+            decrease(throughput: throughput, beta: beta, now: now)
         }
+    }
+
+    /// Holds the rate, as if just changed: the next increase counts from now.
+    mutating func hold(now: Instant) {
+        state = .hold
+        lastChange = now
+    }
+
+    /// Cuts the rate to `fraction` of what the path delivers (at most), as an over-use does.
+    mutating func drain(fraction: Double, acknowledged: Double?, now: Instant) {
+        if let acknowledged { lastAcknowledged = acknowledged }
+        decrease(throughput: acknowledged ?? lastAcknowledged ?? rate, beta: fraction, now: now)
     }
 
     /// Overrides the rate (a receiver's estimate or the loss controller pinned it lower).
@@ -95,7 +108,7 @@ struct AIMDRateControl: Sendable {
         rate = min(maximum, max(minimum, min(increased, limit)))
     }
 
-    private mutating func decrease(throughput: Double, now: Instant) {
+    private mutating func decrease(throughput: Double, beta: Double, now: Instant) {
         var decreased = beta * throughput
         if decreased > 5000 { decreased -= 5000 }
         if decreased > rate, let capacity = linkCapacity.estimate { decreased = beta * capacity * 1000 }

@@ -56,10 +56,11 @@ struct DelayBasedEstimator: Sendable {
         case .follow:
             rateControl.update(detector.usage, acknowledged: acknowledged, now: now)
         case .hold:
-            // AIMD holds on under-use; an over-use seen meanwhile still cuts.
-            rateControl.update(detector.usage == .overusing ? .overusing : .underusing, acknowledged: acknowledged, now: now)
-        case .drain:
-            rateControl.update(.overusing, acknowledged: acknowledged, now: now)
+            // Not even for an over-use: the guard cut for the queue already, and what grows
+            // in packets sent since the cut makes it cut again.
+            rateControl.hold(now: now)
+        case .drain(let fraction):
+            rateControl.drain(fraction: fraction, acknowledged: acknowledged, now: now)
         case .rebase:
             queueDelay.rebase(now: now)
             rateControl.update(detector.usage, acknowledged: acknowledged, now: now)

@@ -8,11 +8,16 @@ import ConfCore
 /// little of it, the additive increase fills it again: the estimate saws around the capacity over
 /// a queue that never empties (300-450 ms measured against webrtcbin behind a 300 kbit/s bucket).
 ///
-/// So while feedback comes at most every `sparseSpacing` on average and even the least delayed
-/// packet of a message waited `limit` or more (`QueueDelayMeter.standingQueueDelay`):
-/// - the estimate does not grow (`hold`);
-/// - it is cut as for an over-use (`drain`) unless the packets sent since the last cut show the
-///   queue shrinking by `shrinkMargin` or more; the packets sent before that cut cannot show its
+/// webrtcbin's feedback also comes in bursts: ~15-20 messages of 4-6 packets each, together,
+/// every ~900 ms (traced behind a 300 kbit/s bucket). So the spacing is measured between
+/// bursts: a message within `sameBurst` of the one before belongs to its burst.
+///
+/// While the spacing is `sparseSpacing` or more on average and even the least delayed packet of
+/// a message waited `limit` or more (`QueueDelayMeter.standingQueueDelay`):
+/// - the estimate does not grow, nor is it cut for the detector's over-use (`hold`);
+/// - it is cut (`drain`) to what empties the queue within about `drainTime` at the rate the path
+///   delivers (between half and 0.85 of it), unless the packets sent since the last cut show the
+///   queue shrinking by `shrinkMargin` or more; packets sent before that cut cannot show its
 ///   effect, so until one sent after it is reported, `hold`;
 /// - after `drainsBeforeRebase` cuts that the queue did not answer, the queue is not ours to
 ///   drain (a longer route, another flow keeping the bottleneck full; cutting further would only
@@ -20,14 +25,20 @@ import ConfCore
 ///   detector leads again.
 /// With feedback as often as conf sends it (100-250 ms) the verdict is always `follow`.
 struct StandingQueueGuard: Sendable {
-    enum Verdict: Sendable, Equatable { case follow, hold, drain, rebase }
+    enum Verdict: Sendable, Equatable {
+        case follow, hold, rebase
+        /// Down to `fraction` of the acknowledged rate.
+        case drain(fraction: Double)
+    }
 
     static let sparseSpacing: Duration = .milliseconds(350)
+    static let sameBurst: Duration = .milliseconds(20)
     static let limit: Duration = .milliseconds(100)
     static let shrinkMargin: Duration = .milliseconds(10)
+    static let drainTime: Duration = .seconds(1)
     static let drainsBeforeRebase = 2
 
-    /// Milliseconds between feedback messages, smoothed.
+    /// Milliseconds between feedback bursts, smoothed.
     private(set) var spacing: Double?
     private var lastFeedback: Instant?
     private var lastDrain: (at: Instant, standing: Duration)?
@@ -36,8 +47,8 @@ struct StandingQueueGuard: Sendable {
     /// Takes one feedback message, after `meter` took it.
     mutating func judge(_ reports: [SentPacketHistory.Report], meter: QueueDelayMeter, now: Instant) -> Verdict {
         if let lastFeedback {
-            let gap = now.milliseconds(since: lastFeedback)
-            spacing = spacing.map { 0.75 * $0 + 0.25 * gap } ?? gap
+            let gap = now.since(lastFeedback)
+            if gap > Self.sameBurst { spacing = spacing.map { 0.75 * $0 + 0.25 * gap.milliseconds } ?? gap.milliseconds }
         }
         lastFeedback = now
         guard let spacing, spacing >= Self.sparseSpacing.milliseconds,
@@ -63,6 +74,7 @@ struct StandingQueueGuard: Sendable {
     private mutating func drain(_ standing: Duration, now: Instant) -> Verdict {
         lastDrain = (now, standing)
         unansweredDrains += 1
-        return .drain
+        let fraction = 1 - standing.milliseconds / Self.drainTime.milliseconds
+        return .drain(fraction: min(0.85, max(0.5, fraction)))
     }
 }

@@ -19,6 +19,9 @@ struct CongestionScenario {
     /// How often the receiver sends transport feedback (GStreamer's webrtcbin: with its RTCP,
     /// about every 700 ms).
     var feedbackInterval: Duration = .milliseconds(100)
+    /// When set, each interval's feedback goes as several messages of at most this many packets,
+    /// arriving together (webrtcbin's: 4-6 packets each, a burst of them every ~900 ms).
+    var packetsPerFeedbackMessage: Int?
     private(set) var now = Instant.zero
     private(set) var samples: [Sample] = []
     private(set) var deliveries: [SimulatedBottleneck.Delivery] = []
@@ -86,7 +89,14 @@ struct CongestionScenario {
             nextSequence += 1
         }
         if now >= nextFeedback {
-            feedbackInFlight.append((now + path.propagation, receiverFeedback()))
+            let feedback = receiverFeedback()
+            if let most = packetsPerFeedbackMessage, most > 0 {
+                for start in stride(from: 0, to: feedback.count, by: most) {
+                    feedbackInFlight.append((now + path.propagation, Array(feedback[start..<min(feedback.count, start + most)])))
+                }
+            } else {
+                feedbackInFlight.append((now + path.propagation, feedback))
+            }
             nextFeedback = nextFeedback + feedbackInterval
         }
         while let first = feedbackInFlight.first, first.deliverAt <= now {

@@ -68,7 +68,7 @@ import Testing
 
     @Test func aStandingQueueIsDrainedThenHeldWhileItShrinks() {
         var (feeder, at) = Self.primed(every: 700)
-        #expect(feeder.feedback(at: at, every: 700, queued: 400) == .drain)
+        #expect(feeder.feedback(at: at, every: 700, queued: 400).isDrain)
         at += 700
         #expect(feeder.feedback(at: at, every: 700, queued: 300) == .hold, "packets sent after the cut show it shrinking")
         at += 700
@@ -79,7 +79,7 @@ import Testing
 
     @Test func whatWasSentBeforeTheCutCannotJudgeIt() {
         var (feeder, at) = Self.primed(every: 700)
-        #expect(feeder.feedback(at: at, every: 700, queued: 400) == .drain)
+        #expect(feeder.feedback(at: at, every: 700, queued: 400).isDrain)
         // A message 100 ms later: all its packets left before the cut (they waited 400 ms).
         at += 100
         #expect(feeder.feedback(at: at, every: 100, queued: 420) == .hold)
@@ -88,9 +88,9 @@ import Testing
     @Test func aQueueThatDoesNotAnswerTwoCutsIsTakenForThePath() {
         var (feeder, at) = Self.primed(every: 700)
         // A route 150 ms longer: the same reading whatever we send.
-        #expect(feeder.feedback(at: at, every: 700, queued: 150) == .drain)
+        #expect(feeder.feedback(at: at, every: 700, queued: 150).isDrain)
         at += 700
-        #expect(feeder.feedback(at: at, every: 700, queued: 150) == .drain)
+        #expect(feeder.feedback(at: at, every: 700, queued: 150).isDrain)
         at += 700
         #expect(feeder.feedback(at: at, every: 700, queued: 150) == .rebase)
         feeder.meter.rebase(now: .zero + .milliseconds(exactly: at))
@@ -100,6 +100,31 @@ import Testing
         #expect(feeder.meter.queueDelay == .zero, "the longer route is the baseline now")
     }
 
+    @Test func aDeeperQueueIsCutDeeper() {
+        for (queued, expected) in [(120.0, 0.85), (300.0, 0.7), (450.0, 0.55), (800.0, 0.5)] {
+            var (feeder, at) = Self.primed(every: 700)
+            let verdict = feeder.feedback(at: at, every: 700, queued: queued)
+            #expect(verdict.drainFraction.map { abs($0 - expected) < 0.001 } == true, "\(queued) ms: \(verdict)")
+        }
+    }
+
+    @Test func messagesThatComeTogetherAreOneBurst() {
+        // webrtcbin's way: every 900 ms, five messages at once.
+        var feeder = Feeder()
+        var at = 1000.0
+        var verdicts: [StandingQueueGuard.Verdict] = []
+        for burst in 0..<6 {
+            for message in 0..<5 {
+                verdicts.append(feeder.feedback(at: at + Double(message), every: 180, queued: burst < 3 ? 0 : 400))
+            }
+            at += 900
+        }
+        #expect(feeder.guardian.spacing.map { $0 > 700 } == true, "spacing \(String(describing: feeder.guardian.spacing))")
+        #expect(verdicts[15].isDrain, "the first message of a sparse burst over a standing queue cuts")
+        #expect(verdicts[16..<20].allSatisfy { $0 == .hold }, "the rest of that burst was sent before the cut")
+        #expect(verdicts[..<15].allSatisfy { $0 == .follow })
+    }
+
     @Test func theMeterReadsTheLeastAndTheMeanApart() {
         var (feeder, at) = Self.primed(every: 700)
         _ = feeder.feedback(at: at, every: 700, queued: 200, least: 110)
@@ -107,4 +132,9 @@ import Testing
         // The mean: nine packets at 200, one at 110.
         #expect(feeder.meter.queueDelay.map { abs($0.milliseconds - 191) < 0.01 } == true)
     }
+}
+
+extension StandingQueueGuard.Verdict {
+    var isDrain: Bool { drainFraction != nil }
+    var drainFraction: Double? { if case .drain(let fraction) = self { fraction } else { nil } }
 }
