@@ -35,8 +35,10 @@ struct DelayBasedEstimator: Sendable {
             grouper.reset()
             trendline = TrendlineEstimator(windowSize: trendline.windowSize, smoothing: trendline.smoothing)
             detector = OveruseDetector()
+            standingQueue.reset()
         }
         lastFeedback = now
+        standingQueue.noteFeedback(now: now)
         let received = reports.compactMap { report in report.arrival.map { (report, $0) } }
             .sorted { ($0.1, $0.0.sequence) < ($1.1, $1.0.sequence) }
         guard let first = received.first else { return }
@@ -51,7 +53,8 @@ struct DelayBasedEstimator: Sendable {
         }
         if detector.usage == .overusing && !rateControl.mayReduceFurther(now: now, acknowledged: acknowledged) { return }
         let verdict = standingQueue.judge(reports, meter: queueDelay, now: now)
-        if let spacing = standingQueue.spacing { rateControl.feedbackSpacing = .milliseconds(exactly: spacing) }
+        // Only sparse feedback slows the increase: conf's own (100-250 ms) leaves it libwebrtc's.
+        rateControl.feedbackSpacing = standingQueue.isSparse ? .milliseconds(exactly: standingQueue.spacing ?? 100) : .milliseconds(100)
         switch verdict {
         case .follow:
             rateControl.update(detector.usage, acknowledged: acknowledged, now: now)

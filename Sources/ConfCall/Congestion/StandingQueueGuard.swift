@@ -19,11 +19,16 @@ import ConfCore
 ///   delivers (between half and 0.85 of it), unless the packets sent since the last cut show the
 ///   queue shrinking by `shrinkMargin` or more; packets sent before that cut cannot show its
 ///   effect, so until one sent after it is reported, `hold`;
+/// - a queue still over the limit `longestHold` after a cut is cut again, answered or not (one
+///   that shrank, then stood: another flow's, or our cut only took our part of it);
 /// - after `drainsBeforeRebase` cuts that the queue did not answer, the queue is not ours to
 ///   drain (a longer route, another flow keeping the bottleneck full; cutting further would only
-///   starve the link): the meter takes the present delay as the empty path's (`rebase`), and the
-///   detector leads again.
-/// With feedback as often as conf sends it (100-250 ms) the verdict is always `follow`.
+///   starve the link): the meter takes the present delay as the empty path's (`rebase`; the
+///   meter's other readers, the loss bound's "congested", the shared-bottleneck grouping and
+///   probing, see the new baseline too), and the detector leads again.
+/// With feedback as often as conf sends it (100-250 ms; `sparseSpacing` leaves room for a third
+/// of its messages lost) the verdict is always `follow`. The owner calls `reset()` after a pause
+/// in feedback: the pause is not a spacing, and what was cut before it is stale.
 struct StandingQueueGuard: Sendable {
     enum Verdict: Sendable, Equatable {
         case follow, hold, rebase
@@ -31,12 +36,13 @@ struct StandingQueueGuard: Sendable {
         case drain(fraction: Double)
     }
 
-    static let sparseSpacing: Duration = .milliseconds(350)
+    static let sparseSpacing: Duration = .milliseconds(500)
     static let sameBurst: Duration = .milliseconds(20)
     static let limit: Duration = .milliseconds(100)
     static let shrinkMargin: Duration = .milliseconds(10)
     static let drainTime: Duration = .seconds(1)
     static let drainsBeforeRebase = 2
+    static let longestHold: Duration = .seconds(3)
 
     /// Milliseconds between feedback bursts, smoothed.
     private(set) var spacing: Double?
@@ -44,14 +50,24 @@ struct StandingQueueGuard: Sendable {
     private var lastDrain: (at: Instant, standing: Duration)?
     private var unansweredDrains = 0
 
-    /// Takes one feedback message, after `meter` took it.
-    mutating func judge(_ reports: [SentPacketHistory.Report], meter: QueueDelayMeter, now: Instant) -> Verdict {
+    /// Whether feedback comes sparsely now.
+    var isSparse: Bool { spacing.map { $0 >= Self.sparseSpacing.milliseconds } ?? false }
+
+    /// Counts a feedback message's arrival; for every message, even one that `judge` does not see.
+    mutating func noteFeedback(now: Instant) {
         if let lastFeedback {
             let gap = now.since(lastFeedback)
             if gap > Self.sameBurst { spacing = spacing.map { 0.75 * $0 + 0.25 * gap.milliseconds } ?? gap.milliseconds }
         }
         lastFeedback = now
-        guard let spacing, spacing >= Self.sparseSpacing.milliseconds,
+    }
+
+    /// Forgets everything: after a pause in feedback.
+    mutating func reset() { self = StandingQueueGuard() }
+
+    /// Takes one feedback message, after `noteFeedback` and after `meter` took it.
+    mutating func judge(_ reports: [SentPacketHistory.Report], meter: QueueDelayMeter, now: Instant) -> Verdict {
+        guard isSparse,
               let standing = meter.standingQueueDelay, standing >= Self.limit else {
             lastDrain = nil
             unansweredDrains = 0
@@ -61,7 +77,7 @@ struct StandingQueueGuard: Sendable {
         guard let since = meter.standingQueueDelay(of: reports, sentAfter: lastDrain.at) else { return .hold }
         if since <= lastDrain.standing - Self.shrinkMargin {
             unansweredDrains = 0
-            return .hold
+            return now.since(lastDrain.at) >= Self.longestHold ? drain(since, now: now) : .hold
         }
         if unansweredDrains >= Self.drainsBeforeRebase {
             self.lastDrain = nil

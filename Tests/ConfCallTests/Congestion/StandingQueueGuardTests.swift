@@ -24,6 +24,7 @@ import Testing
                                      arrival: .zero + .milliseconds(exactly: sent + 40 + wait) + StandingQueueGuardTests.offset))
             }
             let now = Instant.zero + .milliseconds(exactly: at)
+            guardian.noteFeedback(now: now)
             meter.update(reports, now: now)
             return guardian.judge(reports, meter: meter, now: now)
         }
@@ -47,6 +48,16 @@ import Testing
                 #expect(feeder.feedback(at: at, every: every, queued: 400) == .follow)
                 at += every
             }
+        }
+    }
+
+    /// conf's audio-only links send feedback every 250 ms: a third of it lost is not sparse.
+    @Test func lostFeedbackAtConfsSpacingIsNotSparse() {
+        var (feeder, at) = Self.primed(every: 250)
+        for message in 0..<30 {
+            let verdict = feeder.feedback(at: at, every: 250, queued: 400)
+            #expect(verdict == .follow, "message \(message)")
+            at += message % 2 == 0 ? 500 : 250  // every third message lost
         }
     }
 
@@ -75,6 +86,32 @@ import Testing
         #expect(feeder.feedback(at: at, every: 700, queued: 180) == .hold)
         at += 700
         #expect(feeder.feedback(at: at, every: 700, queued: 60) == .follow, "under the limit: the detector again")
+    }
+
+    /// A queue that shrank after the cut but stands over the limit (another flow's, or the cut
+    /// took only our part) is cut again after `longestHold`, not held for as long as it stands.
+    @Test func aQueueThatStopsShrinkingIsCutAgain() {
+        var (feeder, at) = Self.primed(every: 700)
+        #expect(feeder.feedback(at: at, every: 700, queued: 400).isDrain)
+        var verdicts: [StandingQueueGuard.Verdict] = []
+        for _ in 0..<7 {
+            at += 700
+            verdicts.append(feeder.feedback(at: at, every: 700, queued: 250))
+        }
+        #expect(verdicts.prefix(4) == [.hold, .hold, .hold, .hold], "\(verdicts)")
+        #expect(verdicts[4].isDrain, "3 s after the cut, still over the limit: \(verdicts)")
+        #expect(verdicts[5].isDrain && verdicts[6] == .rebase, "then cuts it did not answer: \(verdicts)")
+    }
+
+    @Test func aResetForgetsTheCutAndTheSpacing() {
+        var (feeder, at) = Self.primed(every: 700)
+        #expect(feeder.feedback(at: at, every: 700, queued: 400).isDrain)
+        feeder.guardian.reset()
+        #expect(!feeder.guardian.isSparse)
+        at += 700
+        #expect(feeder.feedback(at: at, every: 700, queued: 400) == .follow, "one message gives no spacing")
+        at += 700
+        #expect(feeder.feedback(at: at, every: 700, queued: 400).isDrain, "a cut of its own, not a second one")
     }
 
     @Test func whatWasSentBeforeTheCutCannotJudgeIt() {
