@@ -1,17 +1,19 @@
 import ConfCore
 
-/// What the delay-based estimate does about a queue that stands. GCC's detector reads the
-/// trend of the queuing delay, not its length: a queue that grew and then stopped growing reads
-/// as normal, and the estimate goes on increasing over it. Against GStreamer's webrtcbin behind a
-/// 300 kbit/s bucket (bench/webrtcbin_capped.py) this held 200-450 ms of queue in about half the
-/// runs, both while webrtcbin sent its feedback with its RTCP (bursts of 15-20 small messages
-/// every ~900 ms: each over-use seen a second late, a cut to 0.85 × the acknowledged rate drains
-/// a little, the increase fills it again) and while it sent it every ~60 ms (its arrival times
-/// too noisy for the trend: the rate stayed over what the path delivered for ten seconds).
+/// What the delay-based estimate does about a queue that stands while transport feedback is
+/// sparse. GCC's detector reads the trend of the queuing delay, not its length: with feedback
+/// every 100 ms it sees a queue grow within a few frames, but from a peer that sends feedback
+/// with its regular RTCP (GStreamer's webrtcbin: about every 700 ms) the loop is slower than the
+/// queue. Each over-use is seen a second late, the cut to 0.85 × the acknowledged rate drains a
+/// little of it, the additive increase fills it again: the estimate saws around the capacity over
+/// a queue that never empties (300-450 ms measured against webrtcbin behind a 300 kbit/s bucket).
 ///
-/// So whenever even the least delayed packet of a feedback message waited `limit` or more
-/// (`QueueDelayMeter.standingQueueDelay`: a queue that stood through the whole message, not a
-/// burst's own):
+/// webrtcbin's feedback also comes in bursts: ~15-20 messages of 4-6 packets each, together,
+/// every ~900 ms (traced behind a 300 kbit/s bucket). So the spacing is measured between
+/// bursts: a message within `sameBurst` of the one before belongs to its burst.
+///
+/// While the spacing is `sparseSpacing` or more on average and even the least delayed packet of
+/// a message waited `limit` or more (`QueueDelayMeter.standingQueueDelay`):
 /// - the estimate does not grow, nor is it cut for the detector's over-use (`hold`);
 /// - it is cut (`drain`) to what empties the queue within about `drainTime` at the rate the path
 ///   delivers (between half and 0.85 of it), unless the packets sent since the last cut show the
@@ -20,16 +22,13 @@ import ConfCore
 /// - a queue still over the limit `longestHold` after a cut is cut again, answered or not (one
 ///   that shrank, then stood: another flow's, or our cut only took our part of it);
 /// - after `drainsBeforeRebase` cuts that the queue did not answer, the queue is not ours to
-///   drain (a longer route, another flow such as a TCP download keeping the bottleneck full:
-///   cutting further would only starve the link): the meter takes the present delay as the empty
-///   path's (`rebase`; the meter's other readers, the loss bound's "congested", the
-///   shared-bottleneck grouping and probing, see the new baseline too), and the detector leads.
-///
-/// Feedback spacing, smoothed between bursts (a message within `sameBurst` of the one before
-/// belongs to its burst), tells `AIMDRateControl` how late its increases are answered when it
-/// is `sparseSpacing` or more (conf's own is 100-250 ms, room for a third of it lost). The owner
-/// calls `reset()` after a pause in feedback: the pause is not a spacing, and a cut before it
-/// is stale.
+///   drain (a longer route, another flow keeping the bottleneck full; cutting further would only
+///   starve the link): the meter takes the present delay as the empty path's (`rebase`; the
+///   meter's other readers, the loss bound's "congested", the shared-bottleneck grouping and
+///   probing, see the new baseline too), and the detector leads again.
+/// With feedback as often as conf sends it (100-250 ms; `sparseSpacing` leaves room for a third
+/// of its messages lost) the verdict is always `follow`. The owner calls `reset()` after a pause
+/// in feedback: the pause is not a spacing, and what was cut before it is stale.
 struct StandingQueueGuard: Sendable {
     enum Verdict: Sendable, Equatable {
         case follow, hold, rebase
@@ -68,7 +67,8 @@ struct StandingQueueGuard: Sendable {
 
     /// Takes one feedback message, after `noteFeedback` and after `meter` took it.
     mutating func judge(_ reports: [SentPacketHistory.Report], meter: QueueDelayMeter, now: Instant) -> Verdict {
-        guard let standing = meter.standingQueueDelay, standing >= Self.limit else {
+        guard isSparse,
+              let standing = meter.standingQueueDelay, standing >= Self.limit else {
             lastDrain = nil
             unansweredDrains = 0
             return .follow
@@ -90,8 +90,6 @@ struct StandingQueueGuard: Sendable {
     private mutating func drain(_ standing: Duration, now: Instant) -> Verdict {
         lastDrain = (now, standing)
         unansweredDrains += 1
-        // With feedback as often as conf's, a cut as GCC's, repeated while the queue stands.
-        guard isSparse else { return .drain(fraction: 0.85) }
         let fraction = 1 - standing.milliseconds / Self.drainTime.milliseconds
         return .drain(fraction: min(0.85, max(0.5, fraction)))
     }
