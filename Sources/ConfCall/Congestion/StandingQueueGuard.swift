@@ -90,7 +90,12 @@ struct StandingQueueGuard: Sendable {
     private mutating func drain(_ standing: Duration, now: Instant) -> Verdict {
         lastDrain = (now, standing)
         unansweredDrains += 1
-        let fraction = 1 - standing.milliseconds / Self.drainTime.milliseconds
-        return .drain(fraction: min(0.85, max(0.5, fraction)))
+        return .drain(fraction: Self.drainFraction(standing: standing))
+    }
+
+    /// The fraction of the delivered rate that empties a queue of `standing` within about
+    /// `drainTime`, between half and GCC's 0.85.
+    static func drainFraction(standing: Duration) -> Double {
+        min(0.85, max(0.5, 1 - standing.milliseconds / drainTime.milliseconds))
     }
 }
