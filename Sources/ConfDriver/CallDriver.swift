@@ -60,6 +60,8 @@ public final class CallDriver {
     /// Wakes the driver when the engine, the audio source or the video pipeline next needs it
     /// (`rearm()` after every input), rather than on a fixed tick.
     private var ticker: DeadlineTimer?
+    /// What the ticker was last set for: how late it fires is how held up this loop is.
+    private var wakeAt: Instant?
     var networkWatch: Timer?
     var viewTimer: Timer?
     var window: VideoWindow?
@@ -118,10 +120,11 @@ public final class CallDriver {
         // Rounded up to the end of its 5 ms slot, as a fixed 5 ms tick would run it: what falls
         // due within one slot shares a wakeup (each costs a poll of every socket), and a slot with
         // nothing due is skipped. "Now" (a device to poll, a frame with the encoder) is the next slot.
-        ticker.wake(at: next.map { due in
+        wakeAt = next.map { due in
             let after = max(due.nanoseconds, now.nanoseconds + 1)
             return Instant(nanoseconds: (after + Self.slot - 1) / Self.slot * Self.slot)
-        })
+        }
+        ticker.wake(at: wakeAt)
     }
 
     private static let slot: UInt64 = 5_000_000
@@ -129,6 +132,7 @@ public final class CallDriver {
     /// Audio frames due, video to encode or send, and the engine's deadlines.
     private func tick() {
         let now = clock.now()
+        if let wakeAt, now.since(wakeAt) >= .milliseconds(10) { engine.handle(.loopLate(by: now.since(wakeAt)), now: now) }
         for frame in audio?.frames(now: now) ?? [] {
             engine.handle(.audioFrame(opus: frame.opus, level: frame.level), now: now)
         }

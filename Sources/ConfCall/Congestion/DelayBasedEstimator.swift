@@ -43,7 +43,7 @@ struct DelayBasedEstimator: Sendable {
     mutating func setRate(_ value: Double, now: Instant) { rateControl.setRate(value, now: now) }
 
     /// Takes the reports of one feedback message and the acknowledged rate after it.
-    mutating func update(_ reports: [SentPacketHistory.Report], acknowledged: Double?, now: Instant) {
+    mutating func update(_ reports: [SentPacketHistory.Report], acknowledged: Double?, senderHeldUp: Bool = false, now: Instant) {
         if let last = lastFeedback, now.since(last) > feedbackTimeout {
             grouper.reset()
             trendline = TrendlineEstimator(windowSize: trendline.windowSize, smoothing: trendline.smoothing)
@@ -65,7 +65,7 @@ struct DelayBasedEstimator: Sendable {
             detector.detect(trend: trend, deltaCount: trendline.deltaCount, sendDelta: delta.sendDelta, arrival: arrivalMilliseconds)
         }
         if detector.usage == .overusing && !rateControl.mayReduceFurther(now: now, acknowledged: acknowledged) { return }
-        let verdict = standingQueue.judge(reports, meter: queueDelay, now: now)
+        let verdict = standingQueue.judge(reports, meter: queueDelay, senderHeldUp: senderHeldUp, now: now)
         // Only sparse feedback slows the increase: conf's own (100-250 ms) leaves it libwebrtc's.
         rateControl.feedbackSpacing = standingQueue.isSparse ? .milliseconds(exactly: standingQueue.spacing ?? 100) : .milliseconds(100)
         switch verdict {

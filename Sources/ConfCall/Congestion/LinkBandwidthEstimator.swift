@@ -66,7 +66,8 @@ public struct LinkBandwidthEstimator: Sendable {
         prober.aim(cluster: cluster, bitsPerSecond: bitsPerSecond)
     }
 
-    public mutating func onFeedback(_ packets: [PacketFeedback], at now: Instant) {
+    /// `senderHeldUp`: our own loop ran late lately (`StandingQueueGuard.judge`).
+    public mutating func onFeedback(_ packets: [PacketFeedback], at now: Instant, senderHeldUp: Bool = false) {
         let reports = history.match(packets, now: now)
         guard !reports.isEmpty else { return }
         lastTransportFeedback = now
@@ -80,7 +81,7 @@ public struct LinkBandwidthEstimator: Sendable {
                   let result = prober.received(cluster: cluster, sentAt: report.sentAt, arrival: arrival, size: report.size) else { continue }
             probed = max(probed ?? 0, result)
         }
-        delayBased.update(reports, acknowledged: acknowledged.bitsPerSecond, now: now)
+        delayBased.update(reports, acknowledged: acknowledged.bitsPerSecond, senderHeldUp: senderHeldUp, now: now)
         // A probe that got through unqueued shows room the estimate has not grown into yet
         // (libwebrtc sets its rate to the probe's result); never while the path is over-used.
         if let probed, delayBased.usage != .overusing, probed > delayBased.rate { delayBased.setRate(probed, now: now) }

@@ -70,8 +70,9 @@ public struct LinkCongestionController<Item: Sendable>: Sendable {
         estimator.onProbe(cluster: cluster, aimedAt: bitsPerSecond)
     }
 
-    public mutating func onFeedback(_ packets: [PacketFeedback], at now: Instant) {
-        estimator.onFeedback(packets, at: now)
+    /// `senderHeldUp`: our own loop ran late lately (`StandingQueueGuard.judge`).
+    public mutating func onFeedback(_ packets: [PacketFeedback], at now: Instant, senderHeldUp: Bool = false) {
+        estimator.onFeedback(packets, at: now, senderHeldUp: senderHeldUp)
         pacer.setTarget(bitsPerSecond: target, now: now)
     }
 

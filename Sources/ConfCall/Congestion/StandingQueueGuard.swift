@@ -1,34 +1,37 @@
 import ConfCore
 
-/// What the delay-based estimate does about a queue that stands while transport feedback is
-/// sparse. GCC's detector reads the trend of the queuing delay, not its length: with feedback
-/// every 100 ms it sees a queue grow within a few frames, but from a peer that sends feedback
-/// with its regular RTCP (GStreamer's webrtcbin: about every 700 ms) the loop is slower than the
-/// queue. Each over-use is seen a second late, the cut to 0.85 × the acknowledged rate drains a
-/// little of it, the additive increase fills it again: the estimate saws around the capacity over
-/// a queue that never empties (300-450 ms measured against webrtcbin behind a 300 kbit/s bucket).
+/// What the delay-based estimate does about a queue that stands. GCC's detector reads the trend
+/// of the queuing delay, not its length: a queue that grew and then stopped growing reads as
+/// normal, and the estimate goes on increasing over it. Toward GStreamer's webrtcbin behind a
+/// 300 kbit/s bucket (bench/webrtcbin_capped.py) that held 180-380 ms of queue in about a third
+/// of the runs, in both of the ways webrtcbin sends its feedback: with its RTCP, as bursts of
+/// 15-20 small messages every ~900 ms (each over-use seen a second late; a cut to 0.85 drains a
+/// little, the increase fills it again), and every ~60 ms (its arrival times too noisy for the
+/// trend: the rate stayed over what the path delivered for ten seconds).
 ///
-/// webrtcbin's feedback also comes in bursts: ~15-20 messages of 4-6 packets each, together,
-/// every ~900 ms (traced behind a 300 kbit/s bucket). So the spacing is measured between
-/// bursts: a message within `sameBurst` of the one before belongs to its burst.
-///
-/// While the spacing is `sparseSpacing` or more on average and even the least delayed packet of
-/// a message waited `limit` or more (`QueueDelayMeter.standingQueueDelay`):
+/// So when even the least delayed packet of a feedback message waited `limit` or more
+/// (`QueueDelayMeter.standingQueueDelay`: a queue that stood through the whole message, not a
+/// burst's own):
 /// - the estimate does not grow, nor is it cut for the detector's over-use (`hold`);
-/// - it is cut (`drain`) to what empties the queue within about `drainTime` at the rate the path
-///   delivers (between half and 0.85 of it), unless the packets sent since the last cut show the
-///   queue shrinking by `shrinkMargin` or more; packets sent before that cut cannot show its
-///   effect, so until one sent after it is reported, `hold`;
+/// - it is cut (`drain`), unless the packets sent since the last cut show the queue shrinking by
+///   `shrinkMargin` or more; packets sent before that cut cannot show its effect, so until one
+///   sent after it is reported, `hold`. While feedback is sparse (bursts `sparseSpacing` or more
+///   apart on average; a message within `sameBurst` of the one before belongs to its burst) the
+///   cut is to what empties the queue within about `drainTime` at the rate the path delivers
+///   (between half and 0.85 of it); with frequent feedback it is GCC's 0.85;
 /// - a queue still over the limit `longestHold` after a cut is cut again, answered or not (one
 ///   that shrank, then stood: another flow's, or our cut only took our part of it);
 /// - after `drainsBeforeRebase` cuts that the queue did not answer, the queue is not ours to
-///   drain (a longer route, another flow keeping the bottleneck full; cutting further would only
-///   starve the link): the meter takes the present delay as the empty path's (`rebase`; the
-///   meter's other readers, the loss bound's "congested", the shared-bottleneck grouping and
-///   probing, see the new baseline too), and the detector leads again.
-/// With feedback as often as conf sends it (100-250 ms; `sparseSpacing` leaves room for a third
-/// of its messages lost) the verdict is always `follow`. The owner calls `reset()` after a pause
-/// in feedback: the pause is not a spacing, and what was cut before it is stale.
+///   drain (a longer route, another flow such as a TCP download keeping the bottleneck full:
+///   cutting further would only starve the link): the meter takes the present delay as the empty
+///   path's (`rebase`; the meter's other readers, the loss bound's "congested", the
+///   shared-bottleneck grouping and probing, see the new baseline too), and the detector leads.
+///
+/// With frequent feedback the guard stands aside while our own loop is held up (`LoopLateness`):
+/// on a slow machine the wait it reads may be our own, which no cut drains (in the vivid camera
+/// test's emulated VM it cut a loopback link down to the small encoding). While sparse, the
+/// spacing also tells `AIMDRateControl` how late its increases are answered. The owner calls
+/// `reset()` after a pause in feedback: the pause is not a spacing, and a cut before it is stale.
 struct StandingQueueGuard: Sendable {
     enum Verdict: Sendable, Equatable {
         case follow, hold, rebase
@@ -65,9 +68,12 @@ struct StandingQueueGuard: Sendable {
     /// Forgets everything: after a pause in feedback.
     mutating func reset() { self = StandingQueueGuard() }
 
-    /// Takes one feedback message, after `noteFeedback` and after `meter` took it.
-    mutating func judge(_ reports: [SentPacketHistory.Report], meter: QueueDelayMeter, now: Instant) -> Verdict {
-        guard isSparse,
+    /// Takes one feedback message, after `noteFeedback` and after `meter` took it. `senderHeldUp`:
+    /// our own loop ran late lately (`LoopLateness`), so with frequent feedback what stands may be
+    /// our own lateness, not the path's queue: the detector alone leads then.
+    mutating func judge(_ reports: [SentPacketHistory.Report], meter: QueueDelayMeter, senderHeldUp: Bool = false,
+                        now: Instant) -> Verdict {
+        guard isSparse || !senderHeldUp,
               let standing = meter.standingQueueDelay, standing >= Self.limit else {
             lastDrain = nil
             unansweredDrains = 0
@@ -90,7 +96,10 @@ struct StandingQueueGuard: Sendable {
     private mutating func drain(_ standing: Duration, now: Instant) -> Verdict {
         lastDrain = (now, standing)
         unansweredDrains += 1
-        return .drain(fraction: Self.drainFraction(standing: standing))
+        // With frequent feedback, a cut as GCC's, repeated while the queue stands; deeper only
+        // while sparse, where each cut is answered a second late (deeper at any spacing, the
+        // simulated weak link of CallEngineSmallVideoTests sent over its cap).
+        return .drain(fraction: isSparse ? Self.drainFraction(standing: standing) : 0.85)
     }
 
     /// The fraction of the delivered rate that empties a queue of `standing` within about

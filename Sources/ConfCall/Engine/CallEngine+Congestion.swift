@@ -63,7 +63,7 @@ extension CallEngine {
                 guard configuration.congestionControl else { continue }
                 let base = link.congestion.sequence(nearest: feedback.baseSequence.rawValue)
                 let arrivals = link.feedbackTimeline.arrivals(of: feedback, unwrappedBase: base)
-                link.congestion.onFeedback(arrivals, at: now)
+                link.congestion.onFeedback(arrivals, at: now, senderHeldUp: loopLateness.isHeldUp(now: now))
             case .receiverEstimatedMaximumBitrate(let remb):
                 link.congestion.onReceiverEstimate(bitsPerSecond: Int(clamping: remb.bitrate), at: now)
             case .senderReport(let report):

@@ -80,6 +80,9 @@ public final class CallEngine {
         /// Leaving: every link is closed (close_notify sent) and its ICE agent released.
         case leave
         case timeout
+        /// The driver's timer fired this long after the time it was set for (sent when 10 ms or
+        /// more): our own loop is held up (`LoopLateness`).
+        case loopLate(by: Duration)
     }
 
     public enum IceState: Sendable, Equatable { case checking, connected, failed }
@@ -196,6 +199,7 @@ public final class CallEngine {
     var downlinkBottleneck = SharedBottleneck<ParticipantID>()
     var downlinkShared = false
     var videoBitrateAsked: (kbps: Int, at: Instant)?
+    var loopLateness = LoopLateness()
     var audioEncodingAsked: (bitrateKbps: Int, fec: Bool, lossPercent: Int, at: Instant)?
 
     public init(configuration: Configuration, security: any LinkSecurity, dataChannels: (any DataChannelFactory)?,
@@ -242,6 +246,7 @@ public final class CallEngine {
         case .networkChanged: networkChanged(now: now)
         case .leave: leave()
         case .timeout: break
+        case .loopLate(let lateness): loopLateness.record(lateness, now: now)
         }
         service(now: now)
     }
@@ -276,24 +281,4 @@ public final class CallEngine {
     var hasConnectedPeer: Bool { links.values.contains { $0.phase == .connected } }
 
     public func isConnected(_ id: ParticipantID) -> Bool { links[id]?.phase == .connected }
-
-    /// Who a command names: an id ("p2"), else a name as written, else a name in any case.
-    public enum PeerMatch: Equatable, Sendable {
-        case one(ParticipantID)
-        case none
-        /// Names are not unique: the ids of those who bear this one, in order.
-        case several([ParticipantID])
-    }
-
-    public func findPeer(_ text: String) -> PeerMatch {
-        if roster[ParticipantID(text)] != nil { return .one(ParticipantID(text)) }
-        let exact = roster.values.filter { $0.name == text }
-        let matches = exact.isEmpty ? roster.values.filter { $0.name.lowercased() == text.lowercased() } : exact
-        let ids = matches.map(\.id).sorted { $0.rawValue.count != $1.rawValue.count ? $0.rawValue.count < $1.rawValue.count : $0.rawValue < $1.rawValue }
-        switch ids.count {
-        case 0: return .none
-        case 1: return .one(ids[0])
-        default: return .several(ids)
-        }
-    }
 }

