@@ -120,11 +120,15 @@ public final class CallDriver {
         // Rounded up to the end of its 5 ms slot, as a fixed 5 ms tick would run it: what falls
         // due within one slot shares a wakeup (each costs a poll of every socket), and a slot with
         // nothing due is skipped. "Now" (a device to poll, a frame with the encoder) is the next slot.
-        wakeAt = next.map { due in
+        let target = next.map { due in
             let after = max(due.nanoseconds, now.nanoseconds + 1)
             return Instant(nanoseconds: (after + Self.slot - 1) / Self.slot * Self.slot)
         }
-        ticker.wake(at: wakeAt)
+        // A set time already past and not yet fired is kept: an input handled before the late
+        // tick (a held-up loop's datagrams) must not hide how late the tick comes.
+        let pastAndUnfired = wakeAt.map { $0 <= now } ?? false
+        if !pastAndUnfired || target == nil { wakeAt = target }
+        ticker.wake(at: target)
     }
 
     private static let slot: UInt64 = 5_000_000
@@ -132,7 +136,8 @@ public final class CallDriver {
     /// Audio frames due, video to encode or send, and the engine's deadlines.
     private func tick() {
         let now = clock.now()
-        if let wakeAt, now.since(wakeAt) >= .milliseconds(10) { engine.handle(.loopLate(by: now.since(wakeAt)), now: now) }
+        if let armed = wakeAt, case let late = now.since(armed), late >= .milliseconds(10) { engine.handle(.loopLate(by: late), now: now) }
+        wakeAt = nil
         for frame in audio?.frames(now: now) ?? [] {
             engine.handle(.audioFrame(opus: frame.opus, level: frame.level), now: now)
         }

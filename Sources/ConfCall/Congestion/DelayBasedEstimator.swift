@@ -21,19 +21,6 @@ struct DelayBasedEstimator: Sendable {
         rateControl = AIMDRateControl(start: start, minimum: minimum, maximum: maximum)
     }
 
-    /// An over-use met with a queue this long standing (even the least delayed packet of the
-    /// message waited so) cuts deeper than GCC's 0.85: to what empties it within about a second
-    /// (`StandingQueueGuard.drainFraction`). A cut to 0.85 drains only 15 % of the rate: the
-    /// 300-500 ms that a start or a fall in capacity leaves took 2-4 s to go (simulated: a
-    /// 1 Mbit/s uplink shared by three links from the start; 2 Mbit/s falling to 500 kbit/s).
-    static let deepQueue: Duration = .milliseconds(150)
-
-    /// The cut for an over-use with `standing` queue, or nil for GCC's own.
-    static func drainFraction(standing: Duration?) -> Double? {
-        guard let standing, standing >= deepQueue else { return nil }
-        return StandingQueueGuard.drainFraction(standing: standing)
-    }
-
     var rate: Double { rateControl.rate }
     var usage: BandwidthUsage { detector.usage }
     var threshold: Double { detector.threshold }
@@ -43,7 +30,7 @@ struct DelayBasedEstimator: Sendable {
     mutating func setRate(_ value: Double, now: Instant) { rateControl.setRate(value, now: now) }
 
     /// Takes the reports of one feedback message and the acknowledged rate after it.
-    mutating func update(_ reports: [SentPacketHistory.Report], acknowledged: Double?, senderHeldUp: Bool = false, now: Instant) {
+    mutating func update(_ reports: [SentPacketHistory.Report], acknowledged: Double?, senderHeldUp: Bool, now: Instant) {
         if let last = lastFeedback, now.since(last) > feedbackTimeout {
             grouper.reset()
             trendline = TrendlineEstimator(windowSize: trendline.windowSize, smoothing: trendline.smoothing)
@@ -70,11 +57,7 @@ struct DelayBasedEstimator: Sendable {
         rateControl.feedbackSpacing = standingQueue.isSparse ? .milliseconds(exactly: standingQueue.spacing ?? 100) : .milliseconds(100)
         switch verdict {
         case .follow:
-            if detector.usage == .overusing, let fraction = Self.drainFraction(standing: queueDelay.standingQueueDelay) {
-                rateControl.drain(fraction: fraction, acknowledged: acknowledged, now: now)
-            } else {
-                rateControl.update(detector.usage, acknowledged: acknowledged, now: now)
-            }
+            rateControl.update(detector.usage, acknowledged: acknowledged, now: now)
         case .hold:
             // Not even for an over-use: the guard cut for the queue already, and what grows
             // in packets sent since the cut makes it cut again.

@@ -66,7 +66,7 @@ public struct LinkBandwidthEstimator: Sendable {
         prober.aim(cluster: cluster, bitsPerSecond: bitsPerSecond)
     }
 
-    /// `senderHeldUp`: our own loop ran late lately (`StandingQueueGuard.judge`).
+    /// `senderHeldUp`: our own loop ran late lately (`LoopLateness`; `StandingQueueGuard.judge`).
     public mutating func onFeedback(_ packets: [PacketFeedback], at now: Instant, senderHeldUp: Bool = false) {
         let reports = history.match(packets, now: now)
         guard !reports.isEmpty else { return }

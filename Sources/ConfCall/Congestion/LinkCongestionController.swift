@@ -70,7 +70,7 @@ public struct LinkCongestionController<Item: Sendable>: Sendable {
         estimator.onProbe(cluster: cluster, aimedAt: bitsPerSecond)
     }
 
-    /// `senderHeldUp`: our own loop ran late lately (`StandingQueueGuard.judge`).
+    /// `senderHeldUp`: our own loop ran late lately (`LoopLateness`; `StandingQueueGuard.judge`).
     public mutating func onFeedback(_ packets: [PacketFeedback], at now: Instant, senderHeldUp: Bool = false) {
         estimator.onFeedback(packets, at: now, senderHeldUp: senderHeldUp)
         pacer.setTarget(bitsPerSecond: target, now: now)

@@ -71,7 +71,7 @@ struct StandingQueueGuard: Sendable {
     /// Takes one feedback message, after `noteFeedback` and after `meter` took it. `senderHeldUp`:
     /// our own loop ran late lately (`LoopLateness`), so with frequent feedback what stands may be
     /// our own lateness, not the path's queue: the detector alone leads then.
-    mutating func judge(_ reports: [SentPacketHistory.Report], meter: QueueDelayMeter, senderHeldUp: Bool = false,
+    mutating func judge(_ reports: [SentPacketHistory.Report], meter: QueueDelayMeter, senderHeldUp: Bool,
                         now: Instant) -> Verdict {
         guard isSparse || !senderHeldUp,
               let standing = meter.standingQueueDelay, standing >= Self.limit else {
@@ -99,12 +99,7 @@ struct StandingQueueGuard: Sendable {
         // With frequent feedback, a cut as GCC's, repeated while the queue stands; deeper only
         // while sparse, where each cut is answered a second late (deeper at any spacing, the
         // simulated weak link of CallEngineSmallVideoTests sent over its cap).
-        return .drain(fraction: isSparse ? Self.drainFraction(standing: standing) : 0.85)
-    }
-
-    /// The fraction of the delivered rate that empties a queue of `standing` within about
-    /// `drainTime`, between half and GCC's 0.85.
-    static func drainFraction(standing: Duration) -> Double {
-        min(0.85, max(0.5, 1 - standing.milliseconds / drainTime.milliseconds))
+        guard isSparse else { return .drain(fraction: 0.85) }
+        return .drain(fraction: min(0.85, max(0.5, 1 - standing.milliseconds / Self.drainTime.milliseconds)))
     }
 }

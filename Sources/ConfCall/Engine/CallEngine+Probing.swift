@@ -11,11 +11,9 @@ import ConfCore
 /// A shaper's token bucket (`tc tbf`, many ISPs' and routers' rate limits) lets a short cluster
 /// through at once, so a probe can report room the path does not have: the end-to-end test's
 /// 400 kbit/s bucket read a 606 kbit/s estimate that way. So each probe is on trial for
-/// `probeTrial`: if the path over-uses, queues or loses in that time, the wait before the next
-/// doubles, up to `maximumProbeWait`; a trial passed resets the wait. The peak is kept through a
-/// failed trial (until `peakMemory` after the path last delivered it): a probe that meets a path
-/// whose capacity is still down says nothing of when it comes back, and the next one may find it
-/// (forgetting the peak there left a link that had 2 Mbit/s back climbing at 8 % a second).
+/// `probeTrial`: if the path over-uses, queues or loses in that time, the peak it aimed at is
+/// forgotten (the next probe aims at what the path delivers now, and only after a deeper fall)
+/// and the wait before the next doubles, up to `maximumProbeWait`; a trial passed resets the wait.
 extension CallEngine {
     static let peakMemory: Duration = .seconds(20)
     /// What the path delivered counts towards the peak once held this long.
@@ -78,6 +76,7 @@ extension CallEngine {
         if troubled {
             link.probeOnTrialSince = nil
             link.probeWait = min(Self.maximumProbeWait, link.probeWait * 2)
+            link.recentPeakDelivered = statistics.acknowledged.map { ($0, now) }
         } else if now.since(since) >= Self.probeTrial {
             link.probeOnTrialSince = nil
             link.probeWait = Self.probeInterval

@@ -246,7 +246,9 @@ public final class CallEngine {
         case .networkChanged: networkChanged(now: now)
         case .leave: leave()
         case .timeout: break
-        case .loopLate(let lateness): loopLateness.record(lateness, now: now)
+        case .loopLate(let lateness):
+            loopLateness.record(lateness, now: now)
+            return  // nothing falls due for it; the tick that measured it services the engine
         }
         service(now: now)
     }

@@ -115,9 +115,10 @@ import Testing
 
     /// ann's 1 Mbit/s uplink from the first packet: three links start at 300 kbit/s each and grow,
     /// and the first key frames go to all three at once, so the queue stands at 130-370 ms by the
-    /// first over-use. Cut only to 0.85 of what the path delivers, it drained at 15 % of the rate
-    /// and stood over 100 ms until 8.5 s (156-247 ms at 4-5 s); cut to what empties it within a
-    /// second, it is gone by 4 s (median 40 ms after, none over 110).
+    /// first over-use. Left to the detector (one cut to 0.85 per over-use, none while the queue
+    /// stands still) it stood over 100 ms until 8.5 s (156-247 ms at 4-5 s); with the standing-
+    /// queue guard at any feedback spacing (cut again while it stands) it is gone by 4 s (median
+    /// ~40 ms after, none over 110).
     @Test func aQueueBuiltAtTheStartOfAMeshDrainsWithinSeconds() throws {
         let call = SimulatedCall(seed: 41, handshake: .fakeDTLS)
         let people = try ["ann", "bob", "cat", "dan"].map { name in
