@@ -60,8 +60,10 @@ public final class CallDriver {
     /// Wakes the driver when the engine, the audio source or the video pipeline next needs it
     /// (`rearm()` after every input), rather than on a fixed tick.
     private var ticker: DeadlineTimer?
-    /// What the ticker was last set for: how late it fires is how held up this loop is.
+    /// What the ticker was last set for, and how far past it an input found the loop before
+    /// the tick ran: how late the tick comes is how held up this loop is.
     private var wakeAt: Instant?
+    private var overdue: Duration?
     var networkWatch: Timer?
     var viewTimer: Timer?
     var window: VideoWindow?
@@ -124,10 +126,11 @@ public final class CallDriver {
             let after = max(due.nanoseconds, now.nanoseconds + 1)
             return Instant(nanoseconds: (after + Self.slot - 1) / Self.slot * Self.slot)
         }
-        // A set time already past and not yet fired is kept: an input handled before the late
-        // tick (a held-up loop's datagrams) must not hide how late the tick comes.
-        let pastAndUnfired = wakeAt.map { $0 <= now } ?? false
-        if !pastAndUnfired || target == nil { wakeAt = target }
+        // A tick due and not yet run while an input is handled (a held-up loop's datagrams come
+        // first): the loop is at least this late, kept for the tick to report, since the set
+        // time moves on to `target`.
+        if let armed = wakeAt, armed <= now { overdue = max(overdue ?? .zero, now.since(armed)) }
+        wakeAt = target
         ticker.wake(at: target)
     }
 
@@ -136,8 +139,9 @@ public final class CallDriver {
     /// Audio frames due, video to encode or send, and the engine's deadlines.
     private func tick() {
         let now = clock.now()
-        if let armed = wakeAt, case let late = now.since(armed), late >= .milliseconds(10) { engine.handle(.loopLate(by: late), now: now) }
-        wakeAt = nil
+        let late = max(wakeAt.map { now.since($0) } ?? .zero, overdue ?? .zero)
+        (wakeAt, overdue) = (nil, nil)
+        if late >= .milliseconds(10) { engine.handle(.loopLate(by: late), now: now) }
         for frame in audio?.frames(now: now) ?? [] {
             engine.handle(.audioFrame(opus: frame.opus, level: frame.level), now: now)
         }
