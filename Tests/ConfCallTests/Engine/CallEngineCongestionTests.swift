@@ -120,26 +120,21 @@ import Testing
     /// queue guard at any feedback spacing (cut again while it stands) it is gone by 4 s (median
     /// ~40 ms after, none over 110).
     @Test func aQueueBuiltAtTheStartOfAMeshDrainsWithinSeconds() throws {
-        let call = SimulatedCall(seed: 41, handshake: .fakeDTLS)
-        let people = try ["ann", "bob", "cat", "dan"].map { name in
-            try call.add(name) { $0.videoBitrateKbps = 600; $0.statsInterval = .milliseconds(500) }
-        }
-        for person in people {
-            person.sendsAudio = true
-            person.sendsVideo = true
-            person.layeredVideo = LayeredVideoSource(startKbps: 600)
+        var start = Instant.zero
+        let (call, people) = try mesh(["ann", "bob", "cat", "dan"], seed: 41) { _, configuration in
+            configuration.statsInterval = .milliseconds(500)
+        } beforeJoining: { call, people in
+            for peer in people.dropFirst() {
+                call.network.setConditions(LinkConditions(delay: .milliseconds(20)), between: people[0].id, and: peer.id)
+            }
+            call.network.setUplink(.init(bandwidth: 1_000_000, queueLimit: 1_000_000 / 16), for: people[0].id)
+            start = call.now
         }
         let ann = people[0], others = Array(people.dropFirst())
-        for peer in others { call.network.setConditions(LinkConditions(delay: .milliseconds(20)), between: ann.id, and: peer.id) }
-        call.network.setUplink(.init(bandwidth: 1_000_000, queueLimit: 1_000_000 / 16), for: ann.id)
-        for person in people { call.join(person) }
-        let start = call.now
-        call.run(for: .seconds(12))
+        call.run(for: (start + .seconds(12)).since(call.now))
         for peer in others {
             let early = linkStats(ann, for: peer).filter { $0.queueDelay >= .milliseconds(100) }
-            let settled = ann.events.filter { $0.at >= start + .seconds(4) }.flatMap { entry -> [CallEvent.LinkStatistics] in
-                if case .linkStats(let links) = entry.event { links.filter { $0.peer == peer.id } } else { [] }
-            }
+            let settled = linkStats(ann, for: peer, after: start + .seconds(4))
             let queues = settled.map { Int($0.queueDelay.milliseconds) }
             print("start through a shared 1 Mbit/s uplink, ann -> \(peer.card.name) from 4 s: queue \(queues) ms, sent \(settled.map { Int($0.sentKbps) })")
             #expect(!early.isEmpty, "the start does queue (or this tests nothing)")
