@@ -48,7 +48,7 @@ extension CallEngine {
         guard sendsTransportFeedback(link), let negotiated = link.negotiated else { return }
         let section = packet.payloadType == negotiated.video?.payloadType ? negotiated.video : negotiated.audio
         guard let id = section?.transportSequenceExtension ?? negotiated.audio?.transportSequenceExtension ?? negotiated.video?.transportSequenceExtension,
-              let bytes = packet.extensions[id], let number = TransportSequenceNumber(bytes) else { return }
+              let bytes = packet.extensions.data(id), let number = TransportSequenceNumber(bytes) else { return }
         if link.feedbackRecorder.mediaSSRC == 0 { link.feedbackRecorder.mediaSSRC = packet.ssrc }
         link.feedbackRecorder.received(sequence: number.sequence, at: now)
     }

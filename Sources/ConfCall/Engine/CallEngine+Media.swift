@@ -25,7 +25,7 @@ extension CallEngine {
             let ready = if let opus, !audioMuted { link.audioPackets.add(opus, level: level) } else { link.audioPackets.flush() }
             for packet in ready {
                 let audioLevel = AudioLevel(voiceActivity: packet.level < 50, level: packet.level).bytes
-                let extensions: [UInt8: [UInt8]] = audio.audioLevelExtension.map { [$0: audioLevel] } ?? [:]
+                let extensions: RTPHeaderExtensions = audio.audioLevelExtension.map { [$0: audioLevel] } ?? [:]
                 link.audioOut.payloadType = audio.payloadType
                 // The RTP clock advances by what the packet plays (RFC 7587 section 4.1: 48 kHz).
                 let packets = link.audioOut.packetize([packet.opus], duration: packet.samples, extensions: extensions)

@@ -52,7 +52,7 @@ public struct OutboundRTPStream: Sendable {
 
     /// One frame that starts where the previous one ended and lasts `duration` clock units
     /// (audio: 960 for 20 ms at 48 kHz).
-    public mutating func packetize(_ payloads: [[UInt8]], duration: UInt32, extensions: [UInt8: [UInt8]] = [:]) -> [RTPPacket] {
+    public mutating func packetize(_ payloads: [[UInt8]], duration: UInt32, extensions: RTPHeaderExtensions = [:]) -> [RTPPacket] {
         defer { nextMediaTime &+= duration }
         return packetize(payloads, mediaTime: nextMediaTime, extensions: extensions)
     }
@@ -61,7 +61,7 @@ public struct OutboundRTPStream: Sendable {
     /// index times the frame interval, so that a frame the encoder skipped leaves its time out).
     /// Each payload becomes a packet with the next sequence number; the frame's packets share the
     /// timestamp and `extensions`.
-    public mutating func packetize(_ payloads: [[UInt8]], mediaTime: UInt32, extensions: [UInt8: [UInt8]] = [:]) -> [RTPPacket] {
+    public mutating func packetize(_ payloads: [[UInt8]], mediaTime: UInt32, extensions: RTPHeaderExtensions = [:]) -> [RTPPacket] {
         let timestamp = firstTimestamp &+ mediaTime
         var packets: [RTPPacket] = []
         packets.reserveCapacity(payloads.count)

@@ -15,11 +15,11 @@ public struct RTPPacket: Equatable, Sendable {
     public var ssrc: SSRC
     public var csrcs: [SSRC]
     /// One-byte extension elements by id (1...14).
-    public var extensions: [UInt8: [UInt8]]
+    public var extensions: RTPHeaderExtensions
     public var payload: [UInt8]
 
     public init(marker: Bool = false, payloadType: PayloadType, sequenceNumber: SequenceNumber, timestamp: UInt32, ssrc: SSRC,
-                csrcs: [SSRC] = [], extensions: [UInt8: [UInt8]] = [:], payload: [UInt8]) {
+                csrcs: [SSRC] = [], extensions: RTPHeaderExtensions = [:], payload: [UInt8]) {
         self.marker = marker
         self.payloadType = payloadType
         self.sequenceNumber = sequenceNumber
@@ -43,9 +43,9 @@ public struct RTPPacket: Equatable, Sendable {
         ssrc = SSRC(Self.u32(bytes, 8))
         var offset = 12
         guard bytes.count >= offset + csrcCount * 4 else { return nil }
-        csrcs = (0..<csrcCount).map { SSRC(Self.u32(bytes, 12 + $0 * 4)) }
+        csrcs = csrcCount == 0 ? [] : (0..<csrcCount).map { SSRC(Self.u32(bytes, 12 + $0 * 4)) }
         offset += csrcCount * 4
-        extensions = hasExtension ? Dictionary(minimumCapacity: 4) : [:]
+        extensions = RTPHeaderExtensions()
         if hasExtension {
             guard bytes.count >= offset + 4 else { return nil }
             let profile = UInt16(bytes[offset]) << 8 | UInt16(bytes[offset + 1])
@@ -60,7 +60,7 @@ public struct RTPPacket: Equatable, Sendable {
                     if id == 15 { break }  // reserved: stop (RFC 8285 section 4.2)
                     let size = Int(bytes[i] & 0x0F) + 1
                     guard i + 1 + size <= offset + length else { return nil }
-                    extensions[id] = Array(bytes[(i + 1)..<(i + 1 + size)])
+                    extensions.set(id, bytes[(i + 1)..<(i + 1 + size)])
                     i += 1 + size
                 }
             }
@@ -111,7 +111,7 @@ public struct RTPPacket: Equatable, Sendable {
             out.append(UInt8(blockWords >> 8))
             out.append(UInt8(blockWords & 0xFF))
             for id in UInt8(1)...14 where present & (1 << id) != 0 {
-                let data = (id == stamp?.id ? stamp?.data : extensions[id])!.prefix(16)
+                let data = (id == stamp?.id ? stamp?.data[...] : extensions.data(id))!.prefix(16)
                 out.append(id << 4 | UInt8(data.count - 1))
                 out.append(contentsOf: data)
             }

@@ -11,7 +11,7 @@
 ///     |  ID   | L=1   |transport-wide sequence number |
 ///     +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
 ///
-/// `RTPPacket.extensions[id]` holds the data bytes (big-endian), without the ID/L byte.
+/// `RTPPacket.extensions.data(id)` holds the data bytes (big-endian), without the ID/L byte.
 public struct TransportSequenceNumber: Equatable, Sendable {
     /// The extension's name in `a=extmap`.
     public static let uri = "http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01"
@@ -22,10 +22,12 @@ public struct TransportSequenceNumber: Equatable, Sendable {
 
     /// Nil unless the element carries exactly two bytes: a longer one is another extension
     /// (transport-wide-cc-02 adds a feedback request) sent under a mismatched id.
-    public init?(_ bytes: [UInt8]) {
-        guard bytes.count == 2 else { return nil }
-        sequence = SequenceNumber(UInt16(bytes[0]) << 8 | UInt16(bytes[1]))
+    public init?(_ bytes: ArraySlice<UInt8>) {
+        guard bytes.count == 2, let high = bytes.first, let low = bytes.last else { return nil }
+        sequence = SequenceNumber(UInt16(high) << 8 | UInt16(low))
     }
+
+    public init?(_ bytes: [UInt8]) { self.init(bytes[...]) }
 
     public var bytes: [UInt8] { [UInt8(sequence.rawValue >> 8), UInt8(sequence.rawValue & 0xFF)] }
 }
