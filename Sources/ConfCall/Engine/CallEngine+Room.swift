@@ -115,6 +115,8 @@ extension CallEngine {
     /// it would name an agent that does not exist) rather than at the connect timeout.
     func iceUnavailable(_ id: ParticipantID, reason: String, now: Instant) {
         guard let link = links[id] else { return }
+        outputs.removeFirst(outputsRead)
+        outputsRead = 0
         outputs.removeAll { output in
             if case .signal(let to, _) = output { return to == id }
             if case .gather(let to) = output { return to == id }

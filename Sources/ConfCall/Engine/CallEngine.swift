@@ -164,7 +164,9 @@ public final class CallEngine {
     var connectDeadline: Instant?
     var callFailedReported = false
     var isLeaving = false
+    /// What `pollOutput` hands out, read from `outputsRead` on: cleared once all is read.
     var outputs: [Output] = []
+    var outputsRead = 0
     /// The latest `now` given: what the mesh's link requests are stamped with.
     var now = Instant.zero
 
@@ -257,8 +259,14 @@ public final class CallEngine {
     public func pollOutput() -> Output? {
         // The data channels (usrsctp, which also runs on its own timers) are asked only once
         // what is queued has gone: what they add comes after it either way.
-        if outputs.isEmpty { drainDataChannels() }
-        return outputs.isEmpty ? nil : outputs.removeFirst()
+        if outputsRead == outputs.count {
+            outputs.removeAll(keepingCapacity: true)
+            outputsRead = 0
+            drainDataChannels()
+        }
+        guard outputsRead < outputs.count else { return nil }
+        defer { outputsRead += 1 }
+        return outputs[outputsRead]
     }
 
     /// When `handle(.timeout, now:)` is due next; nil when nothing is scheduled.
