@@ -89,7 +89,10 @@ public final class CallDriver {
         self.sendSignal = sendSignal
         self.onCallFailed = onCallFailed
         addresses = Self.localAddresses()
-        let factory = UsrsctpFactory(loop: loop) { [weak self] in self?.drain() }
+        let factory = UsrsctpFactory(loop: loop) { [weak self] in
+            self?.engine.dataChannelsHaveOutput()
+            self?.drain()
+        }
         engine = CallEngine(configuration: configuration, security: security, dataChannels: factory, random: random)
     }
 

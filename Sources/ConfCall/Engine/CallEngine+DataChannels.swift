@@ -14,9 +14,20 @@ extension CallEngine {
             channels.open(label: Self.chatLabel)
             channels.open(label: Self.controlLabel)
         }
+        dataChannelOutputMayWait = true
     }
 
-    func drainDataChannels() {
+    /// usrsctp queued output of its own accord (a retransmission timer), or from inside a call
+    /// the engine made into it: `pollOutput` takes it. Safe to call from such a callback: it
+    /// only marks the flag.
+    public func dataChannelsHaveOutput() { dataChannelOutputMayWait = true }
+
+    /// Every link's data channel output, when some may wait: the associations are asked only
+    /// after the engine gave them work or the driver said they have output (the flag), not on
+    /// every `pollOutput`.
+    func drainDataChannelsIfWaiting() {
+        guard dataChannelOutputMayWait else { return }
+        dataChannelOutputMayWait = false
         for link in links.values { drainDataChannels(link) }
     }
 
@@ -107,6 +118,7 @@ extension CallEngine {
 
     @discardableResult
     private func say(_ text: String, to link: PeerConnection) -> Bool {
+        dataChannelOutputMayWait = true
         guard link.phase == .connected, link.dataChannels?.send(text: text, label: Self.chatLabel) == true else { return false }
         outputs.append(.event(.sent(to: link.peer, text: text)))
         return true
@@ -133,6 +145,7 @@ extension CallEngine {
         let state = JSONValue.object(["type": "state", "audio_muted": .bool(audioMuted), "video_muted": .bool(videoMuted),
                                       "wants_video": .bool(!link.hidesPeerVideo)])
         _ = link.dataChannels?.send(text: state.serialized, label: Self.controlLabel)
+        dataChannelOutputMayWait = true
     }
 
     /// A control message from a peer: malformed ones are ignored; a field left out keeps its

@@ -115,6 +115,7 @@ extension CallEngine {
                 startDataChannels(link)
             case .applicationData(let packet):
                 link.dataChannels?.receive(packet)
+                dataChannelOutputMayWait = true
             case .failed(let reason):
                 disconnect(link, .dtlsFailed(.handshake, detail: reason), now: now)
             case .closed:

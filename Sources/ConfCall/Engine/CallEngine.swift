@@ -167,6 +167,8 @@ public final class CallEngine {
     /// What `pollOutput` hands out, read from `outputsRead` on: cleared once all is read.
     var outputs: [Output] = []
     var outputsRead = 0
+    /// Some association may hold output (`drainDataChannelsIfWaiting`).
+    var dataChannelOutputMayWait = false
     /// The latest `now` given: what the mesh's link requests are stamped with.
     var now = Instant.zero
 
@@ -262,7 +264,7 @@ public final class CallEngine {
         if outputsRead == outputs.count {
             outputs.removeAll(keepingCapacity: true)
             outputsRead = 0
-            drainDataChannels()
+            drainDataChannelsIfWaiting()
         }
         guard outputsRead < outputs.count else { return nil }
         defer { outputsRead += 1 }
