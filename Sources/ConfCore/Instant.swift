@@ -28,21 +28,22 @@ public struct Instant: Hashable, Comparable, Sendable, CustomStringConvertible {
     /// The time from `earlier` to `self`; zero when `earlier` is later.
     @inlinable
     public func since(_ earlier: Instant) -> Duration {
-        self > earlier ? .nanoseconds(Int64(nanoseconds - earlier.nanoseconds)) : .zero
+        self > earlier ? Duration(attoseconds: Int128(nanoseconds - earlier.nanoseconds) * 1_000_000_000) : .zero
     }
 
     public var description: String { "\(Double(nanoseconds) / 1e9)s" }
 }
 
 extension Duration {
-    /// The duration in whole nanoseconds, clamped to Int64.
+    /// The duration in whole nanoseconds (toward zero), clamped to Int64. Through the native
+    /// 128-bit count of attoseconds: `components` and `.nanoseconds(_:)` take a slower path
+    /// (software 128-bit products), and the engine converts for every packet and deadline.
     @inlinable
     public var nanosecondsClamped: Int64 {
-        let (seconds, attoseconds) = components
-        let (ns, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-        if overflow { return seconds < 0 ? .min : .max }
-        return ns.addingReportingOverflow(attoseconds / 1_000_000_000).overflow
-            ? (seconds < 0 ? .min : .max) : ns + attoseconds / 1_000_000_000
+        let nanoseconds = attoseconds / 1_000_000_000
+        if nanoseconds > Int128(Int64.max) { return .max }
+        if nanoseconds < Int128(Int64.min) { return .min }
+        return Int64(nanoseconds)
     }
 
     @inlinable
