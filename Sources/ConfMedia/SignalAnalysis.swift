@@ -8,9 +8,11 @@ public enum SignalAnalysis {
     /// RMS level relative to full scale, in -dBov clamped to 0...127 (RFC 6464 section 3).
     public static func level(_ samples: [Int16]) -> UInt8 {
         guard !samples.isEmpty else { return 127 }
-        var sum = 0.0
-        for sample in samples { sum += Double(sample) * Double(sample) }
-        let rms = (sum / Double(samples.count)).squareRoot() / 32768.0
+        // In integers, which the compiler vectorizes (a sum of Doubles must be added in order):
+        // each square is under 2^30, so Int64 holds the sum of 2^33 of them.
+        var sum: Int64 = 0
+        for sample in samples { sum &+= Int64(Int32(sample) * Int32(sample)) }
+        let rms = (Double(sum) / Double(samples.count)).squareRoot() / 32768.0
         guard rms > 0 else { return 127 }
         return UInt8(max(0, min(127, (-20 * log10(rms)).rounded())))
     }

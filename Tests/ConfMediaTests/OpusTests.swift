@@ -88,6 +88,15 @@ import Testing
         #expect(SignalAnalysis.level(ToneGenerator(frequency: 440).nextFrame()) < 20)
         #expect(SignalAnalysis.level([Int16](repeating: 32, count: 960)) > 55)
     }
+
+    /// RFC 6464 section 3: -dBov of the RMS, full scale 0, rounded, at most 127.
+    @Test func levelsAreTheRMSInDecibelsUnderFullScale() {
+        #expect(SignalAnalysis.level([Int16](repeating: .min, count: 960)) == 0)
+        #expect(SignalAnalysis.level((0..<960).map { $0 % 2 == 0 ? Int16.min : .max }) == 0)
+        #expect(SignalAnalysis.level([Int16](repeating: 3277, count: 960)) == 20)  // 32768 / 10
+        #expect(SignalAnalysis.level([Int16](repeating: -328, count: 48_000)) == 40)
+        #expect(SignalAnalysis.level([1] + [Int16](repeating: 0, count: 959)) == 120)  // one quantum in a frame
+    }
 }
 
 @Suite struct WAVTests {
