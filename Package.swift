@@ -27,7 +27,7 @@ import PackageDescription
 
 let package = Package(
     name: "conf",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],
     products: [
         .executable(name: "conf", targets: ["conf"]),
         // For the fuzz targets in fuzz/.

@@ -10,7 +10,9 @@
  *
  *     cc -O2 -pthread -o /tmp/relay_floor bench/relay_floor.c && /tmp/relay_floor CLIENTS ROUNDS [THREADS]
  *
- * Prints p50, p99 and max of each round's latencies, and the relay's CPU time.
+ * Prints p50, p99 and max of each round's latencies, and the relay's CPU time over the rounds
+ * (from /proc, after its connections were accepted). Each message carries its sender's index,
+ * checked on arrival: the relay pairs its sockets with the generator's by accept order.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -81,7 +83,7 @@ static void *relay_thread(void *unused) {
     return NULL;
 }
 
-static void relay(int listener, int clients, int threads) {
+static void relay(int listener, int clients, int threads, int ready_fd) {
     relay_fds = calloc((size_t)clients, sizeof *relay_fds);
     relay_epoll = epoll_create1(0);
     for (int i = 0; i < clients; i++) {
@@ -91,11 +93,25 @@ static void relay(int listener, int clients, int threads) {
         struct epoll_event event = { .events = EPOLLIN | EPOLLONESHOT, .data.u32 = (uint32_t)i };
         if (epoll_ctl(relay_epoll, EPOLL_CTL_ADD, relay_fds[i], &event) < 0) die("epoll_ctl");
     }
+    if (write(ready_fd, "r", 1) != 1) die("tell the generator");  /* every connection accepted */
     for (int t = 1; t < threads; t++) {
         pthread_t thread;
         pthread_create(&thread, NULL, relay_thread, NULL);
     }
     relay_thread(NULL);
+}
+
+/* The relay's user + system CPU so far (/proc/PID/stat, fields 14 and 15, in clock ticks). */
+static double relay_cpu_seconds(pid_t pid) {
+    char path[64], text[1024];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *file = fopen(path, "r");
+    if (!file || !fgets(text, sizeof text, file)) die("read the relay's /proc stat");
+    fclose(file);
+    unsigned long user = 0, system = 0;
+    char *after_name = strrchr(text, ')');
+    if (!after_name || sscanf(after_name + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &user, &system) != 2) die("parse /proc stat");
+    return (double)(user + system) / (double)sysconf(_SC_CLK_TCK);
 }
 
 static int compare(const void *a, const void *b) {
@@ -105,6 +121,7 @@ static int compare(const void *a, const void *b) {
 
 int main(int argc, char **argv) {
     int clients = argc > 1 ? atoi(argv[1]) / SEATS * SEATS : 16000;
+    if (clients < SEATS) { fprintf(stderr, "relay_floor: CLIENTS must be at least %d\n", SEATS); return 2; }
     int rounds = argc > 2 ? atoi(argv[2]) : 3;
     int threads = argc > 3 ? atoi(argv[3]) : 1;
     struct rlimit limit = { (rlim_t)clients + 64, (rlim_t)clients + 64 };
@@ -116,10 +133,12 @@ int main(int argc, char **argv) {
     if (bind(listener, (struct sockaddr *)&address, sizeof address) < 0 || listen(listener, 4096) < 0) die("listen");
     getsockname(listener, (struct sockaddr *)&address, &length);
 
+    int ready[2];
+    if (pipe(ready) < 0) die("pipe");
     pid_t relay_pid = fork();
     if (relay_pid == 0) {
         prctl(PR_SET_PDEATHSIG, SIGTERM);
-        relay(listener, clients, threads);
+        relay(listener, clients, threads, ready[1]);
     }
     close(listener);
 
@@ -140,12 +159,16 @@ int main(int argc, char **argv) {
     }
 
     double *latencies = calloc((size_t)clients, sizeof *latencies);
+    char accepted;
+    if (read(ready[0], &accepted, 1) != 1) die("the relay did not accept every connection");
+    double relay_cpu_before = relay_cpu_seconds(relay_pid);
     double *sent = calloc((size_t)clients, sizeof *sent);  /* when the message to client i went */
     char message[MESSAGE];
     memset(message, 'x', sizeof message);
     printf("%d clients in rooms of %d, %d-byte messages, relay on %d thread(s)\n", clients, SEATS, MESSAGE, threads);
     for (int round = 0; round < rounds; round++) {
         for (int i = 0; i < clients; i++) {
+            memcpy(message, &i, sizeof i);
             sent[i / SEATS * SEATS + (i + 1) % SEATS] = now_ms();
             if (write(fds[i], message, sizeof message) != (ssize_t)sizeof message) die("write");
         }
@@ -158,6 +181,9 @@ int main(int argc, char **argv) {
                 char buffer[MESSAGE];
                 int i = (int)events[e].data.u32;
                 read_fully(fds[i], buffer, sizeof buffer);
+                int from;
+                memcpy(&from, buffer, sizeof from);
+                if ((from / SEATS * SEATS + (from + 1) % SEATS) != i) { fprintf(stderr, "relay_floor: client %d got %d's message\n", i, from); exit(1); }
                 latencies[received++] = now_ms() - sent[i];
             }
         }
@@ -166,11 +192,9 @@ int main(int argc, char **argv) {
                latencies[clients / 2], latencies[clients * 99 / 100], latencies[clients - 1]);
         usleep(200000);
     }
+    double relay_cpu = relay_cpu_seconds(relay_pid) - relay_cpu_before;
     kill(relay_pid, SIGTERM);
-    int status;
-    struct rusage usage;
-    wait4(relay_pid, &status, 0, &usage);
-    printf("relay CPU: %.3f s user, %.3f s system\n",
-           usage.ru_utime.tv_sec + usage.ru_utime.tv_usec / 1e6, usage.ru_stime.tv_sec + usage.ru_stime.tv_usec / 1e6);
+    waitpid(relay_pid, NULL, 0);
+    printf("relay CPU over the rounds: %.3f s, %.1f us a message\n", relay_cpu, relay_cpu * 1e6 / ((double)clients * rounds));
     return 0;
 }

@@ -19,7 +19,7 @@ public struct Instant: Hashable, Comparable, Sendable, CustomStringConvertible {
         let delta = d.nanosecondsClamped
         return delta >= 0
             ? Instant(nanoseconds: a.nanoseconds &+ UInt64(delta))
-            : Instant(nanoseconds: a.nanoseconds &- min(a.nanoseconds, UInt64(-delta)))
+            : Instant(nanoseconds: a.nanoseconds &- min(a.nanoseconds, delta.magnitude))
     }
 
     @inlinable

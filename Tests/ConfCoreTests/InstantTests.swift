@@ -23,6 +23,7 @@ import Testing
         }
         #expect(Duration.seconds(Int64.max).nanosecondsClamped == .max)
         #expect((Duration.zero - .seconds(Int64.max)).nanosecondsClamped == .min)
+        #expect(Instant(nanoseconds: 5) - .seconds(Int64.max) == .zero)  // Int64.min nanoseconds: clamped, no trap
         #expect(Instant(nanoseconds: .max).since(.zero) == .nanoseconds(Int64.max) * 2 + .nanoseconds(1))
     }
 

@@ -24,6 +24,17 @@ import Testing
         #expect(extensions.isEmpty && extensions[3] == nil)
     }
 
+    @Test func elementsSetOutOfOrderGoOnTheWireInOrderAndComeBackEqual() throws {
+        var packet = RTPPacket(payloadType: 96, sequenceNumber: 9, timestamp: 1, ssrc: 2, payload: [5])
+        packet.extensions[7] = [0xA1, 0xA2, 0xA3]
+        packet.extensions[2] = [0xB1]
+        let bytes = packet.bytes
+        // 0xBEDE, 2 words: (2, L=0) B1, (7, L=2) A1 A2 A3, one byte of padding.
+        #expect(Array(bytes[12..<24]) == [0xBE, 0xDE, 0, 2, 0x20, 0xB1, 0x72, 0xA1, 0xA2, 0xA3, 0, 0])
+        let parsed = try #require(RTPPacket(bytes: bytes))
+        #expect(parsed == packet && parsed.payload == [5])
+    }
+
     /// RFC 8285 section 4.2 leaves an id sent twice undefined: the later element is kept, as a
     /// dictionary would have kept it.
     @Test func anIdSentTwiceKeepsTheLaterElement() throws {

@@ -3,7 +3,9 @@
 /// usrsctp's (a driver in ConfDriver); tests may use a simple stand-in.
 ///
 /// An association may also produce output outside of these calls (SCTP's own retransmission
-/// timers): its owner then tells the engine to drain (`CallEngine.pollOutput`).
+/// timers): its owner then calls `CallEngine.dataChannelsHaveOutput()` and drains the engine
+/// (`pollOutput`); the engine asks its associations for output only after one of its own calls
+/// into them or that one.
 public protocol DataChannelAssociation: AnyObject {
     func connect(remotePort: UInt16)
     /// An SCTP packet that came out of DTLS.
