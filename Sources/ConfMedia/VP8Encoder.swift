@@ -53,7 +53,12 @@ public final class VP8Encoder {
         self.temporalLayers = temporalLayers
         self.bitrateKbps = bitrateKbps
         self.pattern = pattern
-        keyFrameInterval = max(1, framesPerSecond * 10)
+        // A key frame of its own accord only every 100 s (libwebrtc's VP8 default: 3,000 frames at
+        // 30 fps): receivers ask with a PLI when they need one, and asking again is how a lost PLI
+        // is made good. In a call a key frame is 8-9 frames' worth of the target, sent to every
+        // link at once; rate control then skips about every other picture for a second to pay
+        // for it (BENCHMARKS.md, "Key frames every 10 s").
+        keyFrameInterval = max(1, framesPerSecond * 100)
         frameTicks = max(1, Self.ticksPerSecond / Int64(max(1, framesPerSecond)))
         var status = conf_vp8_encoder_defaults(&config)
         guard status == VPX_CODEC_OK else { throw VP8Error("cannot configure VP8", status) }
