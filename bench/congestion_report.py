@@ -158,8 +158,17 @@ def phases(call, ids):
         rows.append({"from_s": start - call.start, "to_s": end - call.start, "cap_kbps": kbps, **figures,
                      "audio_quiet_ms": audio_quiet(call, 2, 1, start, end), "queue": queue(call, call.caps[0][:2], start, end),
                      "estimate_kbps": statistics.median([l["estimate_kbps"] for _, l in inside if "estimate_kbps" in l] or [0]) if inside else None,
-                     "adapt_s": adapt})
+                     "adapt_s": adapt, **after_adapting(call, start + adapt if adapt is not None else None, end)})
     return rows
+
+
+def after_adapting(call, adapted_at, end):
+    """The issue's aims count once a link has converged: the longest freeze and audio gap of a
+    step's phase from the moment its estimate adapted (None when it did not, or for the first)."""
+    if adapted_at is None or adapted_at >= end:
+        return {"freeze_after_adapt_ms": None, "audio_quiet_after_adapt_ms": None}
+    return {"freeze_after_adapt_ms": video(call, 2, 1, adapted_at, end)["freeze_ms"],
+            "audio_quiet_after_adapt_ms": audio_quiet(call, 2, 1, adapted_at, end)}
 
 
 def show(value, digits=0, unit=""):
@@ -191,12 +200,13 @@ def print_table(result):
               f"median {q['delay_median_ms']:.0f} ms, {q['drops']} packets dropped")
     if result["phases"]:
         rows = [["n1 -> n2", "cap", "video fps", "kbit/s", "lost", "freeze ms", "audio gap ms", "queue peak", "queue median",
-                 "drops", "estimate", "adapt s"]]
+                 "drops", "estimate", "adapt s", "then: freeze ms", "audio gap ms"]]
         for p in result["phases"]:
             q = p["queue"] or {}
             rows.append([f"{p['from_s']:.0f}-{p['to_s']:.0f} s", show(p["cap_kbps"]), show(p["fps"], 1), show(p["kbps"]), str(p["lost"]),
                          show(p["freeze_ms"]), show(p["audio_quiet_ms"]), show(q.get("delay_peak_ms")), show(q.get("delay_median_ms")),
-                         show(q.get("drops")), show(p["estimate_kbps"]), show(p["adapt_s"], 1)])
+                         show(q.get("drops")), show(p["estimate_kbps"]), show(p["adapt_s"], 1),
+                         show(p.get("freeze_after_adapt_ms")), show(p.get("audio_quiet_after_adapt_ms"))])
         table(rows)
 
 
