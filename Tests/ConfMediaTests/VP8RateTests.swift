@@ -68,3 +68,25 @@ import Testing
         #expect(after >= 45, "\(after) pictures of 60 in the 2 s after the pause")
     }
 }
+
+/// Key frames of the encoder's own accord are rare (every 100 s, as libwebrtc): in a call each one
+/// goes to every link at once and rate control skips pictures after it; receivers ask with PLIs.
+@Suite struct VP8KeyFrameIntervalTests {
+    /// The frame indexes that came out as key frames in `seconds` at 15 fps; `asked` forced.
+    static func keyFrames(layers: Int, seconds: Int, asked: Set<Int> = []) throws -> [Int] {
+        let source = TestPatternSource(width: 160, height: 120)
+        let encoder = try VP8Encoder(width: 160, height: 120, bitrateKbps: 200, framesPerSecond: 15, temporalLayers: layers)
+        return try (0..<(15 * seconds)).filter { index in
+            try encoder.encode(source.nextFrame(), keyFrame: asked.contains(index))?.isKeyFrame == true
+        }
+    }
+
+    @Test(arguments: [1, 3])
+    func aMinuteHasOnlyTheFirstKeyFrameAndThoseAskedFor(layers: Int) throws {
+        #expect(try Self.keyFrames(layers: layers, seconds: 60, asked: [400]) == [0, 400])
+    }
+
+    @Test func theLayeredEncoderStillMakesOneAfterAHundredSeconds() throws {
+        #expect(try Self.keyFrames(layers: 3, seconds: 101) == [0, 1500])
+    }
+}
