@@ -142,6 +142,10 @@ def phases(call, ids):
     bounds = [t for t, _ in call.changes] + [call.end]
     series = link_series(call, 1, ids[2])
     before = [l["estimate_kbps"] for t, l in series if call.start + call.settle <= t + call.start < bounds[1] and "estimate_kbps" in l]
+    # What the link carried before the first change: a sender that has all the rate its encoders
+    # want (600 kbit/s of video and the audio) sends less than its estimate, so "adapted up" is
+    # the estimate back over what it sent, not back to the estimate it had.
+    sent_before = [l["sent_kbps"] for t, l in series if call.start + call.settle <= t + call.start < bounds[1] and "sent_kbps" in l]
     rows = []
     for n, ((start, kbps), end) in enumerate(zip(call.changes, bounds[1:])):
         figures = video(call, 2, 1, start, end)
@@ -152,7 +156,7 @@ def phases(call, ids):
             adapted = settled_from(inside, lambda l: l.get("estimate_kbps", 0) <= kbps)
             adapt = adapted - (start - call.start) if adapted is not None else None
         else:
-            target = 0.8 * statistics.median(before) if before else kbps
+            target = min(statistics.median(sent_before), 0.8 * statistics.median(before)) if before and sent_before else kbps
             adapted = next((t for t, l in inside if l.get("estimate_kbps", 0) >= target), None)
             adapt = adapted - (start - call.start) if adapted is not None else None
         rows.append({"from_s": start - call.start, "to_s": end - call.start, "cap_kbps": kbps, **figures,
