@@ -33,8 +33,16 @@ gi.require_version("GstSdp", "1.0")
 from gi.repository import GLib, Gst, GstSdp, GstWebRTC  # noqa: E402
 
 
+SAYING = threading.Lock()
+
+
 def say(*words):
-    print(*words, flush=True)
+    """One whole line at a time: GStreamer calls back on its own threads, and print() writes the
+    words, separators and newline apart, so two threads' lines could interleave."""
+    line = " ".join(str(word) for word in words) + "\n"
+    with SAYING:
+        sys.stdout.write(line)
+        sys.stdout.flush()
 
 
 class WebSocket:

@@ -25,8 +25,15 @@ from gi.repository import GLib, Gst, GstRtp, GstSdp, GstWebRTC  # noqa: E402
 TWCC = "http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01"
 
 
+SAYING = threading.Lock()
+
+
 def say(obj):
-    print(obj if isinstance(obj, str) else json.dumps(obj), flush=True)
+    """One whole line at a time, from whichever thread (GStreamer calls back on its own)."""
+    line = (obj if isinstance(obj, str) else json.dumps(obj)) + "\n"
+    with SAYING:
+        sys.stdout.write(line)
+        sys.stdout.flush()
 
 
 def main():
