@@ -19,20 +19,6 @@ struct LossTests {
         guard process.terminationStatus == 0 else { throw TestFailure("lossy-link.sh \(arguments) failed") }
     }
 
-    /// The presentation timestamps of an IVF file's frames (a 32-byte header, then per frame its
-    /// size in 4 bytes and timestamp in 8, little-endian).
-    static func timestamps(_ path: String) throws -> [UInt64] {
-        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
-        var stamps: [UInt64] = []
-        var offset = 32
-        while offset + 12 <= bytes.count {
-            let size = (0..<4).reduce(0) { $0 | Int(bytes[offset + $1]) << (8 * $1) }
-            stamps.append((0..<8).reduce(UInt64(0)) { $0 | UInt64(bytes[offset + 4 + $1]) << (8 * UInt64($1)) })
-            offset += 12 + size
-        }
-        return stamps
-    }
-
     @Test func videoSurvivesFifteenPercentLoss() throws {
         let prefix = "cl\(getpid() % 10_000)"
         try Self.run(["up", prefix, "0.15"])
@@ -49,13 +35,12 @@ struct LossTests {
         #expect(guest.waitForExit(timeout: .seconds(30)) == 0)
         host.signal(SIGTERM)
         #expect(host.waitForExit() == 0)
-        let path = dir.appendingPathComponent("ann.ivf").path
-        let recording = try VideoTests.frames(path)
+        let recording = try VideoTests.frames(dir.appendingPathComponent("ann.ivf").path)
         let setup = ((connected?["setup_ms"] as? [String: Any])?["connected"] as? Double ?? 0) / 1000
         // Counted against the frames sent between the first and the last one recorded (15 a
         // second, from their 90 kHz timestamps), so that what was still on its way when the call
         // ended, or before the first key frame, is not counted as lost.
-        let stamps = try Self.timestamps(path)
+        let stamps = recording.timestamps
         let span = Double((stamps.last ?? 0) - (stamps.first ?? 0)) / 90_000
         let sent = Int((span * 15).rounded()) + 1
         #expect(span >= 6 - setup - 1.5, "the recording spans \(span) s of a call of \(6 - setup) s")

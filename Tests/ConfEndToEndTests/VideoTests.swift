@@ -6,19 +6,22 @@ import Testing
 /// SRTP, reassembled and recorded to IVF on the other side.
 @Suite struct VideoTests {
     /// The frames of an IVF file.
-    static func frames(_ path: String) throws -> (width: Int, height: Int, frames: [[UInt8]]) {
+    /// An IVF file's picture size, frames and their timestamps (the recorder's 90 kHz clock).
+    static func frames(_ path: String) throws -> (width: Int, height: Int, frames: [[UInt8]], timestamps: [UInt64]) {
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
         guard bytes.count >= 32, Array(bytes.prefix(4)) == Array("DKIF".utf8) else { throw TestFailure("\(path) is not IVF") }
         let width = Int(bytes[12]) | Int(bytes[13]) << 8, height = Int(bytes[14]) | Int(bytes[15]) << 8
         var frames: [[UInt8]] = []
+        var timestamps: [UInt64] = []
         var offset = 32
         while offset + 12 <= bytes.count {
             let size = Int(bytes[offset]) | Int(bytes[offset + 1]) << 8 | Int(bytes[offset + 2]) << 16 | Int(bytes[offset + 3]) << 24
             guard offset + 12 + size <= bytes.count else { break }
             frames.append(Array(bytes[(offset + 12)..<(offset + 12 + size)]))
+            timestamps.append((0..<8).reduce(UInt64(0)) { $0 | UInt64(bytes[offset + 4 + $1]) << (8 * UInt64($1)) })
             offset += 12 + size
         }
-        return (width, height, frames)
+        return (width, height, frames, timestamps)
     }
 
     @Test func aTestPatternArrivesDecodableAtTheRoomsResolution() throws {
