@@ -3,30 +3,38 @@ import ConfCore
 /// Finding lost room again: after a fall (the path was congested, or its capacity dropped and came
 /// back) the delay-based estimate grows back by 8 % a second, which takes tens of seconds to climb
 /// from a few hundred kbit/s to what the path carried before. libwebrtc probes instead, and so do
-/// we: while a link's target is well under the most its path delivered in the last `peakMemory`
-/// and the path shows no queue, a short cluster of padding packets goes out at up to twice the target;
-/// the rate the receiver got them at (`ProbeBitrateEstimator`) lifts the estimate at once when it
-/// is higher. A cluster that meets a queue only reports what the path carries.
+/// we. A fall is the target going under `probeBelowPeak` of the most the path delivered in the
+/// last `peakMemory`; that peak is then kept as what the link carried before the fall, for
+/// `fallMemory` after the path last delivered it. While the target is under `probeBelowCarried`
+/// of it and the path shows no queue, a short cluster of padding packets goes out towards it, at
+/// up to twice the target; the rate the receiver got them at (`ProbeBitrateEstimator`) lifts the
+/// estimate at once when it is higher. A cluster that meets a queue only reports what the path
+/// carries. Without the memory, a link that carried all its encoders wanted (650 kbit/s on a 2
+/// Mbit/s path) grew back from a 500 kbit/s phase at 8 % a second: 5-6 s.
 ///
 /// A shaper's token bucket (`tc tbf`, many ISPs' and routers' rate limits) lets a short cluster
 /// through at once, so a probe can report room the path does not have: the end-to-end test's
 /// 400 kbit/s bucket read a 606 kbit/s estimate that way. So each probe is on trial for
-/// `probeTrial`: if the path over-uses, queues or loses in that time, the peak it aimed at is
-/// forgotten (the next probe aims at what the path delivers now, and only after a deeper fall)
-/// and the wait before the next doubles, up to `maximumProbeWait`; a trial passed resets the wait.
+/// `probeTrial`: if the path over-uses, queues or loses in that time, the recent peak becomes
+/// what the path delivers now and the wait before the next probe doubles, up to
+/// `maximumProbeWait` (libwebrtc probes an application-limited link every 5 s); a trial passed
+/// resets the wait.
 extension CallEngine {
     static let peakMemory: Duration = .seconds(20)
     /// What the path delivered counts towards the peak once held this long.
     static let sustainedFor: Duration = .seconds(2)
-    /// A link probes when its target is under this fraction of its recent peak...
+    /// A target under this fraction of the recent peak is a fall...
     static let probeBelowPeak = 0.7
+    /// ...after which the link probes while its target is under this fraction of that peak...
+    static let probeBelowCarried = 0.9
+    static let fallMemory: Duration = .seconds(60)
     /// ...at most this often, with clusters lasting about `probeClusterDuration`.
     static let probeInterval: Duration = .seconds(1)
     static let probeClusterDuration: Duration = .milliseconds(40)
     /// A path whose packets wait more than this is not probed: it has no room to show.
     static let probeClearQueueDelay: Duration = .milliseconds(10)
     static let probeTrial: Duration = .seconds(3)
-    static let maximumProbeWait: Duration = .seconds(32)
+    static let maximumProbeWait: Duration = .seconds(5)
     /// Reported loss over this fails a probe's trial.
     static let probeTrialLossFraction = 0.02
 
@@ -42,16 +50,21 @@ extension CallEngine {
            link.recentPeakDelivered.map({ delivered >= $0.bitsPerSecond || now.since($0.at) > Self.peakMemory }) ?? true {
             link.recentPeakDelivered = (delivered, now)
         }
+        if let peak = link.recentPeakDelivered, Double(target) < Self.probeBelowPeak * Double(peak.bitsPerSecond),
+           peak.bitsPerSecond >= link.carriedBeforeFall?.bitsPerSecond ?? 0 {
+            link.carriedBeforeFall = peak
+        }
+        if let carried = link.carriedBeforeFall, now.since(carried.at) > Self.fallMemory { link.carriedBeforeFall = nil }
         // Links that share a queue are not probed one by one: each probe would take the others' room.
-        guard link.congestion.share == nil, let peak = link.recentPeakDelivered,
-              Double(target) < Self.probeBelowPeak * Double(peak.bitsPerSecond),
+        guard link.congestion.share == nil, let carried = link.carriedBeforeFall?.bitsPerSecond,
+              Double(target) < Self.probeBelowCarried * Double(carried),
               link.lastProbeAt.map({ now.since($0) >= link.probeWait }) ?? true, link.probeOnTrialSince == nil,
               Double(target) < Double(configuration.videoBitrateKbps) * 1000 + link.traffic.audioBitsPerSecond,
               let id = transportSequenceID(link.negotiated?.video), sendsTransportFeedback(link),
               statistics.usage == .normal, (statistics.queueDelay ?? .zero) <= Self.probeClearQueueDelay else { return }
         link.lastProbeAt = now
         link.probeOnTrialSince = now
-        let rate = Double(min(peak.bitsPerSecond, 2 * target))
+        let rate = Double(min(carried, 2 * target))
         let cluster = link.nextProbeCluster
         link.nextProbeCluster += 1
         link.congestion.onProbe(cluster: cluster, aimedAt: rate)

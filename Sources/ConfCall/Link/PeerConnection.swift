@@ -111,6 +111,9 @@ final class PeerConnection {
     /// Probing after a fall (CallEngine+Probing): the most the path delivered of late (bits per
     /// second, and when), when the last cluster went, and the next cluster's number.
     var recentPeakDelivered: (bitsPerSecond: Int, at: Instant)?
+    /// The recent peak as it was when the target last fell well under it: what to probe back
+    /// towards, even after a long low phase (CallEngine+Probing).
+    var carriedBeforeFall: (bitsPerSecond: Int, at: Instant)?
     /// What the path delivered at each of the last rate updates (`CallEngine.sustainedFor` of them).
     var deliveredSamples: [(at: Instant, bitsPerSecond: Int)] = []
     var lastProbeAt: Instant?

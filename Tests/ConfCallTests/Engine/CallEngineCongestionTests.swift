@@ -171,6 +171,36 @@ import Testing
         #expect(bob.receivedAudioFrames[ann.id, default: 0] > 1_400, "audio all along")
     }
 
+    /// The same step on a link the encoder does not fill (600 kbit/s of video on a 2 Mbit/s path,
+    /// as `bench/congestion.py step` runs it), with a low phase long enough for probes to fail
+    /// their trials in it: once the capacity is back, the estimate is back over what the link
+    /// carried before the fall within the 5 s, probed for rather than grown into at 8 % a
+    /// second (from ~450 kbit/s that takes 5-6 s; it did after 20 s low).
+    @Test(arguments: [7, 20, 40])
+    func anAppLimitedLinkFindsItsRateAgainAfterALowPhase(seconds: Int) throws {
+        let (call, people) = try mesh(["ann", "bob"], seed: 41, videoKbps: 600)
+        let ann = people[0], bob = people[1]
+        cap(call, from: ann, to: bob, bitsPerSecond: 2_000_000)
+        call.run(for: .seconds(10))
+        let carried = linkStats(ann, for: bob).suffix(4).map(\.sentKbps).reduce(0, +) / 4
+        cap(call, from: ann, to: bob, bitsPerSecond: 500_000)
+        let dropped = call.now
+        call.run(for: .seconds(seconds))
+        let down = linkStats(ann, for: bob, after: dropped)
+        cap(call, from: ann, to: bob, bitsPerSecond: 2_000_000)
+        let restored = call.now
+        call.run(for: .seconds(10))
+        let up = linkStats(ann, for: bob, after: restored)
+        print("app-limited step, \(seconds) s low: carried \(Int(carried)) kbit/s, down \(down.map { Int($0.estimateKbps) }) "
+            + "q \(down.map { Int($0.queueDelay.milliseconds) }), up \(up.map { Int($0.estimateKbps) }) sent \(up.map { Int($0.sentKbps) })")
+        #expect(carried >= 550, "the encoder's 600 kbit/s and audio went through first: \(carried)")
+        #expect(down.suffix(seconds / 2).allSatisfy { $0.estimateKbps <= 550 }, "the estimate followed the cap down")
+        let recovered = up.firstIndex { $0.estimateKbps >= carried }.map { $0 + 1 }
+        #expect(recovered.map { $0 <= 4 } == true, "back over \(Int(carried)) kbit/s within 4 s: \(up.map(\.estimateKbps))")
+        let settledQueues = down.dropFirst(5).map(\.queueDelay.milliseconds)
+        #expect(settledQueues.sorted()[settledQueues.count / 2] < 60, "probes in the low phase keep its queue short: \(settledQueues)")
+    }
+
     /// ann -> bob through a 400 kbit/s token bucket of `burst` bytes (a queue of 250 ms more), 5 ms
     /// away, for `seconds`: bob's link figures from 10 s on, printed.
     private func throughABucket(burst: Int, seed: UInt64, seconds: Int) throws -> [CallEvent.LinkStatistics] {
