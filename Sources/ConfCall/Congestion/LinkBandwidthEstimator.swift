@@ -61,9 +61,10 @@ public struct LinkBandwidthEstimator: Sendable {
         history.record(sequence: sequence, size: size, at: now, cluster: cluster)
     }
 
-    /// Probe cluster `cluster` is about to leave, aimed at `bitsPerSecond`: what it shows is capped there.
-    public mutating func onProbe(cluster: Int, aimedAt bitsPerSecond: Double) {
-        prober.aim(cluster: cluster, bitsPerSecond: bitsPerSecond)
+    /// Probe cluster `cluster` is leaving, aimed at `bitsPerSecond` in `packets` packets: what it
+    /// shows is capped there, and judged once most of them are in.
+    public mutating func onProbe(cluster: Int, aimedAt bitsPerSecond: Double, packets: Int) {
+        prober.aim(cluster: cluster, bitsPerSecond: bitsPerSecond, packets: packets)
     }
 
     /// `senderHeldUp`: our own loop ran late lately (`LoopLateness`; `StandingQueueGuard.judge`).

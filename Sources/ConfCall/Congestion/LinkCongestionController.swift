@@ -66,8 +66,8 @@ public struct LinkCongestionController<Item: Sendable>: Sendable {
         return candidate
     }
 
-    public mutating func onProbe(cluster: Int, aimedAt bitsPerSecond: Double) {
-        estimator.onProbe(cluster: cluster, aimedAt: bitsPerSecond)
+    public mutating func onProbe(cluster: Int, aimedAt bitsPerSecond: Double, packets: Int) {
+        estimator.onProbe(cluster: cluster, aimedAt: bitsPerSecond, packets: packets)
     }
 
     /// `senderHeldUp`: our own loop ran late lately (`LoopLateness`; `StandingQueueGuard.judge`).

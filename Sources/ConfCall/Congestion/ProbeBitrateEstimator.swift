@@ -5,6 +5,11 @@ import ConfCore
 /// as they left, the path carries at least the rate they were sent at; if slower, the arrival
 /// rate is about what it carries. Pure.
 ///
+/// A cluster whose size is known (`aim`) is judged once `judgedAtFraction` of its packets are in,
+/// as libwebrtc does, not at its first `minimumPackets`: a shaper's token bucket lets the first
+/// few kilobytes through at once, and a cluster judged on its head reads its send rate whatever
+/// the path carries.
+///
 /// A result never exceeds the rate the cluster was aimed at (`aim`): a cluster that left faster
 /// (a sender that fell behind and caught up in one burst) and got through faster (a receiver that
 /// read a backlog at once, or a shaper's token bucket with tokens to spare) shows only that the
@@ -12,6 +17,8 @@ import ConfCore
 struct ProbeBitrateEstimator: Sendable {
     /// Received packets a cluster needs before it is judged.
     static let minimumPackets = 5
+    /// The share of an aimed cluster's packets received before it is judged.
+    static let judgedAtFraction = 0.8
     /// Below this fraction of the send rate the path is taken as saturated by the probe...
     static let unsaturatedRatio = 0.9
     /// ...and the result is this fraction of what arrived.
@@ -32,12 +39,13 @@ struct ProbeBitrateEstimator: Sendable {
     }
 
     private var clusters: [Int: Cluster] = [:]
-    private var aims: [Int: Double] = [:]
+    private var aims: [Int: (bitsPerSecond: Double, packets: Int)] = [:]
 
-    /// The rate cluster `id` is sent at, bits per second; its result is capped there.
-    mutating func aim(cluster id: Int, bitsPerSecond: Double) {
+    /// Cluster `id` is sent at `bitsPerSecond`, in `packets` packets: its result is capped at that
+    /// rate, and judged once `judgedAtFraction` of them are in.
+    mutating func aim(cluster id: Int, bitsPerSecond: Double, packets: Int = 0) {
         guard bitsPerSecond.isFinite, bitsPerSecond > 0 else { return }
-        aims[id] = bitsPerSecond
+        aims[id] = (bitsPerSecond, packets)
         if aims.count > Self.maximumClusters, let oldest = aims.keys.min() { aims[oldest] = nil }
     }
 
@@ -56,7 +64,8 @@ struct ProbeBitrateEstimator: Sendable {
             clusters[id] = cluster
             if clusters.count > Self.maximumClusters, let oldest = clusters.keys.min() { clusters[oldest] = nil }
         }
-        guard !cluster.judged, cluster.packets >= Self.minimumPackets else { return nil }
+        let needed = max(Self.minimumPackets, Int((Self.judgedAtFraction * Double(aims[id]?.packets ?? 0)).rounded(.up)))
+        guard !cluster.judged, cluster.packets >= needed else { return nil }
         let sendSpan = cluster.lastSent.since(cluster.firstSent).milliseconds / 1000
         let receiveSpan = cluster.lastArrival.since(cluster.firstArrival).milliseconds / 1000
         guard sendSpan > 0.001, receiveSpan > 0.001, sendSpan < 1, receiveSpan < 1 else { return nil }
@@ -65,6 +74,6 @@ struct ProbeBitrateEstimator: Sendable {
         let sendRate = Double(cluster.bytes - cluster.lastSentSize) * 8 / sendSpan
         let receiveRate = Double(cluster.bytes - cluster.firstArrivalSize) * 8 / receiveSpan
         let result = receiveRate < Self.unsaturatedRatio * sendRate ? Self.saturatedUtilisation * receiveRate : min(sendRate, receiveRate)
-        return aims[id].map { min($0, result) } ?? result
+        return aims[id].map { min($0.bitsPerSecond, result) } ?? result
     }
 }

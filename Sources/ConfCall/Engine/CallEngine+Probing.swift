@@ -67,9 +67,11 @@ extension CallEngine {
         let rate = Double(min(carried, 2 * target))
         let cluster = link.nextProbeCluster
         link.nextProbeCluster += 1
-        link.congestion.onProbe(cluster: cluster, aimedAt: rate)
-        sendPadding(Int(rate * Self.probeClusterDuration.milliseconds / 1000 / 8), minimumPackets: ProbeBitrateEstimator.minimumPackets + 1,
-                    cluster: cluster, on: link, transportSequenceID: id, now: now)
+        let packets = sendPadding(Int(rate * Self.probeClusterDuration.milliseconds / 1000 / 8),
+                                  minimumPackets: ProbeBitrateEstimator.minimumPackets + 1, cluster: cluster, on: link,
+                                  transportSequenceID: id, now: now)
+        // Before any feedback on the cluster can come in: its packets have only just left.
+        link.congestion.onProbe(cluster: cluster, aimedAt: rate, packets: packets)
     }
 
     /// The least of what the path delivered over the last `sustainedFor` (samples at each rate

@@ -132,9 +132,11 @@ extension CallEngine {
     }
 
     /// About `bytes` (at least `minimumPackets` packets) of padding-only packets on the link's
-    /// probe SSRC, through its pacer; `cluster` marks them for `ProbeBitrateEstimator`.
+    /// probe SSRC, through its pacer; `cluster` marks them for `ProbeBitrateEstimator`. Returns
+    /// how many packets it queued.
+    @discardableResult
     func sendPadding(_ bytes: Int, minimumPackets: Int = 0, cluster: Int? = nil, on link: PeerConnection, transportSequenceID id: UInt8,
-                     now: Instant) {
+                     now: Instant) -> Int {
         link.probeOut.payloadType = link.negotiated?.video?.payloadType ?? link.probeOut.payloadType
         var left = bytes, count = 0
         while left > 0 || count < minimumPackets, let packet = link.probeOut.packetize([[]], duration: 0).first {
@@ -146,5 +148,6 @@ extension CallEngine {
             link.congestion.enqueue(probe, size: probe.wireSize, priority: probe.priority, now: now)
         }
         pumpPacer(link, now: now)
+        return count
     }
 }

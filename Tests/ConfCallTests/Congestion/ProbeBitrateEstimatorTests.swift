@@ -49,4 +49,24 @@ struct ProbeBitrateEstimatorTests {
         }
         #expect(abs(try #require(unaimed.first) - 16_000_000) < 1)
     }
+
+    @Test func anAimedClusterIsJudgedOnMostOfItsPacketsNotOnItsHead() throws {
+        // Ten packets of 1000 bytes aimed at 2 Mbit/s (4 ms apart). A token bucket of 5 kB lets
+        // the first five through as they left; the rest queue behind a 1 Mbit/s rate (8 ms apart).
+        // Judged at the fifth, the cluster read 2 Mbit/s; judged at the eighth, it reads the queue.
+        var estimator = ProbeBitrateEstimator()
+        estimator.aim(cluster: 6, bitsPerSecond: 2_000_000, packets: 10)
+        let arrivals = (0..<10).map { $0 < 5 ? 30_000 + $0 * 4000 : 46_000 + ($0 - 4) * 8000 }
+        let results = (0..<10).compactMap { index in
+            estimator.received(cluster: 6, sentAt: Self.at(index * 4000), arrival: Self.at(arrivals[index]), size: 1000)
+        }
+        #expect(results.count == 1)
+        // Seven packets' bytes over 16 + 24 ms of arrivals: 1.4 Mbit/s, under 90 % of the send rate.
+        let result = try #require(results.first)
+        #expect(abs(result - 0.95 * 7000 * 8 / 0.040) < 1, "\(result)")
+        // A cluster of which fewer than 80 % arrive is never judged.
+        estimator.aim(cluster: 7, bitsPerSecond: 2_000_000, packets: 10)
+        let lossy = (0..<7).compactMap { estimator.received(cluster: 7, sentAt: Self.at($0 * 4000), arrival: Self.at(30_000 + $0 * 4000), size: 1000) }
+        #expect(lossy.isEmpty)
+    }
 }
