@@ -17,8 +17,11 @@ import ConfCore
 /// 400 kbit/s bucket read a 606 kbit/s estimate that way. So each probe is on trial for
 /// `probeTrial`: if the path over-uses, queues or loses in that time, the recent peak becomes
 /// what the path delivers now and the wait before the next probe doubles, up to
-/// `maximumProbeWait` (libwebrtc probes an application-limited link every 5 s); a trial passed
-/// resets the wait.
+/// `maximumProbeWait`; a trial passed resets the wait. That wait is short (libwebrtc probes an
+/// application-limited link every 5 s): in a low phase the trials fail by the estimate's own
+/// saw-tooth, and the wait is then what stands between capacity coming back and the link finding
+/// it. With 5 s the step back up took 2.5-6.5 s on real sockets, with 2 s 2.5-4.5 s, and the low
+/// phase kept its freezes and queues (BENCHMARKS "Probing back to what a link carried").
 extension CallEngine {
     static let peakMemory: Duration = .seconds(20)
     /// What the path delivered counts towards the peak once held this long.
@@ -34,7 +37,7 @@ extension CallEngine {
     /// A path whose packets wait more than this is not probed: it has no room to show.
     static let probeClearQueueDelay: Duration = .milliseconds(10)
     static let probeTrial: Duration = .seconds(3)
-    static let maximumProbeWait: Duration = .seconds(5)
+    static let maximumProbeWait: Duration = .seconds(2)
     /// Reported loss over this fails a probe's trial.
     static let probeTrialLossFraction = 0.02
 
