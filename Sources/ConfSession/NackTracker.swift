@@ -7,7 +7,9 @@ import ConfWire
 /// then recovered with a key frame, PLI). Pure.
 public struct NackTracker: Sendable {
     public var horizon = 300
-    public var retryAfter: Duration = .milliseconds(100)
+    public static let minimumRetry: Duration = .milliseconds(100)
+    /// How long a request waits for its answer before it is made again (a round trip, or more).
+    public var retryAfter = Self.minimumRetry
     private var unwrapper = SequenceUnwrapper()
     private var highest: UInt64?
     /// Missing extended sequence numbers: when asked last, and how often.

@@ -80,7 +80,9 @@ extension CallEngine {
 
     /// The RTCP round trip, once measured, for the estimator's timing.
     func tookRoundTrip(on link: PeerConnection, now: Instant) {
-        if let roundTrip = link.meter.latest { link.congestion.onRoundTrip(roundTrip, at: now) }
+        guard let roundTrip = link.meter.latest else { return }
+        link.congestion.onRoundTrip(roundTrip, at: now)
+        link.videoIn?.setRoundTrip(roundTrip)
     }
 
     private func worstLoss(_ blocks: [RTCPPacket.ReportBlock], on link: PeerConnection, than worst: UInt8?) -> UInt8? {

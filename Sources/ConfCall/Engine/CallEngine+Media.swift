@@ -76,7 +76,10 @@ extension CallEngine {
     }
 
     private func receivedVideo(_ packet: RTPPacket, on link: PeerConnection, now: Instant) {
-        if link.videoIn == nil { link.videoIn = InboundVideoStream(localSSRC: link.audioSSRC) }
+        if link.videoIn == nil {
+            link.videoIn = InboundVideoStream(localSSRC: link.audioSSRC)
+            if let roundTrip = link.meter.latest { link.videoIn!.setRoundTrip(roundTrip) }
+        }
         let received = link.videoIn!.received(packet, now: now)  // in place, as for audio
         // NACK for what went missing; PLI (rate-limited by the stream) for a frame given up.
         for feedback in received.feedback { send(feedback, on: link) }

@@ -12,7 +12,8 @@ public struct VP8FrameAssembler: Sendable {
         public var isKeyFrame: Bool
     }
 
-    public var patience: Duration = .milliseconds(150)
+    public static let minimumPatience: Duration = .milliseconds(150)
+    public var patience = Self.minimumPatience
     private var unwrapper = SequenceUnwrapper()
     /// Packets by extended sequence number: (timestamp, start of frame, marker, VP8 data).
     private var packets: [UInt64: (timestamp: UInt32, start: Bool, marker: Bool, data: [UInt8])] = [:]

@@ -100,6 +100,25 @@ import Testing
         #expect(!bob.events.contains { if case .videoPaused = $0.event { true } else { false } }, "random loss paused the video")
     }
 
+    /// On a long route (300 ms round trip) a resend comes back after a round trip: the receiver
+    /// waits for it rather than give the frame up at once and ask for a key frame (it waited 150
+    /// ms, and every lost packet cost a key frame).
+    @Test func onALongRouteLostPacketsAreResentNotReplacedByKeyFrames() throws {
+        let (call, ann, bob) = try SimulatedCall.connectedPair(seed: 17, within: .seconds(10)) {
+            $0.network.defaultConditions.delay = .milliseconds(150)
+            $0.network.defaultConditions.loss = 0.03
+        }
+        let sentBefore = bob.videoFramesSent, requestsBefore = bob.keyFrameRequests
+        bob.sendsVideo = true
+        bob.nextVideoAt = call.now
+        call.run(for: .seconds(30))
+        let sent = bob.videoFramesSent - sentBefore, received = ann.videoFrames[bob.id, default: 0]
+        let requests = bob.keyFrameRequests - requestsBefore
+        print("300 ms round trip, 3 % loss: received \(received) of \(sent) frames, \(requests) key frames asked for")
+        #expect(Double(received) / Double(sent) > 0.95, "received \(received) of \(sent) frames")
+        #expect(requests <= 3, "key frames asked for: \(requests)")
+    }
+
     @Test func aListenerThatSendsMediaAnywayIsIgnoredAndReportedOnce() throws {
         let call = SimulatedCall(seed: 16)
         let ann = try call.add("ann"), lou = try call.add("lou", role: .listener) { $0.sendsAudio = false }
