@@ -79,7 +79,8 @@ extension CallEngine {
     private func receivedRTCP(_ packets: [RTCPPacket], on link: PeerConnection, now: Instant) {
         for packet in packets {
             switch packet {
-            case .pictureLossIndication: outputs.append(keyFrameRequest(for: link))
+            case .pictureLossIndication:
+                if keyFrameAnswersPictureLoss(on: link, now: now) { outputs.append(keyFrameRequest(for: link)) }
             case .negativeAcknowledgement(_, _, let lost): resendVideo(lost, on: link, now: now)
             default: break
             }

@@ -122,6 +122,8 @@ final class PeerConnection {
     var probeWait = CallEngine.probeInterval
     var probeOnTrialSince: Instant?
     var nextProbeCluster = 1
+    /// When a key frame last went into this link's pacer (CallEngine+Layers).
+    var keyFrameSentAt: Instant?
     var traffic = LinkTraffic()
     /// How long the peer's audio queues on its way to us, and the share of our downlink we last
     /// told it to keep to (CallEngine+DownlinkShare).

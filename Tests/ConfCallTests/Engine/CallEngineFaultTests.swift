@@ -119,6 +119,31 @@ import Testing
         #expect(requests <= 3, "key frames asked for: \(requests)")
     }
 
+    /// A PLI that left the receiver before the key frame it asked for could reach it (a 300 ms
+    /// round trip) asks for nothing more; one sent after that key frame had time to arrive does.
+    @Test func aPictureLossRequestWhileAKeyFrameIsOnItsWayMakesNoOther() throws {
+        let (call, ann, bob) = try SimulatedCall.connectedPair(seed: 18, within: .seconds(10)) {
+            $0.network.defaultConditions.delay = .milliseconds(150)
+        }
+        ann.sendsVideo = true
+        ann.layeredVideo = LayeredVideoSource()
+        ann.nextVideoAt = call.now
+        call.run(for: .seconds(3))
+        let before = ann.keyFrameRequests
+        func pictureLost() {
+            bob.pending.append(.videoUndecodable(ann.id))
+            call.step(bob)
+        }
+        pictureLost()
+        call.run(for: .milliseconds(320))
+        pictureLost()  // past bob's own 300 ms limit, before the key frame could be back
+        call.run(for: .seconds(1))
+        #expect(ann.keyFrameRequests == before + 1, "asked \(ann.keyFrameRequests - before) times")
+        pictureLost()
+        call.run(for: .milliseconds(500))
+        #expect(ann.keyFrameRequests == before + 2, "a later request is answered")
+    }
+
     @Test func aListenerThatSendsMediaAnywayIsIgnoredAndReportedOnce() throws {
         let call = SimulatedCall(seed: 16)
         let ann = try call.add("ann"), lou = try call.add("lou", role: .listener) { $0.sendsAudio = false }
