@@ -50,6 +50,12 @@ public struct Pacer<Item: Sendable>: Sendable {
 
     public var queuedCount: Int { queues.reduce(0) { $0 + $1.count } }
 
+    /// How long what waits now takes to leave at the pacing rate (a packet queued now leaves
+    /// about then).
+    public var queueTime: Duration {
+        pacingRate > 0 ? .nanoseconds(Int64(Double(queuedBytes) * 8 / pacingRate * 1e9)) : .zero
+    }
+
     /// Follows the link's target (bits per second).
     public mutating func setTarget(bitsPerSecond: Int, now: Instant) {
         refill(now: now)

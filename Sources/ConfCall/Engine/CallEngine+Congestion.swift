@@ -78,7 +78,8 @@ extension CallEngine {
         if let lossFraction { link.congestion.onLossReport(fraction: Double(lossFraction) / 256, at: now) }
     }
 
-    /// The RTCP round trip, once measured, for the estimator's timing.
+    /// The RTCP round trip, once measured: for the estimator's timing, and for how long the
+    /// video receiver waits for a resend (`InboundVideoStream.setRoundTrip`).
     func tookRoundTrip(on link: PeerConnection, now: Instant) {
         guard let roundTrip = link.meter.latest else { return }
         link.congestion.onRoundTrip(roundTrip, at: now)

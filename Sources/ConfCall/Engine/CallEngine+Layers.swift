@@ -39,23 +39,25 @@ extension CallEngine {
             link.videoOut.payloadType = video.payloadType
             let packets = link.videoOut.packetize(link.pictureIDs.rewrite(payloads), mediaTime: ticks)
             enqueue(packets, .video, on: link, transportSequenceID: transportSequenceID(video), now: now)
-            if place.keyFrame { link.keyFrameSentAt = now }
+            if place.keyFrame { link.keyFrameSentAt = now + link.congestion.pacer.queueTime }
         }
     }
 
     /// A PLI from this link asks for a key frame unless one is still on its way to it: a PLI
-    /// that left the peer before our last key frame could reach it (a round trip, and the time a
-    /// key frame of many packets takes through the pacer). In a mesh one encoder serves every
-    /// link, so each receiver's late PLI for a key frame already sent made another, each several
-    /// frames' worth to every link at once: seen at the start through a capped uplink, eight key
-    /// frames in 2.6 s. A PLI held back this way is sent again by the receiver (every 300 ms)
-    /// while its frames stay unusable.
+    /// that left the peer before our last key frame could reach it (from when the key frame is
+    /// due out of the pacer, a round trip, at most `maximumHeldRoundTrip`, and `keyFrameTransit`
+    /// for its packets to follow one another). In a mesh one encoder serves every link, so each
+    /// receiver's late PLI for a key frame already sent made another, each several frames' worth
+    /// to every link at once: seen at the start through a capped uplink, eight key frames in 2.6
+    /// s. A receiver whose frames stay unusable asks again (conf's at most every 300 ms, for each
+    /// frame it cannot use), and that request is answered once the window has passed.
     func keyFrameAnswersPictureLoss(on link: PeerConnection, now: Instant) -> Bool {
         guard let sent = link.keyFrameSentAt else { return true }
-        return now.since(sent) >= (link.meter.latest ?? .zero) + Self.keyFrameTransit
+        return now.since(sent) >= min(link.meter.latest ?? .zero, Self.maximumHeldRoundTrip) + Self.keyFrameTransit
     }
 
     static let keyFrameTransit: Duration = .milliseconds(150)
+    static let maximumHeldRoundTrip: Duration = .seconds(1)
 
     /// Whether the link gets this frame: not while paused, from a key frame after a pause, then
     /// as its layer selector says.

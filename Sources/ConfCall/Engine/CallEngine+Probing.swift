@@ -28,7 +28,8 @@ extension CallEngine {
     static let sustainedFor: Duration = .seconds(2)
     /// A target under this fraction of the recent peak is a fall...
     static let probeBelowPeak = 0.7
-    /// ...after which the link probes while its target is under this fraction of that peak...
+    /// ...after which the link probes while its target is under this fraction of that peak, for
+    /// `fallMemory` after the path last delivered it...
     static let probeBelowCarried = 0.9
     static let fallMemory: Duration = .seconds(60)
     /// ...at most this often, with clusters lasting about `probeClusterDuration`.
@@ -73,7 +74,8 @@ extension CallEngine {
         let packets = sendPadding(Int(rate * Self.probeClusterDuration.milliseconds / 1000 / 8),
                                   minimumPackets: ProbeBitrateEstimator.minimumPackets + 1, cluster: cluster, on: link,
                                   transportSequenceID: id, now: now)
-        // Before any feedback on the cluster can come in: its packets have only just left.
+        // Registered before any feedback on the cluster can be handled: the engine takes no
+        // input during this call.
         link.congestion.onProbe(cluster: cluster, aimedAt: rate, packets: packets)
     }
 

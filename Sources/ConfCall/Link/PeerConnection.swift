@@ -109,20 +109,22 @@ final class PeerConnection {
     /// What `retransmissions` resent of late, as a rate (bits per second), as of the last rate update.
     var recentResendBitsPerSecond = 0.0
     /// Probing after a fall (CallEngine+Probing): the most the path delivered of late (bits per
-    /// second, and when), when the last cluster went, and the next cluster's number.
+    /// second, and when).
     var recentPeakDelivered: (bitsPerSecond: Int, at: Instant)?
     /// The recent peak as it was when the target last fell well under it: what to probe back
     /// towards, even after a long low phase (CallEngine+Probing).
     var carriedBeforeFall: (bitsPerSecond: Int, at: Instant)?
     /// What the path delivered at each of the last rate updates (`CallEngine.sustainedFor` of them).
     var deliveredSamples: [(at: Instant, bitsPerSecond: Int)] = []
+    /// When the last cluster went.
     var lastProbeAt: Instant?
     /// The wait before the next probe (doubling after each that failed its trial), and since when
     /// the last one is on trial (CallEngine+Probing).
     var probeWait = CallEngine.probeInterval
     var probeOnTrialSince: Instant?
+    /// The next cluster's number.
     var nextProbeCluster = 1
-    /// When a key frame last went into this link's pacer (CallEngine+Layers).
+    /// When the last key frame sent on this link is due to leave its pacer (CallEngine+Layers).
     var keyFrameSentAt: Instant?
     var traffic = LinkTraffic()
     /// How long the peer's audio queues on its way to us, and the share of our downlink we last
