@@ -242,6 +242,31 @@ import Testing
         #expect(over.isEmpty, "estimates over 1.2 times the rate: \(over.map(\.estimateKbps))")
     }
 
+    /// Capacity falls for good, to a shaper's 400 kbit/s token bucket of 20 kB: probes towards
+    /// what the link carried before go on for a minute (CallEngine+Probing), and a whole cluster
+    /// fits in the bucket and reads its aim. The cost, bounded here: in 55 s three estimates read
+    /// ~690 kbit/s, each followed by a queue of up to ~200 ms before the trial failed; the rest of
+    /// the time the link stays near the rate.
+    @Test func probesAfterAFallIntoADeepBucketKeepTheLinkNearItsRate() throws {
+        let (call, people) = try mesh(["ann", "bob"], seed: 43)
+        let ann = people[0], bob = people[1]
+        cap(call, from: ann, to: bob, bitsPerSecond: 2_000_000)
+        call.run(for: .seconds(10))
+        call.network.setConditions(LinkConditions(delay: .milliseconds(20), bandwidth: 400_000, queueLimit: 10_000 + 20_000, burst: 20_000),
+                                   from: ann.id, to: bob.id)
+        let dropped = call.now
+        call.run(for: .seconds(60))
+        let settled = linkStats(ann, for: bob, after: dropped + .seconds(5))
+        let sent = settled.map(\.sentKbps), estimates = settled.map(\.estimateKbps)
+        print("2 Mbit/s, then a 400 kbit/s bucket of 20 kB, from 5 s: estimate \(estimates.map { Int($0) }) sent \(sent.map { Int($0) }) "
+            + "queue \(settled.map { Int($0.queueDelay.milliseconds) })")
+        #expect(settled.count >= 50)
+        #expect(sent.reduce(0, +) / Double(max(1, sent.count)) <= 420, "on average at the rate: \(sent)")
+        #expect(estimates.filter { $0 > 480 }.count <= settled.count / 10, "estimates over 1.2 times the rate: \(estimates)")
+        let queues = settled.map(\.queueDelay.milliseconds).sorted()
+        #expect(queues[queues.count / 2] < 60, "median queue: \(queues)")
+    }
+
     /// On a path that loses packets at random, the resends NACKs ask for come out of the video's
     /// budget, so that media and resends together stay within the estimate (they came on top of
     /// it, up to half as much again).
