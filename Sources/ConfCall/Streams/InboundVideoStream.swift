@@ -30,9 +30,9 @@ public struct InboundVideoStream: Sendable {
     /// Waits as long as a resend takes on this path, `roundTrip` (RTCP's, which holds the queues
     /// both ways): a missing packet is asked for again only after a round trip (the first answer
     /// cannot be back sooner), and a frame behind a gap is given up only once the second answer
-    /// had time to come, two round trips, up to `maximumPatience`. With fixed waits (100 and 150 ms), a 200 ms queue in front of a
-    /// capped uplink made every lost packet a given-up frame and a key frame request, whose key
-    /// frame, sent to every link at once, filled the queue again.
+    /// had time to come, two round trips, up to `maximumPatience`. With fixed waits (100 and 150
+    /// ms), a 200 ms queue in front of a capped uplink made every lost packet a given-up frame and
+    /// a key frame request, whose key frame, sent to every link at once, filled the queue again.
     public mutating func setRoundTrip(_ roundTrip: Duration) {
         guard roundTrip >= .zero else { return }
         nack.retryAfter = max(NackTracker.minimumRetry, roundTrip + Self.resendMargin)
