@@ -5,7 +5,6 @@ import Testing
 /// Video between real processes: a moving test pattern, VP8 at the room's resolution, RTP over
 /// SRTP, reassembled and recorded to IVF on the other side.
 @Suite struct VideoTests {
-    /// The frames of an IVF file.
     /// An IVF file's picture size, frames and their timestamps (the recorder's 90 kHz clock).
     static func frames(_ path: String) throws -> (width: Int, height: Int, frames: [[UInt8]], timestamps: [UInt64]) {
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
