@@ -13,10 +13,31 @@ import Testing
         #expect(policy.forwardedLayers == 3)
         _ = policy.update(budgetKbps: 400, encoderKbps: 600, layers: 3, now: start)
         #expect(policy.forwardedLayers == 2, "360 of 600 fits, 600 does not")
-        _ = policy.update(budgetKbps: 250, encoderKbps: 600, layers: 3, now: start)
+        _ = policy.update(budgetKbps: 250, encoderKbps: 600, layers: 3, now: start + .milliseconds(400))
         #expect(policy.forwardedLayers == 1, "240 fits")
-        _ = policy.update(budgetKbps: 599, encoderKbps: 600, layers: 1, now: start)
+        _ = policy.update(budgetKbps: 599, encoderKbps: 600, layers: 1, now: start + .milliseconds(400))
         #expect(policy.forwardedLayers == 1 && !policy.paused, "one layer: the only one, not yet paused")
+        _ = policy.update(budgetKbps: 600, encoderKbps: 600, layers: 3, now: start + .milliseconds(600))
+        #expect(policy.forwardedLayers == 3, "up at once")
+    }
+
+    @Test func layersGoDownOneStepAtATimeSoThatAMomentaryDipKeepsHalfTheFrameRate() {
+        var policy = LinkLayerPolicy()
+        _ = policy.update(budgetKbps: 600, encoderKbps: 600, layers: 3, now: start)
+        // One rate update's dip to where only the base layer (240) fits, then back.
+        _ = policy.update(budgetKbps: 300, encoderKbps: 600, layers: 3, now: start + .milliseconds(200))
+        #expect(policy.forwardedLayers == 2, "one step down, not straight to a quarter of the frame rate")
+        _ = policy.update(budgetKbps: 300, encoderKbps: 600, layers: 3, now: start + .milliseconds(400))
+        #expect(policy.forwardedLayers == 2, "the next step waits")
+        _ = policy.update(budgetKbps: 600, encoderKbps: 600, layers: 3, now: start + .milliseconds(500))
+        #expect(policy.forwardedLayers == 3)
+        // A fall that lasts reaches the base layer one spacing after the first step.
+        _ = policy.update(budgetKbps: 300, encoderKbps: 600, layers: 3, now: start + .seconds(1))
+        #expect(policy.forwardedLayers == 2)
+        _ = policy.update(budgetKbps: 300, encoderKbps: 600, layers: 3, now: start + .milliseconds(1_200))
+        #expect(policy.forwardedLayers == 2)
+        _ = policy.update(budgetKbps: 300, encoderKbps: 600, layers: 3, now: start + .milliseconds(1_400))
+        #expect(policy.forwardedLayers == 1)
     }
 
     @Test func aBudgetShortOfTheBaseLayerPausesAfterHalfASecondAndResumesWithAMargin() {

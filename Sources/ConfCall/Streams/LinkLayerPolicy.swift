@@ -17,6 +17,13 @@ import ConfWire
 /// pauses again within `failedResumeWithin`) doubles the wait before the next one, up to
 /// `longestResumeWait`: with video paused the estimate climbs on audio and probes alone, and each
 /// try fills the link's queue, which delays the audio. Video that goes on for that long undoes it.
+///
+/// Layers go down one at a time, at most one step per `layerStepDownSpacing`; up at once (the
+/// selector still waits for a frame the link can decode). An estimate dips for a moment when a
+/// shared queue is re-split or a probe is judged; going straight to the base layer then gave the
+/// link a quarter of the frame rate, a 267 ms interval between frames (seen on the capped uplink
+/// of `bench/congestion.py`). A real fall still reaches the base layer within the spacing, and
+/// the pacer holds what the one step too many sends meanwhile.
 struct LinkLayerPolicy: Sendable {
     enum Change: Equatable, Sendable { case paused, resumed }
 
@@ -25,6 +32,9 @@ struct LinkLayerPolicy: Sendable {
     var resumeMargin = 1.25
     var failedResumeWithin: Duration = .seconds(10)
     var longestResumeWait: Duration = .seconds(32)
+    var layerStepDownSpacing: Duration = .milliseconds(400)
+    /// When `maximumLayer` last went down.
+    private var steppedDownAt: Instant?
     /// Resumes that failed in a row: video paused again within `failedResumeWithin` of each.
     private var failedResumes = 0
     private var resumedAt: Instant?
@@ -51,7 +61,14 @@ struct LinkLayerPolicy: Sendable {
 
     /// Takes the link's budget now; says when video pauses or resumes.
     mutating func update(budgetKbps: Int, encoderKbps: Int, layers: Int, now: Instant) -> Change? {
-        maximumLayer = TemporalLayerSelector.highestLayer(fittingLinkKbps: budgetKbps, encoderKbps: encoderKbps, layers: layers)
+        let fitting = TemporalLayerSelector.highestLayer(fittingLinkKbps: budgetKbps, encoderKbps: encoderKbps, layers: layers)
+        maximumLayer = min(maximumLayer, UInt8(max(0, layers - 1)))  // layers the encoder no longer makes go at once
+        if fitting >= maximumLayer {
+            maximumLayer = fitting
+        } else if steppedDownAt.map({ now.since($0) >= layerStepDownSpacing }) ?? true {
+            maximumLayer -= 1
+            steppedDownAt = now
+        }
         let base = Double(Self.baseLayerKbps(encoderKbps: encoderKbps, layers: layers))
         let crossing = paused ? Double(budgetKbps) >= base * resumeMargin : Double(budgetKbps) < base
         guard crossing else {
