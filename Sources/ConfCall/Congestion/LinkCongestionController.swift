@@ -39,9 +39,8 @@ public struct LinkCongestionController<Item: Sendable>: Sendable {
 
     public var statistics: LinkBandwidthStatistics { estimator.statistics }
 
-    /// `holdToTarget`: see `Pacer`.
-    public mutating func enqueue(_ item: Item, size: Int, priority: PacketPriority, holdToTarget: Bool = false, now: Instant) {
-        pacer.enqueue(item, size: size, priority: priority, holdToTarget: holdToTarget, now: now)
+    public mutating func enqueue(_ item: Item, size: Int, priority: PacketPriority, now: Instant) {
+        pacer.enqueue(item, size: size, priority: priority, now: now)
     }
 
     /// Drops what waits in the pacer at `priority`; how many went.

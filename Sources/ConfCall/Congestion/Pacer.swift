@@ -15,21 +15,12 @@ import ConfCore
 /// the encoder follows the target, so such a queue is a passing spike. Only past `capacity`
 /// packets is the oldest video (else retransmission) dropped, a guard against a caller that never
 /// polls.
-///
-/// Held to the target: a packet queued with `holdToTarget` makes the pacer send at the target
-/// (factor 1) until its video and resends have all gone, what came in behind it too: a key frame
-/// sent to every link of a mesh at once (`CallEngine.sendVideo`), so that together the links go
-/// at about what their uplink carries. Only the key frame held would not do: what queued behind
-/// it would then leave at the full factor, the same burst a little later. The hold ends after
-/// `maximumHold` even if the queue has not gone: a link whose encoder fills its target would
-/// otherwise keep the key frame's backlog, and its delay, for as long as that lasts.
 public struct Pacer<Item: Sendable>: Sendable {
     public struct Configuration: Sendable {
         public var pacingFactor = 2.5
         public var burstInterval: Duration = .milliseconds(5)
         public var maximumQueueTime: Duration = .seconds(2)
         public var capacity = 10_000
-        public var maximumHold: Duration = .seconds(1)
         public init() {}
     }
 
@@ -42,11 +33,6 @@ public struct Pacer<Item: Sendable>: Sendable {
     public let configuration: Configuration
     /// Bits per second the budget fills at, before any raise for a long queue.
     public private(set) var pacingRate: Double
-    /// The target, bits per second.
-    private var targetRate: Double
-    /// Since when the pacer sends at the target until the queue (but audio) has gone: see above.
-    private var heldSince: Instant?
-    public var heldToTarget: Bool { heldSince != nil }
     private var queues: [FIFOQueue<Queued>] = Array(repeating: FIFOQueue(), count: PacketPriority.allCases.count)
     private var budget = 0.0  // bytes
     private var budgetUpdated: Instant?
@@ -58,7 +44,6 @@ public struct Pacer<Item: Sendable>: Sendable {
     public init(targetBitsPerSecond: Int, configuration: Configuration = .init()) {
         self.configuration = configuration
         pacingRate = Self.rate(target: targetBitsPerSecond, factor: configuration.pacingFactor)
-        targetRate = Self.rate(target: targetBitsPerSecond, factor: 1)
         effectiveRate = pacingRate
         budget = burstBytes(pacingRate)
     }
@@ -68,28 +53,18 @@ public struct Pacer<Item: Sendable>: Sendable {
     /// How long what waits now takes to leave at the pacing rate (a packet queued now leaves
     /// about then).
     public var queueTime: Duration {
-        baseRate > 0 ? .nanoseconds(Int64(Double(queuedBytes) * 8 / baseRate * 1e9)) : .zero
+        pacingRate > 0 ? .nanoseconds(Int64(Double(queuedBytes) * 8 / pacingRate * 1e9)) : .zero
     }
 
     /// Follows the link's target (bits per second).
     public mutating func setTarget(bitsPerSecond: Int, now: Instant) {
         refill(now: now)
         pacingRate = Self.rate(target: bitsPerSecond, factor: configuration.pacingFactor)
-        targetRate = Self.rate(target: bitsPerSecond, factor: 1)
-        effectiveRate = max(baseRate, drainRate(now: now))
+        effectiveRate = max(pacingRate, drainRate(now: now))
     }
 
-    /// What the budget fills at before any raise for a long queue.
-    private var baseRate: Double { heldToTarget ? targetRate : pacingRate }
-
     /// Queues `item` of `size` bytes on the wire. Call `poll` after: audio leaves then.
-    /// `holdToTarget`: from now until the queue has gone, at the target only (see above).
-    public mutating func enqueue(_ item: Item, size: Int, priority: PacketPriority, holdToTarget: Bool = false, now: Instant) {
-        if holdToTarget && !heldToTarget {
-            refill(now: now)
-            heldSince = now
-            effectiveRate = max(baseRate, drainRate(now: now))
-        }
+    public mutating func enqueue(_ item: Item, size: Int, priority: PacketPriority, now: Instant) {
         let size = WireSize.clamped(size)
         queues[priority.rawValue].append(Queued(item: item, size: size, enqueuedAt: now))
         queuedBytes += size
@@ -125,11 +100,7 @@ public struct Pacer<Item: Sendable>: Sendable {
         while budget > 0, let next = popPaced() {
             take(next, into: &out)
         }
-        if let since = heldSince, now.since(since) >= configuration.maximumHold
-            || queues[PacketPriority.video.rawValue].isEmpty && queues[PacketPriority.retransmission.rawValue].isEmpty {
-            heldSince = nil
-        }
-        effectiveRate = max(baseRate, drainRate(now: now))
+        effectiveRate = max(pacingRate, drainRate(now: now))
         return out
     }
 

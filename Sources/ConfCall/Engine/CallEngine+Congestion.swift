@@ -17,12 +17,11 @@ extension CallEngine {
         configuration.congestionControl ? media?.transportSequenceExtension : nil
     }
 
-    /// Queues plain RTP packets on the link's pacer; audio leaves at once. `holdToTarget`: see `Pacer`.
-    func enqueue(_ packets: [RTPPacket], _ kind: PacedPacket.Kind, on link: PeerConnection, transportSequenceID: UInt8?,
-                 holdToTarget: Bool = false, now: Instant) {
+    /// Queues plain RTP packets on the link's pacer; audio leaves at once.
+    func enqueue(_ packets: [RTPPacket], _ kind: PacedPacket.Kind, on link: PeerConnection, transportSequenceID: UInt8?, now: Instant) {
         for packet in packets {
             let paced = PacedPacket(packet: packet, kind: kind, transportSequenceID: transportSequenceID, srtpTagBytes: link.srtpTagBytes)
-            link.congestion.enqueue(paced, size: paced.wireSize, priority: paced.priority, holdToTarget: holdToTarget, now: now)
+            link.congestion.enqueue(paced, size: paced.wireSize, priority: paced.priority, now: now)
         }
         pumpPacer(link, now: now)
     }

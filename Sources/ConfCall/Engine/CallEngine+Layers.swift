@@ -33,20 +33,12 @@ extension CallEngine {
             place = VP8FrameLayer(keyFrame: frame.first.map { $0 & 1 == 0 } ?? false)
         }
         if place.keyFrame, encoding == .full { newLinkKeyFrameAsked = false }
-        // A key frame (8-9 frames' worth) goes to every link at once, nearly always through one
-        // uplink: each link sends it, and what queues behind it, at its target rather than 2.5
-        // times that (`Pacer`), so that together they go at about what the uplink carries. At
-        // 2.5 × three start targets of 300 kbit/s (2.25 Mbit/s), about one start in five of
-        // `bench/congestion.py uplink-cap` (1 Mbit/s, a 200 ms queue) lost tens of packets in
-        // its first two seconds, and each loss brought a PLI and another key frame. Simulated
-        // (`aMeshsFirstKeyFramesFitAShallowUplinkQueue`): 23-26 packets lost before, none after.
-        let meshKeyFrame = place.keyFrame && links.values.count { $0.phase == .connected } > 1
         for link in links.values where link.phase == .connected && !link.peerHidesOurVideo && link.encodingChoice.encoding == encoding {
             guard let video = link.negotiated?.video, video.sends, link.srtp != nil else { continue }
             guard forwards(place, on: link) else { continue }
             link.videoOut.payloadType = video.payloadType
             let packets = link.videoOut.packetize(link.pictureIDs.rewrite(payloads), mediaTime: ticks)
-            enqueue(packets, .video, on: link, transportSequenceID: transportSequenceID(video), holdToTarget: meshKeyFrame, now: now)
+            enqueue(packets, .video, on: link, transportSequenceID: transportSequenceID(video), now: now)
             if place.keyFrame { link.keyFrameSentAt = now + link.congestion.pacer.queueTime }
         }
     }

@@ -59,39 +59,6 @@ import Testing
         #expect(last.at.since(Self.start) >= .milliseconds(1150) && last.at.since(Self.start) <= .milliseconds(1250))
     }
 
-    /// A key frame held to the target leaves at the target, and so does what queued behind it;
-    /// once the queue has gone, frames leave at the pacing factor again.
-    @Test func aQueueHeldToTheTargetLeavesAtTheTargetUntilItHasGone() throws {
-        var pacer = Pacer<Int>(targetBitsPerSecond: 400_000)  // 50 bytes a ms; paced: 125
-        for id in 0..<20 { pacer.enqueue(id, size: 1000, priority: .video, holdToTarget: true, now: Self.start) }  // 400 ms at the target
-        for id in 20..<30 { pacer.enqueue(id, size: 1000, priority: .video, now: Self.start) }  // behind it: 200 ms more
-        #expect(pacer.heldToTarget)
-        let held = Self.drain(&pacer, from: Self.start, until: Self.start + .seconds(2))
-        let last = try #require(held.last)
-        #expect(held.flatMap(\.items) == Array(0..<30))
-        #expect(last.at.since(Self.start) >= .milliseconds(550) && last.at.since(Self.start) <= .milliseconds(620),
-                "30 KB at 400 kbit/s: \(last.at.since(Self.start))")
-        #expect(!pacer.heldToTarget)
-        let later = Self.start + .seconds(3)
-        for id in 30..<40 { pacer.enqueue(id, size: 1000, priority: .video, now: later) }
-        let free = Self.drain(&pacer, from: later, until: later + .seconds(2))
-        let freeLast = try #require(free.last)
-        #expect(freeLast.at.since(later) <= .milliseconds(80), "10 KB at 1 Mbit/s: \(freeLast.at.since(later))")
-    }
-
-    /// A hold lasts at most `maximumHold` (1 s): then what is left leaves at the pacing factor.
-    @Test func aHoldEndsAfterASecond() throws {
-        var pacer = Pacer<Int>(targetBitsPerSecond: 400_000)
-        for id in 0..<100 { pacer.enqueue(id, size: 1000, priority: .video, holdToTarget: id == 0, now: Self.start) }  // 2 s at the target
-        let bursts = Self.drain(&pacer, from: Self.start, until: Self.start + .seconds(3))
-        let last = try #require(bursts.last)
-        let sentInFirstSecond = bursts.filter { $0.at.since(Self.start) < .seconds(1) }.flatMap(\.items).count
-        #expect(sentInFirstSecond >= 48 && sentInFirstSecond <= 53, "\(sentInFirstSecond) KB in the first second at 400 kbit/s")
-        // The other 49 KB at 1 Mbit/s: 0.4 s more.
-        #expect(last.at.since(Self.start) >= .milliseconds(1350) && last.at.since(Self.start) <= .milliseconds(1450), "\(last.at.since(Self.start))")
-        #expect(!pacer.heldToTarget)
-    }
-
     @Test func followsANewTarget() {
         var pacer = Pacer<Int>(targetBitsPerSecond: 400_000)
         pacer.setTarget(bitsPerSecond: 800_000, now: Self.start)

@@ -114,11 +114,12 @@ import Testing
     }
 
     /// ann's 1 Mbit/s uplink from the first packet: three links start at 300 kbit/s each and grow,
-    /// and the first key frame goes to all three at once. Paced at 2.5 × the targets, the queue
-    /// stood at 121-137 ms in the first half second (at 130-370 ms by the first over-use before
-    /// the standing-queue guard, which has it gone by 4 s). With the key frame and what queues
-    /// behind it held to each link's target (`Pacer`), the first two seconds peak at 74-79 ms.
-    @Test func aMeshStartsThroughOneCappedUplinkWithoutAStandingQueue() throws {
+    /// and the first key frames go to all three at once, so the queue stands at 130-370 ms by the
+    /// first over-use. Left to the detector (one cut to 0.85 per over-use, none while the queue
+    /// stands still) it stood over 100 ms until 8.5 s (156-247 ms at 4-5 s); with the standing-
+    /// queue guard at any feedback spacing (cut again while it stands) it is gone by 4 s (median
+    /// ~40 ms after, none over 110).
+    @Test func aQueueBuiltAtTheStartOfAMeshDrainsWithinSeconds() throws {
         var start = Instant.zero
         let (call, people) = try mesh(["ann", "bob", "cat", "dan"], seed: 41) { _, configuration in
             configuration.statsInterval = .milliseconds(500)
@@ -132,43 +133,16 @@ import Testing
         let ann = people[0], others = Array(people.dropFirst())
         call.run(for: (start + .seconds(12)).since(call.now))
         for peer in others {
-            let early = linkStats(ann, for: peer).prefix(4).map { Int($0.queueDelay.milliseconds) }  // every 500 ms
+            let early = linkStats(ann, for: peer).filter { $0.queueDelay >= .milliseconds(100) }
             let settled = linkStats(ann, for: peer, after: start + .seconds(4))
             let queues = settled.map { Int($0.queueDelay.milliseconds) }
             print("start through a shared 1 Mbit/s uplink, ann -> \(peer.card.name) from 4 s: queue \(queues) ms, sent \(settled.map { Int($0.sentKbps) })")
-            #expect(early.allSatisfy { $0 < 100 }, "queue delays in the first two seconds: \(early)")
+            #expect(!early.isEmpty, "the start does queue (or this tests nothing)")
             #expect(settled.count >= 15 && queues.allSatisfy { $0 < 150 }, "queue delays from 4 s: \(queues)")
             #expect(queues.sorted()[queues.count / 2] < 60, "queue delays from 4 s: \(queues)")
             #expect(settled.map(\.sentKbps).reduce(0, +) / Double(max(1, settled.count)) >= 250, "the link is used")
             #expect(peer.receivedAudioFrames[ann.id, default: 0] >= 550, "audio all along: \(peer.receivedAudioFrames[ann.id, default: 0])")
         }
-    }
-
-    /// The same start behind a shallow queue (200 ms, as `bench/congestion.py uplink-cap`'s tbf)
-    /// with key frames of libvpx's size in a call (8 frames' worth): the first key frame goes to
-    /// all of ann's links at once, while their estimates (300 kbit/s each at the start) grow past
-    /// the uplink before any of them sees a queue. Paced at 2.5 × the targets, 23-26 packets were
-    /// lost in the first seconds (three seeds) and the losses brought another key frame.
-    @Test func aMeshsFirstKeyFramesFitAShallowUplinkQueue() throws {
-        var start = Instant.zero
-        let (call, people) = try mesh(["ann", "bob", "cat", "dan"], seed: 43) { _, configuration in
-            configuration.statsInterval = .milliseconds(500)
-        } beforeJoining: { call, people in
-            for peer in people.dropFirst() {
-                call.network.setConditions(LinkConditions(delay: .milliseconds(20)), between: people[0].id, and: peer.id)
-            }
-            people[0].layeredVideo?.keyFrameFrames = 8
-            call.network.setUplink(.init(bandwidth: 1_000_000, queueLimit: 1_000_000 / 8 / 5), for: people[0].id)
-            start = call.now
-        }
-        let ann = people[0], others = Array(people.dropFirst())
-        call.run(for: (start + .seconds(10)).since(call.now))
-        let drops = others.map { call.network.counters(from: ann.id, to: $0.id).droppedByQueue }
-        let frames = others.map { $0.videoFrames[ann.id, default: 0] }
-        print("a mesh's start behind a 200 ms queue: drops \(drops), key frame requests \(ann.keyFrameRequests), frames \(frames)")
-        #expect(drops.reduce(0, +) == 0, "packets lost in ann's uplink queue: \(drops)")
-        #expect(ann.keyFrameRequests == 1, "the first key frame only: \(ann.keyFrameRequests)")
-        #expect(frames.allSatisfy { $0 >= 135 }, "frames received from ann: \(frames)")
     }
 
     /// Capacity falls from 2 Mbit/s to 500 kbit/s and comes back: the estimate follows it down

@@ -12,12 +12,6 @@ final class LayeredVideoSource {
     let keyFrameInterval: Int
     /// What an encoder starts at before the engine says otherwise, kbit/s.
     var startKbps: Int
-    /// A key frame's size in average frames at the rate; nil: twice a base frame.
-    var keyFrameFrames: Double?
-    /// What the last key frame took beyond an average frame and is not paid back yet, and the
-    /// part each later frame pays (bytes).
-    private var debt = 0
-    private var payment = 0
     private var index = 0
     private var keyFrameRequestsSeen = 0
     private(set) var framesMade = 0
@@ -43,16 +37,6 @@ final class LayeredVideoSource {
         let framesOfLayer = temporalLayer == 2 ? Double(framesPerSecond) / 2 : Double(framesPerSecond) / 4
         var size = Int(Double(kbps) * 1000 / 8 * share / framesOfLayer)
         if key { size = 2 * Int(Double(kbps) * 1000 / 8 * 0.4 / (Double(framesPerSecond) / 4)) }
-        let average = Int(Double(kbps) * 1000 / 8 / Double(framesPerSecond))
-        if key, let keyFrameFrames {
-            size = Int(keyFrameFrames * Double(average))
-            debt = size - average
-            payment = debt / framesPerSecond
-        } else if debt > 0 {
-            let paid = min(debt, payment, size * 4 / 5)
-            size -= paid
-            debt -= paid
-        }
         size = max(20, size)
         framesMade += 1
         bytesMade += size
