@@ -22,14 +22,8 @@ import ConfWire
 /// selector still waits for a frame the link can decode). An estimate dips for a moment when a
 /// shared queue is re-split or a probe is judged; going straight to the base layer then gave the
 /// link a quarter of the frame rate, a 267 ms interval between frames (seen on the capped uplink
-/// of `bench/congestion.py`). With three layers the last step, to the base layer alone (a quarter
-/// of the frame rate, 267 ms between frames at 15 fps), waits until the budget has been short of
-/// the two lower layers for `baseOnlyAfter`: on a shared uplink the links' estimates saw-tooth
-/// unevenly, and the encoder follows the best of them, so a link's budget dips under the two
-/// layers' 60 % for a second or so without any queue (a kept run: two links at 3.75 fps for a
-/// second, 12 s in). Meanwhile the link sends up to 1.5 times its budget, which its pacer and the
-/// path's queue hold; a budget still short after that goes to the base layer, and one short of
-/// even that pauses after `pauseAfter`.
+/// of `bench/congestion.py`). A real fall still reaches the base layer within the spacing, and
+/// the pacer holds what the one step too many sends meanwhile.
 struct LinkLayerPolicy: Sendable {
     enum Change: Equatable, Sendable { case paused, resumed }
 
@@ -39,9 +33,6 @@ struct LinkLayerPolicy: Sendable {
     var failedResumeWithin: Duration = .seconds(10)
     var longestResumeWait: Duration = .seconds(32)
     var layerStepDownSpacing: Duration = .milliseconds(400)
-    var baseOnlyAfter: Duration = .seconds(2)
-    /// Since when the budget has been short of the two lower layers.
-    private var shortOfTwoLayersSince: Instant?
     /// When `maximumLayer` last went down.
     private var steppedDownAt: Instant?
     /// Resumes that failed in a row: video paused again within `failedResumeWithin` of each.
@@ -72,15 +63,11 @@ struct LinkLayerPolicy: Sendable {
     mutating func update(budgetKbps: Int, encoderKbps: Int, layers: Int, now: Instant) -> Change? {
         let fitting = TemporalLayerSelector.highestLayer(fittingLinkKbps: budgetKbps, encoderKbps: encoderKbps, layers: layers)
         maximumLayer = min(maximumLayer, UInt8(max(0, layers - 1)))  // layers the encoder no longer makes go at once
-        shortOfTwoLayersSince = fitting == 0 ? shortOfTwoLayersSince ?? now : nil
         if fitting >= maximumLayer {
             maximumLayer = fitting
         } else if steppedDownAt.map({ now.since($0) >= layerStepDownSpacing }) ?? true {
-            let toQuarterRate = layers == 3 && maximumLayer == 1
-            if !toQuarterRate || shortOfTwoLayersSince.map({ now.since($0) >= baseOnlyAfter }) == true {
-                maximumLayer -= 1
-                steppedDownAt = now
-            }
+            maximumLayer -= 1
+            steppedDownAt = now
         }
         let base = Double(Self.baseLayerKbps(encoderKbps: encoderKbps, layers: layers))
         let crossing = paused ? Double(budgetKbps) >= base * resumeMargin : Double(budgetKbps) < base
