@@ -19,11 +19,12 @@ import ConfWire
 /// try fills the link's queue, which delays the audio. Video that goes on for that long undoes it.
 ///
 /// Layers go down one at a time, at most one step per `layerStepDownSpacing`; up at once (the
-/// selector still waits for a frame the link can decode). An estimate dips for a moment when a
-/// shared queue is re-split or a probe is judged; going straight to the base layer then gave the
-/// link a quarter of the frame rate, a 267 ms interval between frames (seen on the capped uplink
-/// of `bench/congestion.py`). A real fall still reaches the base layer within the spacing, and
-/// the pacer holds what the one step too many sends meanwhile.
+/// selector still waits for a frame the link can decode). On an uplink shared by several links
+/// their estimates saw-tooth unevenly, and the encoder follows the best of them, so a link's
+/// budget can dip under the two lower layers' share for one 200 ms update; going straight to the
+/// base layer then gave it a quarter of the frame rate, 267 ms between frames (a kept run of
+/// `bench/congestion.py uplink-cap`). A fall that lasts still reaches the base layer one spacing
+/// later; the pacer and the path's queue hold what the one step too many sends meanwhile.
 struct LinkLayerPolicy: Sendable {
     enum Change: Equatable, Sendable { case paused, resumed }
 
