@@ -62,6 +62,24 @@ def video(call, receiver, sender, start, end):
     return media.video_figures(frames, start - zero, end - zero, SOURCE_FPS)
 
 
+def freezes(call, receiver, sender, start, end, layers_series, over_ms=150):
+    """Each gap over `over_ms` between frames delivered sender -> receiver in the window: when (seconds from
+    the measured window's start), how long, the size of the frame that ended it (a key frame is several times
+    the others), and the temporal layers the sender's last link-stats before it said it forwarded (every 2 s)."""
+    path = f"{call.records[receiver]}/n{sender}.ivf"
+    birth = call.births.get(path)
+    if birth is None:
+        return []
+    frames = [(birth + t, size) for t, size in media.ivf_frames(path)]
+    found = []
+    for (a, _), (b, size) in zip(frames, frames[1:]):
+        if start <= b <= end and (b - a) * 1000 > over_ms:
+            layers = [l.get("video_layers") for t, l in layers_series if t <= a - call.start]
+            found.append({"at_s": a - call.start, "ms": (b - a) * 1000, "next_frame_bytes": size,
+                          "layers": layers[-1] if layers else None})
+    return found
+
+
 def audio_quiet(call, receiver, sender, start, end):
     path = f"{call.records[receiver]}/n{sender}.wav"
     birth = call.births.get(path)
@@ -123,11 +141,12 @@ def analyse(call):
             cap = link_cap(call, s, r)
             whole, settled = video(call, r, s, call.start, call.end), video(call, r, s, steady, call.end)
             drops = [e for at, e in call.participants[r].of("peer-disconnected") if e.get("peer") == ids[s] and e.get("code") != "left" and call.start <= at <= call.end]
+            series = link_series(call, s, ids[r])
             result["links"].append({
                 "link": f"n{s} -> n{r}", "cap_kbps": cap, "fps": whole["fps"], "kbps": whole["kbps"], "lost": whole["lost"],
                 "freeze_ms": settled["freeze_ms"], "audio_quiet_ms": audio_quiet(call, r, s, steady, call.end),
                 **audio_stats(call, r, ids[s], steady, call.end), "disconnects": len(drops),
-                "link_stats": link_stats(link_series(call, s, ids[r]), cap)})
+                "link_stats": link_stats(series, cap), "freezes": freezes(call, r, s, steady, call.end, series)})
     for (i, direction), _ in call.queues.items():
         figures = queue(call, (i, direction), call.start, call.end)
         if figures:
@@ -199,6 +218,11 @@ def print_table(result):
     table(rows)
     if not any(l["link_stats"] for l in result["links"]):
         print("   (no link-stats events from this binary: converge, estimate and its queue delay are '-')")
+    long = [(l["link"], f) for l in result["links"] for f in l.get("freezes", [])]
+    if long:
+        print("   gaps over 150 ms between frames, after the settle (at s: ms, the next frame's bytes, layers the sender last said):")
+        for link, f in long[:30]:
+            print(f"     {link} at {f['at_s']:.2f} s: {f['ms']:.0f} ms, next frame {f['next_frame_bytes']} B, layers {show(f['layers'])}")
     for q in result["queues"]:
         print(f"   tbf at {q['where']}: through {q['through_kbps']:.0f} kbit/s, queue delay peak {q['delay_peak_ms']:.0f} ms, "
               f"median {q['delay_median_ms']:.0f} ms, {q['drops']} packets dropped")
