@@ -65,7 +65,8 @@ def video(call, receiver, sender, start, end):
 def freezes(call, receiver, sender, start, end, layers_series, over_ms=150):
     """Each gap over `over_ms` between frames delivered sender -> receiver in the window: when (seconds from
     the measured window's start), how long, the size of the frame that ended it (a key frame is several times
-    the others), and the temporal layers the sender's last link-stats before it said it forwarded (every 2 s)."""
+    the others), and from the sender's last link-stats before it (every 2 s) the temporal layers it forwarded,
+    its estimate and its even share of a shared uplink (0: not sharing)."""
     path = f"{call.records[receiver]}/n{sender}.ivf"
     birth = call.births.get(path)
     if birth is None:
@@ -74,9 +75,11 @@ def freezes(call, receiver, sender, start, end, layers_series, over_ms=150):
     found = []
     for (a, _), (b, size) in zip(frames, frames[1:]):
         if start <= b <= end and (b - a) * 1000 > over_ms:
-            layers = [l.get("video_layers") for t, l in layers_series if t <= a - call.start]
+            before = [l for t, l in layers_series if t <= a - call.start]
             found.append({"at_s": a - call.start, "ms": (b - a) * 1000, "next_frame_bytes": size,
-                          "layers": layers[-1] if layers else None})
+                          "layers": before[-1].get("video_layers") if before else None,
+                          "estimate_kbps": before[-1].get("estimate_kbps") if before else None,
+                          "shared_kbps": before[-1].get("shared_kbps") if before else None})
     return found
 
 
@@ -220,9 +223,10 @@ def print_table(result):
         print("   (no link-stats events from this binary: converge, estimate and its queue delay are '-')")
     long = [(l["link"], f) for l in result["links"] for f in l.get("freezes", [])]
     if long:
-        print("   gaps over 150 ms between frames, after the settle (at s: ms, the next frame's bytes, layers the sender last said):")
+        print("   gaps over 150 ms between frames, after the settle (the sender's last link-stats before each: layers, estimate, share):")
         for link, f in long[:30]:
-            print(f"     {link} at {f['at_s']:.2f} s: {f['ms']:.0f} ms, next frame {f['next_frame_bytes']} B, layers {show(f['layers'])}")
+            print(f"     {link} at {f['at_s']:.2f} s: {f['ms']:.0f} ms, next frame {f['next_frame_bytes']} B; layers {show(f['layers'])}, "
+                  f"estimate {show(f['estimate_kbps'])}, shared {show(f['shared_kbps'])} kbit/s")
     for q in result["queues"]:
         print(f"   tbf at {q['where']}: through {q['through_kbps']:.0f} kbit/s, queue delay peak {q['delay_peak_ms']:.0f} ms, "
               f"median {q['delay_median_ms']:.0f} ms, {q['drops']} packets dropped")

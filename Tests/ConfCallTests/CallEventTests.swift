@@ -38,7 +38,7 @@ import Testing
         .audioStats([.init(peer: ParticipantID("p3"), kbps: 31.26, lossPercent: 0, jitter: .microseconds(1_840), buffered: .milliseconds(60),
                            target: .milliseconds(40), concealed: .zero)]),
         .linkStats([.init(peer: ParticipantID("p3"), estimateKbps: 987.65, sentKbps: 912.34, roundTrip: .microseconds(41_260), lossPercent: 1.25,
-                          queueDelay: .microseconds(8_340), videoLayers: 3)]),
+                          queueDelay: .microseconds(8_340), videoLayers: 3, sharedKbps: 301.26)]),
         .videoPaused(mal, reason: .bandwidth),
         .videoResumed(mal),
         .devices(sources: [.init(name: "s1.monitor", description: hostile, isMonitor: true)], sinks: [.init(name: "s1", description: "Null", isMonitor: false)],

@@ -74,6 +74,7 @@ extension CallEvent {
                     + "queue \(tenths(s.queueDelay.milliseconds)) ms, video layers \(s.videoLayers)"
                     + (s.videoEncoding == .small ? " (small)" : "")
                     + (s.audioPacketMilliseconds > 20 ? ", audio in \(s.audioPacketMilliseconds) ms packets" : "")
+                    + (s.sharedKbps.map { ", sharing an uplink at \(tenths($0)) kbit/s" } ?? "")
             }
             return style.dim("links: " + figures.joined(separator: "; "))
         case .videoPaused(let peer, _):

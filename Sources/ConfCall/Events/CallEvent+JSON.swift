@@ -91,6 +91,7 @@ extension CallEvent {
                     "rtt_ms": Self.tenths(s.roundTrip ?? .zero), "loss_percent": Self.tenths(s.lossPercent),
                     "queue_delay_ms": Self.tenths(s.queueDelay), "video_layers": .number(Double(s.videoLayers)),
                     "video_encoding": .string(s.videoEncoding.rawValue), "audio_packet_ms": .number(Double(s.audioPacketMilliseconds)),
+                    "shared_kbps": Self.tenths(s.sharedKbps ?? 0),
                 ])
             })])
         case .videoPaused(let peer, let reason):

@@ -21,9 +21,13 @@ extension CallEvent {
         public var videoEncoding: VideoEncoding
         /// How much audio each of our packets to the peer carries, ms: 20, or 60 while the link is weak.
         public var audioPacketMilliseconds: Int
+        /// While the link shares one queue with others of ours (`SharedBottleneck`): the even share of
+        /// their estimates it sends at instead of its own, kbit/s (0 in JSON when not).
+        public var sharedKbps: Double?
 
         public init(peer: ParticipantID, estimateKbps: Double, sentKbps: Double, roundTrip: Duration?, lossPercent: Double,
-                    queueDelay: Duration, videoLayers: Int, videoEncoding: VideoEncoding = .full, audioPacketMilliseconds: Int = 20) {
+                    queueDelay: Duration, videoLayers: Int, videoEncoding: VideoEncoding = .full, audioPacketMilliseconds: Int = 20,
+                    sharedKbps: Double? = nil) {
             self.peer = peer
             self.estimateKbps = estimateKbps
             self.sentKbps = sentKbps
@@ -33,6 +37,7 @@ extension CallEvent {
             self.videoLayers = videoLayers
             self.videoEncoding = videoEncoding
             self.audioPacketMilliseconds = audioPacketMilliseconds
+            self.sharedKbps = sharedKbps
         }
     }
 

@@ -107,6 +107,8 @@ import Testing
         print("shared 1 Mbit/s uplink, from 10 s: sent \(sent), estimates \(estimates) kbit/s, queue delay \(sortedQueues.map { Int($0) }) ms")
         #expect(sent.reduce(0, +) <= 1_050, "together within the uplink: \(sent)")
         #expect(sent.min()! >= 0.7 * sent.max()!, "an even share: \(sent)")
+        let reportedShared = last.map { figures in figures.filter { $0.sharedKbps != nil }.count }
+        #expect(reportedShared.allSatisfy { $0 > 0 }, "link-stats say the links share the uplink: \(reportedShared) of \(last.map(\.count))")
         #expect(sortedQueues[sortedQueues.count / 2] < 100, "the uplink's queue stays short: \(sortedQueues)")
         let paused = ann.events.filter { $0.at >= start + .seconds(10) }.contains { if case .videoPaused = $0.event { true } else { false } }
         #expect(!paused, "no link paused once settled")
