@@ -62,8 +62,10 @@ def video(call, receiver, sender, start, end):
     return media.video_figures(frames, start - zero, end - zero, SOURCE_FPS)
 
 
-def freezes(call, receiver, sender, start, end, layers_series, over_ms=150):
-    """Each gap over `over_ms` between frames delivered sender -> receiver in the window: when (seconds from
+def freezes(call, receiver, sender, start, end, series, over_ms=150):
+    """Each gap over `over_ms` in the window between the frames recorded sender -> receiver, on their media
+    times (the recordings are stamped from RTP), so frames not sent or not completed, not frames held up in a
+    queue; the window's edges count as frames, as in `video_figures`: when (seconds from
     the measured window's start), how long, the size of the frame that ended it (a key frame is several times
     the others), and from the sender's last link-stats before it (every 2 s) the temporal layers it forwarded,
     its estimate and its even share of a shared uplink (0: not sharing)."""
@@ -71,11 +73,12 @@ def freezes(call, receiver, sender, start, end, layers_series, over_ms=150):
     birth = call.births.get(path)
     if birth is None:
         return []
-    frames = [(birth + t, size) for t, size in media.ivf_frames(path)]
+    frames = [(birth + t, size) for t, size in media.ivf_frames(path) if start <= birth + t <= end]
+    frames = [(start, None)] + frames + [(end, None)]
     found = []
     for (a, _), (b, size) in zip(frames, frames[1:]):
-        if start <= b <= end and (b - a) * 1000 > over_ms:
-            before = [l for t, l in layers_series if t <= a - call.start]
+        if (b - a) * 1000 > over_ms:
+            before = [l for t, l in series if t <= a - call.start]
             found.append({"at_s": a - call.start, "ms": (b - a) * 1000, "next_frame_bytes": size,
                           "layers": before[-1].get("video_layers") if before else None,
                           "estimate_kbps": before[-1].get("estimate_kbps") if before else None,
@@ -225,8 +228,10 @@ def print_table(result):
     if long:
         print("   gaps over 150 ms between frames, after the settle (the sender's last link-stats before each: layers, estimate, share):")
         for link, f in long[:30]:
-            print(f"     {link} at {f['at_s']:.2f} s: {f['ms']:.0f} ms, next frame {f['next_frame_bytes']} B; layers {show(f['layers'])}, "
+            print(f"     {link} at {f['at_s']:.2f} s: {f['ms']:.0f} ms, next frame {show(f['next_frame_bytes'])} B; layers {show(f['layers'])}, "
                   f"estimate {show(f['estimate_kbps'])}, shared {show(f['shared_kbps'])} kbit/s")
+        if len(long) > 30:
+            print(f"     ... and {len(long) - 30} more")
     for q in result["queues"]:
         print(f"   tbf at {q['where']}: through {q['through_kbps']:.0f} kbit/s, queue delay peak {q['delay_peak_ms']:.0f} ms, "
               f"median {q['delay_median_ms']:.0f} ms, {q['drops']} packets dropped")

@@ -123,6 +123,16 @@ import Testing
             + #""rtt_ms":1.3,"sas":"apple river stone cloud","srtp":"AEAD_AES_128_GCM","setup_ms":{"ice":20,"connected":31.3}}"#))
     }
 
+    @Test func linkStatsSayTheUplinkShareOrZero() {
+        func shared(_ kbps: Double?) -> Double? {
+            let event = CallEvent.linkStats([.init(peer: ParticipantID("p2"), estimateKbps: 300, sentKbps: 250, roundTrip: nil, lossPercent: 0,
+                                                   queueDelay: .zero, videoLayers: 3, sharedKbps: kbps)])
+            return event.json(at: Self.time)["links"]?.arrayValue?.first?["shared_kbps"]?.numberValue
+        }
+        #expect(shared(nil) == 0)
+        #expect(shared(301.26) == 301.3)
+    }
+
     @Test func leftAfterAFailureHasNoHumanLineButItsCodeInJSON() {
         let event = CallEvent.left(.failed(code: "wrong-pin"))
         #expect(event.human(Style(enabled: false)) == nil)

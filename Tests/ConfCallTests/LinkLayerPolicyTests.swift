@@ -21,6 +21,14 @@ import Testing
         #expect(policy.forwardedLayers == 3, "up at once")
     }
 
+    /// A new policy (a link joining a call, or one judged afresh on another encoding) takes the
+    /// layers its first budget fits: it has none to step down from.
+    @Test func aNewPolicyStartsAtWhatFits() {
+        var policy = LinkLayerPolicy()
+        _ = policy.update(budgetKbps: 250, encoderKbps: 600, layers: 3, now: start)
+        #expect(policy.forwardedLayers == 1, "240 of 600 fits")
+    }
+
     @Test func layersGoDownOneStepAtATimeSoThatAMomentaryDipKeepsHalfTheFrameRate() {
         var policy = LinkLayerPolicy()
         _ = policy.update(budgetKbps: 600, encoderKbps: 600, layers: 3, now: start)

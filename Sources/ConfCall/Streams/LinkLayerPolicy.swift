@@ -3,8 +3,9 @@ import ConfWire
 
 /// How much of the one layered video stream one link gets, from its video budget (the link's
 /// congestion estimate minus what its audio takes): the highest temporal layer whose cumulative
-/// share of the encoder's rate fits (`TemporalLayerSelector.highestLayer`), or no video at all
-/// while even the base layer does not fit. Pure; time is passed in.
+/// share of the encoder's rate fits (`TemporalLayerSelector.highestLayer`; going down, one step
+/// per `layerStepDownSpacing`, below), or no video at all while even the base layer does not fit.
+/// Pure; time is passed in.
 ///
 ///                 budget < base layer for `pauseAfter`
 ///     +---------+ -----------------------------------> +--------+
@@ -36,6 +37,9 @@ struct LinkLayerPolicy: Sendable {
     var layerStepDownSpacing: Duration = .milliseconds(400)
     /// When `maximumLayer` last went down.
     private var steppedDownAt: Instant?
+    /// Whether a budget has been judged yet: the first one sets the layers outright (a new link,
+    /// or one judged afresh on another encoding, has no layers to step down from).
+    private var judged = false
     /// Resumes that failed in a row: video paused again within `failedResumeWithin` of each.
     private var failedResumes = 0
     private var resumedAt: Instant?
@@ -64,8 +68,10 @@ struct LinkLayerPolicy: Sendable {
     mutating func update(budgetKbps: Int, encoderKbps: Int, layers: Int, now: Instant) -> Change? {
         let fitting = TemporalLayerSelector.highestLayer(fittingLinkKbps: budgetKbps, encoderKbps: encoderKbps, layers: layers)
         maximumLayer = min(maximumLayer, UInt8(max(0, layers - 1)))  // layers the encoder no longer makes go at once
-        if fitting >= maximumLayer {
+        // Stepping goes on while paused; a resume starts from where the budget has brought it.
+        if fitting >= maximumLayer || !judged {
             maximumLayer = fitting
+            judged = true
         } else if steppedDownAt.map({ now.since($0) >= layerStepDownSpacing }) ?? true {
             maximumLayer -= 1
             steppedDownAt = now
