@@ -5,6 +5,7 @@ from the receiver's events; `link-stats` (the sender's own estimate, when the bi
 from the sender's events; queue figures from the capped tbf's own counters, sampled every 100 ms.
 All times are seconds from the start of the measured window (every link connected).
 """
+import functools
 import statistics
 from dataclasses import dataclass
 
@@ -54,12 +55,22 @@ def settled_from(series, ok):
     return found
 
 
-def video(call, receiver, sender, start, end):
+@functools.lru_cache(maxsize=None)
+def ivf_frames(path):
+    """The recording's frames, read once: the report looks at each link's several times, after the call."""
+    return tuple(media.ivf_frames(path))
+
+
+def recorded_video(call, receiver, sender):
+    """[(benchmark time, size)] of the frames recorded sender -> receiver; [] if none was."""
     path = f"{call.records[receiver]}/n{sender}.ivf"
     birth = call.births.get(path)
-    frames = media.ivf_frames(path) if birth is not None else []
-    zero = birth if birth is not None else call.start
-    return media.video_figures(frames, start - zero, end - zero, SOURCE_FPS)
+    return [] if birth is None else [(birth + t, size) for t, size in ivf_frames(path)]
+
+
+def video(call, receiver, sender, start, end):
+    frames = [(t - call.start, size) for t, size in recorded_video(call, receiver, sender)]
+    return media.video_figures(frames, start - call.start, end - call.start, SOURCE_FPS)
 
 
 def freezes(call, receiver, sender, start, end, series, over_ms=150):
@@ -69,12 +80,10 @@ def freezes(call, receiver, sender, start, end, series, over_ms=150):
     the measured window's start), how long, the size of the frame that ended it (a key frame is several times
     the others), and from the sender's last link-stats before it (every 2 s) the temporal layers it forwarded,
     its estimate and its even share of a shared uplink (0: not sharing)."""
-    path = f"{call.records[receiver]}/n{sender}.ivf"
-    birth = call.births.get(path)
-    if birth is None:
+    recorded = recorded_video(call, receiver, sender)
+    if not recorded:
         return []
-    frames = [(birth + t, size) for t, size in media.ivf_frames(path) if start <= birth + t <= end]
-    frames = [(start, None)] + frames + [(end, None)]
+    frames = [(start, None)] + [(t, size) for t, size in recorded if start <= t <= end] + [(end, None)]
     found = []
     for (a, _), (b, size) in zip(frames, frames[1:]):
         if (b - a) * 1000 > over_ms:
