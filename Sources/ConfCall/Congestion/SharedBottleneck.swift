@@ -9,6 +9,15 @@ import ConfCore
 /// coincidences, when there were at least `minimumCoincidences`, is in the group. A weak peer's
 /// downlink congests one link alone and groups nothing. Pure; time is passed in.
 ///
+/// `presumed` (our uplink): the links named to `group` share one queue until one is shown to be
+/// apart, by waiting alone (no other link's delay agreeing) in at least `minimumCoincidences` of
+/// the window's samples, and in more than it took part in coincidences. Evidence alone was not
+/// enough there: links that split the uplink evenly seldom queue, so the evidence aged out within
+/// the window, each link went back to its own estimate, and the estimates drifted apart with
+/// nothing queued (kept runs of `bench/congestion.py uplink-cap`: 177 and 182 kbit/s against 286,
+/// so two links fell to the base layer). A link shown apart stays so until it takes part in
+/// `minimumCoincidences` coincidences, more than it waited alone.
+///
 /// What the group is for (RFC 8699's flow state exchange, with equal priorities): the links in it
 /// split the sum of their estimates evenly, instead of each controller taking what it can from
 /// the same queue (where the first to back off keeps losing).
@@ -18,19 +27,40 @@ struct SharedBottleneck<ID: Hashable & Sendable>: Sendable {
     var congestedDelay: Duration = .milliseconds(15)
     var agreement = 1.6
     var agreementSlack: Duration = .milliseconds(10)
+    let presumed: Bool
 
     /// Each coincidence: when, and the links in it.
     private var coincidences: [(at: Instant, links: Set<ID>)] = []
+    /// Each sample in which a link waited with no other link's delay agreeing.
+    private var waitsAlone: [(at: Instant, link: ID)] = []
+    /// Links shown to be behind a queue of their own (only while `presumed`).
+    private(set) var apart: Set<ID> = []
+
+    init(presumed: Bool = false) { self.presumed = presumed }
 
     /// One sample of every connected link's queue delay (nil: not measured yet).
     mutating func record(_ delays: [(id: ID, queueDelay: Duration?)], now: Instant) {
         coincidences.removeAll { now.since($0.at) > window }
+        waitsAlone.removeAll { now.since($0.at) > window }
+        apart.formIntersection(delays.map(\.id))
         let congested = delays.compactMap { entry -> (id: ID, delay: Double)? in
             guard let delay = entry.queueDelay, delay >= congestedDelay else { return nil }
             return (entry.id, delay.milliseconds)
         }
-        guard congested.count >= 2 else { return }
-        // The largest set whose delays agree: around the median, which a lone outlier cannot move.
+        let together = Set(agreeingSet(congested).map(\.id))
+        if together.count >= 2 { coincidences.append((now, together)) }
+        guard presumed else { return }
+        for entry in congested where !together.contains(entry.id) { waitsAlone.append((now, entry.id)) }
+        for id in Set(congested.map(\.id)) {
+            let alone = waitsAlone.count { $0.link == id }, shared = coincidences.count { $0.links.contains(id) }
+            if alone >= minimumCoincidences, alone > shared { apart.insert(id) }
+            if shared >= minimumCoincidences, shared > alone { apart.remove(id) }
+        }
+    }
+
+    /// The largest set whose delays agree: around the median, which a lone outlier cannot move.
+    private func agreeingSet(_ congested: [(id: ID, delay: Double)]) -> [(id: ID, delay: Double)] {
+        guard congested.count >= 2 else { return [] }
         let sorted = congested.sorted { $0.delay < $1.delay }
         let middle = sorted[sorted.count / 2].delay
         let slack = agreementSlack.milliseconds
@@ -38,19 +68,21 @@ struct SharedBottleneck<ID: Hashable & Sendable>: Sendable {
             (entry.delay <= middle * agreement || entry.delay <= middle + slack)
                 && (middle <= entry.delay * agreement || middle <= entry.delay + slack)
         }
-        guard agreeing.count >= 2 else { return }
-        coincidences.append((now, Set(agreeing.map(\.id))))
+        return agreeing.count >= 2 ? agreeing : []
     }
 
-    /// The links that share a queue now; empty when no such evidence is recent.
-    func group(now: Instant) -> Set<ID> {
+    /// The links that share a queue now: those the recent coincidences show, and while `presumed`
+    /// also those of `candidates` not shown apart. Empty when fewer than two.
+    func group(now: Instant, presuming candidates: [ID] = []) -> Set<ID> {
+        var members = presumed ? Set(candidates).subtracting(apart) : []
         let recent = coincidences.filter { now.since($0.at) <= window }
-        guard recent.count >= minimumCoincidences else { return [] }
-        var counts: [ID: Int] = [:]
-        for coincidence in recent {
-            for id in coincidence.links { counts[id, default: 0] += 1 }
+        if recent.count >= minimumCoincidences {
+            var counts: [ID: Int] = [:]
+            for coincidence in recent {
+                for id in coincidence.links { counts[id, default: 0] += 1 }
+            }
+            members.formUnion(counts.filter { 2 * $0.value >= recent.count }.keys)
         }
-        let members = Set(counts.filter { 2 * $0.value >= recent.count }.keys)
         return members.count >= 2 ? members : []
     }
 }

@@ -56,11 +56,14 @@ extension CallEngine {
     }
 
     /// Links that go through one queue split their estimates evenly (`SharedBottleneck`); the
-    /// others each follow their own.
+    /// others each follow their own. The links that get our video are taken to share our uplink
+    /// until one waits alone: they carry one encoding, so a link whose estimate drifts under the
+    /// others' gets fewer of its layers, sends less, and its estimate (bounded by what it sends)
+    /// drifts further.
     private func shareBottleneck(now: Instant) {
         let connected = links.values.filter { $0.phase == .connected }
         sharedBottleneck.record(connected.map { ($0.id, $0.congestion.statistics.queueDelay) }, now: now)
-        let group = sharedBottleneck.group(now: now)
+        let group = sharedBottleneck.group(now: now, presuming: configuration.sendsVideo ? videoLinks.map(\.id) : [])
         let members = connected.filter { group.contains($0.id) }
         let share = members.isEmpty ? nil : members.map(\.congestion.estimator.target).reduce(0, +) / members.count
         for link in connected { link.congestion.share(group.contains(link.id) ? share : nil, now: now) }

@@ -197,8 +197,9 @@ public final class CallEngine {
     var smallVideoAsked: (kbps: Int, at: Instant)?
     // Rates (CallEngine+Rates.swift): when they are looked at next, and what was last asked for.
     var nextRateUpdateAt: Instant?
-    /// Which links share a queue (our uplink, as a rule), sampled with each rate update.
-    var sharedBottleneck = SharedBottleneck<ParticipantID>()
+    /// Which links share a queue (our uplink, presumed for the links that get our video),
+    /// sampled with each rate update.
+    var sharedBottleneck = SharedBottleneck<ParticipantID>(presumed: true)
     /// Which peers' packets queue together on their way to us: our downlink (CallEngine+DownlinkShare).
     var downlinkBottleneck = SharedBottleneck<ParticipantID>()
     var downlinkShared = false

@@ -58,3 +58,69 @@ struct SharedBottleneckTests {
         #expect(detector.group(now: Self.at(2)).isEmpty)
     }
 }
+
+/// `SharedBottleneck(presumed: true)`, as for our uplink: the links that get our video share it
+/// until one is shown to wait behind a queue of its own.
+struct PresumedSharedBottleneckTests {
+    static let at = SharedBottleneckTests.at
+
+    @Test func theCandidatesShareBeforeAnyQueue() {
+        var detector = SharedBottleneck<String>(presumed: true)
+        detector.record([("bob", nil), ("cat", .milliseconds(1)), ("dan", .milliseconds(2))], now: Self.at(0))
+        #expect(detector.group(now: Self.at(0), presuming: ["bob", "cat", "dan"]) == ["bob", "cat", "dan"])
+        // A link that does not get our video (not a candidate) joins only on evidence.
+        #expect(detector.group(now: Self.at(0), presuming: ["bob", "cat"]) == ["bob", "cat"])
+        // One candidate is no group.
+        #expect(detector.group(now: Self.at(0), presuming: ["bob"]).isEmpty)
+    }
+
+    @Test func theGroupOutlivesTheEvidenceThatAgesOutOfTheWindow() {
+        var detector = SharedBottleneck<String>(presumed: true)
+        for index in 0..<5 { detector.record([("bob", .milliseconds(40)), ("cat", .milliseconds(40))], now: Self.at(index)) }
+        // Queues short from then on, for far longer than the window: the links still share.
+        for index in 5..<200 { detector.record([("bob", .milliseconds(2)), ("cat", .milliseconds(3))], now: Self.at(index)) }
+        #expect(detector.group(now: Self.at(200), presuming: ["bob", "cat"]) == ["bob", "cat"])
+    }
+
+    @Test func aLinkThatWaitsAloneIsApartAndStaysApartWhenItsQueueEmpties() {
+        var detector = SharedBottleneck<String>(presumed: true)
+        let links = ["bob", "cat", "dan"]
+        // cat's own downlink is capped: its packets wait, the others' do not.
+        for index in 0..<2 { detector.record([("bob", .milliseconds(2)), ("cat", .milliseconds(90)), ("dan", .milliseconds(1))], now: Self.at(index)) }
+        #expect(detector.group(now: Self.at(2), presuming: links) == ["bob", "cat", "dan"], "two samples are not yet enough")
+        detector.record([("bob", .milliseconds(2)), ("cat", .milliseconds(90)), ("dan", .milliseconds(1))], now: Self.at(2))
+        #expect(detector.group(now: Self.at(3), presuming: links) == ["bob", "dan"])
+        // cat's queue drains (its share is its own estimate again) and stays short: still apart.
+        for index in 3..<200 { detector.record([("bob", .milliseconds(2)), ("cat", .milliseconds(4)), ("dan", .milliseconds(1))], now: Self.at(index)) }
+        #expect(detector.group(now: Self.at(200), presuming: links) == ["bob", "dan"])
+    }
+
+    @Test func aLinkThatWaitsAloneWithAnotherIsNotApart() {
+        // Two links' queues agree; the third's is far from them: only the third waits alone.
+        var detector = SharedBottleneck<String>(presumed: true)
+        for index in 0..<10 {
+            detector.record([("bob", .milliseconds(30)), ("cat", .milliseconds(36)), ("dan", .milliseconds(200))], now: Self.at(index))
+        }
+        #expect(detector.apart == ["dan"])
+        #expect(detector.group(now: Self.at(10), presuming: ["bob", "cat", "dan"]) == ["bob", "cat"])
+    }
+
+    @Test func aLinkApartComesBackWhenItQueuesWithTheOthers() {
+        var detector = SharedBottleneck<String>(presumed: true)
+        let links = ["bob", "cat", "dan"]
+        for index in 0..<5 { detector.record([("bob", .milliseconds(2)), ("cat", .milliseconds(90)), ("dan", .milliseconds(1))], now: Self.at(index)) }
+        #expect(detector.apart == ["cat"])
+        // Later the uplink fills and all three wait alike, more often than cat waited alone.
+        for index in 60..<65 { detector.record([("bob", .milliseconds(40)), ("cat", .milliseconds(45)), ("dan", .milliseconds(42))], now: Self.at(index)) }
+        #expect(detector.apart.isEmpty)
+        #expect(detector.group(now: Self.at(65), presuming: links) == ["bob", "cat", "dan"])
+    }
+
+    @Test func aLinkThatLeavesIsForgotten() {
+        var detector = SharedBottleneck<String>(presumed: true)
+        for index in 0..<5 { detector.record([("bob", .milliseconds(2)), ("cat", .milliseconds(90))], now: Self.at(index)) }
+        #expect(detector.apart == ["cat"])
+        detector.record([("bob", .milliseconds(2))], now: Self.at(5))
+        #expect(detector.apart.isEmpty)
+    }
+}

@@ -89,6 +89,28 @@ import Testing
         #expect(cat.videoFrames[ann.id, default: 0] > 50 && bob.videoFrames[ann.id, default: 0] > cat.videoFrames[ann.id, default: 0])
     }
 
+    /// ann's links share her uplink from the start, before any queue shows it (one encoding
+    /// serves them, so a link whose estimate drifts under the others' would get fewer layers and
+    /// drift further). cat's downlink carries 300 kbit/s: his link waits alone, so it leaves the
+    /// share, which would have it send bob's and dan's rate, and keeps to its own estimate.
+    @Test func aLinkThatQueuesAloneLeavesTheUplinksShare() throws {
+        let (call, people) = try mesh(["ann", "bob", "cat", "dan"], seed: 35) { _, configuration in configuration.smallVideo = true }
+        let ann = people[0], bob = people[1], cat = people[2], dan = people[3]
+        call.run(for: .seconds(2))
+        let before = [bob, cat, dan].map { linkStats(ann, for: $0).last?.sharedKbps }
+        #expect(before.allSatisfy { $0 != nil && $0 == before[0] }, "shared before any queue: \(before)")
+        cap(call, from: ann, to: cat, bitsPerSecond: 300_000)
+        let start = call.now
+        call.run(for: .seconds(12))
+        let toCat = linkStats(ann, for: cat, after: start + .seconds(6))
+        let toBob = linkStats(ann, for: bob, after: start + .seconds(6)), toDan = linkStats(ann, for: dan, after: start + .seconds(6))
+        print("cat's link apart: to cat \(toCat.map { ($0.sentKbps, $0.sharedKbps) }), to bob \(toBob.map { ($0.sentKbps, $0.sharedKbps) })")
+        #expect(toCat.count >= 5 && toCat.allSatisfy { $0.sharedKbps == nil && $0.sentKbps <= 320 }, "\(toCat)")
+        for (bobs, dans) in zip(toBob, toDan) {
+            #expect(bobs.sharedKbps != nil && bobs.sharedKbps == dans.sharedKbps && bobs.videoLayers == 3, "\(bobs) \(dans)")
+        }
+    }
+
     /// ann's uplink carries 1 Mbit/s for her three links together (a home uplink): each link's
     /// controller sees the same queue, and they should end up sharing it about evenly, every link
     /// with video, rather than one starved (the end-to-end run had 253/229/166 kbit/s and a 6.5 s freeze).
