@@ -10,8 +10,10 @@ import ConfCore
 /// downlink congests one link alone and groups nothing. Pure; time is passed in.
 ///
 /// `presumed` (our uplink): the links named to `group` share one queue until one is shown to be
-/// apart, by waiting alone (no other link's delay agreeing) in at least `minimumCoincidences` of
-/// the window's samples, and in more than it took part in coincidences. Evidence alone was not
+/// apart, in at least `minimumCoincidences` of the window's samples and in more than it took part
+/// in coincidences: by waiting alone (no other link's delay agreeing: a weak peer's downlink), or
+/// by not waiting (under `clearDelay`) while others wait together (a peer on the same LAN, whose
+/// link does not cross the uplink that the others fill). Evidence alone was not
 /// enough there: links that split the uplink evenly seldom queue, so the evidence aged out within
 /// the window, each link went back to its own estimate, and the estimates drifted apart with
 /// nothing queued (kept runs of `bench/congestion.py uplink-cap`: 177 and 182 kbit/s against 286,
@@ -31,8 +33,12 @@ struct SharedBottleneck<ID: Hashable & Sendable>: Sendable {
 
     /// Each coincidence: when, and the links in it.
     private var coincidences: [(at: Instant, links: Set<ID>)] = []
-    /// Each sample in which a link waited with no other link's delay agreeing.
-    private var waitsAlone: [(at: Instant, link: ID)] = []
+    /// A link's delay under this while others wait together shows that it does not cross their queue.
+    var clearDelay: Duration = .milliseconds(5)
+
+    /// Each sample in which a link waited with no other link's delay agreeing, or did not wait
+    /// while others waited together.
+    private var seenApart: [(at: Instant, link: ID)] = []
     /// Links shown to be behind a queue of their own (only while `presumed`).
     private(set) var apart: Set<ID> = []
 
@@ -41,7 +47,7 @@ struct SharedBottleneck<ID: Hashable & Sendable>: Sendable {
     /// One sample of every connected link's queue delay (nil: not measured yet).
     mutating func record(_ delays: [(id: ID, queueDelay: Duration?)], now: Instant) {
         coincidences.removeAll { now.since($0.at) > window }
-        waitsAlone.removeAll { now.since($0.at) > window }
+        seenApart.removeAll { now.since($0.at) > window }
         apart.formIntersection(delays.map(\.id))
         let congested = delays.compactMap { entry -> (id: ID, delay: Double)? in
             guard let delay = entry.queueDelay, delay >= congestedDelay else { return nil }
@@ -50,11 +56,16 @@ struct SharedBottleneck<ID: Hashable & Sendable>: Sendable {
         let together = Set(agreeingSet(congested).map(\.id))
         if together.count >= 2 { coincidences.append((now, together)) }
         guard presumed else { return }
-        for entry in congested where !together.contains(entry.id) { waitsAlone.append((now, entry.id)) }
-        for id in Set(congested.map(\.id)) {
-            let alone = waitsAlone.count { $0.link == id }, shared = coincidences.count { $0.links.contains(id) }
-            if alone >= minimumCoincidences, alone > shared { apart.insert(id) }
-            if shared >= minimumCoincidences, shared > alone { apart.remove(id) }
+        let alone = congested.map(\.id).filter { !together.contains($0) }
+        let clear = together.count < 2 ? [] : delays.compactMap { entry -> ID? in
+            guard let delay = entry.queueDelay, delay < clearDelay else { return nil }
+            return entry.id
+        }
+        for id in alone + clear { seenApart.append((now, id)) }
+        for id in Set(alone + clear).union(together) {
+            let apartCount = seenApart.count { $0.link == id }, sharedCount = coincidences.count { $0.links.contains(id) }
+            if apartCount >= minimumCoincidences, apartCount > sharedCount { apart.insert(id) }
+            if sharedCount >= minimumCoincidences, sharedCount > apartCount { apart.remove(id) }
         }
     }
 

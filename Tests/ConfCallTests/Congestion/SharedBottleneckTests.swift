@@ -105,6 +105,27 @@ struct PresumedSharedBottleneckTests {
         #expect(detector.group(now: Self.at(10), presuming: ["bob", "cat", "dan"]) == ["bob", "cat"])
     }
 
+    @Test func aLinkThatDoesNotWaitWhileTheOthersWaitTogetherIsApart() {
+        // bob is on ann's LAN; cat's and dan's links cross her capped uplink and fill it.
+        var detector = SharedBottleneck<String>(presumed: true)
+        for index in 0..<3 {
+            detector.record([("bob", .milliseconds(1)), ("cat", .milliseconds(40)), ("dan", .milliseconds(45))], now: Self.at(index))
+        }
+        #expect(detector.apart == ["bob"])
+        #expect(detector.group(now: Self.at(3), presuming: ["bob", "cat", "dan"]) == ["cat", "dan"])
+    }
+
+    @Test func aLinkWhoseFeedbackLagsOnceIsNotApart() {
+        // The queue builds: one sample in four, dan's last feedback predates it.
+        var detector = SharedBottleneck<String>(presumed: true)
+        for index in 0..<40 {
+            let dan: Duration = index % 4 == 0 ? .milliseconds(2) : .milliseconds(38)
+            detector.record([("bob", .milliseconds(40)), ("cat", .milliseconds(45)), ("dan", dan)], now: Self.at(index))
+        }
+        #expect(detector.apart.isEmpty)
+        #expect(detector.group(now: Self.at(40), presuming: ["bob", "cat", "dan"]) == ["bob", "cat", "dan"])
+    }
+
     @Test func aLinkApartComesBackWhenItQueuesWithTheOthers() {
         var detector = SharedBottleneck<String>(presumed: true)
         let links = ["bob", "cat", "dan"]
