@@ -13,7 +13,11 @@ import ConfCore
 /// apart, in at least `minimumCoincidences` of the window's samples and in more than it took part
 /// in coincidences: by waiting alone (no other link's delay agreeing: a weak peer's downlink), or
 /// by not waiting (under `clearDelay`) while others wait together (a peer on the same LAN, whose
-/// link does not cross the uplink that the others fill). Evidence alone was not
+/// link does not cross the uplink that the others fill; counted only once the link has been
+/// measured for `clearAfter`: a link that starts while the uplink's queue stands takes that queue
+/// for the empty path and reads short delays until the queue drains, as a kept run's last link to
+/// connect did, apart for 10 s at its own estimate while the other two fell to the small
+/// encoding). Evidence alone was not
 /// enough there: links that split the uplink evenly seldom queue, so the evidence aged out within
 /// the window, each link went back to its own estimate, and the estimates drifted apart with
 /// nothing queued (kept runs of `bench/congestion.py uplink-cap`: 177 and 182 kbit/s against 286,
@@ -35,12 +39,15 @@ struct SharedBottleneck<ID: Hashable & Sendable>: Sendable {
     private var coincidences: [(at: Instant, links: Set<ID>)] = []
     /// A link's delay under this while others wait together shows that it does not cross their queue.
     var clearDelay: Duration = .milliseconds(5)
+    var clearAfter: Duration = .seconds(5)
 
     /// Each sample in which a link waited with no other link's delay agreeing, or did not wait
     /// while others waited together.
     private var seenApart: [(at: Instant, link: ID)] = []
     /// Links shown to be behind a queue of their own (only while `presumed`).
     private(set) var apart: Set<ID> = []
+    /// When each link's delay was first measured.
+    private var measuredSince: [ID: Instant] = [:]
 
     init(presumed: Bool = false) { self.presumed = presumed }
 
@@ -49,6 +56,8 @@ struct SharedBottleneck<ID: Hashable & Sendable>: Sendable {
         coincidences.removeAll { now.since($0.at) > window }
         seenApart.removeAll { now.since($0.at) > window }
         apart.formIntersection(delays.map(\.id))
+        measuredSince = measuredSince.filter { id, _ in delays.contains { $0.id == id } }
+        for entry in delays where entry.queueDelay != nil && measuredSince[entry.id] == nil { measuredSince[entry.id] = now }
         let congested = delays.compactMap { entry -> (id: ID, delay: Double)? in
             guard let delay = entry.queueDelay, delay >= congestedDelay else { return nil }
             return (entry.id, delay.milliseconds)
@@ -58,7 +67,7 @@ struct SharedBottleneck<ID: Hashable & Sendable>: Sendable {
         guard presumed else { return }
         let alone = congested.map(\.id).filter { !together.contains($0) }
         let clear = together.count < 2 ? [] : delays.compactMap { entry -> ID? in
-            guard let delay = entry.queueDelay, delay < clearDelay else { return nil }
+            guard let delay = entry.queueDelay, delay < clearDelay, let since = measuredSince[entry.id], now.since(since) >= clearAfter else { return nil }
             return entry.id
         }
         for id in alone + clear { seenApart.append((now, id)) }
