@@ -22,6 +22,9 @@ extension CallEngine {
     static let sharpFall = 0.85
     /// Paused links probe only while their packets wait less than this in the path's queues.
     static let probeQueueDelayLimit: Duration = .milliseconds(50)
+    /// A link is presumed to share our uplink only while its own estimate is at least this
+    /// fraction of the best link's (`shareBottleneck`).
+    static let presumedShareFloor = 0.5
 
     func serviceRates(now: Instant) {
         guard hasConnectedPeer else { return }
@@ -57,16 +60,26 @@ extension CallEngine {
 
     /// Links that go through one queue split their estimates evenly (`SharedBottleneck`); the
     /// others each follow their own. The links that get our video are taken to share our uplink
-    /// until one waits alone: they carry one encoding, so a link whose estimate drifts under the
+    /// until one is seen apart: they carry one encoding, so a link whose estimate drifts under the
     /// others' gets fewer of its layers, sends less, and its estimate (bounded by what it sends)
-    /// drifts further.
+    /// drifts further. Not one whose own estimate is under `presumedShareFloor` of the best: it is
+    /// held somewhere else, as behind a weak peer's downlink that bounds it by REMB with no queue
+    /// to show, and the mean would have it send the others' rate and hold them to its own.
     private func shareBottleneck(now: Instant) {
         let connected = links.values.filter { $0.phase == .connected }
         sharedBottleneck.record(connected.map { ($0.id, $0.congestion.statistics.queueDelay) }, now: now)
-        let group = sharedBottleneck.group(now: now, presuming: configuration.sendsVideo ? videoLinks.map(\.id) : [])
+        let sending = configuration.sendsVideo ? videoLinks : []
+        let presumed = Self.presumedSharing(sending.map { ($0.id, $0.congestion.estimator.target) })
+        let group = sharedBottleneck.group(now: now, presuming: presumed)
         let members = connected.filter { group.contains($0.id) }
         let share = members.isEmpty ? nil : members.map(\.congestion.estimator.target).reduce(0, +) / members.count
         for link in connected { link.congestion.share(group.contains(link.id) ? share : nil, now: now) }
+    }
+
+    /// Of the links that get our video (with their own estimates), those presumed to share our uplink.
+    static func presumedSharing(_ estimates: [(id: ParticipantID, bitsPerSecond: Int)]) -> [ParticipantID] {
+        let best = estimates.map(\.bitsPerSecond).max() ?? 0
+        return estimates.filter { Double($0.bitsPerSecond) >= presumedShareFloor * Double(best) }.map(\.id)
     }
 
     private func askVideoBitrate(_ kbps: Int, now: Instant) {

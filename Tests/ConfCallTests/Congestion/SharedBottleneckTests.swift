@@ -1,5 +1,6 @@
 @testable import ConfCall
 import ConfCore
+import ConfWire
 import Testing
 
 /// `SharedBottleneck` on samples 200 ms apart, as the engine takes them.
@@ -147,6 +148,15 @@ struct PresumedSharedBottleneckTests {
         for index in 60..<65 { detector.record([("bob", .milliseconds(40)), ("cat", .milliseconds(45)), ("dan", .milliseconds(42))], now: Self.at(index)) }
         #expect(detector.apart.isEmpty)
         #expect(detector.group(now: Self.at(65), presuming: links) == ["bob", "cat", "dan"])
+    }
+
+    @Test func aLinkFarUnderTheBestIsNotPresumedToShare() {
+        // cat's peer bounds his estimate by REMB (its downlink is shared): no queue may ever show
+        // it, and the mean would have his link send bob's rate.
+        let bob = ParticipantID("p2"), cat = ParticipantID("p3"), dan = ParticipantID("p4")
+        #expect(CallEngine.presumedSharing([(bob, 1_200_000), (cat, 90_000), (dan, 1_000_000)]) == [bob, dan])
+        // Drifting apart on one uplink, as kept runs did, is not that far.
+        #expect(CallEngine.presumedSharing([(bob, 177_000), (cat, 182_000), (dan, 286_000)]) == [bob, cat, dan])
     }
 
     @Test func aLinkThatLeavesIsForgotten() {
