@@ -32,7 +32,10 @@ extension CallEngine {
             // RFC 6386 section 9.1: bit 0 of the frame tag is clear on a key frame.
             place = VP8FrameLayer(keyFrame: frame.first.map { $0 & 1 == 0 } ?? false)
         }
-        if place.keyFrame, encoding == .full { newLinkKeyFrameAsked = false }
+        if place.keyFrame, encoding == .full {
+            newLinkKeyFrameAsked = false
+            newLinkKeyFrameDue = nil  // the links waiting take this one
+        }
         for link in links.values where link.phase == .connected && !link.peerHidesOurVideo && link.encodingChoice.encoding == encoding {
             guard let video = link.negotiated?.video, video.sends, link.srtp != nil else { continue }
             guard forwards(place, on: link) else { continue }

@@ -141,18 +141,36 @@ extension CallEngine {
         restarts[link.id] = nil
         stallRestarts[link.id] = nil
         send(link.meter.senderReport(now: now), on: link)
-        startVideoAtKeyFrame(on: link)
+        startVideoAtKeyFrame(on: link, now: now)
     }
 
     /// A new link's video starts at a key frame, as libwebrtc's does: a receiver cannot decode the
     /// deltas before one, and not every receiver asks (GStreamer's webrtcbin sent no PLI and
-    /// decoded none of conf's video); conf's own asks, a round trip later. One request serves
-    /// every link that waits (a mesh forming shares one key frame); before the first frame none
-    /// is asked (the encoder starts with one).
-    private func startVideoAtKeyFrame(on link: PeerConnection) {
+    /// decoded none of conf's video); conf's own asks, a round trip later. Before the first frame
+    /// none is asked (the encoder starts with one).
+    ///
+    /// One request serves every link that waits, and while other links are still being set up
+    /// (a room joined at once) it waits for them too, at most `meshFormingWait`. One encoder
+    /// serves every link, so a key frame for one goes to all: links that came up 330 ms apart
+    /// made two, each several frames' worth, into every link at once, at the start of the call
+    /// through a capped uplink (a kept run of `bench/congestion.py uplink-cap`).
+    private func startVideoAtKeyFrame(on link: PeerConnection, now: Instant) {
         guard configuration.sendsVideo, !videoMuted, !link.peerHidesOurVideo, link.negotiated?.video?.sends == true else { return }
         link.videoWaitsForKeyFrame = true
         guard firstVideoCapture != nil, !newLinkKeyFrameAsked else { return }
+        if newLinkKeyFrameDue == nil { newLinkKeyFrameDue = now + Self.meshFormingWait }
+        askNewLinkKeyFrameWhenDue(now: now)
+    }
+
+    static let meshFormingWait: Duration = .milliseconds(500)
+
+    /// Asks the key frame that links which came up wait for, once no other link is being set up
+    /// or `newLinkKeyFrameDue` has come.
+    func askNewLinkKeyFrameWhenDue(now: Instant) {
+        guard let due = newLinkKeyFrameDue else { return }
+        let forming = links.values.contains { $0.phase == .negotiating && now.since($0.openedAt) < configuration.connectTimeout }
+        guard !forming || now >= due else { return }
+        newLinkKeyFrameDue = nil
         newLinkKeyFrameAsked = true
         outputs.append(.keyFrameRequested)
     }

@@ -40,6 +40,7 @@ extension CallEngine {
                 outputs.append(.callFailed(noPath: sawNoPath))
             }
         }
+        askNewLinkKeyFrameWhenDue(now: now)
         serviceRates(now: now)
         if let at = nextStatsAt, now >= at, let interval = configuration.statsInterval {
             // On a fixed cadence: a late pass (a loaded machine) does not push the next ones back.

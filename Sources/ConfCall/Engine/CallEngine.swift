@@ -188,6 +188,8 @@ public final class CallEngine {
     var firstVideoCapture: Instant?
     /// A key frame was asked for links that came up, and none has been sent since.
     var newLinkKeyFrameAsked = false
+    /// While other links are being set up: when that key frame is asked at the latest.
+    var newLinkKeyFrameDue: Instant?
     /// How many temporal layers the encoder makes (1 for `.videoFrame`), as its frames say.
     var encodedLayers = 1
     /// The small encoding (`VideoEncoding`): its own packetiser (its own TL0PICIDX), layers, and
@@ -280,6 +282,7 @@ public final class CallEngine {
         if !everConnected { earliest.consider(connectDeadline) }
         earliest.consider(nextStatsAt)
         if hasConnectedPeer { earliest.consider(nextRateUpdateAt) }
+        earliest.consider(newLinkKeyFrameDue)
         for link in links.values { considerDeadlines(of: link, in: &earliest) }
         return earliest.instant
     }

@@ -87,3 +87,36 @@ func permutations(of items: [Int]) -> [[Int]] {
         return permutations(of: rest).map { [first] + $0 }
     }
 }
+
+/// One encoder serves every link, so a key frame asked for one link goes to all of them.
+@Suite struct CallEngineMeshKeyFrameTests {
+    /// Everyone joins at once, ann sending video from the start; dan's links take longer to come up.
+    func formMesh(seed: UInt64, danDelay: Duration) throws -> (SimulatedCall, [SimulatedCall.Participant]) {
+        let call = SimulatedCall(seed: seed, handshake: .fakeDTLS)
+        let people = try ["ann", "bob", "cat", "dan"].map { try call.add($0) }
+        for peer in people.dropLast() {
+            call.network.setConditions(LinkConditions(delay: danDelay), between: people[3].id, and: peer.id)
+        }
+        people[0].sendsVideo = true
+        people[0].layeredVideo = LayeredVideoSource()
+        for person in people { call.join(person) }
+        #expect(call.run(for: .seconds(5)) { call.fullMesh(people) })
+        call.run(for: .seconds(1))
+        return (call, people)
+    }
+
+    @Test func aMeshFormingAtOnceSharesOneKeyFrame() throws {
+        let (_, people) = try formMesh(seed: 36, danDelay: .milliseconds(120))
+        let ann = people[0]
+        #expect(ann.keyFrameRequests == 1, "\(ann.keyFrameRequests) key frames asked")
+        for peer in people.dropFirst() { #expect(peer.videoFrames[ann.id, default: 0] > 0, "\(peer.card.name) sees ann") }
+    }
+
+    @Test func aLinkThatComesUpLongAfterTheOthersIsNotKeptWaiting() throws {
+        // dan's links come up over a second after the others: bob's and cat's video does not wait for them.
+        let (_, people) = try formMesh(seed: 37, danDelay: .milliseconds(700))
+        let ann = people[0]
+        #expect(ann.keyFrameRequests == 2, "one for bob's and cat's links, one for dan's")
+        for peer in people.dropFirst() { #expect(peer.videoFrames[ann.id, default: 0] > 0, "\(peer.card.name) sees ann") }
+    }
+}
