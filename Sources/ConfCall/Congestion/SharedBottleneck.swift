@@ -10,19 +10,23 @@ import ConfCore
 /// downlink congests one link alone and groups nothing. Pure; time is passed in.
 ///
 /// `presumed` (our uplink): the links named to `group` share one queue until one is shown to be
-/// apart, in at least `minimumCoincidences` of the window's samples and in more than it took part
-/// in coincidences: by waiting alone (no other link's delay agreeing: a weak peer's downlink), or
-/// by not waiting (under `clearDelay`) while others wait together (a peer on the same LAN, whose
-/// link does not cross the uplink that the others fill; counted only once the link has been
-/// measured for `clearAfter`: a link that starts while the uplink's queue stands takes that queue
-/// for the empty path and reads short delays until the queue drains, as a kept run's last link to
-/// connect did, apart for 10 s at its own estimate while the other two fell to the small
-/// encoding). Evidence alone was not
-/// enough there: links that split the uplink evenly seldom queue, so the evidence aged out within
-/// the window, each link went back to its own estimate, and the estimates drifted apart with
-/// nothing queued (kept runs of `bench/congestion.py uplink-cap`: 177 and 182 kbit/s against 286,
-/// so two links fell to the base layer). A link shown apart stays so until it takes part in
-/// `minimumCoincidences` coincidences, more than it waited alone.
+/// apart. Evidence alone was not enough there: links that split the uplink evenly seldom queue,
+/// so the evidence aged out of the window, each link went back to its own estimate, and the
+/// estimates drifted apart with nothing queued (kept runs of `bench/congestion.py uplink-cap`:
+/// 177 and 182 kbit/s against 286, so two links fell to the base layer). A link is apart once,
+/// in at least `minimumCoincidences` of the window's samples and in more than it took part in
+/// coincidences, it was seen
+/// - waiting alone: at least `aloneDelay`, no other link's delay agreeing (behind a weak peer's
+///   downlink). Shorter waits do not count: on one shared uplink, one link's feedback that caught
+///   its own frame's burst read 32 ms against the others' 12-14;
+/// - or not waiting (under `clearDelay`) while others wait together (a peer on our LAN, whose
+///   link does not cross the uplink the others fill). Only once the link has been measured for
+///   `clearAfter`: a link that starts while the uplink's queue stands takes that queue for the
+///   empty path and reads short delays until it drains (a kept run's last link to connect was
+///   apart for 10 s that way, at its own estimate, while the other two fell to the small encoding).
+///
+/// A link shown apart stays so until it takes part in `minimumCoincidences` coincidences, more
+/// than it was seen apart.
 ///
 /// What the group is for (RFC 8699's flow state exchange, with equal priorities): the links in it
 /// split the sum of their estimates evenly, instead of each controller taking what it can from
@@ -40,6 +44,7 @@ struct SharedBottleneck<ID: Hashable & Sendable>: Sendable {
     /// A link's delay under this while others wait together shows that it does not cross their queue.
     var clearDelay: Duration = .milliseconds(5)
     var clearAfter: Duration = .seconds(5)
+    var aloneDelay: Duration = .milliseconds(50)
 
     /// Each sample in which a link waited with no other link's delay agreeing, or did not wait
     /// while others waited together.
@@ -65,7 +70,7 @@ struct SharedBottleneck<ID: Hashable & Sendable>: Sendable {
         let together = Set(agreeingSet(congested).map(\.id))
         if together.count >= 2 { coincidences.append((now, together)) }
         guard presumed else { return }
-        let alone = congested.map(\.id).filter { !together.contains($0) }
+        let alone = congested.filter { $0.delay >= aloneDelay.milliseconds && !together.contains($0.id) }.map(\.id)
         let clear = together.count < 2 ? [] : delays.compactMap { entry -> ID? in
             guard let delay = entry.queueDelay, delay < clearDelay, let since = measuredSince[entry.id], now.since(since) >= clearAfter else { return nil }
             return entry.id

@@ -96,6 +96,15 @@ struct PresumedSharedBottleneckTests {
         #expect(detector.group(now: Self.at(200), presuming: links) == ["bob", "dan"])
     }
 
+    @Test func oneLinksOwnBurstOnASharedUplinkIsNotWaitingAlone() {
+        // Each feedback's mean carries its own link's frames: bob's caught a burst, the others' did not.
+        var detector = SharedBottleneck<String>(presumed: true)
+        for index in 0..<20 {
+            detector.record([("bob", .milliseconds(32)), ("cat", .milliseconds(12)), ("dan", .milliseconds(14))], now: Self.at(index))
+        }
+        #expect(detector.apart.isEmpty)
+    }
+
     @Test func aLinkThatWaitsAloneWithAnotherIsNotApart() {
         // Two links' queues agree; the third's is far from them: only the third waits alone.
         var detector = SharedBottleneck<String>(presumed: true)
