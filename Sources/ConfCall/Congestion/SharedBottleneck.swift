@@ -10,7 +10,7 @@ import ConfCore
 /// downlink congests one link alone and groups nothing. Pure; time is passed in.
 ///
 /// `presumed` (our uplink): the links named to `group` share one queue until one is shown to be
-/// apart. Evidence alone was not enough there: links that split the uplink evenly seldom queue,
+/// apart. Evidence alone was not enough there: links that share the uplink evenly seldom queue,
 /// so the evidence aged out of the window, each link went back to its own estimate, and the
 /// estimates drifted apart with nothing queued (kept runs of `bench/congestion.py uplink-cap`:
 /// 177 and 182 kbit/s against 286, so two links fell to the base layer). A link is apart once,
@@ -28,9 +28,10 @@ import ConfCore
 /// A link shown apart stays so until it takes part in `minimumCoincidences` coincidences, more
 /// than it was seen apart.
 ///
-/// What the group is for (RFC 8699's flow state exchange, with equal priorities): the links in it
-/// split the sum of their estimates evenly, instead of each controller taking what it can from
-/// the same queue (where the first to back off keeps losing).
+/// What the group is for (after RFC 8699's flow state exchange, with equal priorities): the links
+/// in it send at one rate (`CallEngine.shareBottleneck`: the least of their estimates), instead of
+/// each controller taking what it can from the same queue (where the first to back off keeps
+/// losing).
 struct SharedBottleneck<ID: Hashable & Sendable>: Sendable {
     var window: Duration = .seconds(8)
     var minimumCoincidences = 3

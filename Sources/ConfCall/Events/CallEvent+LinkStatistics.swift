@@ -21,8 +21,8 @@ extension CallEvent {
         public var videoEncoding: VideoEncoding
         /// How much audio each of our packets to the peer carries, ms: 20, or 60 while the link is weak.
         public var audioPacketMilliseconds: Int
-        /// While the link shares one queue with others of ours (`SharedBottleneck`): the even share of
-        /// their estimates it sends at instead of its own, kbit/s (0 in JSON when not).
+        /// While the link shares one queue with others of ours (`SharedBottleneck`): the one rate
+        /// they all send at (the least of their estimates) instead of its own, kbit/s (0 in JSON when not).
         public var sharedKbps: Double?
 
         public init(peer: ParticipantID, estimateKbps: Double, sentKbps: Double, roundTrip: Duration?, lossPercent: Double,
