@@ -26,7 +26,8 @@ import ConfCore
 ///   apart for 10 s that way, at its own estimate, while the other two fell to the small encoding).
 ///
 /// A link shown apart stays so until it takes part in `minimumCoincidences` coincidences, more
-/// than it was seen apart.
+/// than it was seen apart, or until it has not been seen apart for `apartMemory` (links that send
+/// at one rate seldom queue, so the coincidences may never come).
 ///
 /// What the group is for (after RFC 8699's flow state exchange, with equal priorities): the links
 /// in it send at one rate (`CallEngine.shareBottleneck`: the least of their estimates), instead of
@@ -46,12 +47,14 @@ struct SharedBottleneck<ID: Hashable & Sendable>: Sendable {
     var clearDelay: Duration = .milliseconds(5)
     var clearAfter: Duration = .seconds(5)
     var aloneDelay: Duration = .milliseconds(50)
+    var apartMemory: Duration = .seconds(30)
 
     /// Each sample in which a link waited with no other link's delay agreeing, or did not wait
     /// while others waited together.
     private var seenApart: [(at: Instant, link: ID)] = []
-    /// Links shown to be behind a queue of their own (only while `presumed`).
+    /// Links shown to be behind a queue of their own (only while `presumed`), and when each was last seen so.
     private(set) var apart: Set<ID> = []
+    private var lastSeenApart: [ID: Instant] = [:]
     /// When each link's delay was first measured.
     private var measuredSince: [ID: Instant] = [:]
 
@@ -61,8 +64,14 @@ struct SharedBottleneck<ID: Hashable & Sendable>: Sendable {
     mutating func record(_ delays: [(id: ID, queueDelay: Duration?)], now: Instant) {
         coincidences.removeAll { now.since($0.at) > window }
         seenApart.removeAll { now.since($0.at) > window }
-        apart.formIntersection(delays.map(\.id))
-        measuredSince = measuredSince.filter { id, _ in delays.contains { $0.id == id } }
+        // A link that left (or is being set up again) is forgotten: it comes back judged afresh.
+        let present = Set(delays.map(\.id))
+        apart.formIntersection(present)
+        apart = apart.filter { id in lastSeenApart[id].map { now.since($0) <= apartMemory } ?? false }
+        lastSeenApart = lastSeenApart.filter { present.contains($0.key) }
+        seenApart.removeAll { !present.contains($0.link) }
+        coincidences = coincidences.map { ($0.at, $0.links.intersection(present)) }.filter { $0.1.count >= 2 }
+        measuredSince = measuredSince.filter { present.contains($0.key) }
         for entry in delays where entry.queueDelay != nil && measuredSince[entry.id] == nil { measuredSince[entry.id] = now }
         let congested = delays.compactMap { entry -> (id: ID, delay: Double)? in
             guard let delay = entry.queueDelay, delay >= congestedDelay else { return nil }
@@ -76,7 +85,10 @@ struct SharedBottleneck<ID: Hashable & Sendable>: Sendable {
             guard let delay = entry.queueDelay, delay < clearDelay, let since = measuredSince[entry.id], now.since(since) >= clearAfter else { return nil }
             return entry.id
         }
-        for id in alone + clear { seenApart.append((now, id)) }
+        for id in alone + clear {
+            seenApart.append((now, id))
+            lastSeenApart[id] = now
+        }
         for id in Set(alone + clear).union(together) {
             let apartCount = seenApart.count { $0.link == id }, sharedCount = coincidences.count { $0.links.contains(id) }
             if apartCount >= minimumCoincidences, apartCount > sharedCount { apart.insert(id) }

@@ -168,6 +168,10 @@ extension CallEngine {
     /// or `newLinkKeyFrameDue` has come.
     func askNewLinkKeyFrameWhenDue(now: Instant) {
         guard let due = newLinkKeyFrameDue else { return }
+        guard configuration.sendsVideo, !videoMuted else {
+            newLinkKeyFrameDue = nil  // the camera went off while waiting; turning it on asks anew
+            return
+        }
         let forming = links.values.contains { $0.phase == .negotiating && now.since($0.openedAt) < configuration.connectTimeout }
         guard !forming || now >= due else { return }
         newLinkKeyFrameDue = nil

@@ -59,8 +59,9 @@ extension CallEngine {
             link.carriedBeforeFall = peak
         }
         if let carried = link.carriedBeforeFall, now.since(carried.at) > Self.fallMemory { link.carriedBeforeFall = nil }
-        // Links that share a queue are not probed one by one: each probe would take the others' room.
-        guard link.congestion.share == nil, let carried = link.carriedBeforeFall?.bitsPerSecond,
+        // Of links that share a queue only the one whose rate they send at probes: each probe takes
+        // the others' room, and only that link's estimate lifts them all.
+        guard link.congestion.share == nil || sharedLeast == link.id, let carried = link.carriedBeforeFall?.bitsPerSecond,
               Double(target) < Self.probeBelowCarried * Double(carried),
               link.lastProbeAt.map({ now.since($0) >= link.probeWait }) ?? true, link.probeOnTrialSince == nil,
               Double(target) < Double(configuration.videoBitrateKbps) * 1000 + link.traffic.audioBitsPerSecond,

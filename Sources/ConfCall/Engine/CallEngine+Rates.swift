@@ -58,16 +58,21 @@ extension CallEngine {
         }
     }
 
-    /// Links that go through one queue all send at the least of their estimates
-    /// (`SharedBottleneck`); the others each follow their own. Not the mean: each link's
-    /// controller sees the one queue, and the first to see it fill cuts its estimate; a mean
-    /// passed on a third of that cut, so the queue grew on until all three had cut (a simulated
-    /// 1 Mbit/s uplink's queue peaked at 150-160 ms with the mean, under 100 ms with the least). The links that get our video are taken to share our uplink
-    /// until one is seen apart: they carry one encoding, so a link whose estimate drifts under the
+    /// Links that go through one queue all send at one rate (`SharedBottleneck`); the others
+    /// each follow their own. The links that get our video are taken to share our uplink until
+    /// one is seen apart: they carry one encoding, so a link whose estimate drifts under the
     /// others' gets fewer of its layers, sends less, and its estimate (bounded by what it sends)
     /// drifts further. Not one whose own estimate is under `presumedShareFloor` of the best: it is
     /// held somewhere else, as behind a weak peer's downlink that bounds it by REMB with no queue
-    /// to show, and the mean would have it send the others' rate and hold them to its own.
+    /// to show, and would hold the others to its rate.
+    ///
+    /// The rate is the least of what the group's links read of the path (delay and loss, not a
+    /// receiver's REMB, which is that receiver's own limit), over the links that get our video and
+    /// have been up `shareSettling` (not an audio-only link's, whose estimate cannot grow past what
+    /// its audio sends, nor a new link's start). Not the mean: each link's controller sees the one
+    /// queue, and the first to see it fill cuts its estimate; a mean passed on a third of that cut,
+    /// so the queue grew on until all three had cut (a simulated 1 Mbit/s uplink's queue peaked at
+    /// 150-160 ms with the mean, under 100 ms with the least).
     private func shareBottleneck(now: Instant) {
         let connected = links.values.filter { $0.phase == .connected }
         sharedBottleneck.record(connected.map { ($0.id, $0.congestion.statistics.queueDelay) }, now: now)
@@ -75,8 +80,21 @@ extension CallEngine {
         let presumed = Self.presumedSharing(sending.map { ($0.id, $0.congestion.estimator.target) })
         let group = sharedBottleneck.group(now: now, presuming: presumed)
         let members = connected.filter { group.contains($0.id) }
-        let share = members.map(\.congestion.estimator.target).min()
+        let settled = members.filter { link in
+            presumed.contains(link.id) && link.dtlsConnectedAt.map { now.since($0) >= Self.shareSettling } ?? false
+        }
+        let least = (settled.isEmpty ? members : settled).min { Self.pathEstimate($0) < Self.pathEstimate($1) }
+        sharedLeast = least?.id
+        let share = least.map(Self.pathEstimate)
         for link in connected { link.congestion.share(group.contains(link.id) ? share : nil, now: now) }
+    }
+
+    static let shareSettling: Duration = .seconds(5)
+
+    /// What the link reads of its path: its delay-based estimate and loss bound, not a REMB.
+    static func pathEstimate(_ link: PeerConnection) -> Int {
+        let statistics = link.congestion.statistics
+        return [statistics.delayBased, statistics.lossBound].compactMap { $0 }.min() ?? link.congestion.estimator.target
     }
 
     /// Of the links that get our video (with their own estimates), those presumed to share our uplink.

@@ -199,9 +199,9 @@ public final class CallEngine {
     var smallVideoAsked: (kbps: Int, at: Instant)?
     // Rates (CallEngine+Rates.swift): when they are looked at next, and what was last asked for.
     var nextRateUpdateAt: Instant?
-    /// Which links share a queue (our uplink, presumed for the links that get our video),
-    /// sampled with each rate update.
+    /// Which links share a queue (our uplink, presumed for those that get our video), and the one whose rate they send at.
     var sharedBottleneck = SharedBottleneck<ParticipantID>(presumed: true)
+    var sharedLeast: ParticipantID?
     /// Which peers' packets queue together on their way to us: our downlink (CallEngine+DownlinkShare).
     var downlinkBottleneck = SharedBottleneck<ParticipantID>()
     var downlinkShared = false

@@ -92,7 +92,7 @@ import Testing
     /// ann's links share her uplink from the start, before any queue shows it (one encoding
     /// serves them, so a link whose estimate drifts under the others' would get fewer layers and
     /// drift further). cat's downlink carries 300 kbit/s: his link waits alone, so it leaves the
-    /// share, which would have it send bob's and dan's rate, and keeps to its own estimate.
+    /// group, which his rate would hold down, and keeps to its own estimate.
     @Test func aLinkThatQueuesAloneLeavesTheUplinksShare() throws {
         let (call, people) = try mesh(["ann", "bob", "cat", "dan"], seed: 35) { _, configuration in configuration.smallVideo = true }
         let ann = people[0], bob = people[1], cat = people[2], dan = people[3]
@@ -105,7 +105,10 @@ import Testing
         let toCat = linkStats(ann, for: cat, after: start + .seconds(6))
         let toBob = linkStats(ann, for: bob, after: start + .seconds(6)), toDan = linkStats(ann, for: dan, after: start + .seconds(6))
         print("cat's link apart: to cat \(toCat.map { ($0.sentKbps, $0.sharedKbps) }), to bob \(toBob.map { ($0.sentKbps, $0.sharedKbps) })")
-        #expect(toCat.count >= 5 && toCat.allSatisfy { $0.sharedKbps == nil && $0.sentKbps <= 320 }, "\(toCat)")
+        // Its own estimate saw-tooths about the cap: within it on average, no second far over it.
+        let catSent = toCat.map(\.sentKbps)
+        #expect(toCat.count >= 5 && toCat.allSatisfy { $0.sharedKbps == nil }, "\(toCat)")
+        #expect(catSent.reduce(0, +) / Double(catSent.count) <= 310 && catSent.allSatisfy { $0 <= 345 }, "\(catSent)")
         for (bobs, dans) in zip(toBob, toDan) {
             #expect(bobs.sharedKbps != nil && bobs.sharedKbps == dans.sharedKbps && bobs.videoLayers == 3, "\(bobs) \(dans)")
         }
