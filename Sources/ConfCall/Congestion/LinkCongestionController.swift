@@ -14,14 +14,14 @@ public struct LinkCongestionController<Item: Sendable>: Sendable {
     // `target` and `nextDeadline` are kept as stored copies, refreshed on every change: the
     // engine reads them for each packet and deadline through its per-link class, where reading a
     // computed property of this struct copies the whole struct first.
-    public private(set) var estimator: LinkBandwidthEstimator { didSet { target = Self.target(estimator.target, share: share) } }
+    public private(set) var estimator: LinkBandwidthEstimator { didSet { target = share ?? estimator.target } }
     public private(set) var pacer: Pacer<Item> { didSet { nextDeadline = pacer.nextDeadline } }
     /// Bits per second the encoders may produce for this link, in total: the estimate, or while
-    /// the link shares a queue with others (`share(_:now:)`) the least of that rate and its own.
+    /// the link shares a queue with others the rate they all send at (`share(_:now:)`).
     public private(set) var target: Int
     /// Set while the link shares one bottleneck with others (`SharedBottleneck`): the one rate
-    /// they all send at (what the least of them reads of the shared path; a receiver's REMB or a
-    /// new link's start keeps its own link under it).
+    /// they all send at, in place of its own estimate. One rate for all, even under its own:
+    /// links of one encoding at different rates get different layers, and that is the drift.
     public private(set) var share: Int?
     /// When to `poll` next; nil while nothing waits.
     public private(set) var nextDeadline: Instant?
@@ -91,11 +91,9 @@ public struct LinkCongestionController<Item: Sendable>: Sendable {
     public mutating func share(_ bitsPerSecond: Int?, now: Instant) {
         guard share != bitsPerSecond else { return }
         share = bitsPerSecond
-        target = Self.target(estimator.target, share: share)
+        target = share ?? estimator.target
         pacer.setTarget(bitsPerSecond: target, now: now)
     }
-
-    private static func target(_ estimate: Int, share: Int?) -> Int { share.map { min($0, estimate) } ?? estimate }
 
     public mutating func onRoundTrip(_ roundTrip: Duration, at now: Instant) {
         estimator.onRoundTrip(roundTrip, at: now)

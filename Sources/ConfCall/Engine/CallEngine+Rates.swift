@@ -66,10 +66,12 @@ extension CallEngine {
     /// held somewhere else, as behind a weak peer's downlink that bounds it by REMB with no queue
     /// to show, and would hold the others to its rate.
     ///
-    /// The rate is the least of what the group's links read of the path (delay and loss, not a
-    /// receiver's REMB, which is that receiver's own limit), over the links that get our video and
-    /// have been up `shareSettling` (not an audio-only link's, whose estimate cannot grow past what
-    /// its audio sends, nor a new link's start). Not the mean: each link's controller sees the one
+    /// The rate is the least of the group's estimates, over the links that get our video and have
+    /// been up `shareSettling` (not an audio-only link's, whose estimate cannot grow past what its
+    /// audio sends, nor a new link's start). Every link in the group sends at it, even one whose
+    /// own estimate is under it for a moment (it will be the least at the next update): links of
+    /// one encoding at different rates get different layers (with a receiver's REMB left out of
+    /// the least, one link went to the small encoding on its own). Not the mean: each link's controller sees the one
     /// queue, and the first to see it fill cuts its estimate; a mean passed on a third of that cut,
     /// so the queue grew on until all three had cut (a simulated 1 Mbit/s uplink's queue peaked at
     /// 150-160 ms with the mean, under 100 ms with the least).
@@ -83,19 +85,13 @@ extension CallEngine {
         let settled = members.filter { link in
             presumed.contains(link.id) && link.dtlsConnectedAt.map { now.since($0) >= Self.shareSettling } ?? false
         }
-        let least = (settled.isEmpty ? members : settled).min { Self.pathEstimate($0) < Self.pathEstimate($1) }
+        let least = (settled.isEmpty ? members : settled).min { $0.congestion.estimator.target < $1.congestion.estimator.target }
         sharedLeast = least?.id
-        let share = least.map(Self.pathEstimate)
+        let share = least?.congestion.estimator.target
         for link in connected { link.congestion.share(group.contains(link.id) ? share : nil, now: now) }
     }
 
     static let shareSettling: Duration = .seconds(5)
-
-    /// What the link reads of its path: its delay-based estimate and loss bound, not a REMB.
-    static func pathEstimate(_ link: PeerConnection) -> Int {
-        let statistics = link.congestion.statistics
-        return [statistics.delayBased, statistics.lossBound].compactMap { $0 }.min() ?? link.congestion.estimator.target
-    }
 
     /// Of the links that get our video (with their own estimates), those presumed to share our uplink.
     static func presumedSharing(_ estimates: [(id: ParticipantID, bitsPerSecond: Int)]) -> [ParticipantID] {
