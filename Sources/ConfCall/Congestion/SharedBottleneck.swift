@@ -62,15 +62,14 @@ struct SharedBottleneck<ID: Hashable & Sendable>: Sendable {
 
     /// One sample of every connected link's queue delay (nil: not measured yet).
     mutating func record(_ delays: [(id: ID, queueDelay: Duration?)], now: Instant) {
-        coincidences.removeAll { now.since($0.at) > window }
-        seenApart.removeAll { now.since($0.at) > window }
-        // A link that left (or is being set up again) is forgotten: it comes back judged afresh.
+        // Out of the window, or about a link that left (or is being set up again): a link that
+        // comes back is judged afresh.
         let present = Set(delays.map(\.id))
-        apart.formIntersection(present)
-        apart = apart.filter { id in lastSeenApart[id].map { now.since($0) <= apartMemory } ?? false }
-        lastSeenApart = lastSeenApart.filter { present.contains($0.key) }
-        seenApart.removeAll { !present.contains($0.link) }
-        coincidences = coincidences.map { ($0.at, $0.links.intersection(present)) }.filter { $0.1.count >= 2 }
+        coincidences = coincidences.filter { now.since($0.at) <= window }.map { ($0.at, $0.links.intersection(present)) }
+            .filter { $0.links.count >= 2 }
+        seenApart.removeAll { now.since($0.at) > window || !present.contains($0.link) }
+        lastSeenApart = lastSeenApart.filter { present.contains($0.key) && now.since($0.value) <= apartMemory }
+        apart = apart.filter { lastSeenApart[$0] != nil }
         measuredSince = measuredSince.filter { present.contains($0.key) }
         for entry in delays where entry.queueDelay != nil && measuredSince[entry.id] == nil { measuredSince[entry.id] = now }
         let congested = delays.compactMap { entry -> (id: ID, delay: Double)? in
