@@ -28,7 +28,7 @@ extension CallEngine {
     func drainDataChannelsIfWaiting() {
         guard dataChannelOutputMayWait else { return }
         dataChannelOutputMayWait = false
-        for link in links.values { drainDataChannels(link) }
+        for link in linksInOrder { drainDataChannels(link) }
     }
 
     func drainDataChannels(_ link: PeerConnection) {
@@ -98,7 +98,7 @@ extension CallEngine {
     /// message said between two would miss the later). With nobody here yet it is held for the
     /// first peer whose channel opens. False when what waits is full.
     public func say(_ text: String, now: Instant) -> Bool {
-        let present = links.values.filter { $0.phase != .disconnected }
+        let present = linksInOrder.filter { $0.phase != .disconnected }
         var sent = false, waits = false
         for link in present {
             if link.chatOpen {
@@ -129,7 +129,7 @@ extension CallEngine {
         audioMuted = muted
         mutedTalking = TalkingDetector()
         outputs.append(.event(.muted(audio: audioMuted, video: videoMuted)))
-        for link in links.values where link.controlOpen { sendState(to: link) }
+        for link in linksInOrder where link.controlOpen { sendState(to: link) }
     }
 
     /// Stops (or resumes) playing one participant here; they are not told. False for nobody connected by that id.

@@ -20,7 +20,7 @@ extension CallEngine {
 
     /// Called with every rate update.
     func shareDownlink(now: Instant) {
-        let connected = links.values.filter { $0.phase == .connected }
+        let connected = linksInOrder.filter { $0.phase == .connected }
         downlinkBottleneck.record(connected.map { ($0.id, $0.incomingQueue.queueDelay(now: now)) }, now: now)
         let group = downlinkBottleneck.group(now: now)
         let members = connected.filter { group.contains($0.id) }

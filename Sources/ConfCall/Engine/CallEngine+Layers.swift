@@ -36,7 +36,7 @@ extension CallEngine {
             newLinkKeyFrameAsked = false
             newLinkKeyFrameDue = nil  // the links waiting take this one
         }
-        for link in links.values where link.phase == .connected && !link.peerHidesOurVideo && link.encodingChoice.encoding == encoding {
+        for link in linksInOrder where link.phase == .connected && !link.peerHidesOurVideo && link.encodingChoice.encoding == encoding {
             guard let video = link.negotiated?.video, video.sends, link.srtp != nil else { continue }
             guard forwards(place, on: link) else { continue }
             link.videoOut.payloadType = video.payloadType
@@ -84,7 +84,7 @@ extension CallEngine {
     /// The links that get our video, connected (a peer that hides it gets none, and its budget
     /// does not set the encoder's).
     var videoLinks: [PeerConnection] {
-        links.values.filter { $0.phase == .connected && $0.negotiated?.video?.sends == true && $0.srtp != nil && !$0.peerHidesOurVideo }
+        linksInOrder.filter { $0.phase == .connected && $0.negotiated?.video?.sends == true && $0.srtp != nil && !$0.peerHidesOurVideo }
     }
 
     /// The encoder's target: the best link's video budget, at least `minimumVideoKbps`, at most

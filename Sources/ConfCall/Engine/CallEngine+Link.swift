@@ -6,6 +6,12 @@ import ConfWire
 /// Each link's transport, handshake and lifetime: ICE as reported, DTLS driven, packets
 /// classified (RFC 7983), `peer-connected` / `peer-disconnected`, restarts.
 extension CallEngine {
+    /// The links in one fixed order, by participant id. Walk these, not `linksInOrder`, wherever
+    /// the order can matter (whose packets the pacer takes first, which of equal links is the
+    /// least): Swift seeds each dictionary's order apart, and a simulated call must replay from
+    /// its seed.
+    var linksInOrder: [PeerConnection] { links.values.sorted { $0.id.rawValue < $1.id.rawValue } }
+
     func iceState(_ id: ParticipantID, _ state: IceState, now: Instant) {
         guard let link = links[id], link.phase != .disconnected else { return }
         switch state {

@@ -6,7 +6,7 @@ import ConfWire
 extension CallEngine {
     func reportLinkStatistics(now: Instant) {
         var figures: [CallEvent.LinkStatistics] = []
-        for link in links.values.sorted(by: { $0.id.rawValue < $1.id.rawValue }) where link.phase == .connected {
+        for link in linksInOrder where link.phase == .connected {
             let statistics = link.congestion.statistics
             figures.append(.init(peer: link.id, estimateKbps: Double(statistics.target) / 1000, sentKbps: link.traffic.sentRate(now: now) / 1000,
                                  roundTrip: statistics.roundTrip ?? link.meter.latest, lossPercent: (statistics.lossFraction ?? 0) * 100,

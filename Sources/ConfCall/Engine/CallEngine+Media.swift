@@ -19,7 +19,7 @@ extension CallEngine {
             outputs.append(.event(.talkingWhileMuted))
         }
         guard configuration.sendsAudio else { return }
-        for link in links.values where link.phase == .connected {
+        for link in linksInOrder where link.phase == .connected {
             guard let audio = link.negotiated?.audio, audio.sends, link.srtp != nil else { continue }
             // Muted: what a link had gathered leaves now, not after the mute.
             let ready = if let opus, !audioMuted { link.audioPackets.add(opus, level: level) } else { link.audioPackets.flush() }
@@ -138,7 +138,7 @@ extension CallEngine {
     /// Per-peer receive figures since the last report: `audio-stats`.
     func reportStatistics(now: Instant) {
         var peers: [CallEvent.AudioStatistics] = []
-        for link in links.values.sorted(by: { $0.id.rawValue < $1.id.rawValue }) {
+        for link in linksInOrder {
             guard link.audioIn != nil else { continue }
             let report = link.audioIn!.report(now: now)
             func duration(_ milliseconds: Double) -> Duration { .nanoseconds(Int64(milliseconds * 1e6)) }

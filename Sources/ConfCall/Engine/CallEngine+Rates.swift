@@ -34,7 +34,7 @@ extension CallEngine {
     }
 
     private func updateRates(now: Instant) {
-        for link in links.values where link.phase == .connected {
+        for link in linksInOrder where link.phase == .connected {
             link.recentResendBitsPerSecond = link.retransmissions.resentBitsPerSecond(now: now)
             guard let incoming = link.traffic.updateReceivedRate(now: now) else { continue }
             // A link that brought video or probes within 2 s keeps the 100 ms: its sender ramps
@@ -47,7 +47,7 @@ extension CallEngine {
         if configuration.congestionControl { shareDownlink(now: now) }
         let encoderKbps = encoderTargetKbps
         updateLayers(encoderKbps: encoderKbps, now: now)
-        for link in links.values where link.phase == .connected {
+        for link in linksInOrder where link.phase == .connected {
             link.audioPackets.follow(weak: link.layerPolicy.paused, peerMaxPacketTime: link.negotiated?.audio?.remoteMaxPacketTime)
         }
         askVideoBitrate(encoderKbps, now: now)
@@ -76,7 +76,7 @@ extension CallEngine {
     /// so the queue grew on until all three had cut (a simulated 1 Mbit/s uplink's queue peaked at
     /// 150-160 ms with the mean, under 100 ms with the least).
     private func shareBottleneck(now: Instant) {
-        let connected = links.values.filter { $0.phase == .connected }
+        let connected = linksInOrder.filter { $0.phase == .connected }
         sharedBottleneck.record(connected.map { ($0.id, $0.congestion.statistics.queueDelay) }, now: now)
         let sending = configuration.sendsVideo ? videoLinks : []
         let presumed = Self.presumedSharing(sending.map { ($0.id, $0.congestion.estimator.target) })
@@ -133,7 +133,7 @@ extension CallEngine {
     /// configured bitrate), FEC on and the expected loss set from the loss it reports.
     private func askAudioEncoding(now: Instant) {
         guard configuration.sendsAudio else { return }
-        let audioLinks = links.values.filter { $0.phase == .connected && $0.negotiated?.audio?.sends == true }
+        let audioLinks = linksInOrder.filter { $0.phase == .connected && $0.negotiated?.audio?.sends == true }
         guard let worst = audioLinks.map(\.congestion.target).min() else { return }
         let ceiling = min(Self.audioKbpsRange.upperBound, max(Self.audioKbpsRange.lowerBound, configuration.audioBitrateKbps))
         let kbps = min(ceiling, max(Self.audioKbpsRange.lowerBound, worst / 8 / 1000))

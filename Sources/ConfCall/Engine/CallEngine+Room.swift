@@ -128,7 +128,7 @@ extension CallEngine {
     /// We are leaving: every link closes (DTLS close_notify goes out first) and nothing more is reported.
     func leave() {
         isLeaving = true
-        for link in links.values where link.phase != .disconnected {
+        for link in linksInOrder where link.phase != .disconnected {
             link.phase = .disconnected
             teardown(link)
         }

@@ -30,12 +30,12 @@ extension CallEngine {
             serviceLink(only, now: now, afterDatagram: true)
         } else {
             // A snapshot: a link set up again while serviced replaces its entry, not this loop's.
-            for link in links.values { serviceLink(link, now: now) }
+            for link in linksInOrder { serviceLink(link, now: now) }
         }
         if let deadline = connectDeadline, !everConnected, now >= deadline {
             connectDeadline = nil
             if !links.isEmpty && !callFailedReported {
-                for link in links.values where link.phase == .negotiating { timedOut(link, now: now) }
+                for link in linksInOrder where link.phase == .negotiating { timedOut(link, now: now) }
                 callFailedReported = true
                 outputs.append(.callFailed(noPath: sawNoPath))
             }

@@ -13,7 +13,7 @@ extension CallEngine {
         guard muted != videoMuted else { return true }
         videoMuted = muted
         outputs.append(.event(.camera(on: !muted)))
-        for link in links.values {
+        for link in linksInOrder {
             if muted { stopVideo(on: link) } else { link.videoWaitsForKeyFrame = true }
             if link.controlOpen { sendState(to: link) }
         }

@@ -283,7 +283,7 @@ public final class CallEngine {
         earliest.consider(nextStatsAt)
         if hasConnectedPeer { earliest.consider(nextRateUpdateAt) }
         earliest.consider(newLinkKeyFrameDue)
-        for link in links.values { considerDeadlines(of: link, in: &earliest) }
+        for link in linksInOrder { considerDeadlines(of: link, in: &earliest) }
         return earliest.instant
     }
 
@@ -292,7 +292,7 @@ public final class CallEngine {
     /// The participant with this id, while it is in the room.
     public func participant(_ id: ParticipantID) -> Participant? { roster[id] }
 
-    public var connectedPeers: [ParticipantID] { links.values.filter { $0.phase == .connected }.map(\.id) }
+    public var connectedPeers: [ParticipantID] { linksInOrder.filter { $0.phase == .connected }.map(\.id) }
 
     var hasConnectedPeer: Bool { links.values.contains { $0.phase == .connected } }
 
