@@ -88,9 +88,18 @@ extension CallEngine {
     }
 
     /// The encoder's target: the best link's video budget, at least `minimumVideoKbps`, at most
-    /// the configured bitrate.
+    /// the configured bitrate. The links that share our uplink (`shareBottleneck`) count as one,
+    /// at the least of their budgets: they send at one rate, so their budgets differ only by
+    /// their resends, and one link's resends take that uplink from all of them. Counted apart,
+    /// the link without resends set the encoder and each link with a few lost its top layer,
+    /// half its frame rate; when libvpx then skipped base-layer pictures to pay for a large one,
+    /// those links went 333 ms without a frame while the others did not (a kept run of
+    /// `bench/congestion.py uplink-cap`).
     var encoderTargetKbps: Int {
-        let best = videoLinks.map(videoBudgetKbps).max() ?? configuration.videoBitrateKbps
+        let links = videoLinks
+        let grouped = links.filter { $0.congestion.share != nil }
+        let apart = links.filter { $0.congestion.share == nil }.map(videoBudgetKbps)
+        let best = (apart + [grouped.map(videoBudgetKbps).min()].compactMap { $0 }).max() ?? configuration.videoBitrateKbps
         return min(configuration.videoBitrateKbps, max(Self.minimumVideoKbps, best))
     }
 
