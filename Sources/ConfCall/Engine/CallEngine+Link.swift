@@ -169,6 +169,10 @@ extension CallEngine {
     }
 
     static let meshFormingWait: Duration = .milliseconds(500)
+    /// A link still negotiating this long after the first try to reach its peer is not forming
+    /// with the others (a peer we cannot reach is tried again and again): new links do not wait
+    /// for it.
+    static let meshFormingWindow: Duration = .seconds(3)
 
     /// Asks the key frame that links which came up wait for, once no other link is being set up
     /// or `newLinkKeyFrameDue` has come.
@@ -178,7 +182,7 @@ extension CallEngine {
             newLinkKeyFrameDue = nil  // the camera went off while waiting; turning it on asks anew
             return
         }
-        let forming = links.values.contains { $0.phase == .negotiating && now.since($0.openedAt) < configuration.connectTimeout }
+        let forming = links.values.contains { $0.phase == .negotiating && now.since($0.triedSince) < Self.meshFormingWindow }
         guard !forming || now >= due else { return }
         newLinkKeyFrameDue = nil
         newLinkKeyFrameAsked = true

@@ -53,12 +53,14 @@ extension CallEngine {
     /// and the driver is asked for an ICE agent with the link's credentials.
     private func openLink(to id: ParticipantID, controlling: Bool, now: Instant) -> LocalEndpoint {
         let peer = roster[id] ?? Participant(id: id, name: id.rawValue, role: .publisher)
-        if let old = links.removeValue(forKey: id) {  // a restart: the old link goes
+        let old = links.removeValue(forKey: id)
+        if let old {  // a restart: the old link goes
             if old.phase == .connected { report(disconnected: old, .restarting) }
             if old.phase != .disconnected { teardown(old) }
             old.phase = .disconnected
         }
         let link = PeerConnection(peer: peer, controlling: controlling, now: now, random: &random)
+        if let old, old.dtlsConnectedAt == nil { link.triedSince = old.triedSince }
         links[id] = link
         outputs.append(.startIce(id, link.credentials, controlling: controlling))
         return LocalEndpoint(iceUfrag: link.credentials.ufrag, icePwd: link.credentials.pwd, fingerprint: security.fingerprint,

@@ -17,6 +17,9 @@ final class PeerConnection {
     let credentials: IceCredentials
     let controlling: Bool
     let openedAt: Instant
+    /// When this peer was first tried: a restart of a link that never connected keeps its
+    /// predecessor's (`CallEngine.meshFormingWindow`).
+    var triedSince: Instant
     let audioSSRC: SSRC
     let videoSSRC: SSRC
     var phase = Phase.negotiating
@@ -150,6 +153,7 @@ final class PeerConnection {
         self.controlling = controlling
         credentials = IceCredentials(using: &random)
         openedAt = now
+        triedSince = now
         lastHeard = now
         audioSSRC = SSRC(UInt32(truncatingIfNeeded: random.next()))
         videoSSRC = SSRC(UInt32(truncatingIfNeeded: random.next()))

@@ -119,4 +119,26 @@ func permutations(of items: [Int]) -> [[Int]] {
         #expect(ann.keyFrameRequests == 2, "one for bob's and cat's links, one for dan's")
         for peer in people.dropFirst() { #expect(peer.videoFrames[ann.id, default: 0] > 0, "\(peer.card.name) sees ann") }
     }
+
+    /// cat cannot reach ann, so ann's link to cat negotiates until its connect timeout (15 s).
+    /// dan comes seconds later: his link's key frame is asked as it comes up, not after the
+    /// longest wait for a mesh forming at once.
+    @Test func aPeerWeCannotReachDoesNotKeepLaterLinksWaiting() throws {
+        let call = SimulatedCall(seed: 38, handshake: .fakeDTLS)
+        let people = try ["ann", "bob", "cat", "dan"].map { try call.add($0) }
+        let ann = people[0], bob = people[1], cat = people[2], dan = people[3]
+        call.network.partition(ann.id, cat.id)
+        ann.sendsVideo = true
+        ann.layeredVideo = LayeredVideoSource()
+        for person in [ann, bob, cat] { call.join(person) }
+        #expect(call.run(for: .seconds(5)) { bob.videoFrames[ann.id, default: 0] > 0 })
+        call.run(for: .seconds(4))
+        #expect(ann.engine.links[cat.id]?.phase == .negotiating, "the link to cat is still negotiating")
+        call.join(dan)
+        #expect(call.run(for: .seconds(5)) { dan.videoFrames[ann.id, default: 0] > 0 })
+        let connected = try #require(ann.events.first { if case .peerConnected(let info) = $0.event { info.peer.id == dan.id } else { false } }?.at)
+        let asked = try #require(ann.keyFramesAskedAt.last)
+        #expect(asked >= connected - .milliseconds(200) && asked.since(connected) < .milliseconds(250),
+                "dan's key frame asked \(asked.since(connected)) after his link was announced")
+    }
 }

@@ -247,6 +247,7 @@ final class SimulatedCall {
             participant.videoFrames[id, default: 0] += 1
         case .keyFrameRequested:
             participant.keyFrameRequests += 1
+            participant.keyFramesAskedAt.append(now)
         case .videoBitrate(let kbps):
             participant.videoBitrates.append((now, kbps))
         case .smallVideoBitrate(let kbps):

@@ -25,6 +25,7 @@ extension SimulatedCall {
         var mutedAudioFrames: [ParticipantID: Int] = [:]
         var videoFrames: [ParticipantID: Int] = [:]
         var keyFrameRequests = 0
+        var keyFramesAskedAt: [Instant] = []
         /// Its driver cannot start ICE agents (say, out of descriptors).
         var iceUnavailable = false
         /// Its next ICE agent is `deaf`: it answers checks but never connects.
