@@ -105,22 +105,30 @@ extension CallEngine {
 
     /// The small encoding's target while some link is on it: the best such link's budget, within
     /// `minimumSmallVideoKbps` and half the full encoding's target (a quarter of the pixels needs
-    /// no more); nil while no link is on it.
+    /// no more) or its floor, whichever is more (links under the floor take all their budget in
+    /// the small encoding); nil while no link is on it.
     func smallTargetKbps(fullKbps: Int) -> Int? {
         let budgets = videoLinks.filter { $0.encodingChoice.encoding == .small }.map(videoBudgetKbps)
         guard let best = budgets.max() else { return nil }
-        return max(Self.minimumSmallVideoKbps, min(fullKbps / 2, best))
+        return max(Self.minimumSmallVideoKbps, min(max(fullKbps / 2, fullVideoFloorKbps), best))
+    }
+
+    /// What a link's budget must reach for the full encoding: the driver's floor for its picture
+    /// (`Configuration.fullVideoFloorKbps`), but no more than half of `--video-bitrate` (asked
+    /// for a low rate, the full picture is what was asked for); 0 without one.
+    var fullVideoFloorKbps: Int {
+        configuration.fullVideoFloorKbps.map { min($0, configuration.videoBitrateKbps / 2) } ?? 0
     }
 
     /// Each link's encoding, layers and pause from its budget now; `video-paused` / `video-resumed`.
-    /// A link that cannot carry half the full encoding's frame rate moves to the small encoding
-    /// where the driver makes one (`Configuration.smallVideo`, `LinkEncodingChoice`); it pauses
-    /// only when it cannot carry the small one's base layer.
+    /// A link that cannot carry half the full encoding's frame rate, or the full picture's floor,
+    /// moves to the small encoding where the driver makes one (`Configuration.smallVideo`,
+    /// `LinkEncodingChoice`); it pauses only when it cannot carry the small one's base layer.
     func updateLayers(encoderKbps: Int, now: Instant) {
         guard configuration.sendsVideo else { return }
         let links = videoLinks.sorted(by: { $0.id.rawValue < $1.id.rawValue })
         if configuration.smallVideo {
-            let fullNeeds = LinkLayerPolicy.halfFrameRateKbps(encoderKbps: encoderKbps, layers: encodedLayers)
+            let fullNeeds = max(LinkLayerPolicy.halfFrameRateKbps(encoderKbps: encoderKbps, layers: encodedLayers), fullVideoFloorKbps)
             for link in links where !link.layerPolicy.paused {
                 guard let encoding = link.encodingChoice.update(budgetKbps: videoBudgetKbps(link), fullNeedsKbps: fullNeeds, now: now) else { continue }
                 switchEncoding(link, to: encoding)

@@ -11,13 +11,10 @@ extension CallEngineCongestionTests {
         var start = Instant.zero
         let (call, people) = try mesh(["ann", "bob", "cat", "dan"], seed: seed) { _, _ in
         } beforeJoining: { call, people in
-            for peer in people.dropFirst() {
-                call.network.setConditions(LinkConditions(delay: .milliseconds(20)), between: people[0].id, and: peer.id)
-            }
+            Self.shareUplink(call, of: people, bitsPerSecond: 1_000_000)
             var lossy = LinkConditions(delay: .milliseconds(20))
             lossy.loss = 0.03
             call.network.setConditions(lossy, from: people[0].id, to: people[1].id)
-            call.network.setUplink(.init(bandwidth: 1_000_000, queueLimit: 1_000_000 / 16), for: people[0].id)
             start = call.now
         }
         let ann = people[0], bob = people[1], cat = people[2], dan = people[3]

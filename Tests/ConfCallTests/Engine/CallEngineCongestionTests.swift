@@ -40,6 +40,15 @@ import Testing
         call.network.setConditions(conditions, from: from.id, to: to.id)
     }
 
+    /// `people[0]`'s uplink carries `bitsPerSecond` for all her links, with a queue of half a
+    /// second (a home uplink), and every path from her takes 20 ms.
+    static func shareUplink(_ call: SimulatedCall, of people: [SimulatedCall.Participant], bitsPerSecond: Int) {
+        for peer in people.dropFirst() {
+            call.network.setConditions(LinkConditions(delay: .milliseconds(20)), between: people[0].id, and: peer.id)
+        }
+        call.network.setUplink(.init(bandwidth: bitsPerSecond, queueLimit: bitsPerSecond / 16), for: people[0].id)
+    }
+
     /// `who`'s link-stats figures for `peer`, in order.
     func linkStats(_ who: SimulatedCall.Participant, for peer: SimulatedCall.Participant, after: Instant = .zero)
         -> [CallEvent.LinkStatistics]
@@ -120,8 +129,7 @@ import Testing
     @Test(arguments: [34, 35, 36] as [UInt64]) func linksThroughOneCappedUplinkShareItEvenly(seed: UInt64) throws {
         let (call, people) = try mesh(["ann", "bob", "cat", "dan"], seed: seed)
         let ann = people[0], others = Array(people.dropFirst())
-        for peer in others { call.network.setConditions(LinkConditions(delay: .milliseconds(20)), between: ann.id, and: peer.id) }
-        call.network.setUplink(.init(bandwidth: 1_000_000, queueLimit: 1_000_000 / 16), for: ann.id)
+        Self.shareUplink(call, of: people, bitsPerSecond: 1_000_000)
         let start = call.now
         call.run(for: .seconds(20))
         let last = others.map { peer in linkStats(ann, for: peer, after: start + .seconds(10)) }
@@ -161,10 +169,7 @@ import Testing
         let (call, people) = try mesh(["ann", "bob", "cat", "dan"], seed: seed) { _, configuration in
             configuration.statsInterval = .milliseconds(500)
         } beforeJoining: { call, people in
-            for peer in people.dropFirst() {
-                call.network.setConditions(LinkConditions(delay: .milliseconds(20)), between: people[0].id, and: peer.id)
-            }
-            call.network.setUplink(.init(bandwidth: 1_000_000, queueLimit: 1_000_000 / 16), for: people[0].id)
+            Self.shareUplink(call, of: people, bitsPerSecond: 1_000_000)
             start = call.now
         }
         let ann = people[0], others = Array(people.dropFirst())

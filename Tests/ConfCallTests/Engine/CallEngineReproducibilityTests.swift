@@ -24,10 +24,7 @@ import Testing
             person.layeredVideo = LayeredVideoSource(startKbps: 600)
         }
         let ann = people[0]
-        for peer in people.dropFirst() {
-            call.network.setConditions(LinkConditions(delay: .milliseconds(20)), between: ann.id, and: peer.id)
-        }
-        call.network.setUplink(.init(bandwidth: 1_000_000, queueLimit: 1_000_000 / 16), for: ann.id)
+        CallEngineCongestionTests.shareUplink(call, of: people, bitsPerSecond: 1_000_000)
         for person in people { call.join(person) }
         #expect(call.run(for: .seconds(5)) { call.fullMesh(people) })
         call.run(for: .seconds(8))

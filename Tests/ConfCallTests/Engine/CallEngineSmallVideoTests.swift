@@ -107,3 +107,51 @@ extension CallEngineCongestionTests {
         #expect(grown.allSatisfy { $0 >= 350 }, "the links grew past their share: \(grown)")
     }
 }
+
+/// The full picture's floor (`VideoEncoding.fullFloorKbps`): links whose budget is under what
+/// the full picture needs get the small one, however the others fare.
+extension CallEngineCongestionTests {
+    /// ann's three links share her 700 kbit/s uplink: about 170 kbit/s of video each, under the
+    /// 230 a 640x480 picture at 15 fps needs. All three get the small encoding, and it gets all
+    /// of their budget, not half of the full encoding's target.
+    @Test func aSharedUplinkUnderTheFullPicturesFloorGetsTheSmallEncoding() throws {
+        var start = Instant.zero
+        let floor = VideoEncoding.fullFloorKbps(width: 640, height: 480, framesPerSecond: 15)
+        let (call, people) = try mesh(["ann", "bob", "cat", "dan"], seed: 42) { _, configuration in
+            configuration.smallVideo = true
+            configuration.fullVideoFloorKbps = floor
+        } beforeJoining: { call, people in
+            Self.shareUplink(call, of: people, bitsPerSecond: 700_000)
+            start = call.now
+        }
+        let ann = people[0], others = Array(people.dropFirst())
+        call.run(for: (start + .seconds(15)).since(call.now))
+        let settled = others.map { linkStats(ann, for: $0, after: start + .seconds(10)) }
+        let small = ann.smallVideoBitrates.filter { $0.at >= start + .seconds(10) }.compactMap(\.kbps)
+        let full = ann.videoBitrates.filter { $0.at >= start + .seconds(10) }.map(\.kbps)
+        print("under the floor (\(floor) kbit/s): encodings \(settled.map { $0.map(\.videoEncoding.rawValue) }), sent \(settled.map { $0.map { Int($0.sentKbps) } }), small asked \(small), full asked \(full)")
+        #expect(floor == 230)
+        #expect(settled.allSatisfy { $0.count >= 4 && $0.allSatisfy { $0.videoEncoding == .small && $0.videoLayers >= 2 } }, "\(settled)")
+        #expect(!small.isEmpty && small.allSatisfy { $0 > (full.max() ?? 0) / 2 && $0 <= floor }, "small \(small), full \(full)")
+        for peer in others {
+            let frames = peer.videoFrames[ann.id, default: 0]
+            #expect(frames > 150, "\(peer.card.name) got \(frames) frames")
+        }
+    }
+
+    /// A link over the floor keeps the full picture; and asked for a low `--video-bitrate`, the
+    /// full picture is what was asked for: the floor is at most half of it (300 kbit/s of video
+    /// and a floor of 2,000 kept the full one).
+    @Test(arguments: [(600, 230), (300, 2_000)])
+    func linksOverTheFloorKeepTheFullPicture(videoKbps: Int, floor: Int) throws {
+        let (call, people) = try mesh(["ann", "bob"], seed: 43, videoKbps: videoKbps) { _, configuration in
+            configuration.smallVideo = true
+            configuration.fullVideoFloorKbps = floor
+        }
+        let ann = people[0], bob = people[1]
+        let start = call.now
+        call.run(for: .seconds(8))
+        let encodings = linkStats(ann, for: bob, after: start + .seconds(4)).map(\.videoEncoding)
+        #expect(encodings.count >= 3 && encodings.allSatisfy { $0 == .full }, "--video-bitrate \(videoKbps), floor \(floor): \(encodings)")
+    }
+}
