@@ -2,7 +2,8 @@ import ConfCore
 
 /// Our two encodings of the one camera picture. `full` is the room's size, layered, at the best
 /// link's budget; `small` (half the width and height, a quarter of the pixels), encoded only while
-/// some link cannot carry half the full encoding's frame rate, at the best such link's budget.
+/// some link cannot carry half the full encoding's frame rate, or the full picture's floor
+/// (`fullFloorKbps`), at the best such link's budget.
 /// A link is sent one of them at a time and switches at a key frame of the other: the receiver
 /// sees one stream whose picture changes size (VP8 key frames carry it), so no renegotiation and
 /// no simulcast signalling (RFC 8853) are needed for conf or for a browser.
@@ -26,17 +27,18 @@ public enum VideoEncoding: String, Sendable, Equatable {
 }
 
 /// Which encoding one link gets, from its video budget against what the full encoding's layers
-/// for half its frame rate take (`LinkLayerPolicy.halfFrameRateKbps`), with hysteresis. Below
-/// that the full encoding could give the link only a quarter of the frame rate, or nothing, where
-/// the small one gives it every frame at half the size: for a face on a call, motion matters more
-/// than pixels (libwebrtc's default for cameras, too, lowers the resolution before the frame rate).
-/// Pure; time is passed in.
+/// for half its frame rate take (`LinkLayerPolicy.halfFrameRateKbps`) or the full picture's floor
+/// (`VideoEncoding.fullFloorKbps`), whichever is more, with hysteresis. Below the first the full
+/// encoding could give the link only a quarter of the frame rate, or nothing; below the second,
+/// it skips frames after every sudden change of picture. The small one gives the link every frame
+/// at half the size: for a face on a call, motion matters more than pixels (libwebrtc's default
+/// for cameras, too, lowers the resolution before the frame rate). Pure; time is passed in.
 ///
-///               budget < full's half-rate layers for `toSmallAfter`
+///               budget < what full needs for `toSmallAfter`
 ///     +------+ --------------------------------------------> +-------+
 ///     | full |                                               | small |
 ///     +------+ <-------------------------------------------- +-------+
-///          budget ≥ `fullMargin` × full's half-rate layers for `toFullAfter`
+///          budget ≥ `fullMargin` × what full needs for `toFullAfter`
 ///
 /// Each switch costs a key frame, so going back up waits longer than going down. While on
 /// `small`, `LinkLayerPolicy` decides its layers and pauses against the small encoding's rate.
