@@ -23,17 +23,17 @@ import Testing
         #expect(choice.encoding == .full, "the dip restarted the wait")
     }
 
-    @Test func backToFullOnlyWithAMarginHeldForTwoSeconds() {
+    @Test func backToFullOnlyWithAMarginHeldForFiveSeconds() {
         var choice = LinkEncodingChoice()
         _ = choice.update(budgetKbps: 100, fullNeedsKbps: 240, now: start)
         _ = choice.update(budgetKbps: 100, fullNeedsKbps: 240, now: start + .seconds(1))
         #expect(choice.encoding == .small)
         // 280 carries the half-rate layers (240) but not with the 1.25 margin (300): stays small.
         #expect(choice.update(budgetKbps: 280, fullNeedsKbps: 240, now: start + .seconds(2)) == nil)
-        #expect(choice.update(budgetKbps: 280, fullNeedsKbps: 240, now: start + .seconds(5)) == nil)
-        #expect(choice.update(budgetKbps: 300, fullNeedsKbps: 240, now: start + .seconds(6)) == nil)
-        #expect(choice.update(budgetKbps: 300, fullNeedsKbps: 240, now: start + .milliseconds(7_999)) == nil)
-        #expect(choice.update(budgetKbps: 300, fullNeedsKbps: 240, now: start + .seconds(8)) == .full)
+        #expect(choice.update(budgetKbps: 280, fullNeedsKbps: 240, now: start + .seconds(9)) == nil)
+        #expect(choice.update(budgetKbps: 300, fullNeedsKbps: 240, now: start + .seconds(10)) == nil)
+        #expect(choice.update(budgetKbps: 300, fullNeedsKbps: 240, now: start + .milliseconds(14_999)) == nil)
+        #expect(choice.update(budgetKbps: 300, fullNeedsKbps: 240, now: start + .seconds(15)) == .full)
     }
 
     @Test func aReturnToFullThatDoesNotLastDoublesTheNextWait() {
@@ -49,14 +49,14 @@ import Testing
             return changes
         }
         #expect(step(100, for: .seconds(1)) == [.small])
-        #expect(step(400, for: .milliseconds(2_200)) == [.full], "the first return waits 2 s")
+        #expect(step(400, for: .milliseconds(5_200)) == [.full], "the first return waits 5 s")
         #expect(step(100, for: .seconds(1)) == [.small], "back within the trial: it failed")
-        #expect(choice.waitForFull == .seconds(4))
-        #expect(step(400, for: .milliseconds(3_800)).isEmpty, "now 4 s")
+        #expect(choice.waitForFull == .seconds(10))
+        #expect(step(400, for: .milliseconds(9_800)).isEmpty, "now 10 s")
         #expect(step(400, for: .milliseconds(400)) == [.full])
-        // Full for the whole trial: the wait is back to 2 s.
+        // Full for the whole trial: the wait is back to 5 s.
         #expect(step(400, for: .seconds(11)).isEmpty)
         #expect(step(100, for: .seconds(1)) == [.small])
-        #expect(choice.waitForFull == .seconds(2))
+        #expect(choice.waitForFull == .seconds(5))
     }
 }

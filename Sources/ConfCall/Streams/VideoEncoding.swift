@@ -48,8 +48,11 @@ struct LinkEncodingChoice: Sendable {
     /// How long the margin must hold before going back to full: `shortestWaitForFull`, doubled
     /// (up to `longestWaitForFull`) each time a return to full did not last `fullTrial`. An
     /// estimate grows past what a link on the small encoding sends, so a return is a trial, as a
-    /// probe is; a link that flaps pays a key frame each way.
-    static let shortestWaitForFull: Duration = .seconds(2)
+    /// probe is; a link that flaps pays a key frame each way, and a key frame of the full picture
+    /// is large: three links on a 1 Mbit/s uplink back to full after 2 s over the margin (a
+    /// probe's lift) went 530-595 ms without a frame and back to small (`bench/congestion.py
+    /// uplink-cap`), hence 5 s.
+    static let shortestWaitForFull: Duration = .seconds(5)
     static let longestWaitForFull: Duration = .seconds(32)
     static let fullTrial: Duration = .seconds(10)
     private(set) var encoding = VideoEncoding.full
