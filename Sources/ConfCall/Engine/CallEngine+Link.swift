@@ -6,7 +6,7 @@ import ConfWire
 /// Each link's transport, handshake and lifetime: ICE as reported, DTLS driven, packets
 /// classified (RFC 7983), `peer-connected` / `peer-disconnected`, restarts.
 extension CallEngine {
-    /// The links in one fixed order, by participant id. Walk these, not `linksInOrder`, wherever
+    /// The links in one fixed order, by participant id. Walk these, not `links.values`, wherever
     /// the order can matter (whose packets the pacer takes first, which of equal links is the
     /// least): Swift seeds each dictionary's order apart, and a simulated call must replay from
     /// its seed.
@@ -229,7 +229,7 @@ extension CallEngine {
 
     /// Restarts that are due: the link to the peer is set up again from a new offer.
     func runRestarts(now: Instant) {
-        for (id, at) in restartAt where at <= now {
+        for (id, at) in restartAt.sorted(by: { $0.key.rawValue < $1.key.rawValue }) where at <= now {  // in id order, as `linksInOrder`
             restartAt[id] = nil
             guard roster[id] != nil, links[id]?.phase == .disconnected else { continue }
             mesh?.restart(id)

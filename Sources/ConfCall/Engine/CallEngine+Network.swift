@@ -32,6 +32,7 @@ extension CallEngine {
     private func setUpAgain(_ link: PeerConnection, _ reason: DisconnectReason, now: Instant) {
         let id = link.id
         let offerer = mesh?.isOfferer(to: id) == true
+        link.triedSince = now  // every link forms again at once: a new try, not a failing one
         if link.phase == .disconnected {
             // Already waiting for a restart: make it now.
             guard offerer else { return }
