@@ -44,7 +44,7 @@ public enum ConfProgram {
         help: "how the call is shown: screen (a full-screen view: roster, chat, input line, single keys; ? lists them), lines (event lines "
             + "and line commands on stdin, as a script reads them) or auto (screen when stdin and stdout are a terminal and --json is off)",
         completion: .choices(["auto", "screen", "lines"]), configurable: true, default: "auto")
-    static let videoBitrate = OptionSpec("video-bitrate", value: "KBPS", help: "the most VP8 is given, in kilobits per second: it follows the best link's estimate up to this", default: "600")
+    static let videoBitrate = OptionSpec("video-bitrate", value: "KBPS", help: "the most VP8 is given, in kilobits per second: it follows the best link's estimate (links that share your uplink count as one, at the least of theirs) up to this; links under what the full picture needs, at most half of this, get a half-size one", default: "600")
     static let noAudio = OptionSpec("no-audio", help: "send and receive no audio")
     static let noVideo = OptionSpec("no-video", help: "send and receive no video")
     static let noSounds = OptionSpec(

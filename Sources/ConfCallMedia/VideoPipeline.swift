@@ -87,10 +87,8 @@ public final class VideoPipeline {
     /// takes effect from a frame encoded after this call.
     public func setBitrate(kbps: Int) { main?.encoder.setBitrate(kbps: kbps) }
 
-    /// The full encoding's picture: its size and how many a second it is given; nil without video.
-    public var fullPicture: (width: Int, height: Int, framesPerSecond: Int)? {
-        main.map { ($0.encoder.width, $0.encoder.height, framesPerSecond) }
-    }
+    /// The full encoding's picture size; nil without video.
+    public var fullPictureSize: (width: Int, height: Int)? { main.map { ($0.encoder.width, $0.encoder.height) } }
 
     /// Whether a small encoding can be made: we send video, at a size whose halves VP8 can take.
     public var makesSmallEncoding: Bool { main.map { $0.encoder.width >= 64 && $0.encoder.height >= 64 } ?? false }

@@ -68,8 +68,8 @@ public enum CallSetup {
             driver.engine.configuration.sendsAudio = driver.audio?.sends ?? false
             driver.engine.configuration.sendsVideo = driver.video?.sends ?? false
             driver.engine.configuration.smallVideo = driver.video?.makesSmallEncoding ?? false
-            driver.engine.configuration.fullVideoFloorKbps = driver.video?.fullPicture.map {
-                VideoEncoding.fullFloorKbps(width: $0.width, height: $0.height, framesPerSecond: $0.framesPerSecond)
+            driver.engine.configuration.fullVideoFloorKbps = driver.video?.fullPictureSize.map {
+                VideoEncoding.fullFloorKbps(width: $0.width, height: $0.height)
             }
             driver.joined(joined)
             if options.screen, let session, let terminal = RawTerminal(loop: loop) {

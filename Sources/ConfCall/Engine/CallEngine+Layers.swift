@@ -87,29 +87,33 @@ extension CallEngine {
         linksInOrder.filter { $0.phase == .connected && $0.negotiated?.video?.sends == true && $0.srtp != nil && !$0.peerHidesOurVideo }
     }
 
-    /// The encoder's target: the best link's video budget, at least `minimumVideoKbps`, at most
-    /// the configured bitrate. The links that share our uplink (`shareBottleneck`) count as one,
-    /// at the least of their budgets: they send at one rate, so their budgets differ only by
-    /// their resends, and one link's resends take that uplink from all of them. Counted apart,
-    /// the link without resends set the encoder and each link with a few lost its top layer,
-    /// half its frame rate; when libvpx then skipped base-layer pictures to pay for a large one,
-    /// those links went 333 ms without a frame while the others did not (a kept run of
-    /// `bench/congestion.py uplink-cap`).
+    /// The encoder's target: the best budget among the links (`encodingBudgetKbps`), at least
+    /// `minimumVideoKbps`, at most the configured bitrate.
     var encoderTargetKbps: Int {
-        let links = videoLinks
-        let grouped = links.filter { $0.congestion.share != nil }
-        let apart = links.filter { $0.congestion.share == nil }.map(videoBudgetKbps)
-        let best = (apart + [grouped.map(videoBudgetKbps).min()].compactMap { $0 }).max() ?? configuration.videoBitrateKbps
+        let best = encodingBudgetKbps(videoLinks) ?? configuration.videoBitrateKbps
         return min(configuration.videoBitrateKbps, max(Self.minimumVideoKbps, best))
     }
 
-    /// The small encoding's target while some link is on it: the best such link's budget, within
-    /// `minimumSmallVideoKbps` and half the full encoding's target (a quarter of the pixels needs
-    /// no more) or its floor, whichever is more (links under the floor take all their budget in
-    /// the small encoding); nil while no link is on it.
+    /// The most one encoding should make for `links`: the best of their video budgets, where the
+    /// links that share our uplink (`shareBottleneck`) count as one, at the least of their
+    /// budgets (a paused one aside); nil for no links. They send at one rate, so their budgets
+    /// differ only by their resends, and one link's resends take that uplink from all of them.
+    /// Counted apart, the link without resends set the encoder and each link with a few lost its
+    /// top layer, half its frame rate; when libvpx then skipped base-layer pictures to pay for a
+    /// large one, those links went 333 ms without a frame while the others did not (a kept run
+    /// of `bench/congestion.py uplink-cap`).
+    func encodingBudgetKbps(_ links: [PeerConnection]) -> Int? {
+        let grouped = links.filter { $0.congestion.share != nil && !$0.layerPolicy.paused }
+        let apart = links.filter { $0.congestion.share == nil || $0.layerPolicy.paused }.map(videoBudgetKbps)
+        return (apart + [grouped.map(videoBudgetKbps).min()].compactMap { $0 }).max()
+    }
+
+    /// The small encoding's target while some link is on it: the best budget among those links
+    /// (`encodingBudgetKbps`), within `minimumSmallVideoKbps` and half the full encoding's target
+    /// (a quarter of the pixels needs no more) or its floor, whichever is more (links under the
+    /// floor take all their budget in the small encoding); nil while no link is on it.
     func smallTargetKbps(fullKbps: Int) -> Int? {
-        let budgets = videoLinks.filter { $0.encodingChoice.encoding == .small }.map(videoBudgetKbps)
-        guard let best = budgets.max() else { return nil }
+        guard let best = encodingBudgetKbps(videoLinks.filter { $0.encodingChoice.encoding == .small }) else { return nil }
         return max(Self.minimumSmallVideoKbps, min(max(fullKbps / 2, fullVideoFloorKbps), best))
     }
 

@@ -3,8 +3,9 @@ import ConfSession
 import ConfWire
 
 /// What the links' estimates ask of the encoders, five times a second: the video encoder's
-/// target (the best link's budget), each link's layers and pauses, Opus from the worst link, and
-/// padding probes on paused links so that their estimate can grow back.
+/// target (the best link's budget, links sharing our uplink as one), each link's layers and
+/// pauses, Opus from the worst link, and padding probes on paused links so that their estimate
+/// can grow back.
 extension CallEngine {
     static let rateUpdateInterval: Duration = .milliseconds(200)
     /// The least the video encoder is asked for, kbit/s: below it VP8 makes pictures not worth

@@ -11,19 +11,21 @@ public enum VideoEncoding: String, Sendable, Equatable {
     case full
     case small
 
-    /// The least a picture of this size and rate is worth the full encoding at, kbit/s:
-    /// `fullFloorBitsPerPixel` of each pixel of each frame. Under it a link gets the small one.
-    /// At 190 kbit/s, 640x480 at 15 fps coded steadily (quantizer ~70 of 127, no frame skipped),
-    /// but a picture that changed at once (the test pattern's square wrapping round: a cut, a
-    /// head turned) cost 4-10 KB in two or three frames, several times the frame budget, and
-    /// libvpx then skipped the next 3-5 frames to pay for them: 200-400 ms without a frame on
-    /// every link, once in eight 20 s runs of `bench/congestion.py uplink-cap`. libwebrtc keeps a
-    /// table of the same kind (640x360 wants 300 kbit/s at 30 fps, 0.043 bits a pixel).
-    public static func fullFloorKbps(width: Int, height: Int, framesPerSecond: Int) -> Int {
-        Int(Double(width * height * max(1, framesPerSecond)) * fullFloorBitsPerPixel / 1000)
+    /// The least a picture of this size is worth the full encoding at, kbit/s: `fullFloorBits`
+    /// a second for each pixel. Under it a link gets the small one. At 190 kbit/s, 640x480 at
+    /// 15 fps coded steadily (quantizer ~70 of 127, no frame skipped), but a picture that changed
+    /// at once (the test pattern's square wrapping round: a cut, a head turned) cost 4-10 KB in
+    /// two or three frames, several times the frame budget, and libvpx then skipped frames to pay
+    /// for them: 200-400 ms without a frame on every link, twice in twelve 20 s runs of
+    /// `bench/congestion.py uplink-cap`. Such a frame grows with the pixels, and the time to pay
+    /// for it is its size over the rate, whatever the frame rate: so the floor is by pixels
+    /// alone. libwebrtc keeps a table of the same kind (640x360 wants 300 kbit/s to start).
+    public static func fullFloorKbps(width: Int, height: Int) -> Int {
+        Int(Double(width * height) * fullFloorBits / 1000)
     }
 
-    static let fullFloorBitsPerPixel = 0.05
+    /// 230 kbit/s for 640x480 (480p), 690 for 1280x720.
+    static let fullFloorBits = 0.75
 }
 
 /// Which encoding one link gets, from its video budget against what the full encoding's layers

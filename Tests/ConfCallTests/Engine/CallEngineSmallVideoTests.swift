@@ -113,11 +113,11 @@ extension CallEngineCongestionTests {
 /// the full picture needs get the small one, however the others fare.
 extension CallEngineCongestionTests {
     /// ann's three links share her 700 kbit/s uplink: about 170 kbit/s of video each, under the
-    /// 230 a 640x480 picture at 15 fps needs. All three get the small encoding, and it gets all
+    /// 230 a 640x480 picture needs. All three get the small encoding, and it gets all
     /// of their budget, not half of the full encoding's target.
     @Test func aSharedUplinkUnderTheFullPicturesFloorGetsTheSmallEncoding() throws {
         var start = Instant.zero
-        let floor = VideoEncoding.fullFloorKbps(width: 640, height: 480, framesPerSecond: 15)
+        let floor = VideoEncoding.fullFloorKbps(width: 640, height: 480)
         let (call, people) = try mesh(["ann", "bob", "cat", "dan"], seed: 42) { _, configuration in
             configuration.smallVideo = true
             configuration.fullVideoFloorKbps = floor
