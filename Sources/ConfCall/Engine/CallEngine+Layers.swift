@@ -125,15 +125,21 @@ extension CallEngine {
     }
 
     /// Each link's encoding, layers and pause from its budget now; `video-paused` / `video-resumed`.
-    /// A link that cannot carry half the full encoding's frame rate, or the full picture's floor,
-    /// moves to the small encoding where the driver makes one (`Configuration.smallVideo`,
-    /// `LinkEncodingChoice`); it pauses only when it cannot carry the small one's base layer.
+    /// A link that cannot carry half the full encoding's frame rate, or the full picture's floor
+    /// once its estimate has settled (`shareSettling` after it came up), moves to the small
+    /// encoding where the driver makes one (`Configuration.smallVideo`, `LinkEncodingChoice`); it
+    /// pauses only when it cannot carry the small one's base layer. In a call's first seconds a
+    /// weak peer's link still counted in the uplink's group, whose least put every link under the
+    /// floor; they went small, and back to full with a 58-80 KB key frame that held both healthy
+    /// links 465-730 ms (`bench/congestion.py downlink-cap`).
     func updateLayers(encoderKbps: Int, now: Instant) {
         guard configuration.sendsVideo else { return }
         let links = videoLinks.sorted(by: { $0.id.rawValue < $1.id.rawValue })
         if configuration.smallVideo {
-            let fullNeeds = max(LinkLayerPolicy.halfFrameRateKbps(encoderKbps: encoderKbps, layers: encodedLayers), fullVideoFloorKbps)
+            let halfFrameRate = LinkLayerPolicy.halfFrameRateKbps(encoderKbps: encoderKbps, layers: encodedLayers)
             for link in links where !link.layerPolicy.paused {
+                let settled = link.dtlsConnectedAt.map { now.since($0) >= Self.shareSettling } ?? false
+                let fullNeeds = max(halfFrameRate, settled ? fullVideoFloorKbps : 0)
                 guard let encoding = link.encodingChoice.update(budgetKbps: videoBudgetKbps(link), fullNeedsKbps: fullNeeds, now: now) else { continue }
                 switchEncoding(link, to: encoding)
             }

@@ -156,3 +156,32 @@ extension CallEngineCongestionTests {
         #expect(encodings.count >= 3 && encodings.allSatisfy { $0 == .full }, "--video-bitrate \(videoKbps), floor \(floor): \(encodings)")
     }
 }
+
+extension CallEngineCongestionTests {
+    /// The floor waits for a link's estimate to settle (5 s after it came up): in a call's first
+    /// seconds a weak peer's link still counts in the uplink's group, whose least would send every
+    /// link small, and back to full later with a key frame of the full picture each. Here a
+    /// link capped at 300 kbit/s (about 250 of video, under a 290 floor) gets the small encoding
+    /// only once it has been up 5 s.
+    @Test func theFloorWaitsForALinksEstimateToSettle() throws {
+        var start = Instant.zero
+        let (call, people) = try mesh(["ann", "bob"], seed: 46) { _, configuration in
+            configuration.smallVideo = true
+            configuration.fullVideoFloorKbps = 290
+        } beforeJoining: { call, people in
+            var capped = LinkConditions(delay: .milliseconds(20))
+            capped.bandwidth = 300_000
+            capped.queueLimit = 300_000 / 16
+            call.network.setConditions(capped, from: people[0].id, to: people[1].id)
+            start = call.now
+        }
+        let ann = people[0], bob = people[1]
+        call.run(for: (start + .seconds(12)).since(call.now))
+        // The link came up within half a second of joining.
+        let all = linkStats(ann, for: bob), fromFour = linkStats(ann, for: bob, after: start + .milliseconds(4_500))
+        let early = Array(all.prefix(all.count - fromFour.count)), late = linkStats(ann, for: bob, after: start + .seconds(8))
+        print("floor after settling: early \(early.map { (Int($0.estimateKbps), $0.videoEncoding.rawValue) }), late \(late.map { (Int($0.estimateKbps), $0.videoEncoding.rawValue) })")
+        #expect(early.count >= 3 && early.allSatisfy { $0.videoEncoding == .full }, "\(early)")
+        #expect(late.count >= 3 && late.allSatisfy { $0.videoEncoding == .small }, "\(late)")
+    }
+}
