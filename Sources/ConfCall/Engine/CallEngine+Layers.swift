@@ -36,9 +36,11 @@ extension CallEngine {
             newLinkKeyFrameAsked = false
             newLinkKeyFrameDue = nil  // the links waiting take this one
         }
-        for link in linksInOrder where link.phase == .connected && !link.peerHidesOurVideo && link.encodingChoice.encoding == encoding {
+        for link in linksInOrder where link.phase == .connected && !link.peerHidesOurVideo
+            && (link.encodingChoice.encoding == encoding || link.switchingFrom == encoding)
+        {
             guard let video = link.negotiated?.video, video.sends, link.srtp != nil else { continue }
-            guard forwards(place, on: link) else { continue }
+            guard forwards(place, of: encoding, on: link) else { continue }
             link.videoOut.payloadType = video.payloadType
             let packets = link.videoOut.packetize(link.pictureIDs.rewrite(payloads), mediaTime: ticks)
             enqueue(packets, .video, on: link, transportSequenceID: transportSequenceID(video), now: now)
@@ -63,12 +65,18 @@ extension CallEngine {
     static let maximumHeldRoundTrip: Duration = .seconds(1)
 
     /// Whether the link gets this frame: not while paused, from a key frame after a pause, then
-    /// as its layer selector says.
-    private func forwards(_ frame: VP8FrameLayer, on link: PeerConnection) -> Bool {
+    /// as its layer selector says. A link moving to the other encoding is sent the one it had
+    /// until the new one's first key frame, and switches there with a new selector.
+    private func forwards(_ frame: VP8FrameLayer, of encoding: VideoEncoding, on link: PeerConnection) -> Bool {
         guard !link.layerPolicy.paused else { return false }
+        if link.switchingFrom == encoding { return link.layerSelector.forward(frame) }
         if link.videoWaitsForKeyFrame {
             guard frame.keyFrame else { return false }
             link.videoWaitsForKeyFrame = false
+            if link.switchingFrom != nil {
+                link.switchingFrom = nil
+                link.layerSelector = TemporalLayerSelector(maximumLayer: link.layerSelector.maximumLayer)
+            }
         }
         return link.layerSelector.forward(frame)
     }
@@ -157,7 +165,7 @@ extension CallEngine {
                 link.congestion.dropQueued(.retransmission)
                 outputs.append(.event(.videoPaused(link.peer, reason: .bandwidth)))
             case .resumed:
-                link.videoWaitsForKeyFrame = true
+                link.waitForKeyFrame()
                 outputs.append(keyFrameRequest(for: link))
                 outputs.append(.event(.videoResumed(link.peer)))
             case nil:
@@ -180,12 +188,19 @@ extension CallEngine {
     }
 
     /// The link is sent `encoding` from its next key frame (asked for now; a small encoding that
-    /// is only starting begins with one).
+    /// is only starting begins with one), and the one it had until then: stopping that at once
+    /// left it 265 ms without a frame at each switch (`bench/congestion.py uplink-cap`). Back
+    /// before that key frame came, it simply stays on the one it had.
     private func switchEncoding(_ link: PeerConnection, to encoding: VideoEncoding) {
-        link.videoWaitsForKeyFrame = true
-        link.layerSelector = TemporalLayerSelector(maximumLayer: link.layerSelector.maximumLayer)
         link.layerPolicy = LinkLayerPolicy()  // judged afresh against the new encoding's rate
-        link.congestion.dropQueued(.video)
+        if link.switchingFrom == encoding {
+            link.switchingFrom = nil
+            link.videoWaitsForKeyFrame = false
+            return
+        }
+        let flowing = !link.videoWaitsForKeyFrame
+        link.waitForKeyFrame()
+        if flowing { link.switchingFrom = encoding == .small ? .full : .small }
         outputs.append(.note("conf: \(link.peer.name)'s link carries \(encoding == .small ? "only the small video (half the size)" : "the full video again")"))
         if encoding == .full || smallVideoAsked != nil { outputs.append(keyFrameRequest(for: link)) }
     }

@@ -162,7 +162,7 @@ extension CallEngine {
     /// through a capped uplink (a kept run of `bench/congestion.py uplink-cap`).
     private func startVideoAtKeyFrame(on link: PeerConnection, now: Instant) {
         guard configuration.sendsVideo, !videoMuted, !link.peerHidesOurVideo, link.negotiated?.video?.sends == true else { return }
-        link.videoWaitsForKeyFrame = true
+        link.waitForKeyFrame()
         guard firstVideoCapture != nil, !newLinkKeyFrameAsked else { return }
         if newLinkKeyFrameDue == nil { newLinkKeyFrameDue = now + Self.meshFormingWait }
         askNewLinkKeyFrameWhenDue(now: now)

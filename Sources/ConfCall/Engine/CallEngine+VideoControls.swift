@@ -14,7 +14,7 @@ extension CallEngine {
         videoMuted = muted
         outputs.append(.event(.camera(on: !muted)))
         for link in linksInOrder {
-            if muted { stopVideo(on: link) } else { link.videoWaitsForKeyFrame = true }
+            if muted { stopVideo(on: link) } else { link.waitForKeyFrame() }
             if link.controlOpen { sendState(to: link) }
         }
         if !muted {  // one key frame of each encoding serves every link
@@ -81,7 +81,7 @@ extension CallEngine {
 
     private func startVideoAgain(on link: PeerConnection) {
         guard !videoMuted else { return }
-        link.videoWaitsForKeyFrame = true
+        link.waitForKeyFrame()
         outputs.append(keyFrameRequest(for: link))
     }
 }

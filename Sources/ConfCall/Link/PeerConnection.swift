@@ -143,6 +143,15 @@ final class PeerConnection {
     var pictureIDs = VP8PictureIDRewriter()
     /// After a pause, video starts again at a key frame (the link missed the frames in between).
     var videoWaitsForKeyFrame = false
+    /// While it waits for the first key frame of the encoding it moves to, the one it is still
+    /// sent (CallEngine+Layers.swift); nil when not switching.
+    var switchingFrom: VideoEncoding?
+
+    /// Video starts again at a key frame of the link's encoding, and of no other.
+    func waitForKeyFrame() {
+        videoWaitsForKeyFrame = true
+        switchingFrom = nil
+    }
 
     /// What a listener sent anyway: dropped, counted, reported once each.
     var droppedFromListener = 0

@@ -176,6 +176,7 @@ extension CallEngineCongestionTests {
             start = call.now
         }
         let ann = people[0], bob = people[1]
+        ann.smallEncoderStartsAfter = .milliseconds(300)
         call.run(for: (start + .seconds(12)).since(call.now))
         // The link came up within half a second of joining.
         let all = linkStats(ann, for: bob), fromFour = linkStats(ann, for: bob, after: start + .milliseconds(4_500))
@@ -183,5 +184,12 @@ extension CallEngineCongestionTests {
         print("floor after settling: early \(early.map { (Int($0.estimateKbps), $0.videoEncoding.rawValue) }), late \(late.map { (Int($0.estimateKbps), $0.videoEncoding.rawValue) })")
         #expect(early.count >= 3 && early.allSatisfy { $0.videoEncoding == .full }, "\(early)")
         #expect(late.count >= 3 && late.allSatisfy { $0.videoEncoding == .small }, "\(late)")
+        // The switch itself: bob is sent the full picture until the small one's first key frame,
+        // 300 ms after it was asked for (stopping it at once: 455 ms without a frame; now 228,
+        // the capped path's own spacing at the key frame).
+        let arrivals = (bob.videoFramesAt[ann.id] ?? []).filter { $0 >= start + .seconds(3) && $0 <= start + .seconds(10) }
+        let longest = zip(arrivals, arrivals.dropFirst()).map { $1.since($0) }.max() ?? .seconds(7)
+        print("frames to bob from 3 to 10 s: \(arrivals.count), longest gap \(longest)")
+        #expect(arrivals.count > 50 && longest < .milliseconds(300), "\(arrivals.count) frames, longest gap \(longest)")
     }
 }

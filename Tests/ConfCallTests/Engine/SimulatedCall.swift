@@ -166,7 +166,7 @@ final class SimulatedCall {
                 participant.pending.append(participant.layeredVideo?.nextFrame(captured: at, bitrates: participant.videoBitrates,
                                                                                 keyFrameRequests: participant.keyFrameRequests)
                     ?? .videoFrame(participant.nextVideoFrame(), captured: at))
-                if let small = participant.smallVideo {
+                if let small = participant.smallVideo, at >= participant.smallVideoFrom ?? at {
                     let asked = participant.smallVideoBitrates.compactMap { figure in figure.kbps.map { (figure.at, $0) } }
                     participant.pending.append(small.nextFrame(captured: at, bitrates: asked, keyFrameRequests: participant.smallKeyFrameRequests,
                                                                encoding: .small))
@@ -244,6 +244,7 @@ final class SimulatedCall {
             }
         case .video(let id, _, _):
             participant.videoFrameLog.append(id)
+            participant.videoFramesAt[id, default: []].append(now)
             participant.videoFrames[id, default: 0] += 1
         case .keyFrameRequested:
             participant.keyFrameRequests += 1
@@ -256,6 +257,7 @@ final class SimulatedCall {
                 participant.engine.handle(.smallVideoUnavailable, now: now)
             } else if kbps == nil { participant.smallVideo = nil } else if participant.smallVideo == nil {
                 participant.smallVideo = LayeredVideoSource(startKbps: kbps!)
+                participant.smallVideoFrom = now + participant.smallEncoderStartsAfter
                 participant.smallKeyFrameRequests = 0
             }
         case .smallKeyFrameRequested:

@@ -24,6 +24,8 @@ extension SimulatedCall {
         var receivedAudioContinuations: [ParticipantID: Int] = [:]
         var mutedAudioFrames: [ParticipantID: Int] = [:]
         var videoFrames: [ParticipantID: Int] = [:]
+        /// When each peer's frames were handed on, in order.
+        var videoFramesAt: [ParticipantID: [Instant]] = [:]
         var keyFrameRequests = 0
         var keyFramesAskedAt: [Instant] = []
         /// Its driver cannot start ICE agents (say, out of descriptors).
@@ -60,6 +62,10 @@ extension SimulatedCall {
         var notes: [String] = []
         /// A driver whose small encoder will not start: it answers `.smallVideoUnavailable`.
         var smallEncoderFails = false
+        /// How long a small encoder takes to give its first frame once asked (a real one: made,
+        /// and a key frame encoded, on another thread); when the one asked for gives frames.
+        var smallEncoderStartsAfter: Duration = .zero
+        var smallVideoFrom: Instant?
 
         /// A frame the assembler takes as VP8 (a key frame every 30th: bit 0 of the tag clear).
         func nextVideoFrame() -> [UInt8] {
