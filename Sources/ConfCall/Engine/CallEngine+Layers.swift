@@ -76,6 +76,7 @@ extension CallEngine {
             if link.switchingFrom != nil {
                 link.switchingFrom = nil
                 link.layerSelector = TemporalLayerSelector(maximumLayer: link.layerSelector.maximumLayer)
+                link.layerPolicy = LinkLayerPolicy()  // judged afresh against the new encoding's rate
             }
         }
         return link.layerSelector.forward(frame)
@@ -149,13 +150,15 @@ extension CallEngine {
                 let settled = link.dtlsConnectedAt.map { now.since($0) >= Self.shareSettling } ?? false
                 let fullNeeds = max(halfFrameRate, settled ? fullVideoFloorKbps : 0)
                 guard let encoding = link.encodingChoice.update(budgetKbps: videoBudgetKbps(link), fullNeedsKbps: fullNeeds, now: now) else { continue }
-                switchEncoding(link, to: encoding)
+                // Under the floor but over the half-rate layers, the full picture still fits
+                // meanwhile; under those, it would overrun the link until the small one came.
+                switchEncoding(link, to: encoding, keepingTheOld: encoding == .full || videoBudgetKbps(link) >= halfFrameRate)
             }
         }
         let smallKbps = smallTargetKbps(fullKbps: encoderKbps)
         askSmallVideoBitrate(smallKbps, now: now)
         for link in links {
-            let small = link.encodingChoice.encoding == .small
+            let small = link.forwardedEncoding == .small
             let change = link.layerPolicy.update(budgetKbps: videoBudgetKbps(link), encoderKbps: small ? smallKbps ?? encoderKbps : encoderKbps,
                                                  layers: encodedLayers(for: link), now: now)
             link.layerSelector.maximumLayer = link.layerPolicy.maximumLayer
@@ -182,25 +185,30 @@ extension CallEngine {
         outputs.append(.note("conf: the small video encoding could not start: links too weak for the full one pause instead"))
         for link in videoLinks where link.encodingChoice.encoding == .small {
             link.encodingChoice = LinkEncodingChoice()
-            switchEncoding(link, to: .full)
+            switchEncoding(link, to: .full, keepingTheOld: false)
         }
         askSmallVideoBitrate(nil, now: now)
     }
 
     /// The link is sent `encoding` from its next key frame (asked for now; a small encoding that
-    /// is only starting begins with one), and the one it had until then: stopping that at once
-    /// left it 265 ms without a frame at each switch (`bench/congestion.py uplink-cap`). Back
-    /// before that key frame came, it simply stays on the one it had.
-    private func switchEncoding(_ link: PeerConnection, to encoding: VideoEncoding) {
-        link.layerPolicy = LinkLayerPolicy()  // judged afresh against the new encoding's rate
+    /// is only starting begins with one). `keepingTheOld`, it is sent the one it had until then,
+    /// at the layers it had: stopping that at once left it 265 ms without a frame at each switch
+    /// (`bench/congestion.py uplink-cap`). Back before that key frame came, it simply stays.
+    private func switchEncoding(_ link: PeerConnection, to encoding: VideoEncoding, keepingTheOld: Bool) {
         if link.switchingFrom == encoding {
             link.switchingFrom = nil
             link.videoWaitsForKeyFrame = false
             return
         }
-        let flowing = !link.videoWaitsForKeyFrame
+        let keeps = keepingTheOld && !link.videoWaitsForKeyFrame
         link.waitForKeyFrame()
-        if flowing { link.switchingFrom = encoding == .small ? .full : .small }
+        if keeps {
+            link.switchingFrom = encoding == .small ? .full : .small
+        } else {
+            link.layerSelector = TemporalLayerSelector(maximumLayer: link.layerSelector.maximumLayer)
+            link.layerPolicy = LinkLayerPolicy()  // judged afresh against the new encoding's rate
+            link.congestion.dropQueued(.video)
+        }
         outputs.append(.note("conf: \(link.peer.name)'s link carries \(encoding == .small ? "only the small video (half the size)" : "the full video again")"))
         if encoding == .full || smallVideoAsked != nil { outputs.append(keyFrameRequest(for: link)) }
     }
@@ -212,7 +220,7 @@ extension CallEngine {
 
     /// How many temporal layers the encoding the link is on makes.
     func encodedLayers(for link: PeerConnection) -> Int {
-        link.encodingChoice.encoding == .small ? smallEncodedLayers : encodedLayers
+        link.forwardedEncoding == .small ? smallEncodedLayers : encodedLayers
     }
 
     /// The temporal layers the link is being sent now: 0 while paused.

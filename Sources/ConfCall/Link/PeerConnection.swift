@@ -147,6 +147,9 @@ final class PeerConnection {
     /// sent (CallEngine+Layers.swift); nil when not switching.
     var switchingFrom: VideoEncoding?
 
+    /// The encoding whose frames the link is sent now.
+    var forwardedEncoding: VideoEncoding { switchingFrom ?? encodingChoice.encoding }
+
     /// Video starts again at a key frame of the link's encoding, and of no other.
     func waitForKeyFrame() {
         videoWaitsForKeyFrame = true
