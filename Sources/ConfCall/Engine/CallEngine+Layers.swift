@@ -120,9 +120,11 @@ extension CallEngine {
     /// The small encoding's target while some link is on it: the best budget among those links
     /// (`encodingBudgetKbps`), within `minimumSmallVideoKbps` and half the full encoding's target
     /// (a quarter of the pixels needs no more) or its floor, whichever is more (links under the
-    /// floor take all their budget in the small encoding); nil while no link is on it.
+    /// floor take all their budget in the small encoding); nil while no link is on it, or is
+    /// still sent it until the full one's key frame.
     func smallTargetKbps(fullKbps: Int) -> Int? {
-        guard let best = encodingBudgetKbps(videoLinks.filter { $0.encodingChoice.encoding == .small }) else { return nil }
+        let onSmall = videoLinks.filter { $0.encodingChoice.encoding == .small || $0.switchingFrom == .small }
+        guard let best = encodingBudgetKbps(onSmall) else { return nil }
         return max(Self.minimumSmallVideoKbps, min(max(fullKbps / 2, fullVideoFloorKbps), best))
     }
 
