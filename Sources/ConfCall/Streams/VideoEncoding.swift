@@ -24,7 +24,7 @@ public enum VideoEncoding: String, Sendable, Equatable {
         Int(Double(width * height) * fullFloorBits / 1000)
     }
 
-    /// 230 kbit/s for 640x480 (480p), 690 for 1280x720.
+    /// 230 kbit/s for 640x480 (480p), 691 for 1280x720.
     static let fullFloorBits = 0.75
 }
 
