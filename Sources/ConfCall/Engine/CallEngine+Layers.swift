@@ -145,12 +145,11 @@ extension CallEngine {
     /// links 465-730 ms (`bench/congestion.py downlink-cap`).
     func updateLayers(encoderKbps: Int, now: Instant) {
         guard configuration.sendsVideo else { return }
-        let links = videoLinks.sorted(by: { $0.id.rawValue < $1.id.rawValue })
+        let links = videoLinks
         if configuration.smallVideo {
             let halfFrameRate = LinkLayerPolicy.halfFrameRateKbps(encoderKbps: encoderKbps, layers: encodedLayers)
             for link in links where !link.layerPolicy.paused {
-                let settled = link.dtlsConnectedAt.map { now.since($0) >= Self.shareSettling } ?? false
-                let fullNeeds = max(halfFrameRate, settled ? fullVideoFloorKbps : 0)
+                let fullNeeds = max(halfFrameRate, link.isUp(for: Self.shareSettling, now: now) ? fullVideoFloorKbps : 0)
                 guard let encoding = link.encodingChoice.update(budgetKbps: videoBudgetKbps(link), fullNeedsKbps: fullNeeds, now: now) else { continue }
                 // Under the floor but over the half-rate layers, the full picture still fits
                 // meanwhile; under those, it would overrun the link until the small one came.

@@ -72,10 +72,10 @@ extension CallEngine {
     /// audio sends, nor a new link's start). Every link in the group sends at it, even one whose
     /// own estimate is under it for a moment (it will be the least at the next update): links of
     /// one encoding at different rates get different layers (with a receiver's REMB left out of
-    /// the least, one link went to the small encoding on its own). Not the mean: each link's controller sees the one
-    /// queue, and the first to see it fill cuts its estimate; a mean passed on a third of that cut,
-    /// so the queue grew on until all three had cut (a simulated 1 Mbit/s uplink's queue peaked at
-    /// 150-160 ms with the mean, under 100 ms with the least).
+    /// the least, one link went to the small encoding on its own). Not the mean: each link's
+    /// controller sees the one queue, and the first to see it fill cuts its estimate; a mean
+    /// passed on a third of that cut, so the queue grew on until all three had cut (a simulated
+    /// 1 Mbit/s uplink's queue peaked at 150-160 ms with the mean, under 100 ms with the least).
     private func shareBottleneck(now: Instant) {
         let connected = linksInOrder.filter { $0.phase == .connected }
         sharedBottleneck.record(connected.map { ($0.id, $0.congestion.statistics.queueDelay) }, now: now)
@@ -84,7 +84,7 @@ extension CallEngine {
         let group = sharedBottleneck.group(now: now, presuming: presumed)
         let members = connected.filter { group.contains($0.id) }
         let settled = members.filter { link in
-            presumed.contains(link.id) && link.dtlsConnectedAt.map { now.since($0) >= Self.shareSettling } ?? false
+            presumed.contains(link.id) && link.isUp(for: Self.shareSettling, now: now)
         }
         let least = (settled.isEmpty ? members : settled).min { $0.congestion.estimator.target < $1.congestion.estimator.target }
         sharedLeast = least?.id

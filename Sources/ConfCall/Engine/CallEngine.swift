@@ -171,7 +171,8 @@ public final class CallEngine {
     var smallVideoAsked: (kbps: Int, at: Instant)?
     // Rates (CallEngine+Rates.swift): when they are looked at next, and what was last asked for.
     var nextRateUpdateAt: Instant?
-    /// Which links share a queue (our uplink, presumed for those that get our video), and the one whose rate they send at.
+    /// Which links share a queue (our uplink, presumed for those that get our video), and the one
+    /// whose rate they send at.
     var sharedBottleneck = SharedBottleneck<ParticipantID>(presumed: true)
     var sharedLeast: ParticipantID?
     /// Which peers' packets queue together on their way to us: our downlink (CallEngine+DownlinkShare).
@@ -255,7 +256,7 @@ public final class CallEngine {
         earliest.consider(nextStatsAt)
         if hasConnectedPeer { earliest.consider(nextRateUpdateAt) }
         earliest.consider(newLinkKeyFrameDue)
-        for link in linksInOrder { considerDeadlines(of: link, in: &earliest) }
+        for link in links.values { considerDeadlines(of: link, in: &earliest) }  // the earliest: any order
         return earliest.instant
     }
 

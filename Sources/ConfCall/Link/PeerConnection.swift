@@ -147,6 +147,11 @@ final class PeerConnection {
     /// sent (CallEngine+Layers.swift); nil when not switching.
     var switchingFrom: VideoEncoding?
 
+    /// Whether the link has been connected (DTLS done) for at least `duration`.
+    func isUp(for duration: Duration, now: Instant) -> Bool {
+        dtlsConnectedAt.map { now.since($0) >= duration } ?? false
+    }
+
     /// The encoding whose frames the link is sent now.
     var forwardedEncoding: VideoEncoding { switchingFrom ?? encodingChoice.encoding }
 
