@@ -31,6 +31,14 @@ struct CommandContext {
         invocation.setting(long, environment: environment, config: config)?.value
     }
 
+    /// A repeatable option's values: every one given on the command line, else the words of its
+    /// environment variable or config file key (separated by spaces: `CONF_STUN="a:3478 b:3478"`).
+    func settings(_ long: String) -> [String] {
+        let given = invocation.values(long)
+        guard given.isEmpty, let text = setting(long) else { return given }
+        return text.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
+    }
+
     /// Names where a setting came from, for error messages.
     func origin(_ long: String) -> String {
         switch invocation.setting(long, environment: environment, config: config)?.source {

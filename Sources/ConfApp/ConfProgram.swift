@@ -21,10 +21,11 @@ public enum ConfProgram {
     static let duration = OptionSpec(
         "duration", short: "d", value: "SECONDS", help: "leave the call after this many seconds")
     static let stun = OptionSpec(
-        "stun", value: "HOST:PORT", help: "a STUN server, to find your address as seen from outside a NAT (port 3478 if none is given)", repeatable: true)
+        "stun", value: "HOST:PORT", help: "a STUN server, to find your address as seen from outside a NAT (port 3478 if none is given); the rendezvous hands out itself when it has none to give. CONF_STUN or the config file's stun key: several separated by spaces",
+        repeatable: true, environment: "CONF_STUN", configurable: true)
     static let turn = OptionSpec(
-        "turn", value: "USER:PASS@HOST:PORT", help: "a TURN server to relay through when no direct path works; add ?transport=tcp to reach it over TCP where UDP is blocked, ?transport=tls over TLS; without :PORT, 3478 (5349 over TLS)",
-        repeatable: true)
+        "turn", value: "USER:PASS@HOST:PORT", help: "a TURN server to relay through when no direct path works; add ?transport=tcp to reach it over TCP where UDP is blocked, ?transport=tls over TLS; without :PORT, 3478 (5349 over TLS). CONF_TURN or the config file's turn key: several separated by spaces",
+        repeatable: true, environment: "CONF_TURN", configurable: true)
     static let relayOnly = OptionSpec(
         "relay-only", help: "connect only through the --turn server, so that peers never learn your addresses")
     static let connectTimeout = OptionSpec(
@@ -120,7 +121,7 @@ public enum ConfProgram {
                        configurable: true, default: "[::]:7373"),
             OptionSpec("tls-cert", value: "FILE", help: "serve HTTPS and WSS with this PEM certificate (needs --tls-key)", completion: .file),
             OptionSpec("tls-key", value: "FILE", help: "the PEM private key of --tls-cert", completion: .file),
-            OptionSpec("stun", value: "HOST:PORT", help: "a STUN server to hand to participants (port 3478 if none is given)", repeatable: true),
+            OptionSpec("stun", value: "HOST:PORT", help: "a STUN server to hand to participants (port 3478 if none is given); without one, the rendezvous hands out itself: it answers STUN on UDP at its own port, at the address each participant reached it by", repeatable: true),
             OptionSpec("turn", value: "USER:PASS@HOST:PORT", help: "a TURN server to hand to participants (?transport=tcp or ?transport=tls to reach it over TCP or TLS)",
                        repeatable: true),
             OptionSpec("room-idle", value: "SECONDS", help: "forget a room after it has been empty this long", default: "600"),

@@ -14,15 +14,15 @@ import Glibc
 extension CallOptions {
     static func parse(_ context: CommandContext) throws(CommandFailure) -> CallOptions {
         var servers: [IceServerAddress] = []
-        for text in context.invocation.values("stun") {
+        for text in context.settings("stun") {
             guard let endpoint = HostPort.server(text, defaultPort: HostPort.stunPort) else {
-                throw context.usage("--stun '\(text)': give HOST:PORT, like 192.0.2.1:3478")
+                throw context.usage("\(context.origin("stun")) '\(text)': give HOST:PORT, like 192.0.2.1:3478")
             }
-            servers.append(try resolve(endpoint, credentials: nil, option: "--stun"))
+            servers.append(try resolve(endpoint, credentials: nil, option: context.origin("stun")))
         }
-        for option in context.invocation.values("turn") {
-            guard let turn = TURNOption(option) else { throw context.usage("--turn '\(option)': \(TURNOption.form)") }
-            var server = try resolve(turn.endpoint, credentials: (turn.username, turn.password), option: "--turn")
+        for option in context.settings("turn") {
+            guard let turn = TURNOption(option) else { throw context.usage("\(context.origin("turn")) '\(option)': \(TURNOption.form)") }
+            var server = try resolve(turn.endpoint, credentials: (turn.username, turn.password), option: context.origin("turn"))
             server.overTCP = turn.transport != .udp
             server.tlsServerName = turn.transport == .tls ? turn.endpoint.host : nil
             servers.append(server)
