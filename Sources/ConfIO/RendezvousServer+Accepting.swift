@@ -175,6 +175,13 @@ extension RendezvousServer {
         return clientAddress(peer: peer, forwardedFor: String(cString: header))
     }
 
+    /// The request's Host header when it came to us directly (not through a trusted proxy).
+    func hostHeader(_ message: OpaquePointer) -> String? {
+        guard !trustedProxies.contains(remoteHost(message)),
+              let host = soup_message_headers_get_one(soup_server_message_get_request_headers(message), "Host") else { return nil }
+        return String(cString: host)
+    }
+
     /// The same for a connection from `peer` whose request had this `X-Forwarded-For` (several
     /// headers joined with commas, as HTTP allows).
     func clientAddress(peer: String, forwardedFor header: String?) -> String {

@@ -44,7 +44,9 @@ extension RendezvousServer: PolledWebSocketOwner {
         let id = newConnectionID()
         socket.connection = id
         polled[id] = socket
-        core.handle(.opened(id, address: clientAddress(peer: socket.peerHost, forwardedFor: upgrade.forwardedFor)), now: clock.now())
+        let viaProxy = trustedProxies.contains(socket.peerHost)
+        core.handle(.opened(id, address: clientAddress(peer: socket.peerHost, forwardedFor: upgrade.forwardedFor),
+                            host: viaProxy ? nil : upgrade.host), now: clock.now())
         flush()
     }
 

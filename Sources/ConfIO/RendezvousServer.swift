@@ -140,7 +140,7 @@ public final class RendezvousServer {
         let box = ConnectionBox(server: self, id: id)
         connectSignal(UnsafeMutableRawPointer(connection), "message", onWebSocketMessage, box: box)
         connectSignal(UnsafeMutableRawPointer(connection), "closed", onWebSocketClosed, box: box)
-        core.handle(.opened(id, address: address), now: clock.now())
+        core.handle(.opened(id, address: address, host: hostHeader(message)), now: clock.now())
         flush()
     }
 

@@ -15,6 +15,11 @@ public struct RendezvousConfig: Sendable {
     public var workers: WorkerShare?
     /// Handed to every participant in `joined`.
     public var iceServers: [IceServer] = []
+    /// Whether this rendezvous answers STUN Binding requests on UDP at its own port number. Then,
+    /// when `iceServers` names no STUN server, each participant is also handed `stun:` at the host
+    /// and port it reached the rendezvous by (its request's Host), so that it learns its address
+    /// outside a NAT from the server it already talks to.
+    public var answersSTUN = false
 
     // MARK: Room creation (fair sharing of the room table)
 

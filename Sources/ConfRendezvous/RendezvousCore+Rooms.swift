@@ -125,12 +125,20 @@ extension RendezvousCore {
         }
         let peers = room.members.filter { $0.participant.id != you }.map(\.participant)
         send(.joined(.init(you: you, role: me.participant.role, room: roomID, roomName: room.name, resolution: room.resolution,
-                           peers: peers, iceServers: config.iceServers, resumeToken: token)), to: id)
+                           peers: peers, iceServers: iceServers(for: id), resumeToken: token)), to: id)
         if me.participant.role == .publisher {
             for waiter in room.waiting where !waiter.denied {
                 if let knock = waiter.knock, let role = waiter.role { send(.knock(.init(id: knock, name: waiter.name, role: role)), to: id) }
             }
         }
+    }
+
+    /// The operator's ICE servers, and this rendezvous's own STUN service where no STUN server is
+    /// among them.
+    func iceServers(for id: ConnectionID) -> [IceServer] {
+        guard let own = connections[id]?.selfSTUN,
+              !config.iceServers.contains(where: { $0.urls.contains { $0.hasPrefix("stun:") } }) else { return config.iceServers }
+        return [own] + config.iceServers
     }
 
     /// The member's connection ended without `leave`: with resume tokens the seat waits

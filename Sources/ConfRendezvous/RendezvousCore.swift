@@ -100,6 +100,8 @@ public final class RendezvousCore {
         var lastHeard: Instant
         var joined: (room: RoomID, id: ParticipantID)?
         var knocking: RoomID?
+        /// The STUN server handed to this connection when the rendezvous hands out itself.
+        var selfSTUN: IceServer?
         var bucket = TokenBucket(rate: ProtocolLimits.messagesPerSecond, burst: ProtocolLimits.messageBurst)
         var closing = false
     }
@@ -124,8 +126,10 @@ public final class RendezvousCore {
 
     public func handle(_ input: RendezvousInput, now: Instant) {
         switch input {
-        case .opened(let id, let address):
-            connections[id] = Connection(address: ClientAddress(address), openedAt: now, lastHeard: now)
+        case .opened(let id, let address, let host):
+            var connection = Connection(address: ClientAddress(address), openedAt: now, lastHeard: now)
+            if config.answersSTUN, let host { connection.selfSTUN = SelfSTUN.server(hostHeader: host) }
+            connections[id] = connection
         case .text(let id, let text):
             received(text, on: id, now: now)
         case .binary(let id):

@@ -9,8 +9,10 @@ public struct ConnectionID: Hashable, Sendable, CustomStringConvertible {
 
 /// What the I/O layer tells the core.
 public enum RendezvousInput: Sendable {
-    /// A WebSocket connection was established from `address` (the client's IP, for rate limits).
-    case opened(ConnectionID, address: String)
+    /// A WebSocket connection was established from `address` (the client's IP, for rate limits);
+    /// `host` is its request's Host header as sent (hostile), when it came to us directly rather
+    /// than through a load balancer.
+    case opened(ConnectionID, address: String, host: String? = nil)
     case text(ConnectionID, String)
     /// A binary frame: not part of the protocol.
     case binary(ConnectionID)

@@ -38,10 +38,10 @@ final class RendezvousHarness {
         return room
     }
 
-    func open(from address: String = "192.0.2.1") -> ConnectionID {
+    func open(from address: String = "192.0.2.1", host: String? = nil) -> ConnectionID {
         let id = ConnectionID(nextID)
         nextID += 1
-        core.handle(.opened(id, address: address), now: clock.now())
+        core.handle(.opened(id, address: address, host: host), now: clock.now())
         drain()
         return id
     }
@@ -54,10 +54,10 @@ final class RendezvousHarness {
     }
 
     /// Opens a connection and joins; returns it with the `joined` answer, or nil and the error.
-    func join(_ room: RoomCreated, pin: Pin? = nil, name: String = "ann", from address: String = "192.0.2.1")
+    func join(_ room: RoomCreated, pin: Pin? = nil, name: String = "ann", from address: String = "192.0.2.1", host: String? = nil)
         -> (ConnectionID, ServerMessage.Joined?)
     {
-        let id = open(from: address)
+        let id = open(from: address, host: host)
         send(id, .join(room: room.room, pin: pin ?? room.pin, name: name))
         for message in inbox[id] ?? [] { if case .joined(let joined) = message { return (id, joined) } }
         return (id, nil)

@@ -9,6 +9,8 @@ public struct WebSocketUpgrade: Equatable, Sendable {
     public let query: String
     /// Sec-WebSocket-Key as sent (must be base64 of exactly 16 bytes: 24 characters ending "==").
     public let key: String
+    /// The Host header's value as sent (hostile: checked where it is used).
+    public let host: String
     /// The X-Forwarded-For header's value (several such headers joined with ", " in order), nil if absent.
     public let forwardedFor: String?
 
@@ -59,12 +61,15 @@ public struct WebSocketUpgrade: Equatable, Sendable {
         (path, query) = try Self.target(ofRequestLine: requestLine)
 
         var hosts = 0
+        var host: Substring = ""
         var upgrade: [Substring] = [], connection: [Substring] = []
         var versions: [Substring] = [], keys: [Substring] = [], forwarded: [Substring] = []
         for line in lines.dropFirst() {
             let (name, value) = try Self.field(line)
             switch name.lowercased() {
-            case "host": hosts += 1
+            case "host":
+                hosts += 1
+                host = value
             case "upgrade": upgrade += Self.listElements(value)
             case "connection": connection += Self.listElements(value)
             case "sec-websocket-version": versions.append(value)
@@ -83,6 +88,7 @@ public struct WebSocketUpgrade: Equatable, Sendable {
         guard keys.count == 1, let key = keys.first else { throw .keyCount }
         guard Self.isKey(key.utf8) else { throw .malformedKey }
         self.key = String(key)
+        self.host = String(host)
         forwardedFor = forwarded.isEmpty ? nil : forwarded.joined(separator: ", ")
     }
 
