@@ -37,7 +37,7 @@ let package = Package(
         .systemLibrary(
             name: "CGLib",
             pkgConfig: "libsoup-3.0",
-            providers: [.apt(["libsoup-3.0-dev", "libglib2.0-dev", "libnice-dev"])]
+            providers: [.apt(["libsoup-3.0-dev", "libglib2.0-dev", "libnice-dev", "libgupnp-igd-1.0-dev"])]
         ),
         .target(name: "CConfShims", dependencies: ["CGLib"]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
