@@ -73,3 +73,28 @@ func fuzzSignaling(_ bytes: UnsafeBufferPointer<UInt8>) {
     _ = try? ClientMessage(text: text)
     _ = try? ServerMessage(text: text)
 }
+
+/// A datagram on the rendezvous's STUN port: whatever parses must write and parse back the same;
+/// the Binding responder may answer only a Binding request, with a Binding response for its
+/// transaction that parses, and the client's reading of any datagram must not crash.
+func fuzzSTUN(_ buffer: UnsafeBufferPointer<UInt8>) {
+    let bytes = Array(buffer)
+    let request = try? STUNMessage.parse(bytes)
+    if let request, (try? STUNMessage.parse(request.bytes)) != request { fatalError("STUN does not round-trip") }
+    let sources = [STUNTransportAddress(address: [192, 0, 2, 1], port: 3478)!, STUNTransportAddress(address: [0x20, 0x01, 0x0d, 0xb8] + Array(repeating: 0, count: 12), port: 1)!]
+    for source in sources {
+        guard let answer = STUNBindingResponder().respond(to: bytes, from: source) else { continue }
+        guard let request, request.messageClass == .request, request.method == .binding else { fatalError("answered what is not a Binding request") }
+        guard let response = try? STUNMessage.parse(answer), response.transactionID == request.transactionID, response.method == .binding,
+              response.messageClass == .successResponse || response.messageClass == .errorResponse else {
+            fatalError("the answer is not a Binding response to the request")
+        }
+        if response.messageClass == .successResponse,
+           STUNBindingRequest(transactionID: request.transactionID).response(in: answer) != .mapped(source) {
+            fatalError("the answer does not map the source address")
+        }
+    }
+    if bytes.count >= 20, let id = STUNTransactionID(Array(bytes[8..<20])) {
+        _ = STUNBindingRequest(transactionID: id).response(in: bytes)
+    }
+}
