@@ -68,10 +68,24 @@ import Testing
         }
         #expect(responder.respond(to: [], from: Self.v4) == nil)
         #expect(responder.respond(to: [0x80, 0x60] + Array(repeating: 0, count: 30), from: Self.v4) == nil)  // RTP
-        // An RFC 3489 request: the same header but no magic cookie.
-        var classic = Self.request([], fingerprinted: false)
-        classic[4] = 0
-        #expect(responder.respond(to: classic, from: Self.v4) == nil)
+    }
+
+    /// RFC 8489 section 12: an RFC 3489 request (no magic cookie; libnice gathers with these)
+    /// gets MAPPED-ADDRESS and its whole 16-byte id back, nothing else; IPv6 and CHANGE-REQUEST none.
+    @Test func answersAnRFC3489RequestAsAClassicServer() throws {
+        let id: [UInt8] = [0x4e, 0xc5, 0xa3, 0x4d, 0xbb, 0x2f, 0x14, 0x2d, 0x29, 0x65, 0x1c, 0xfc, 0x76, 0x84, 0x4e, 0xda]
+        let classic: [UInt8] = [0x00, 0x01, 0x00, 0x00] + id  // as libnice sent it (captured)
+        let answer = try #require(responder.respond(to: classic, from: Self.v4))
+        #expect(answer == [0x01, 0x01, 0x00, 0x0c] + id + [0x00, 0x01, 0x00, 0x08, 0x00, 0x01, 0xc8, 0x22, 203, 0, 113, 7])
+        #expect(responder.respond(to: classic, from: Self.v6) == nil)
+        let changeIP = [0x00, 0x01, 0x00, 0x08] + id + [0x00, 0x03, 0x00, 0x04, 0x00, 0x00, 0x00, 0x04]
+        #expect(responder.respond(to: changeIP, from: Self.v4) == nil)
+        let noChange = [0x00, 0x01, 0x00, 0x08] + id + [0x00, 0x03, 0x00, 0x04, 0x00, 0x00, 0x00, 0x00]
+        #expect(responder.respond(to: noChange, from: Self.v4)?.prefix(20) == [0x01, 0x01, 0x00, 0x0c] + id.prefix(16))
+        for bad in [Array(classic.prefix(19)), [0x00, 0x01, 0x00, 0x04] + id, [0x00, 0x01, 0x00, 0x04] + id + [0, 3, 0, 8],
+                    [0x01, 0x01, 0x00, 0x00] + id, [0x00, 0x11, 0x00, 0x00] + id] {
+            #expect(responder.respond(to: bad, from: Self.v4) == nil, "\(bad)")
+        }
     }
 
     @Test func ignoresARequestWhoseFingerprintIsWrong() throws {

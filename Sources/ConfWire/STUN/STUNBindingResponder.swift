@@ -2,6 +2,7 @@
 /// success response tells the client the address its request came from, in XOR-MAPPED-ADDRESS.
 /// Bytes in, bytes out: the caller owns the socket and passes each datagram with its source.
 ///
+/// An RFC 3489 Binding request (no magic cookie) gets the classic answer (`STUNClassicBinding`).
 /// No answer (nil) to anything but a well-formed Binding request: not STUN, malformed, a wrong
 /// FINGERPRINT, an indication, a response, another method. The server does no authentication:
 /// USERNAME, MESSAGE-INTEGRITY(-SHA256) and the ICE attributes are understood and ignored, so
@@ -24,7 +25,7 @@ public struct STUNBindingResponder: Sendable {
     /// The datagram to send back to `source`, or nil when `datagram` gets no answer.
     public func respond(to datagram: [UInt8], from source: STUNTransportAddress) -> [UInt8]? {
         guard let request = try? STUNMessage.parse(datagram), request.messageClass == .request, request.method == .binding else {
-            return nil
+            return STUNClassicBinding.respond(to: datagram, from: source)
         }
         var response = STUNMessage(.successResponse, .binding, transactionID: request.transactionID)
         let unknown = Self.unknownAttributes(in: request)
