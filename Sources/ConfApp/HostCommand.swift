@@ -39,6 +39,7 @@ struct HostCommand {
         let loop = EventLoop()
         var exitCode = ExitCode.ok
         var embedded: RendezvousServer?
+        var stun: STUNService?
         let address: RendezvousAddress
         let advertised: [String]
         if let standing {
@@ -48,13 +49,15 @@ struct HostCommand {
             // The embedded rendezvous hands the host's own --stun/--turn servers to everyone who joins.
             var config = RendezvousConfig()
             config.iceServers = IceServerAddress.iceServers(settings.call.iceServers)
+            stun = RendezvousCommand.stunService(loop: loop, endpoint: listen, shared: false, quiet: false)
+            config.answersSTUN = stun != nil
             // A secret for this run only: seats survive a participant's network blip, not the host's end.
             var random = KernelRandom()
             let secret = (0..<4).flatMap { _ in withUnsafeBytes(of: random.next()) { Array($0) } }
             let server = RendezvousServer(loop: loop, core: RendezvousCommand.core(config, secret: secret)) { _ in }
             let port: UInt16
             do {
-                port = try server.listen(on: listen)
+                port = try server.listen(on: HostPort(host: listen.host, port: listen.port == 0 ? stun?.port ?? 0 : listen.port))
             } catch {
                 reporter.failure(CommandFailure(.failure, code: "listen",
                     "cannot run the rendezvous on \(listen): \(error.message) — another conf host? choose a port with --listen, e.g. --listen :7374"))
@@ -108,7 +111,7 @@ struct HostCommand {
             }
         }
         loop.run()
-        withExtendedLifetime(call) {}
+        withExtendedLifetime((call, stun)) {}
         return exitCode.rawValue
     }
 

@@ -15,15 +15,15 @@ struct RendezvousCommand {
     init(_ context: CommandContext) { self.context = context }
 
     func run() -> Int32 {
-        let config: RendezvousConfig
-        let endpoint: HostPort
+        var options: RendezvousConfig
+        var endpoint: HostPort
         let perClient: Int
         let tls: (certificate: String, key: String)?
         let secret: [UInt8]
         let workerCount: Int, processCount: Int
         let cores = max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
         do throws(CommandFailure) {
-            config = try Self.config(context)
+            options = try Self.config(context)
             endpoint = try context.listenEndpoint()
             tls = try Self.tls(context)
             guard let directory = context.invocation.value("state-dir") ?? RendezvousSecretFile.defaultDirectory(context.environment) else {
@@ -49,6 +49,11 @@ struct RendezvousCommand {
         if inherited != nil { endWhenTheParentEnds() }
         DescriptorLimit.raiseToHard()  // Before any socket: a soft limit of 1024 is reached under load.
         let loop = EventLoop()
+        let stun = Self.stunService(loop: loop, endpoint: inherited.map { HostPort(host: endpoint.host, port: $0.port) } ?? endpoint,
+                                    shared: processCount > 1 || inherited != nil, quiet: quiet)
+        options.answersSTUN = stun != nil
+        let config = options
+        if let stun, endpoint.port == 0 { endpoint.port = stun.port }
         let proxies = Set(context.invocation.values("trusted-proxy"))
         // Each worker holds its share of each client's connections and rooms (the kernel spreads a
         // client's connections over all the workers); a process's workers draw on one budget of
@@ -122,8 +127,20 @@ struct RendezvousCommand {
             }
         }
         loop.run()
-        withExtendedLifetime((single, workers, processes)) {}
+        withExtendedLifetime((single, workers, processes, stun)) {}
         return ExitCode.ok.rawValue
+    }
+
+    /// The STUN server on UDP at the rendezvous's port number, bound before the TCP listener so that
+    /// a port of 0 gives both one number; nil (said on stderr) when that UDP port is taken: the
+    /// rendezvous then works without, and hands out only the STUN servers it is given.
+    static func stunService(loop: EventLoop, endpoint: HostPort, shared: Bool, quiet: Bool) -> STUNService? {
+        do {
+            return try STUNService(loop: loop, host: endpoint.host, port: endpoint.port, reusePort: shared)
+        } catch {
+            if !quiet { Console.err("rendezvous: no STUN on UDP \(endpoint): \(error.message) — participants get only --stun servers") }
+            return nil
+        }
     }
 
     /// `--workers N`: the cores by default; one when serving TLS (a worker cannot see which room

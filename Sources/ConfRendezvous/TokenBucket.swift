@@ -1,20 +1,20 @@
 import ConfCore
 
 /// Allows `rate` events a second on average and bursts of up to `burst`.
-struct TokenBucket {
+public struct TokenBucket: Sendable {
     let rate: Double
     let burst: Double
     private var tokens: Double
     private var last: Instant?
 
-    init(rate: Int, burst: Int) {
+    public init(rate: Int, burst: Int) {
         self.rate = Double(rate)
         self.burst = Double(burst)
         tokens = Double(burst)
     }
 
     /// Takes one token if there is one.
-    mutating func take(at now: Instant) -> Bool {
+    public mutating func take(at now: Instant) -> Bool {
         if let last { tokens = min(burst, tokens + now.since(last).milliseconds / 1000 * rate) }
         last = now
         guard tokens >= 1 else { return false }

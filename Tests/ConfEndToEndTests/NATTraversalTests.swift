@@ -2,8 +2,8 @@ import Foundation
 import Testing
 
 /// Two participants, each behind its own NAT, in network namespaces built by
-/// Tests/Network/two-nats.sh: without a STUN server they cannot reach each other (exit 8); with
-/// one they connect through their server-reflexive addresses.
+/// Tests/Network/two-nats.sh: they connect through their server-reflexive addresses, learnt from
+/// the rendezvous itself (which answers STUN at its own port) or from a STUN server named.
 @Suite(.serialized, .enabled(if: NetworkNamespaces.available, "needs root and network namespaces (ip netns, iptables)"))
 struct NATTraversalTests {
 
@@ -66,11 +66,16 @@ struct NATTraversalTests {
         }
     }
 
-    @Test func withoutSTUNTwoNATsCannotConnect() throws {
+    /// No --stun anywhere: the rendezvous hands out itself, and each side learns its NAT's
+    /// address from it (before it answered STUN, this call failed with exit 8).
+    @Test func theRendezvousIsTheirSTUNServer() throws {
         let internet = try Internet()
-        let (host, guest) = try internet.call([], timeout: "3")
-        #expect(guest.waitForExit(timeout: .seconds(10)) == 8, "\(guest.stdout) \(guest.stderr)")
-        #expect(guest.events(ofType: "peer-connected").isEmpty)
+        let (host, guest) = try internet.call(["--say", "no third party"], timeout: "10")
+        let connected = guest.waitForEvent("peer-connected", timeout: .seconds(12))
+        #expect(connected?["path"] as? String == "srflx", "\(guest.stdout) \(guest.stderr)")
+        #expect((connected?["remote"] as? String)?.hasPrefix("198.51.100.2:") == true)
+        #expect(host.waitForEvent("chat", timeout: .seconds(5))?["text"] as? String == "no third party")
+        guest.signal(SIGKILL)
         host.signal(SIGKILL)
     }
 
