@@ -9,8 +9,9 @@ let target: @Sendable (UnsafeBufferPointer<UInt8>) -> Void = {
     case "packets": return fuzzPackets
     case "feedback": return fuzzFeedback
     case "signaling": return fuzzSignaling
+    case "portmapping": return fuzzPortMapping
     default:
-        let message = "set CONF_FUZZ_TARGET to sdp, packets, feedback or signaling\n"
+        let message = "set CONF_FUZZ_TARGET to sdp, packets, feedback, signaling or portmapping\n"
         _ = message.withCString { write(2, $0, strlen($0)) }
         exit(2)
     }

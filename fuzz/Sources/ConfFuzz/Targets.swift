@@ -73,3 +73,32 @@ func fuzzSignaling(_ bytes: UnsafeBufferPointer<UInt8>) {
     _ = try? ClientMessage(text: text)
     _ = try? ServerMessage(text: text)
 }
+
+/// Datagrams from a home router's port-mapping server (PCP, NAT-PMP): whatever parses must write
+/// and read back the same, and no datagram may make a session asking for a mapping trap.
+func fuzzPortMapping(_ buffer: UnsafeBufferPointer<UInt8>) {
+    let bytes = Array(buffer)
+    if let response = try? PCPResponse(bytes: bytes), (try? PCPResponse(bytes: response.bytes)) != response {
+        fatalError("PCP response does not round-trip")
+    }
+    if let request = try? PCPMapRequest(bytes: bytes), (try? PCPMapRequest(bytes: request.bytes)) != request {
+        fatalError("PCP MAP request does not round-trip")
+    }
+    if let response = try? NATPMPResponse(bytes: bytes), (try? NATPMPResponse(bytes: response.bytes)) != response {
+        fatalError("NAT-PMP response does not round-trip")
+    }
+    if let request = try? NATPMPRequest(bytes: bytes), (try? NATPMPRequest(bytes: request.bytes)) != request {
+        fatalError("NAT-PMP request does not round-trip")
+    }
+    var random = SeededRandom(seed: 1)
+    let gateway = IPv4Address(192, 168, 1, 1)
+    let session = PortMappingSession(configuration: .init(clientAddress: IPv4Address(192, 168, 1, 2), gateway: gateway,
+                                                          mappings: [WantedMapping(.tcp, internalPort: 7373), WantedMapping(.udp, internalPort: 7373)]),
+                                     random: &random)
+    session.handle(.start, now: .zero)
+    session.handle(.received(bytes, from: gateway, port: PortMappingSession.gatewayPort), now: .zero)
+    session.handle(.timeout, now: Instant(nanoseconds: 2_000_000_000))
+    session.handle(.received(bytes, from: gateway, port: PortMappingSession.gatewayPort), now: Instant(nanoseconds: 2_000_000_000))
+    session.handle(.release, now: Instant(nanoseconds: 3_000_000_000))
+    while session.pollOutput() != nil {}
+}
