@@ -2,7 +2,6 @@
 /// many routers still speak alone. Responses set the top bit of the request's opcode.
 public enum NATPMP {
     public static let version: UInt8 = 0
-    public static let serverPort: UInt16 = 5351
     static let responseBit: UInt8 = 128
     static let headerLength = 8
     static let publicAddressResponseLength = 12

@@ -68,8 +68,8 @@ public final class PortMappingSession {
         case released
     }
 
-    /// The port the gateway listens and answers on (both protocols).
-    public static let gatewayPort: UInt16 = 5351
+    /// The port the gateway listens and answers on: the same for both protocols (RFC 6887 section 19.1).
+    public static let gatewayPort = PCP.serverPort
     public static let initialRetransmitInterval: Duration = .milliseconds(250)
     /// How long each protocol has to answer a request before it is given up.
     public static let answerWindow: Duration = .seconds(2)
