@@ -10,8 +10,9 @@ let target: @Sendable (UnsafeBufferPointer<UInt8>) -> Void = {
     case "feedback": return fuzzFeedback
     case "signaling": return fuzzSignaling
     case "stun": return fuzzSTUN
+    case "portmapping": return fuzzPortMapping
     default:
-        let message = "set CONF_FUZZ_TARGET to sdp, packets, feedback, signaling or stun\n"
+        let message = "set CONF_FUZZ_TARGET to sdp, packets, feedback, signaling, stun or portmapping\n"
         _ = message.withCString { write(2, $0, strlen($0)) }
         exit(2)
     }

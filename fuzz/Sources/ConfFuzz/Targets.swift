@@ -84,6 +84,13 @@ func fuzzSTUN(_ buffer: UnsafeBufferPointer<UInt8>) {
     let sources = [STUNTransportAddress(address: [192, 0, 2, 1], port: 3478)!, STUNTransportAddress(address: [0x20, 0x01, 0x0d, 0xb8] + Array(repeating: 0, count: 12), port: 1)!]
     for source in sources {
         guard let answer = STUNBindingResponder().respond(to: bytes, from: source) else { continue }
+        if bytes.count >= 20, Array(bytes[4..<8]) != [0x21, 0x12, 0xA4, 0x42] {
+            // An RFC 3489 request: the classic answer, its whole id back.
+            guard bytes[0] == 0, bytes[1] == 1, answer.count == 32, answer[0] == 1, answer[1] == 1, answer[4..<20] == bytes[4..<20] else {
+                fatalError("the classic answer is not one")
+            }
+            continue
+        }
         guard let request, request.messageClass == .request, request.method == .binding else { fatalError("answered what is not a Binding request") }
         guard let response = try? STUNMessage.parse(answer), response.transactionID == request.transactionID, response.method == .binding,
               response.messageClass == .successResponse || response.messageClass == .errorResponse else {
@@ -97,4 +104,33 @@ func fuzzSTUN(_ buffer: UnsafeBufferPointer<UInt8>) {
     if bytes.count >= 20, let id = STUNTransactionID(Array(bytes[8..<20])) {
         _ = STUNBindingRequest(transactionID: id).response(in: bytes)
     }
+}
+
+/// Datagrams from a home router's port-mapping server (PCP, NAT-PMP): whatever parses must write
+/// and read back the same, and no datagram may make a session asking for a mapping trap.
+func fuzzPortMapping(_ buffer: UnsafeBufferPointer<UInt8>) {
+    let bytes = Array(buffer)
+    if let response = try? PCPResponse(bytes: bytes), (try? PCPResponse(bytes: response.bytes)) != response {
+        fatalError("PCP response does not round-trip")
+    }
+    if let request = try? PCPMapRequest(bytes: bytes), (try? PCPMapRequest(bytes: request.bytes)) != request {
+        fatalError("PCP MAP request does not round-trip")
+    }
+    if let response = try? NATPMPResponse(bytes: bytes), (try? NATPMPResponse(bytes: response.bytes)) != response {
+        fatalError("NAT-PMP response does not round-trip")
+    }
+    if let request = try? NATPMPRequest(bytes: bytes), (try? NATPMPRequest(bytes: request.bytes)) != request {
+        fatalError("NAT-PMP request does not round-trip")
+    }
+    var random = SeededRandom(seed: 1)
+    let gateway = IPv4Address(192, 168, 1, 1)
+    let session = PortMappingSession(configuration: .init(clientAddress: IPv4Address(192, 168, 1, 2), gateway: gateway,
+                                                          mappings: [WantedMapping(.tcp, internalPort: 7373), WantedMapping(.udp, internalPort: 7373)]),
+                                     random: &random)
+    session.handle(.start, now: .zero)
+    session.handle(.received(bytes, from: gateway, port: PortMappingSession.gatewayPort), now: .zero)
+    session.handle(.timeout, now: Instant(nanoseconds: 2_000_000_000))
+    session.handle(.received(bytes, from: gateway, port: PortMappingSession.gatewayPort), now: Instant(nanoseconds: 2_000_000_000))
+    session.handle(.release, now: Instant(nanoseconds: 3_000_000_000))
+    while session.pollOutput() != nil {}
 }
