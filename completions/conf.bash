@@ -40,10 +40,11 @@ _conf() {
         --video-view) COMPREPLY=($(compgen -W "auto window terminal none" -- "$cur")); return ;;
         --stun) COMPREPLY=(); return ;;
         --turn) COMPREPLY=(); return ;;
+        --port-mapping) COMPREPLY=($(compgen -W "on off" -- "$cur")); return ;;
         --connect-timeout) COMPREPLY=(); return ;;
         esac
         if [[ "$cur" == -* ]]; then
-            COMPREPLY=($(compgen -W "--name --resolution --server --listen --ca --as --duration --say --audio-source --audio-sink --mic --speaker --muted --play --record --audio-bitrate --stats --ui --video-source --video-bitrate --video-view --stun --turn --relay-only --connect-timeout --no-audio --no-video --no-sounds --json --help" -- "$cur"))
+            COMPREPLY=($(compgen -W "--name --resolution --server --listen --ca --as --duration --say --audio-source --audio-sink --mic --speaker --muted --play --record --audio-bitrate --stats --ui --video-source --video-bitrate --video-view --stun --turn --relay-only --port-mapping --connect-timeout --no-audio --no-video --no-sounds --json --help" -- "$cur"))
         fi
         ;;
     "conf join")
@@ -66,10 +67,11 @@ _conf() {
         --video-view) COMPREPLY=($(compgen -W "auto window terminal none" -- "$cur")); return ;;
         --stun) COMPREPLY=(); return ;;
         --turn) COMPREPLY=(); return ;;
+        --port-mapping) COMPREPLY=($(compgen -W "on off" -- "$cur")); return ;;
         --connect-timeout) COMPREPLY=(); return ;;
         esac
         if [[ "$cur" == -* ]]; then
-            COMPREPLY=($(compgen -W "--server --ca --as --duration --say --audio-source --audio-sink --mic --speaker --muted --play --record --audio-bitrate --stats --ui --video-source --video-bitrate --video-view --stun --turn --relay-only --connect-timeout --no-audio --no-video --no-sounds --json --help" -- "$cur"))
+            COMPREPLY=($(compgen -W "--server --ca --as --duration --say --audio-source --audio-sink --mic --speaker --muted --play --record --audio-bitrate --stats --ui --video-source --video-bitrate --video-view --stun --turn --relay-only --port-mapping --connect-timeout --no-audio --no-video --no-sounds --json --help" -- "$cur"))
         fi
         ;;
     "conf rendezvous")

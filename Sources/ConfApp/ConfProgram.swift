@@ -26,6 +26,10 @@ public enum ConfProgram {
     static let turn = OptionSpec(
         "turn", value: "USER:PASS@HOST:PORT", help: "a TURN server to relay through when no direct path works; add ?transport=tcp to reach it over TCP where UDP is blocked, ?transport=tls over TLS; without :PORT, 3478 (5349 over TLS). CONF_TURN or the config file's turn key: several separated by spaces",
         repeatable: true, environment: "CONF_TURN", configurable: true)
+    static let portMapping = OptionSpec(
+        "port-mapping", value: "on|off",
+        help: "ask the router to forward ports to this machine (UPnP-IGD, NAT-PMP, PCP): conf host's built-in rendezvous (TCP and UDP), and each call's media; the mappings are removed when conf leaves",
+        completion: .choices(["on", "off"]), environment: "CONF_PORT_MAPPING", configurable: true, default: "on")
     static let relayOnly = OptionSpec(
         "relay-only", help: "connect only through the --turn server, so that peers never learn your addresses")
     static let connectTimeout = OptionSpec(
@@ -68,7 +72,7 @@ public enum ConfProgram {
     static let muted = OptionSpec("muted", help: "start with the microphone muted (the `unmute` command turns it on)")
     static let play = OptionSpec("play", value: "FILE", help: "mix this WAV file into what you send, once, at the start", completion: .file)
     static let audioBitrate = OptionSpec("audio-bitrate", value: "BPS", help: "the most Opus is given, in bits per second: it follows the worst link between 16000 and this (at most 64000)", default: "32000")
-    static let callOptions = [say, audioSource, audioSink, mic, speaker, muted, play, record, audioBitrate, stats, ui, videoSource, videoBitrate, videoView, stun, turn, relayOnly, connectTimeout, noAudio, noVideo, noSounds]
+    static let callOptions = [say, audioSource, audioSink, mic, speaker, muted, play, record, audioBitrate, stats, ui, videoSource, videoBitrate, videoView, stun, turn, relayOnly, portMapping, connectTimeout, noAudio, noVideo, noSounds]
     static let json = OptionSpec(
         "json", short: "j", help: "print events as JSON on stdout, one object a line; human-readable text goes to stderr")
 
@@ -199,6 +203,7 @@ public enum ConfProgram {
             ],
             events: [
                 ("room", "room, pin, listen_pin, name, resolution, join_command, listen_join_command", "conf host created the room; the commands join as a publisher and as a listener"),
+                ("reachability", "verdict, address, via, advice", "conf host with its built-in rendezvous: whether others on the internet reach it. verdict: reachable (a router forwards the port, or the address is public), closed (no router opened it: forward TCP and UDP PORT, or use --server) or carrier-grade-nat (the router has no public address: use --server); address: what the join command names; via: upnp, nat-pmp, pcp, public or none; advice: what to do, in words"),
                 ("joined", "you, role, room, name, resolution, peers", "you are in the room; peers lists {id, name, role} of everyone already there"),
                 ("peer-joined", "peer, name, role", "someone joined"),
                 ("peer-left", "peer", "someone left or their connection dropped"),

@@ -41,10 +41,9 @@ struct HostCommand {
         var embedded: RendezvousServer?
         var stun: STUNService?
         let address: RendezvousAddress
-        let advertised: [String]
+        var embeddedPort: UInt16?
         if let standing {
             address = standing
-            advertised = [standing.description]
         } else {
             // The embedded rendezvous hands the host's own --stun/--turn servers to everyone who joins.
             var config = RendezvousConfig()
@@ -64,15 +63,13 @@ struct HostCommand {
                 return ExitCode.failure.rawValue
             }
             embedded = server
+            embeddedPort = port
             let wildcard = listen.host == "0.0.0.0" || listen.host == "::"
             // A "::" socket takes IPv4 too (or fell back to IPv4 where IPv6 is off).
             let local = wildcard ? "127.0.0.1" : listen.host
             address = RendezvousAddress(endpoint: HostPort(host: local, port: port), secure: false)
-            let reachable = wildcard
-                ? NetworkInterfaces.reachableIPv4Addresses() + (listen.host == "::" ? NetworkInterfaces.reachableIPv6Addresses() : [])
-                : [listen.host]
-            advertised = (reachable.isEmpty ? [local] : reachable).map { HostPort(host: $0, port: port).description }
         }
+        let reachability = HostReachability(loop: loop)
 
         let client: RendezvousClient
         do throws(CommandFailure) {
@@ -86,19 +83,22 @@ struct HostCommand {
         let finish = { (result: Result<CallEvent.LeaveReason, CommandFailure>) in
             call?.stopViews()  // the last lines belong on the normal screen
             exitCode = ParticipantRun.finish(result, reporter: reporter)
-            let stopServer = { if let embedded { embedded.shutdown(reason: "host-left") { loop.quit() } } else { loop.quit() } }
+            // The router's mappings go last, once everyone has been told: quitting waits for the router's answer.
+            let release = { reachability.release { loop.quit() } }
+            let stopServer = { if let embedded { embedded.shutdown(reason: "host-left", done: release) } else { release() } }
             if let call { call.close(then: stopServer) } else { stopServer() }
         }
         ParticipantRun.leaveOnSignals(loop) {
             if let session { session.leave(reason: .signal) } else { finish(.success(.signal)) }
         }
-        client.createRoom(request) { result in
+        let createRoom = { (advertised: [String], verdict: Reachability?) in client.createRoom(request) { result in
             switch result {
             case .failure(let failure):
                 finish(.failure(CommandFailure(connecting: failure, to: address)))
             case .success(let room):
                 // Others need the same --ca to trust a wss:// rendezvous.
                 Self.report(room, advertised: advertised, ca: address.secure ? ca : nil, reporter: reporter)
+                if let verdict { reporter.emit(.reachability(verdict)) }
                 let s = ParticipantSession(loop: loop, client: client, reporter: reporter, clock: SystemClock(), random: KernelRandom(),
                                            room: room.room, pin: room.pin, name: settings.name, duration: settings.duration, onEnd: finish)
                 session = s
@@ -109,6 +109,13 @@ struct HostCommand {
                 }
                 s.start()
             }
+        } }
+        if let embeddedPort {
+            reachability.start(listen: listen, port: embeddedPort, portMapping: settings.call.portMapping) { verdict, advertised in
+                createRoom(advertised, verdict)
+            }
+        } else {
+            createRoom([address.description], nil)
         }
         loop.run()
         withExtendedLifetime((call, stun)) {}

@@ -30,7 +30,8 @@ extension CallDriver {
         let transport: IceTransport
         do {
             transport = try IceTransport(loop: loop, controlling: controlling, addresses: addresses, servers: settings.iceServers.map(reachable),
-                                         relayOnly: settings.relayOnly, credentials: (credentials.ufrag, credentials.pwd))
+                                         relayOnly: settings.relayOnly, portMapping: settings.portMapping,
+                                         credentials: (credentials.ufrag, credentials.pwd))
         } catch {
             return engine.handle(.iceUnavailable(id, reason: "\(error)"), now: clock.now())
         }

@@ -16,11 +16,14 @@ public final class CallDriver {
         public var iceServers: [IceServerAddress]
         public var relayOnly: Bool
         public var trust: String?
+        /// libnice asks UPnP-IGD routers to forward each link's port (a server-reflexive candidate).
+        public var portMapping: Bool
 
-        public init(iceServers: [IceServerAddress], relayOnly: Bool, trust: String?) {
+        public init(iceServers: [IceServerAddress], relayOnly: Bool, trust: String?, portMapping: Bool = false) {
             self.iceServers = iceServers
             self.relayOnly = relayOnly
             self.trust = trust
+            self.portMapping = portMapping
         }
     }
 

@@ -35,7 +35,8 @@ public enum CallSetup {
         configuration.audioBitrateKbps = options.audio.bitrate / 1000
         let driver = CallDriver(
             loop: loop, reporter: reporter, clock: loop.clock, random: KernelRandom(), security: CertificateSecurity(certificate: certificate),
-            configuration: configuration, settings: .init(iceServers: options.iceServers, relayOnly: options.relayOnly, trust: options.trust),
+            configuration: configuration, settings: .init(iceServers: options.iceServers, relayOnly: options.relayOnly, trust: options.trust,
+                            portMapping: options.portMapping),
             sendSignal: { [weak session] peer, payload in session?.sendSignal(to: peer, payload) },
             onCallFailed: { [weak session] noPath in
                 let advice = noPath

@@ -66,8 +66,10 @@ public final class IceTransport {
     /// transport policy): peers never learn this machine's addresses.
     /// `credentials`: the local ufrag and password to use (the call engine chooses them, so that
     /// the offer can be written before the agent exists); libnice makes its own without.
+    /// With `portMapping`, libnice asks UPnP-IGD routers to forward the link's port (GUPnP-IGD, on a
+    /// thread of its own per agent) and offers the mapping as a server-reflexive candidate.
     public init(loop: EventLoop, controlling: Bool, addresses: [String], servers: [IceServerAddress], relayOnly: Bool = false,
-                credentials: (ufrag: String, pwd: String)? = nil) throws(GLibError) {
+                portMapping: Bool = false, credentials: (ufrag: String, pwd: String)? = nil) throws(GLibError) {
         // Trickle ICE. Consent to send (RFC 7675) is kept by the owner, not by libnice: libnice's
         // consent and keepalive checks fail a working pair when one STUN transaction goes
         // unanswered, which at 30 % loss each way happens every 10-16 s and tore good calls
@@ -82,7 +84,10 @@ public final class IceTransport {
         conf_object_set_uint(object, "stun-max-retransmissions", 6)
         conf_object_set_boolean(object, "controlling-mode", controlling ? 1 : 0)
         conf_object_set_boolean(object, "ice-tcp", 0)
-        conf_object_set_boolean(object, "upnp", 0)
+        conf_object_set_boolean(object, "upnp", portMapping && !relayOnly ? 1 : 0)
+        // Gathering is done when the router has answered or after this: SSDP and a SOAP round
+        // trip on a home LAN take well under it (libnice's default, 200 ms, often misses).
+        if portMapping { conf_object_set_uint(object, "upnp-timeout", 2_000) }
         if relayOnly { conf_object_set_boolean(object, "force-relay", 1) }
         for address in addresses {
             var nice = NiceAddress()

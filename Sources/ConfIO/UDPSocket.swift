@@ -125,9 +125,12 @@ public final class UDPSocket {
 
     /// Starts handing datagrams to `onDatagram` on `loop`, until `close()`.
     public func receive(on loop: EventLoop, _ onDatagram: @escaping (_ bytes: ArraySlice<UInt8>, _ from: SocketAddress) -> Void) {
-        watch = loop.watch(fd: fd) { [unowned self] in
+        // Weak, and held for the whole callback: a datagram's handler may release the socket's
+        // owner (an answer that ends what the socket was for), which must not free it mid-read.
+        watch = loop.watch(fd: fd) { [weak self] in
+            guard let self else { return false }
             // Drain what is queued; each datagram is handled before the next is read.
-            for _ in 0..<64 {
+            for _ in 0..<64 where watch != nil {
                 var from = sockaddr_storage()
                 var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
                 let count = buffer.withUnsafeMutableBytes { bytes in

@@ -19,6 +19,9 @@ public final class UPnPPortMapper {
         case mapped(protocol: PortProtocol, localPort: UInt16, externalAddress: String, externalPort: UInt16)
         /// A router refused, in its own words (GUPnP's error message, bounded and cleaned).
         case failed(protocol: PortProtocol, localPort: UInt16, reason: String)
+        /// A router answered but could not tell its external address (GetExternalIPAddress
+        /// failed or was empty): it has none of its own.
+        case noExternalAddress
     }
 
     public enum PortProtocol: String, Sendable { case tcp = "TCP", udp = "UDP" }
@@ -100,6 +103,9 @@ private let onErrorMappingPort: @convention(c) (UnsafeMutableRawPointer?, Unsafe
     _, error, proto, _, _, localPort, _, data in
     guard let data, let mapper = Unmanaged<UPnPSignalBox>.fromOpaque(data).takeUnretainedValue().mapper,
           let proto = UPnPPortMapper.PortProtocol(rawValue: text(proto)) else { return }
+    if let error, error.pointee.domain == gupnp_simple_igd_error_quark(), error.pointee.code == Int32(GUPNP_SIMPLE_IGD_ERROR_EXTERNAL_ADDRESS.rawValue) {
+        return mapper.report(.noExternalAddress)
+    }
     let reason = error.map { text($0.pointee.message) } ?? "no reason given"
     mapper.report(.failed(protocol: proto, localPort: UInt16(truncatingIfNeeded: localPort), reason: reason.isEmpty ? "no reason given" : reason))
 }

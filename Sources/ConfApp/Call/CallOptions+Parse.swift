@@ -39,6 +39,12 @@ extension CallOptions {
             throw context.usage("--say: a chat message is at most 16384 bytes, this one has \(text.utf8.count)")
         }
         let relayOnly = context.invocation.flag("relay-only")
+        let portMapping: Bool
+        switch context.setting("port-mapping") {
+        case nil, "on": portMapping = true
+        case "off": portMapping = false
+        case let other?: throw context.usage("\(context.origin("port-mapping")) '\(other)': use on or off")
+        }
         var play: [Int16]?
         if let path = context.setting("play") {
             do {
@@ -86,6 +92,7 @@ extension CallOptions {
         (options.trust, options.startMuted, options.playAtStart) = (try context.caFile(), context.invocation.flag("muted"), play)
         (options.stats, options.view, options.screen) = (context.invocation.flag("stats"), view, screen)
         options.viewIsAuto = (context.setting("video-view") ?? "auto") == "auto"
+        options.portMapping = portMapping
         return options
     }
 

@@ -14,6 +14,13 @@ extension CallEvent {
                 + "Listeners join with:  \(r.listenJoinCommand)"
             if !r.otherAddresses.isEmpty { text += "\n  (this machine is also at \(r.otherAddresses.joined(separator: ", ")))" }
             return text
+        case .reachability(let r):
+            let words = switch r.verdict {
+            case .reachable: "Reachable from the internet at \(r.address)"
+            case .closed: "Not reachable from the internet"
+            case .carrierGradeNAT: "Not reachable from the internet: carrier-grade NAT"
+            }
+            return "\(words) — \(r.advice)"
         case .joined(let j):
             let others = j.peers.isEmpty
                 ? "nobody else is here yet"

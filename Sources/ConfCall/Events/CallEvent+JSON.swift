@@ -35,6 +35,8 @@ extension CallEvent {
                 "name": .string(r.room.name), "resolution": .string(r.room.resolution.rawValue),
                 "join_command": .string(r.joinCommand), "listen_join_command": .string(r.listenJoinCommand),
             ])
+        case .reachability(let r):
+            .object(["verdict": .string(r.verdict.rawValue), "address": .string(r.address), "via": .string(r.via.rawValue), "advice": .string(r.advice)])
         case .joined(let j):
             .object([
                 "you": .string(j.you.rawValue), "role": .string(j.role.rawValue), "room": .string(j.room.rawValue),

@@ -11,6 +11,8 @@ import ConfWire
 public enum CallEvent: Equatable, Sendable {
     /// conf host created its room.
     case room(RoomOpened)
+    /// Whether others on the internet reach conf host's built-in rendezvous, and why.
+    case reachability(Reachability)
     /// We are in the room.
     case joined(Joined)
     case peerJoined(Participant)
@@ -65,7 +67,7 @@ public enum CallEvent: Equatable, Sendable {
 
     /// The event's `type`, one per case; `Kind.allCases` is what the documentation must list.
     public enum Kind: String, CaseIterable, Sendable {
-        case room, joined
+        case room, reachability, joined
         case peerJoined = "peer-joined", peerLeft = "peer-left"
         case peerConnected = "peer-connected", peerDisconnected = "peer-disconnected"
         case chat, sent, muted
@@ -91,6 +93,7 @@ public enum CallEvent: Equatable, Sendable {
     public var kind: Kind {
         switch self {
         case .room: .room
+        case .reachability: .reachability
         case .joined: .joined
         case .peerJoined: .peerJoined
         case .peerLeft: .peerLeft

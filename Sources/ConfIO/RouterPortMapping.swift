@@ -1,0 +1,138 @@
+import ConfCore
+import ConfWire
+
+/// Asks the home router to forward a port, TCP and UDP, to this machine, every way a router may
+/// understand, and reports what it says as `ReachabilityJudge` facts:
+///
+/// - PCP, falling back to NAT-PMP, to the default gateway (`PortMappingSession`, driven here with
+///   a UDP socket and the loop's timers); the session renews the lease at half its life.
+/// - UPnP-IGD (`UPnPPortMapper`), whose discovery starts at once; it is asked to map only when PCP
+///   and NAT-PMP have not mapped within `upnpDelay`, so that a router speaking both gets one
+///   mapping, and it is given `upnpPatience` to answer.
+///
+/// `release` deletes whatever was made, both ways, and calls back once the router answered or the
+/// time for it ran out: the host waits for it before it exits.
+///
+/// Threading: made and used on the loop's thread.
+public final class RouterPortMapping {
+    public static let upnpDelay: Duration = .seconds(1)
+    public static let upnpPatience: Duration = .seconds(4)
+
+    private let loop: EventLoop
+    private let route: DefaultRoute
+    private let port: UInt16
+    private let onFact: (ReachabilityJudge.Fact) -> Void
+    private let session: PortMappingSession?
+    private let socket: UDPSocket?
+    private let gateway: IPv4Address?
+    private var deadline: Timer?
+    private var upnp: UPnPPortMapper?
+    private var upnpAsked = false
+    private var gatewayMapped = false
+    private var upnpTimers: [Timer] = []
+    private var onReleased: (() -> Void)?
+
+    public init(loop: EventLoop, route: DefaultRoute, port: UInt16, onFact: @escaping (ReachabilityJudge.Fact) -> Void) {
+        self.loop = loop
+        self.route = route
+        self.port = port
+        self.onFact = onFact
+        let client = IPv4Address(route.localAddress), gateway = IPv4Address(route.gateway)
+        self.gateway = gateway
+        if let client, let gateway, let socket = try? UDPSocket(host: route.localAddress, port: 0) {
+            var random = KernelRandom()
+            session = PortMappingSession(configuration: .init(clientAddress: client, gateway: gateway,
+                                                              mappings: [WantedMapping(.tcp, internalPort: port), WantedMapping(.udp, internalPort: port)]),
+                                         random: &random)
+            self.socket = socket
+        } else {
+            session = nil
+            socket = nil
+        }
+        upnp = UPnPPortMapper(loop: loop) { [weak self] event in self?.upnpEvent(event) }
+    }
+
+    deinit {
+        deadline?.cancel()
+        for timer in upnpTimers { timer.cancel() }
+    }
+
+    /// Starts asking; facts arrive through `onFact` from now on.
+    public func start() {
+        if let session, let socket {
+            socket.receive(on: loop) { [weak self] bytes, sender in
+                guard let self, let from = IPv4Address(sender.host) else { return }
+                self.handle(.received(Array(bytes), from: from, port: sender.port))
+            }
+            handle(.start)
+        } else {
+            onFact(.gateway(.noGatewayAnswered))
+        }
+        upnpTimers.append(loop.schedule(after: Self.upnpDelay) { [weak self] in self?.askUPnP() })
+    }
+
+    /// Deletes every mapping made and calls `done` when the router has answered (at most a few
+    /// seconds). Nothing is reported after.
+    public func release(done: @escaping () -> Void) {
+        for timer in upnpTimers { timer.cancel() }
+        upnpTimers = []
+        var waiting = 2
+        let finish = OnceCallback(done)
+        let one = { waiting -= 1; if waiting == 0 { finish.call() } }
+        if let upnp {
+            self.upnp = nil
+            upnp.release(done: one)
+        } else {
+            one()
+        }
+        if session != nil {
+            onReleased = one
+            handle(.release)
+        } else {
+            one()
+        }
+    }
+
+    private func askUPnP() {
+        guard !gatewayMapped, !upnpAsked, let upnp else { return }
+        upnpAsked = true
+        upnp.add(.tcp, localAddress: route.localAddress, localPort: port, externalPort: port)
+        upnp.add(.udp, localAddress: route.localAddress, localPort: port, externalPort: port)
+        upnpTimers.append(loop.schedule(after: Self.upnpPatience) { [weak self] in self?.onFact(.upnpSilent) })
+    }
+
+    private func upnpEvent(_ event: UPnPPortMapper.Event) {
+        switch event {
+        case .mapped(let proto, _, let address, let external):
+            onFact(.upnpMapped(tcp: proto == .tcp, externalAddress: address, externalPort: external))
+        case .failed(let proto, _, let reason):
+            onFact(.upnpRefused(tcp: proto == .tcp, reason: reason))
+        case .noExternalAddress:
+            onFact(.upnpNoExternalAddress)
+        }
+    }
+
+    private func handle(_ input: PortMappingSession.Input) {
+        guard let session else { return }
+        session.handle(input, now: loop.clock.now())
+        while let output = session.pollOutput() {
+            switch output {
+            case .send(let bytes):
+                if let gateway, let to = SocketAddress(gateway.description, port: PortMappingSession.gatewayPort) { socket?.send(bytes, to: to) }
+            case .event(.released):
+                let done = onReleased
+                onReleased = nil
+                done?()
+            case .event(let event):
+                if case .mapped = event { gatewayMapped = true }
+                if onReleased == nil { onFact(.gateway(event)) }
+            }
+        }
+        deadline?.cancel()
+        deadline = nil
+        if let next = session.nextDeadline() {
+            let now = loop.clock.now()
+            deadline = loop.schedule(after: next > now ? next.since(now) : .zero) { [weak self] in self?.handle(.timeout) }
+        }
+    }
+}
