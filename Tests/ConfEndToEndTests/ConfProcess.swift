@@ -61,6 +61,9 @@ final class ConfProcess: @unchecked Sendable {
         env["CONF_SERVER"] = nil
         env["CONF_NAME"] = nil
         env["NO_COLOR"] = "1"
+        // No UPnP, NAT-PMP or PCP to the machine's real router: tests reach only loopback and the
+        // namespaces they make. The reachability tests turn it on inside their own home network.
+        env["CONF_PORT_MAPPING"] = "off"
         // A developer's proxy stays out; a test that wants one gives it.
         for name in ["http_proxy", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY"] { env[name] = nil }
         // No window pops up on a developer's desktop (`--video-view auto`); a test that wants one gives DISPLAY.
