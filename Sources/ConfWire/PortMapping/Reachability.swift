@@ -33,9 +33,7 @@ public struct Reachability: Equatable, Sendable {
     /// "host:port", with brackets around an IPv6 address.
     static func endpoint(_ host: String, _ port: UInt16) -> String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
 
-    static func useAStandingRendezvous() -> String {
-        "or run `conf rendezvous` on a machine others can reach and use `conf host --server HOST:PORT`"
-    }
+    static let useAStandingRendezvous = "run `conf rendezvous` on a machine others can reach and use `conf host --server HOST:PORT`"
 
     /// Listening on an address of this machine that is public: nothing to open.
     public static func publicAddress(_ host: String, port: UInt16) -> Reachability {
@@ -53,7 +51,7 @@ public struct Reachability: Equatable, Sendable {
     public static func notOpened(_ host: String, port: UInt16, why: String) -> Reachability {
         Reachability(verdict: .closed, address: endpoint(host, port), via: .none,
                      advice: "\(why): others outside this network cannot reach \(endpoint(host, port)) unless TCP and UDP port \(port) are "
-                         + "forwarded to it; \(useAStandingRendezvous())")
+                         + "forwarded to it; or \(useAStandingRendezvous)")
     }
 }
 
@@ -131,8 +129,8 @@ public struct ReachabilityJudge: Sendable {
             let asked = gatewayOutcome.hasPrefix("no ") && upnpOutcome.hasPrefix("no ")
                 ? "no router answered (UPnP-IGD, NAT-PMP and PCP asked)" : "\(gatewayOutcome); \(upnpOutcome)"
             verdict = Reachability(verdict: .closed, address: Reachability.endpoint(lanAddress, port), via: .none,
-                                   advice: "\(asked): forward TCP and UDP port \(port) to \(lanAddress) on the router, "
-                                       + Reachability.useAStandingRendezvous())
+                                   advice: "\(asked): forward TCP and UDP port \(port) to \(lanAddress) on the router, or "
+                                       + Reachability.useAStandingRendezvous)
         }
     }
 
@@ -144,6 +142,6 @@ public struct ReachabilityJudge: Sendable {
     private mutating func carrierGrade(_ why: String) {
         verdict = Reachability(verdict: .carrierGradeNAT, address: Reachability.endpoint(lanAddress, port), via: .none,
                                advice: "\(why): this network is behind carrier-grade NAT (or a second router), where a forwarded port cannot "
-                                   + "help; others on this network can join, and for anyone else " + Reachability.useAStandingRendezvous())
+                                   + "help; others on this network can join; for anyone else, " + Reachability.useAStandingRendezvous)
     }
 }
