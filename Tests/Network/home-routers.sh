@@ -6,12 +6,14 @@
 #   PREFIX-r1    WAN $WAN1 (11.0.0.2)  NAT  LAN 192.168.1.1   PREFIX-h1  192.168.1.10  (conf host)
 #   PREFIX-r2    WAN 11.0.0.3          NAT  LAN 192.168.2.1   PREFIX-h2  192.168.2.10  (the joiner)
 #
-# Router 1 runs miniupnpd (UPnP-IGD, NAT-PMP, PCP) unless UPNP=0. WAN1=100.64.0.2 puts router 1
-# behind carrier-grade NAT (a shared address: miniupnpd then refuses to map, as such routers
-# do). SYMMETRIC=1 makes both routers map each destination to a new port (masquerade
+# `upnpd PREFIX` then runs miniupnpd (UPnP-IGD, NAT-PMP, PCP) on router 1, in the foreground (the
+# caller stops it; a daemon left behind by a script would outlive its caller's wait for the
+# script). It is ready when its log, /run/PREFIX-routers/miniupnpd.log, says "Listening for
+# NAT-PMP". WAN1=100.64.0.2 puts router 1 behind carrier-grade NAT (a shared address:
+# miniupnpd then refuses to map, as such routers do). SYMMETRIC=1 makes both routers map each destination to a new port (masquerade
 # fully-random). Both drop what comes in unasked, as home routers do. The addresses exist
 # inside the namespaces only (11.0.0.0/24 is safe there: nothing leaves them).
-#   home-routers.sh up|down PREFIX
+#   home-routers.sh up|upnpd|down PREFIX
 set -euo pipefail
 action=$1
 p=$2
@@ -19,12 +21,15 @@ run=/run/$p-routers
 WAN1=${WAN1:-11.0.0.2}
 
 down() {
-  [[ -f $run/miniupnpd.pid ]] && kill "$(cat "$run/miniupnpd.pid")" 2>/dev/null || true
   for ns in inet r1 h1 r2 h2; do ip netns del "$p-$ns" 2>/dev/null || true; done
   rm -rf "$run"
 }
 
 if [[ $action == down ]]; then down; exit 0; fi
+if [[ $action == upnpd ]]; then
+  # miniupnpd does not fork with -d; its own -P file must not be one a caller uses (see the recipe).
+  exec ip netns exec "$p-r1" /usr/sbin/miniupnpd -f "$run/miniupnpd.conf" -P "$run/miniupnpd.own.pid" -d >"$run/miniupnpd.log" 2>&1 </dev/null
+fi
 down
 mkdir -p "$run"
 for ns in inet r1 h1 r2 h2; do
@@ -78,7 +83,6 @@ table inet filter {
 NFT
 done
 
-[[ ${UPNP:-1} == 1 ]] || exit 0
 cat > "$run/miniupnpd.conf" <<CONF
 ext_ifname=wan
 listening_ip=lan
@@ -90,13 +94,3 @@ uuid=3d3cec3a-8cf0-11e0-98ee-001a6bd2d07b
 allow 1024-65535 192.168.1.0/24 1024-65535
 deny 0-65535 0.0.0.0/0 0-65535
 CONF
-# miniupnpd does not fork with -d; its own -P file must not be ours (see the recipe).
-ip netns exec "$p-r1" /usr/sbin/miniupnpd -f "$run/miniupnpd.conf" -P "$run/miniupnpd.own.pid" -d >"$run/miniupnpd.log" 2>&1 </dev/null &
-echo $! > "$run/miniupnpd.pid"
-# Ready when it listens for NAT-PMP/PCP (it logs so after its HTTP and SSDP sockets).
-for _ in $(seq 100); do
-  grep -q "Listening for NAT-PMP" "$run/miniupnpd.log" 2>/dev/null && exit 0
-  sleep 0.05
-done
-echo "home-routers.sh: miniupnpd did not start: $(cat "$run/miniupnpd.log")" >&2
-exit 1

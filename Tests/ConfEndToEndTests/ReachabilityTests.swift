@@ -1,0 +1,178 @@
+import Foundation
+import Testing
+
+/// Across the internet with nothing but conf: two homes behind NAT routers in network namespaces
+/// (Tests/Network/home-routers.sh), the first router running miniupnpd (UPnP-IGD, NAT-PMP, PCP)
+/// unless told not to, a standing rendezvous and coturn on the "internet" between them.
+@Suite(.serialized, .enabled(if: NetworkNamespaces.available && HomeRouters.toolsPresent,
+                             "needs root, network namespaces, nftables and miniupnpd (scripts/install-deps --test)"))
+struct ReachabilityTests {
+    static let media = ["--audio-source", "tone:440", "--video-source", "pattern", "--video-view", "none"]
+
+    /// The host behind a UPnP router, the joiner behind a plain NAT: the join line conf host
+    /// prints, run unchanged, connects them directly; audio and video go both ways; when the host
+    /// leaves the router holds no mapping of conf's.
+    @Test func theHostOpensItsOwnDoor() throws {
+        let homes = try HomeRouters()
+        let annDir = try HomeRouters.temporaryDirectory(), bobDir = try HomeRouters.temporaryDirectory()
+        let host = try ConfProcess(["host", "--as", "ann", "--json", "--record", annDir.path, "--connect-timeout", "60"] + Self.media,
+                                   environment: ["CONF_PORT_MAPPING": "on"], namespace: homes.ns("h1"))
+        let verdict = try #require(host.waitForEvent("reachability", timeout: .seconds(15)), "\(host.stderr)")
+        #expect(verdict["verdict"] as? String == "reachable", "\(verdict)")
+        #expect(["upnp", "nat-pmp", "pcp"].contains(verdict["via"] as? String ?? ""), "\(verdict)")
+        #expect(verdict["address"] as? String == "11.0.0.2:7373")
+        #expect(homes.routerMappings().count == 2, "\(homes.routerMappings())")  // TCP and UDP 7373
+        let command = try #require(host.events(ofType: "room").first?["join_command"] as? String)
+        #expect(command.hasSuffix("--server 11.0.0.2:7373"), "\(command)")
+
+        let guest = try ConfProcess(Array(command.split(separator: " ").dropFirst().map(String.init))
+                                    + ["--as", "bob", "--json", "--duration", "6", "--record", bobDir.path] + Self.media,
+                                    namespace: homes.ns("h2"))
+        let connected = guest.waitForEvent("peer-connected", timeout: .seconds(15))
+        #expect(["host", "srflx", "prflx"].contains(connected?["path"] as? String ?? ""), "\(guest.stdout) \(guest.stderr)")
+        #expect((connected?["remote"] as? String)?.hasPrefix("11.0.0.2:") == true, "\(connected ?? [:])")
+        #expect(guest.waitForExit(timeout: .seconds(20)) == 0, "\(guest.stderr)")
+        host.signal(SIGTERM)
+        #expect(host.waitForExit(timeout: .seconds(15)) == 0, "\(host.stderr)")
+        for (dir, peer) in [(bobDir, "ann"), (annDir, "bob")] {
+            #expect(HomeRouters.size(dir.appendingPathComponent("\(peer).wav")) > 96_000, "\(peer)'s audio in \(dir.path)")  // > 1 s
+            #expect(HomeRouters.size(dir.appendingPathComponent("\(peer).ivf")) > 32 + 10 * 12, "\(peer)'s video in \(dir.path)")
+        }
+        #expect(homes.routerMappings().isEmpty, "left behind: \(homes.routerMappings())")
+    }
+
+    /// A router without UPnP, NAT-PMP or PCP: the verdict says so and names the port; through a
+    /// standing rendezvous (which is also their STUN server) the call then works.
+    @Test func aRouterThatWillNotOpen() throws {
+        let homes = try HomeRouters(upnp: false)
+        let host = try ConfProcess(["host", "--as", "ann", "--json", "--no-video"], environment: ["CONF_PORT_MAPPING": "on"],
+                                   namespace: homes.ns("h1"))
+        let verdict = try #require(host.waitForEvent("reachability", timeout: .seconds(15)), "\(host.stderr)")
+        #expect(verdict["verdict"] as? String == "closed" && verdict["via"] as? String == "none", "\(verdict)")
+        let advice = verdict["advice"] as? String ?? ""
+        #expect(advice.contains("TCP and UDP port 7373") && advice.contains("--server"), "\(advice)")
+        #expect(host.stderr.contains("Not reachable from the internet"), "\(host.stderr)")
+        host.signal(SIGTERM)
+        #expect(host.waitForExit(timeout: .seconds(15)) == 0)
+
+        let rendezvous = try homes.standingRendezvous()
+        let standing = try ConfProcess(["host", "--server", "11.0.0.1:7373", "--as", "ann", "--json", "--no-video", "--connect-timeout", "60"],
+                                       environment: ["CONF_PORT_MAPPING": "on"], namespace: homes.ns("h1"))
+        let command = try #require(standing.waitForEvent("room")?["join_command"] as? String, "\(standing.stderr)")
+        #expect(standing.events(ofType: "reachability").isEmpty)  // a standing rendezvous: nothing to open
+        let guest = try ConfProcess(Array(command.split(separator: " ").dropFirst().map(String.init))
+                                    + ["--as", "bob", "--json", "--no-video", "--say", "through the standing one"], namespace: homes.ns("h2"))
+        #expect(guest.waitForEvent("peer-connected", timeout: .seconds(15))?["path"] as? String == "srflx", "\(guest.stderr)")
+        #expect(standing.waitForEvent("chat", timeout: .seconds(5))?["text"] as? String == "through the standing one")
+        guest.signal(SIGKILL)
+        standing.signal(SIGKILL)
+        withExtendedLifetime(rendezvous) {}
+    }
+
+    /// A router whose own WAN address is shared (100.64.0.0/10): the carrier-grade verdict.
+    @Test func carrierGradeNAT() throws {
+        let homes = try HomeRouters(["WAN1": "100.64.0.2"])
+        let host = try ConfProcess(["host", "--as", "ann", "--json", "--no-video"], environment: ["CONF_PORT_MAPPING": "on"],
+                                   namespace: homes.ns("h1"))
+        let verdict = try #require(host.waitForEvent("reachability", timeout: .seconds(15)), "\(host.stderr)")
+        #expect(verdict["verdict"] as? String == "carrier-grade-nat", "\(verdict)")
+        #expect((verdict["advice"] as? String)?.contains("--server") == true)
+        #expect(verdict["address"] as? String == "192.168.1.10:7373")
+        host.signal(SIGTERM)
+        #expect(host.waitForExit(timeout: .seconds(15)) == 0)
+        #expect(homes.routerMappings().isEmpty)
+    }
+
+    /// An unmodified STUN client (coturn's) behind a NAT gets its NAT's address from a standing
+    /// rendezvous, which answers STUN at its own port.
+    @Test func theRendezvousAnswersAnUnmodifiedSTUNClient() throws {
+        let homes = try HomeRouters(upnp: false)
+        let rendezvous = try homes.standingRendezvous()
+        let output = try HomeRouters.run(["ip", "netns", "exec", homes.ns("h2"), "turnutils_stunclient", "-p", "7373", "11.0.0.1"])
+        #expect(output.contains("UDP reflexive addr: 11.0.0.3:"), "\(output)")
+        withExtendedLifetime(rendezvous) {}
+    }
+}
+
+/// The two homes of Tests/Network/home-routers.sh, made for one test and removed after it;
+/// router 1 runs miniupnpd unless `upnp` is false.
+final class HomeRouters {
+    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Network/home-routers.sh").path
+    static let toolsPresent = FileManager.default.isExecutableFile(atPath: "/usr/sbin/miniupnpd")
+        && FileManager.default.isExecutableFile(atPath: "/usr/sbin/nft")
+    let prefix = "hr\(getpid() % 10_000)"
+    private var servers: [ConfProcess] = []
+    private var miniupnpd: Process?
+
+    init(upnp: Bool = true, _ environment: [String: String] = [:]) throws {
+        _ = try Self.run(["bash", Self.script, "up", prefix], environment: environment)
+        guard upnp else { return }
+        let daemon = Process()
+        daemon.executableURL = URL(fileURLWithPath: "/bin/bash")
+        daemon.arguments = [Self.script, "upnpd", prefix]
+        try daemon.run()
+        miniupnpd = daemon
+        let log = "/run/\(prefix)-routers/miniupnpd.log"
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            if (try? String(contentsOfFile: log, encoding: .utf8))?.contains("Listening for NAT-PMP") == true { return }
+            guard daemon.isRunning else { break }
+            usleep(20_000)  // polling the daemon's log for its ready line, with a deadline
+        }
+        throw TestFailure("miniupnpd did not start: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "no log")")
+    }
+
+    deinit {
+        for server in servers { server.signal(SIGKILL); _ = server.waitForExit(timeout: .seconds(5)) }
+        if let miniupnpd { kill(miniupnpd.processIdentifier, SIGKILL); miniupnpd.waitUntilExit() }
+        _ = try? Self.run(["bash", Self.script, "down", prefix])
+    }
+
+    func ns(_ name: String) -> String { "\(prefix)-\(name)" }
+
+    /// A standing `conf rendezvous` on the internet at 11.0.0.1:7373 (it answers STUN there too).
+    func standingRendezvous(_ extra: [String] = []) throws -> ConfProcess {
+        let rendezvous = try ConfProcess(["rendezvous", "--listen", "11.0.0.1:7373"] + extra, namespace: ns("inet"))
+        guard rendezvous.waitForOutput(containing: "listening on") != nil else { throw TestFailure("no rendezvous: \(rendezvous.stderr)") }
+        servers.append(rendezvous)
+        return rendezvous
+    }
+
+    /// The port forwards router 1 holds now (miniupnpd's DNAT rules), one line each.
+    func routerMappings() -> [String] {
+        let rules = (try? Self.run(["ip", "netns", "exec", ns("r1"), "nft", "list", "chain", "inet", "filter", "prerouting_miniupnpd"])) ?? ""
+        return rules.split(separator: "\n").filter { $0.contains("dnat") }.map(String.init)
+    }
+
+    static func temporaryDirectory() throws -> URL {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("conf-reach-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        return dir
+    }
+
+    static func size(_ file: URL) -> Int {
+        ((try? FileManager.default.attributesOfItem(atPath: file.path))?[.size] as? NSNumber)?.intValue ?? 0
+    }
+
+    /// Runs a command to its end (its output is small: read after it ends); its stdout, or a
+    /// failure with its stderr.
+    @discardableResult
+    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        let output = out.fileHandleForReading.readDataToEndOfFile(), errors = err.fileHandleForReading.readDataToEndOfFile()
+        guard process.terminationStatus == 0 else {
+            throw TestFailure("\(arguments.joined(separator: " ")): \(String(decoding: errors, as: UTF8.self))")
+        }
+        return String(decoding: output, as: UTF8.self)
+    }
+}
