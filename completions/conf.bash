@@ -24,6 +24,7 @@ _conf() {
         --server|-s) COMPREPLY=(); return ;;
         --listen|-l) COMPREPLY=(); return ;;
         --ca) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --fingerprint) COMPREPLY=(); return ;;
         --as|-a) COMPREPLY=(); return ;;
         --duration|-d) COMPREPLY=(); return ;;
         --say) COMPREPLY=(); return ;;
@@ -44,13 +45,14 @@ _conf() {
         --connect-timeout) COMPREPLY=(); return ;;
         esac
         if [[ "$cur" == -* ]]; then
-            COMPREPLY=($(compgen -W "--name --resolution --server --listen --ca --as --duration --say --audio-source --audio-sink --mic --speaker --muted --play --record --audio-bitrate --stats --ui --video-source --video-bitrate --video-view --stun --turn --relay-only --port-mapping --connect-timeout --no-audio --no-video --no-sounds --json --help" -- "$cur"))
+            COMPREPLY=($(compgen -W "--name --resolution --server --listen --no-tls --ca --fingerprint --as --duration --say --audio-source --audio-sink --mic --speaker --muted --play --record --audio-bitrate --stats --ui --video-source --video-bitrate --video-view --stun --turn --relay-only --port-mapping --connect-timeout --no-audio --no-video --no-sounds --json --help" -- "$cur"))
         fi
         ;;
     "conf join")
         case "$prev" in
         --server|-s) COMPREPLY=(); return ;;
         --ca) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --fingerprint) COMPREPLY=(); return ;;
         --as|-a) COMPREPLY=(); return ;;
         --duration|-d) COMPREPLY=(); return ;;
         --say) COMPREPLY=(); return ;;
@@ -71,7 +73,7 @@ _conf() {
         --connect-timeout) COMPREPLY=(); return ;;
         esac
         if [[ "$cur" == -* ]]; then
-            COMPREPLY=($(compgen -W "--server --ca --as --duration --say --audio-source --audio-sink --mic --speaker --muted --play --record --audio-bitrate --stats --ui --video-source --video-bitrate --video-view --stun --turn --relay-only --port-mapping --connect-timeout --no-audio --no-video --no-sounds --json --help" -- "$cur"))
+            COMPREPLY=($(compgen -W "--server --ca --fingerprint --as --duration --say --audio-source --audio-sink --mic --speaker --muted --play --record --audio-bitrate --stats --ui --video-source --video-bitrate --video-view --stun --turn --relay-only --port-mapping --connect-timeout --no-audio --no-video --no-sounds --json --help" -- "$cur"))
         fi
         ;;
     "conf rendezvous")

@@ -55,6 +55,19 @@ void conf_object_set_string(gpointer object, const char *property, const char *v
     g_object_set(object, property, value, NULL);
 }
 
+int conf_tls_certificate_sha256(gpointer certificate, guint8 digest[32]) {
+    GByteArray *der = NULL;
+    g_object_get(certificate, "certificate", &der, NULL);
+    if (der == NULL) return -1;
+    GChecksum *checksum = g_checksum_new(G_CHECKSUM_SHA256);
+    g_checksum_update(checksum, der->data, der->len);
+    gsize length = 32;
+    g_checksum_get_digest(checksum, digest, &length);
+    g_checksum_free(checksum);
+    g_byte_array_unref(der);
+    return length == 32 ? 0 : -1;
+}
+
 int conf_terminal_size(int fd, int *columns, int *rows) {
     struct winsize size;
     if (ioctl(fd, TIOCGWINSZ, &size) != 0 || size.ws_col == 0) return -1;

@@ -66,14 +66,6 @@ struct CommandContext {
         return name
     }
 
-    func rendezvousAddress() throws(CommandFailure) -> RendezvousAddress? {
-        guard let text = setting("server") else { return nil }
-        switch RendezvousAddress.parse(text) {
-        case .success(let address): return address
-        case .failure(let problem): throw usage("\(origin("server")) \(problem)")
-        }
-    }
-
     /// `--ca` as a readable file, or nil; a relative path is made absolute from the working directory.
     func caFile() throws(CommandFailure) -> String? {
         guard let ca = setting("ca") else { return nil }
@@ -89,13 +81,33 @@ struct CommandContext {
         return String(cString: cwd) + "/" + ca
     }
 
-    /// A client for the rendezvous at `address`, trusting `--ca` when given, through the proxy
-    /// the environment names.
-    func rendezvousClient(_ address: RendezvousAddress) throws(CommandFailure) -> RendezvousClient {
+    func rendezvousAddress() throws(CommandFailure) -> RendezvousAddress? {
+        guard let text = setting("server") else { return nil }
+        switch RendezvousAddress.parse(text) {
+        case .success(var address):
+            // A certificate named means TLS, whichever way the address was written.
+            if try fingerprint() != nil { address.secure = true }
+            return address
+        case .failure(let problem): throw usage("\(origin("server")) \(problem)")
+        }
+    }
+
+    /// `--fingerprint`: the rendezvous certificate to trust, and no other.
+    func fingerprint() throws(CommandFailure) -> ServerFingerprint? {
+        guard let text = invocation.value("fingerprint") else { return nil }
+        guard let fingerprint = ServerFingerprint(text) else { throw usage("--fingerprint '\(text)': \(ServerFingerprint.form)") }
+        return fingerprint
+    }
+
+    /// A client for the rendezvous at `address`, trusting the certificate `pinned` names (by
+    /// default `--fingerprint`'s), else `--ca` when given, through the proxy the environment names.
+    func rendezvousClient(_ address: RendezvousAddress, pinned: ServerFingerprint? = nil) throws(CommandFailure) -> RendezvousClient {
         let ca = try caFile()
+        let named = try fingerprint()
+        let pin = pinned ?? named
         let proxy = RendezvousProxy.from(environment: environment, secure: address.secure)
         do {
-            return try RendezvousClient(address: address, trusting: ca, proxy: proxy)
+            return try RendezvousClient(address: address, trusting: ca, pinned: pin, proxy: proxy)
         } catch {
             let why = error.message.hasSuffix(".") ? String(error.message.dropLast()) : error.message
             throw usage("\(origin("ca")) \(ca ?? ""): \(why) — give a PEM file of certificates to trust")

@@ -18,6 +18,11 @@ public enum ConfProgram {
     static let ca = OptionSpec(
         "ca", value: "FILE", help: "trust the certificates in this PEM file (a private CA or a self-signed certificate) for a wss:// rendezvous and TURN over TLS",
         completion: .file, environment: "CONF_CA", configurable: true)
+    static let fingerprint = OptionSpec(
+        "fingerprint", value: "FP",
+        help: "trust the rendezvous's TLS certificate with this fingerprint, and no other (no CA needed): what conf host prints in its join line; the connection then uses TLS")
+    static let noTLS = OptionSpec(
+        "no-tls", help: "serve the built-in rendezvous over plain ws:// (the pin then crosses the network in clear): for tests and trusted LANs")
     static let duration = OptionSpec(
         "duration", short: "d", value: "SECONDS", help: "leave the call after this many seconds")
     static let stun = OptionSpec(
@@ -93,7 +98,7 @@ public enum ConfProgram {
             OptionSpec("listen", short: "l", value: "ADDR",
                        help: "where the embedded rendezvous listens, HOST:PORT (port 0 picks a free one)",
                        configurable: true, default: "[::]:7373"),
-            ca, me, duration] + callOptions + [json,
+            noTLS, ca, fingerprint, me, duration] + callOptions + [json,
         ],
         examples: [
             Example("conf host --name standup", "Open a room on a rendezvous inside this process and join it."),
@@ -108,7 +113,7 @@ public enum ConfProgram {
             ArgumentSpec("ROOM", help: "the room id, like 4821-7734"),
             ArgumentSpec("PIN", help: "the room's pin or listen-only pin: six digits"),
         ],
-        options: [server, ca, me, duration] + callOptions + [json],
+        options: [server, ca, fingerprint, me, duration] + callOptions + [json],
         examples: [
             Example("conf join 4821-7734 381204 --server 192.0.2.5:7373", "Join the room that conf host printed."),
             Example("conf join 4821-7734 381204 --duration 30 --json", "Join for 30 seconds, printing events as JSON (a script)."),

@@ -1,5 +1,6 @@
 import ConfCall
 import ConfCore
+import ConfCrypto
 import ConfDriver
 import ConfIO
 import ConfRendezvous
@@ -15,6 +16,7 @@ struct HostCommand {
     func run() -> Int32 {
         let reporter = context.reporter()
         let request: CreateRoomRequest, standing: RendezvousAddress?, ca: String?, listen: HostPort, settings: ParticipantRun.Settings
+        var identity: (file: String, fingerprint: ServerFingerprint)?, standingFingerprint: ServerFingerprint?
         do throws(CommandFailure) {
             let roomName = context.invocation.value("name") ?? "conf"
             if let problem = Names.problem(withRoomName: roomName) { throw context.usage("--name: \(problem)") }
@@ -26,6 +28,8 @@ struct HostCommand {
             standing = try context.rendezvousAddress()
             ca = try context.caFile()
             listen = try context.listenEndpoint()
+            if standing == nil && !context.invocation.flag("no-tls") { identity = try Self.identity(context) }
+            standingFingerprint = try context.fingerprint()
             // Last: after every option is checked, it opens the sound server.
             var parsed = try ParticipantRun.Settings(context)
             parsed.call.leavesWhenNobodyConnects = false  // the host keeps its room open
@@ -56,7 +60,8 @@ struct HostCommand {
             let server = RendezvousServer(loop: loop, core: RendezvousCommand.core(config, secret: secret)) { _ in }
             let port: UInt16
             do {
-                port = try server.listen(on: HostPort(host: listen.host, port: listen.port == 0 ? stun?.port ?? 0 : listen.port))
+                port = try server.listen(on: HostPort(host: listen.host, port: listen.port == 0 ? stun?.port ?? 0 : listen.port),
+                                         tls: identity.map { ($0.file, $0.file) })
             } catch {
                 reporter.failure(CommandFailure(.failure, code: "listen",
                     "cannot run the rendezvous on \(listen): \(error.message) — another conf host? choose a port with --listen, e.g. --listen :7374"))
@@ -67,13 +72,13 @@ struct HostCommand {
             let wildcard = listen.host == "0.0.0.0" || listen.host == "::"
             // A "::" socket takes IPv4 too (or fell back to IPv4 where IPv6 is off).
             let local = wildcard ? "127.0.0.1" : listen.host
-            address = RendezvousAddress(endpoint: HostPort(host: local, port: port), secure: false)
+            address = RendezvousAddress(endpoint: HostPort(host: local, port: port), secure: identity != nil)
         }
         let reachability = HostReachability(loop: loop)
 
         let client: RendezvousClient
         do throws(CommandFailure) {
-            client = try context.rendezvousClient(address)
+            client = try context.rendezvousClient(address, pinned: identity?.fingerprint)
         } catch {
             reporter.failure(error)
             return error.exitCode.rawValue
@@ -97,7 +102,8 @@ struct HostCommand {
                 finish(.failure(CommandFailure(connecting: failure, to: address)))
             case .success(let room):
                 // Others need the same --ca to trust a wss:// rendezvous.
-                Self.report(room, advertised: advertised, ca: address.secure ? ca : nil, reporter: reporter)
+                Self.report(room, advertised: advertised, ca: address.secure && identity == nil ? ca : nil,
+                            fingerprint: identity?.fingerprint ?? standingFingerprint, reporter: reporter)
                 if let verdict { reporter.emit(.reachability(verdict)) }
                 let s = ParticipantSession(loop: loop, client: client, reporter: reporter, clock: SystemClock(), random: KernelRandom(),
                                            room: room.room, pin: room.pin, name: settings.name, duration: settings.duration, onEnd: finish)
@@ -122,12 +128,33 @@ struct HostCommand {
         return exitCode.rawValue
     }
 
-    static func report(_ room: RoomCreated, advertised: [String], ca: String?, reporter: EventReporter) {
-        let trust = ca.map { " --ca " + shellQuoted($0) } ?? ""
-        let join = "conf join \(room.room) \(room.pin.digits) --server \(advertised[0])" + trust
-        let listenJoin = "conf join \(room.room) \(room.listenPin.digits) --server \(advertised[0])" + trust
+    /// The `room` event. With `fingerprint`, the join lines name the server by it (and TLS): a
+    /// joiner then trusts that certificate and no other.
+    static func report(_ room: RoomCreated, advertised: [String], ca: String?, fingerprint: ServerFingerprint?, reporter: EventReporter) {
+        let trust = (ca.map { " --ca " + shellQuoted($0) } ?? "") + (fingerprint.map { " --fingerprint \($0)" } ?? "")
+        let server = (fingerprint != nil && !advertised[0].hasPrefix("wss://") ? "wss://" : "") + advertised[0]
+        let join = "conf join \(room.room) \(room.pin.digits) --server \(server)" + trust
+        let listenJoin = "conf join \(room.room) \(room.listenPin.digits) --server \(server)" + trust
         reporter.emit(.room(.init(room: room, joinCommand: join, listenJoinCommand: listenJoin,
                                   otherAddresses: Array(advertised.dropFirst()))))
+    }
+
+    /// The built-in rendezvous's TLS key and certificate (made on first use, kept in the state
+    /// directory beside the rendezvous secret) and its fingerprint.
+    static func identity(_ context: CommandContext) throws(CommandFailure) -> (file: String, fingerprint: ServerFingerprint) {
+        guard let directory = RendezvousSecretFile.defaultDirectory(context.environment) else {
+            throw context.usage("no $XDG_STATE_HOME or $HOME to keep the rendezvous's TLS key in: set one, or serve plain ws:// with --no-tls")
+        }
+        do {
+            let file = try RendezvousCertificateFile.load(directory: directory) { try RendezvousIdentity.make() }
+            try PEMKeyPair.check(certificateFile: file, keyFile: file)
+            return (file, try RendezvousIdentity.fingerprint(ofPEMFile: file))
+        } catch let problem as RendezvousSecretFile.Problem {
+            throw CommandFailure(.failure, code: "state-dir", problem.description)
+        } catch {
+            throw CommandFailure(.failure, code: "state-dir",
+                                 "\(directory)/rendezvous-tls.pem: \(error) — remove it to make a new key (the fingerprint in join lines then changes)")
+        }
     }
 
     /// `text` as one word for a POSIX shell.

@@ -39,6 +39,10 @@ extension CommandFailure {
             self.init(ExitCode(code), code: code.rawValue, "the rendezvous at \(address) refused: \(text)")
         case .badAnswer(let text):
             self.init(.rendezvousUnreachable, code: "rendezvous-unreachable", text)
+        case .wrongCertificate(let expected, let presented):
+            self.init(.wrongCertificate, code: "wrong-certificate",
+                      "the rendezvous at \(address) presented certificate \(presented), not \(expected) as --fingerprint says: "
+                          + "someone may be in between, or another server answers at that address; nothing was sent. Check the join line with whoever sent it")
         case .untrustedCertificate(let why):
             self.init(.rendezvousUnreachable, code: "untrusted-certificate",
                       "the rendezvous at \(address) is not trusted: \(why) — if it uses a private CA or a self-signed certificate, pass --ca FILE with it")

@@ -13,6 +13,7 @@ public enum ExitCode: Int32, Sendable, CaseIterable {
     case noPeerConnected = 8
     case noAudioDevice = 9
     case notAdmitted = 10
+    case wrongCertificate = 11
 
     public var meaning: String {
         switch self {
@@ -27,6 +28,7 @@ public enum ExitCode: Int32, Sendable, CaseIterable {
         case .noPeerConnected: "conf join only: others were in the room when it joined but no peer connection could be made within --connect-timeout"
         case .noAudioDevice: "a device asked for by flag, environment or config file could not be opened (no PulseAudio server, no such microphone or speaker, or no such camera)"
         case .notAdmitted: "the room was locked after too many wrong pins, and nobody in the call let you in (denied, or no answer in time)"
+        case .wrongCertificate: "the rendezvous presented another TLS certificate than the one --fingerprint names (someone in between, or another server at that address): nothing was sent to it"
         }
     }
 

@@ -21,24 +21,50 @@ public final class RendezvousClient {
     private var onClosed: ((UInt16, String) -> Void)?
     /// The signal handlers' link to us for the current connection; cut when it is replaced.
     private var events: ClientBox?
+    /// `--fingerprint`: the one certificate to accept, whatever any CA says.
+    public let pinned: ServerFingerprint?
+    /// The certificate presented instead of `pinned`, once one was (the failure then names it).
+    private(set) var presented: ServerFingerprint?
 
     /// With `trusting`, a wss:// rendezvous is verified against the certificates in that PEM file
     /// (a private CA, or the server's self-signed certificate) instead of the system's.
     /// A relative `caFile` is taken from the working directory (GLib wants an absolute path).
     /// `proxy` (from `RendezvousProxy.from(environment:secure:)`) is the way out, if any.
-    public init(address: RendezvousAddress, trusting caFile: String? = nil, proxy: RendezvousProxy? = nil,
+    /// With `pinned`, a wss:// rendezvous must present the certificate it names and no other: no
+    /// CA is consulted, and another certificate ends the connection before anything is sent.
+    public init(address: RendezvousAddress, trusting caFile: String? = nil, pinned: ServerFingerprint? = nil, proxy: RendezvousProxy? = nil,
                 timeout: Duration = .seconds(10)) throws(GLibError) {
         self.address = address
+        self.pinned = pinned
         // The database first: once `session` is set, a throw would run deinit, which frees it.
         let database = try caFile.map { file throws(GLibError) in
             try withGError { g_tls_file_database_new(Self.absolute(file), $0) }
         }
         let seconds = UInt32(max(1, timeout.nanosecondsClamped / 1_000_000_000))
         session = UnsafeMutablePointer(OpaquePointer(conf_soup_session_new(seconds, proxy?.url, proxy?.directHosts.joined(separator: ","))))
-        if let database {
+        if pinned != nil {
+            // No database: every certificate then comes to `accept-certificate`, where the pin decides.
+            soup_session_set_tls_database(session, nil)
+        } else if let database {
             soup_session_set_tls_database(session, database)
             g_object_unref(database)
         }
+    }
+
+    /// Every request: with a pin, its certificate is judged by it (`onAcceptCertificate`).
+    private func watchCertificate(of message: OpaquePointer) {
+        guard pinned != nil else { return }
+        connectSignal(UnsafeMutableRawPointer(message), "accept-certificate", onAcceptCertificate, box: PinBox(client: self))
+    }
+
+    /// Whether `certificate` is the pinned one; a different one is remembered for the error.
+    fileprivate func accepts(_ certificate: OpaquePointer) -> Bool {
+        guard let pinned else { return false }
+        var digest = [UInt8](repeating: 0, count: 32)
+        guard conf_tls_certificate_sha256(UnsafeMutableRawPointer(certificate), &digest) == 0 else { return false }
+        let seen = ServerFingerprint(sha256: digest)
+        if seen != pinned { presented = seen }
+        return seen == pinned
     }
 
     static func absolute(_ path: String) -> String {
@@ -60,6 +86,7 @@ public final class RendezvousClient {
     /// `POST /v1/rooms`.
     public func createRoom(_ request: CreateRoomRequest, completion: @escaping (Result<RoomCreated, RendezvousClientError>) -> Void) {
         let message = soup_message_new("POST", address.createRoomURL)!
+        watchCertificate(of: message)
         let body = request.json.serialized
         let bytes = body.withCString { g_bytes_new($0, UInt(strlen($0))) }
         soup_message_set_request_body_from_bytes(message, "application/json", bytes)
@@ -97,6 +124,7 @@ public final class RendezvousClient {
         onMessage = message
         onClosed = closed
         let request = soup_message_new("GET", address.webSocketURL(room: room))!
+        watchCertificate(of: request)
         let box = AsyncBox { [weak self, address] source, result in
             defer { g_object_unref(UnsafeMutableRawPointer(request)) }
             var error: UnsafeMutablePointer<GError>?
@@ -129,6 +157,7 @@ public final class RendezvousClient {
     /// use wss://. Otherwise (or when refused or timed out: no server, nothing to learn) the
     /// original failure is reported.
     private func explain(_ failure: GLibError, then report: @escaping (RendezvousClientError) -> Void) {
+        if let pinned, let presented { return report(.wrongCertificate(expected: pinned, presented: presented)) }
         let plain = RendezvousClientError(connecting: failure)
         let timedOut = failure.domain == "g-io-error-quark" && failure.code == Int32(G_IO_ERROR_TIMED_OUT.rawValue)
         guard !address.secure, !failure.isConnectionRefused, !timedOut else { return report(plain) }
@@ -209,4 +238,16 @@ private let onClientMessage: @convention(c) (OpaquePointer?, Int32, OpaquePointe
 
 private let onClientClosed: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Void = { _, data in
     Unmanaged<ClientBox>.fromOpaque(data!).takeUnretainedValue().client?.ended()
+}
+
+private final class PinBox {
+    weak var client: RendezvousClient?
+    init(client: RendezvousClient) { self.client = client }
+}
+
+/// SoupMessage::accept-certificate: TRUE accepts the certificate despite its errors.
+private let onAcceptCertificate: @convention(c) (OpaquePointer?, OpaquePointer?, GTlsCertificateFlags, UnsafeMutableRawPointer?) -> gboolean = {
+    _, certificate, _, data in
+    guard let data, let certificate, let client = Unmanaged<PinBox>.fromOpaque(data).takeUnretainedValue().client else { return 0 }
+    return client.accepts(certificate) ? 1 : 0
 }

@@ -12,6 +12,7 @@ import Testing
 
     /// One event of every type; `everyTypeHasASample` keeps it complete.
     static let samples: [CallEvent] = [
+        .reachability(.init(verdict: .carrierGradeNAT, address: "192.168.1.10:7373", via: .none, advice: hostile)),
         .room(.init(room: RoomCreated(room: RoomID("4821-7734")!, pin: Pin("381204")!, listenPin: Pin("905117")!, name: "standup", resolution: .p480),
                     joinCommand: "conf join 4821-7734 381204 --server 192.0.2.5:7373",
                     listenJoinCommand: "conf join 4821-7734 905117 --server 192.0.2.5:7373", otherAddresses: ["10.0.0.2:7373"])),

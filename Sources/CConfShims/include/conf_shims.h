@@ -24,6 +24,9 @@ void conf_websocket_set_keepalive(SoupWebsocketConnection *connection, guint sec
 void conf_object_set_boolean(gpointer object, const char *property, gboolean value);
 void conf_object_set_uint(gpointer object, const char *property, guint value);
 void conf_object_set_string(gpointer object, const char *property, const char *value);
+/// The SHA-256 of a GTlsCertificate's DER encoding (its "certificate" property, read with the
+/// varargs g_object_get); 0, or -1 when it has none.
+int conf_tls_certificate_sha256(gpointer certificate, guint8 digest[32]);
 
 /// The monotonic clock in nanoseconds (CLOCK_MONOTONIC).
 guint64 conf_monotonic_ns(void);

@@ -77,15 +77,15 @@ public final class PortMappingSession {
     public static let releaseWindow: Duration = .seconds(1)
 
     public let configuration: Configuration
-    public private(set) var phase = Phase.idle
+    public internal(set) var phase = Phase.idle
     /// Datagrams dropped: from elsewhere than the gateway's port 5351, unreadable, or answering
     /// nothing asked (wrong nonce, port, opcode, or a duplicate).
-    public private(set) var ignoredDatagrams = 0
+    public internal(set) var ignoredDatagrams = 0
     /// The latest grant reported with `.mapped`.
-    public private(set) var grant: PortMappingGrant?
+    public internal(set) var grant: PortMappingGrant?
 
     /// What is known of each wanted mapping, in the configuration's order.
-    private struct Slot {
+    struct Slot {
         let wanted: WantedMapping
         let nonce: PCPNonce
         var granted: Granted?
@@ -93,7 +93,7 @@ public final class PortMappingSession {
         var requested = false
     }
 
-    private struct Granted {
+    struct Granted {
         var externalPort: UInt16
         /// PCP gives it per mapping; NAT-PMP answers it apart (`natPMPAddress`).
         var externalAddress: IPv4Address?
@@ -102,7 +102,7 @@ public final class PortMappingSession {
         var renewAt: Instant
     }
 
-    private enum RequestID: Hashable, Comparable {
+    enum RequestID: Hashable, Comparable {
         case publicAddress
         case mapping(Int)
 
@@ -112,22 +112,22 @@ public final class PortMappingSession {
         }
     }
 
-    private struct Pending {
+    struct Pending {
         let bytes: [UInt8]
         var schedule: RetransmitSchedule
     }
 
-    private var slots: [Slot]
-    private var mappingProtocol = PortMappingProtocol.pcp
-    private var pending: [RequestID: Pending] = [:]
-    private var natPMPAddress: IPv4Address?
-    private var epoch = GatewayEpoch(rule: .pcp)
+    var slots: [Slot]
+    var mappingProtocol = PortMappingProtocol.pcp
+    var pending: [RequestID: Pending] = [:]
+    var natPMPAddress: IPv4Address?
+    var epoch = GatewayEpoch(rule: .pcp)
     /// Whether any response has been read in the current protocol, and in the whole session.
-    private var heardInProtocol = false
-    private var heardAny = false
-    private var releaseEndsAt: Instant?
+    var heardInProtocol = false
+    var heardAny = false
+    var releaseEndsAt: Instant?
 
-    private var outputs: [Output] = []
+    var outputs: [Output] = []
 
     public init<R: RandomNumberGenerator>(configuration: Configuration, random: inout R) {
         self.configuration = configuration
@@ -168,7 +168,7 @@ public final class PortMappingSession {
 
     // MARK: Requests
 
-    private func begin(_ kind: PortMappingProtocol, now: Instant) {
+    func begin(_ kind: PortMappingProtocol, now: Instant) {
         mappingProtocol = kind
         phase = .discovering(kind)
         epoch = GatewayEpoch(rule: kind == .pcp ? .pcp : .natPMP)
@@ -187,7 +187,7 @@ public final class PortMappingSession {
     }
 
     /// Asks for (lifetime > 0) or deletes (0) one mapping, suggesting what the gateway gave before.
-    private func requestMapping(_ index: Int, lifetime: UInt32, until giveUpAt: Instant, now: Instant) {
+    func requestMapping(_ index: Int, lifetime: UInt32, until giveUpAt: Instant, now: Instant) {
         let slot = slots[index]
         let externalPort = slot.granted?.externalPort ?? slot.wanted.externalPort
         let bytes: [UInt8]
@@ -205,7 +205,7 @@ public final class PortMappingSession {
         ask(.mapping(index), bytes, until: giveUpAt, now: now)
     }
 
-    private func ask(_ id: RequestID, _ bytes: [UInt8], until giveUpAt: Instant, now: Instant) {
+    func ask(_ id: RequestID, _ bytes: [UInt8], until giveUpAt: Instant, now: Instant) {
         var request = Pending(bytes: bytes, schedule: RetransmitSchedule(start: now, initialInterval: Self.initialRetransmitInterval, giveUpAt: giveUpAt))
         if request.schedule.sendIfDue(now: now) { outputs.append(.send(bytes)) }
         pending[id] = request
@@ -213,7 +213,7 @@ public final class PortMappingSession {
 
     // MARK: Time
 
-    private func timeout(now: Instant) {
+    func timeout(now: Instant) {
         if let end = releaseEndsAt, now >= end {
             finishRelease()
             return
@@ -233,7 +233,7 @@ public final class PortMappingSession {
         }
     }
 
-    private func gaveUp(_ id: RequestID, now: Instant) {
+    func gaveUp(_ id: RequestID, now: Instant) {
         pending[id] = nil
         switch phase {
         case .releasing:
@@ -246,7 +246,7 @@ public final class PortMappingSession {
         }
     }
 
-    private func fail(_ event: PortMappingEvent) {
+    func fail(_ event: PortMappingEvent) {
         phase = .failed
         pending = [:]
         outputs.append(.event(event))
@@ -254,7 +254,7 @@ public final class PortMappingSession {
 
     // MARK: Releasing
 
-    private func release(now: Instant) {
+    func release(now: Instant) {
         switch phase {
         case .releasing: return
         case .released, .idle:
@@ -273,159 +273,11 @@ public final class PortMappingSession {
         }
     }
 
-    private func finishRelease() {
+    func finishRelease() {
         phase = .released
         pending = [:]
         releaseEndsAt = nil
         for index in slots.indices { slots[index].granted = nil }
         outputs.append(.event(.released))
-    }
-
-    // MARK: Answers
-
-    /// Reads a datagram from the gateway; false when it answers nothing asked.
-    private func received(_ bytes: [UInt8], now: Instant) -> Bool {
-        if mappingProtocol == .pcp {
-            if let response = try? PCPResponse(bytes: bytes) { return received(response, now: now) }
-            // A NAT-PMP gateway answers a version-2 request in its own format, result 1
-            // (RFC 6886 section 3.5, RFC 6887 section 9).
-            if phase == .discovering(.pcp), let response = try? NATPMPResponse(bytes: bytes), response.result == .unsupportedVersion {
-                heardAny = true
-                begin(.natPMP, now: now)
-                return true
-            }
-            return false
-        }
-        guard let response = try? NATPMPResponse(bytes: bytes) else { return false }
-        return received(response, now: now)
-    }
-
-    private func received(_ response: PCPResponse, now: Instant) -> Bool {
-        if response.result == .unsupportedVersion, phase == .discovering(.pcp) {
-            heardAny = true
-            begin(.natPMP, now: now)
-            return true
-        }
-        if response.opcode == PCP.announceOpcode {
-            guard response.result == .success, phase != .releasing else { return false }
-            heard(epochTime: response.epochTime, now: now)
-            return true
-        }
-        guard let map = response.map, let index = slots.firstIndex(where: { $0.nonce == map.nonce }),
-              slots[index].wanted.transport == map.transport, slots[index].wanted.internalPort == map.internalPort,
-              pending[.mapping(index)] != nil else { return false }
-        if phase == .releasing { return answeredDeletion(index) }
-        switch response.result {
-        case .success:
-            guard response.lifetime > 0, map.externalPort != 0, let address = map.externalAddress else { return false }
-            heard(epochTime: response.epochTime, now: now)
-            answered(index, externalPort: map.externalPort, externalAddress: address, lifetime: response.lifetime, now: now)
-        case .networkFailure, .cannotProvideExternal:
-            heard(epochTime: response.epochTime, now: now)
-            fail(.noPublicAddress(.pcp, externalAddress: nil, result: .pcp(response.result)))
-        default:
-            heard(epochTime: response.epochTime, now: now)
-            fail(.refused(.pcp(response.result), mapping: slots[index].wanted))
-        }
-        return true
-    }
-
-    private func received(_ response: NATPMPResponse, now: Instant) -> Bool {
-        switch response.body {
-        case .publicAddress(let address):
-            // Asked for, or the gateway's announcement of a new address (section 3.2.1).
-            guard pending[.publicAddress] != nil || phase == .mapped(.natPMP) else { return false }
-            heard(epochTime: response.epochTime, now: now)
-            pending[.publicAddress] = nil
-            switch response.result {
-            case .success where address.scope == .public:
-                natPMPAddress = address
-                if case .mapped = phase { reportGrant() } else { completeIfGranted() }
-            case .success, .networkFailure:
-                fail(.noPublicAddress(.natPMP, externalAddress: address, result: response.result == .success ? nil : .natPMP(response.result)))
-            default:
-                fail(.refused(.natPMP(response.result), mapping: nil))
-            }
-        case .mapping(let transport, let internalPort, let externalPort, let lifetime):
-            guard let index = slots.indices.first(where: { slots[$0].wanted.transport == transport && slots[$0].wanted.internalPort == internalPort }),
-                  pending[.mapping(index)] != nil else { return false }
-            if phase == .releasing { return answeredDeletion(index) }
-            if response.result == .success, lifetime == 0 || externalPort == 0 { return false }
-            heard(epochTime: response.epochTime, now: now)
-            switch response.result {
-            case .success: answered(index, externalPort: externalPort, externalAddress: nil, lifetime: lifetime, now: now)
-            case .networkFailure: fail(.noPublicAddress(.natPMP, externalAddress: nil, result: .natPMP(response.result)))
-            default: fail(.refused(.natPMP(response.result), mapping: slots[index].wanted))
-            }
-        case .headerOnly(let requestOpcode):
-            // An error the gateway could not tie to its request's fields: it refuses every
-            // request of that opcode.
-            let asked = pending.keys.filter { id in
-                id.mappingIndex.map { slots[$0].wanted.transport.natPMPOpcode == requestOpcode } ?? (requestOpcode == 0)
-            }
-            // "Unsupported version" answers a PCP request sent before the fallback: our NAT-PMP
-            // requests are version 0.
-            guard response.result != .success, response.result != .unsupportedVersion, !asked.isEmpty else { return false }
-            if phase == .releasing {
-                for id in asked { pending[id] = nil }
-                if pending.isEmpty { finishRelease() }
-                return true
-            }
-            heard(epochTime: response.epochTime, now: now)
-            fail(.refused(.natPMP(response.result), mapping: asked.count == 1 ? asked[0].mappingIndex.map { slots[$0].wanted } : nil))
-        }
-        return true
-    }
-
-    private func answeredDeletion(_ index: Int) -> Bool {
-        pending[.mapping(index)] = nil
-        slots[index].granted = nil
-        if pending.isEmpty { finishRelease() }
-        return true
-    }
-
-    private func answered(_ index: Int, externalPort: UInt16, externalAddress: IPv4Address?, lifetime: UInt32, now: Instant) {
-        pending[.mapping(index)] = nil
-        let seconds = Duration.seconds(Int64(lifetime))
-        slots[index].granted = Granted(externalPort: externalPort, externalAddress: externalAddress, lifetime: lifetime,
-                                       expiresAt: now + seconds, renewAt: now + seconds / 2)
-        if case .mapped = phase { reportGrant() } else { completeIfGranted() }
-    }
-
-    /// Once every mapping (and with NAT-PMP the external address) is known: mapped.
-    private func completeIfGranted() {
-        guard case .discovering(let kind) = phase, slots.allSatisfy({ $0.granted != nil }), kind == .pcp || natPMPAddress != nil else { return }
-        phase = .mapped(kind)
-        reportGrant()
-    }
-
-    /// Reports the grant when it is new or its address or ports changed; a non-public address ends it.
-    private func reportGrant() {
-        guard case .mapped(let kind) = phase, slots.allSatisfy({ $0.granted != nil }),
-              let address = kind == .pcp ? slots.first?.granted?.externalAddress : natPMPAddress else { return }
-        guard address.scope == .public else {
-            fail(.noPublicAddress(kind, externalAddress: address, result: nil))
-            return
-        }
-        let ports = slots.map { PortMappingGrant.MappedPort(wanted: $0.wanted, externalPort: $0.granted!.externalPort) }
-        let lifetime = slots.map { $0.granted!.lifetime }.min() ?? configuration.requestedLifetime
-        let new = PortMappingGrant(mappingProtocol: kind, externalAddress: address, ports: ports, lifetime: lifetime)
-        defer { grant = new }
-        guard grant?.externalAddress != address || grant?.ports != ports else { return }
-        outputs.append(.event(.mapped(new)))
-    }
-
-    /// Every valid answer's epoch: when the gateway lost its state, whatever it had granted is
-    /// asked for again at once (RFC 6887 section 8.5, RFC 6886 section 3.6).
-    private func heard(epochTime: UInt32, now: Instant) {
-        heardAny = true
-        heardInProtocol = true
-        guard epoch.lostState(epochTime: epochTime, now: now), phase != .failed else { return }
-        if mappingProtocol == .natPMP, pending[.publicAddress] == nil {
-            ask(.publicAddress, NATPMPRequest.publicAddress.bytes, until: now + Self.answerWindow, now: now)
-        }
-        for index in slots.indices where slots[index].granted != nil && pending[.mapping(index)] == nil {
-            requestMapping(index, lifetime: configuration.requestedLifetime, until: now + Self.answerWindow, now: now)
-        }
     }
 }

@@ -9,4 +9,7 @@ public enum RendezvousClientError: Error, Equatable, Sendable {
     case badAnswer(String)
     /// The TLS certificate of a wss:// rendezvous was not trusted.
     case untrustedCertificate(String)
+    /// The rendezvous presented another certificate than the one `--fingerprint` names: nothing
+    /// was sent to it.
+    case wrongCertificate(expected: ServerFingerprint, presented: ServerFingerprint)
 }
