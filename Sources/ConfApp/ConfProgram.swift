@@ -86,7 +86,7 @@ public enum ConfProgram {
     static let host = CommandSpec(
         "host", abstract: "open a room, print how others join it, and join it",
         discussion: [
-            "Without --server (or CONF_SERVER, or the config file) the rendezvous runs inside this process on --listen, and the printed join command names an address of this machine that others can reach. It hands the host's --stun and --turn servers to everyone who joins. The room ends for everyone when the host leaves.",
+            "Without --server (or CONF_SERVER, or the config file) the rendezvous runs inside this process on --listen, over TLS (--no-tls for plain ws://), and the printed join command names its certificate (--fingerprint) and an address others can reach: the router's external one when the router forwarded the port (see CALLING ACROSS THE INTERNET in the man page). It hands the host's --stun and --turn servers to everyone who joins, and itself as the STUN server when there is no --stun. When the host leaves nobody new can join; the others keep talking over their direct links.",
             "With --server, the room is created on that standing rendezvous and outlives the host.",
             commandsHelp,
         ],
@@ -197,6 +197,8 @@ public enum ConfProgram {
                 ("CONF_NAME", "your name in calls, as --as"),
                 ("CONF_CA", "a PEM file of certificates to trust for a wss:// rendezvous, as --ca"),
                 ("CONF_AUDIO_SOURCE, CONF_AUDIO_SINK", "defaults for --audio-source and --audio-sink"),
+                ("CONF_STUN, CONF_TURN", "STUN and TURN servers, as --stun and --turn; several separated by spaces"),
+                ("CONF_PORT_MAPPING", "on or off, as --port-mapping"),
                 ("http_proxy, https_proxy, all_proxy, no_proxy", "the proxy to reach the rendezvous through (ws:// and wss://), and hosts reached directly, as curl reads them (HTTPS_PROXY, ALL_PROXY and NO_PROXY too; localhost, 127.0.0.0/8 and ::1 are always reached directly; socks5h:// is taken as socks5://). A wss:// rendezvous goes through a CONNECT tunnel, which any proxy allows; ws:// goes as an absolute-form request, which some refuse. Media and TURN never go through it: where UDP is blocked, give --turn with ?transport=tcp or tls"),
                 ("PULSE_SERVER", "the PulseAudio server to use (read by libpulse)"),
                 ("XDG_CONFIG_HOME", "where the config file is looked for (default ~/.config)"),
@@ -204,7 +206,8 @@ public enum ConfProgram {
                 ("COLORTERM", "truecolor or 24bit: the call screen uses 24-bit colour, else the 256-colour palette"),
             ],
             files: [
-                ("$XDG_CONFIG_HOME/conf/config", "optional settings, one 'key = value' a line, '#' starts a comment; keys are long option names: server, ca, as, resolution, listen, audio-source, audio-sink, mic, speaker. Command-line options beat environment variables, which beat this file."),
+                ("$XDG_CONFIG_HOME/conf/config", "optional settings, one 'key = value' a line, '#' starts a comment; keys are long option names: server, ca, as, resolution, listen, audio-source, audio-sink, mic, speaker, ui, video-source, video-view, stun, turn (several separated by spaces), port-mapping. Command-line options beat environment variables, which beat this file."),
+                ("$XDG_STATE_HOME/conf/rendezvous-tls.pem", "the built-in rendezvous's TLS key and self-signed certificate (mode 0600), made by the first conf host: its fingerprint is what join lines name; remove it to make a new one"),
             ],
             events: [
                 ("room", "room, pin, listen_pin, name, resolution, join_command, listen_join_command", "conf host created the room; the commands join as a publisher and as a listener"),
@@ -245,5 +248,15 @@ public enum ConfProgram {
                 ("rendezvous-closed", "reason", "no rendezvous from now on (host-left, resume-refused, no-resume); the call goes on with those connected"),
                 ("left", "reason", "you left: duration, signal, command, host-left, nobody-left, or the code of the error that ended the call"),
                 ("error", "code, message", "something failed; code is stable (wrong-pin, room-full, no-such-room, rate-limited, rendezvous-unreachable, bad-command, ...)"),
-            ]))
+            ],
+            sections: [("Calling across the internet", internetParagraphs)]))
+
+    /// The man page's CALLING ACROSS THE INTERNET (the README says the same in short).
+    static let internetParagraphs = [
+        "conf host, with its built-in rendezvous, asks the home router to forward its port, TCP and UDP (7373 unless --listen says otherwise), by PCP, NAT-PMP and UPnP-IGD, and prints the router's external address in the join line. It says within a few seconds whether others can reach it (the reachability event): reachable (a router forwards the port, or the address is public), closed (no router answered, or it refused: forward TCP and UDP on that port to this machine by hand, or use a standing rendezvous with --server), or carrier-grade-nat (the router itself has no public address, as with many mobile and some fibre and cable providers: a forwarded port cannot help; use a standing rendezvous). The mappings are renewed while the call lasts and removed when conf host leaves, on SIGINT and SIGTERM too. --port-mapping off asks nothing of the router.",
+        "Every rendezvous, standing or built in, also answers STUN on UDP at its own port number and hands itself out as the STUN server when it is given none (--stun): each participant learns its address outside its NAT from the server it already talks to, with no third party. With the router's forward for the host, and that address for everyone else, two homes behind ordinary NATs connect directly. The media ports are asked for too (libnice's UPnP-IGD), so that the host's media are reachable like its rendezvous.",
+        "Some NATs give each destination its own port (symmetric NAT: some corporate, hotel and mobile networks); two such peers cannot reach each other directly, and the call needs a relay: a TURN server (coturn) that the rendezvous's operator hands out (conf rendezvous --turn, see docs/DEPLOY.md) or that each participant names with --turn (or CONF_TURN, or the config file). Media through TURN stays encrypted end to end.",
+        "The pin never crosses the network in clear: the built-in rendezvous serves TLS with a key and self-signed certificate it makes once and keeps in $XDG_STATE_HOME/conf/rendezvous-tls.pem, and the join line names the certificate with --fingerprint. conf join trusts that certificate and no other, without any CA, and refuses another with exit status 11 before sending anything. A standing rendezvous with a CA-signed certificate is reached as wss://HOST:PORT as before; --no-tls serves plain ws:// on trusted LANs and in tests.",
+        "IPv6: with --listen [::]:PORT (the default) the rendezvous and the media also use this machine's global IPv6 addresses, which need no NAT (a firewall may still need opening); the join line names the IPv4 address first and lists the others.",
+    ]
 }

@@ -109,10 +109,13 @@ public struct ProgramInfo: Sendable {
     public var files: [(path: String, meaning: String)]
     /// The `--json` events: name, fields, meaning.
     public var events: [(name: String, fields: String, meaning: String)]
+    /// Further sections of the man page, after COMMANDS: a title and its paragraphs.
+    public var sections: [(title: String, paragraphs: [String])]
 
     public init(version: String, summary: String, description: [String], exitCodes: [(code: Int32, meaning: String)],
                 environment: [(name: String, meaning: String)], files: [(path: String, meaning: String)],
-                events: [(name: String, fields: String, meaning: String)]) {
+                events: [(name: String, fields: String, meaning: String)], sections: [(title: String, paragraphs: [String])] = []) {
+        self.sections = sections
         self.version = version
         self.summary = summary
         self.description = description

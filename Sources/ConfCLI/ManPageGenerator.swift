@@ -29,6 +29,9 @@ public enum ManPageGenerator {
             }
             for option in sub.allOptions(isRoot: false) { out += optionEntry(option) }
         }
+        for (title, paragraphs) in info.sections {
+            out += ".SH \(escape(title.uppercased()))\n" + paragraphs.map(escape).joined(separator: "\n.PP\n") + "\n"
+        }
         out += ".SH OPTIONS\nWithout a command:\n"
         for option in root.allOptions(isRoot: true) { out += optionEntry(option) }
         out += ".SH EXIT STATUS\n"

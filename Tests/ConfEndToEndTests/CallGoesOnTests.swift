@@ -5,7 +5,8 @@ import Testing
 @Suite struct CallGoesOnTests {
     /// A `conf host` and the port of its embedded rendezvous on 127.0.0.1.
     static func host(_ extra: [String] = []) throws -> (ConfProcess, room: String, pin: String, listenPin: String, server: String) {
-        let host = try ConfProcess(["host", "--listen", "127.0.0.1:0", "--name", "standup", "--as", "ann", "--json"] + extra, interactive: true)
+        // Plain ws://: the tests that use it reach the rendezvous with a raw WebSocket too.
+        let host = try ConfProcess(["host", "--listen", "127.0.0.1:0", "--no-tls", "--name", "standup", "--as", "ann", "--json"] + extra, interactive: true)
         let room = try #require(host.waitForEvent("room"))
         let command = try #require(room["join_command"] as? String).split(separator: " ").map(String.init)
         return (host, command[2], command[3], try #require(room["listen_pin"] as? String), command[5])

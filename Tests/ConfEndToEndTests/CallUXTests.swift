@@ -9,7 +9,7 @@ import Testing
         let room = try #require(host.waitForEvent("room"))
         let listenPin = try #require(room["listen_pin"] as? String)
         let listenJoin = try #require(room["listen_join_command"] as? String)
-        #expect(listenJoin.hasPrefix("conf join \(room["room"] as? String ?? "?") \(listenPin) --server 127.0.0.1:"))
+        #expect(listenJoin.hasPrefix("conf join \(room["room"] as? String ?? "?") \(listenPin) --server wss://127.0.0.1:"), "\(listenJoin)")
         // A human line on stderr, its own pipe: it may come a moment after the event on stdout.
         #expect(ConfProcess.waitUntil(timeout: .seconds(5)) { host.stderr.contains("Listeners join with:  " + listenJoin) }, "\(host.stderr)")
         let listener = try ConfProcess(listenJoin.split(separator: " ").dropFirst().map(String.init) + ["--as", "lee", "--json"])

@@ -27,7 +27,7 @@ struct CameraTests {
         \(conf) devices --json > $OUTDIR/devices.json 2> $OUTDIR/devices.err
         # The host reads its commands from a file that grows (`echo ... >> commands`).
         : > $OUTDIR/commands
-        tail -f $OUTDIR/commands | \(conf) host --listen 127.0.0.1:7373 --as cam --resolution 240p --duration 260 --json \\
+        tail -f $OUTDIR/commands | \(conf) host --listen 127.0.0.1:7373 --no-tls --as cam --resolution 240p --duration 260 --json \\
             > $OUTDIR/host.json 2> $OUTDIR/host.err &
         HOST=$!
         i=0; while [ $i -lt 150 ] && ! grep -q join_command $OUTDIR/host.json 2>/dev/null; do sleep 0.2; i=$((i+1)); done

@@ -51,7 +51,8 @@ import Testing
     /// decodes conf's video. It asks for no key frame (no PLI), so it decoded nothing while a new
     /// link got conf's deltas first; a new link now starts at a key frame.
     @Test func webrtcbinDecodesConfsVideo() throws {
-        let host = try ConfProcess(["host", "--listen", "127.0.0.1:0", "--as", "ann", "--json", "--resolution", "240p", "--video-source", "pattern"])
+        // Plain ws://: the webrtcbin peer speaks the protocol over a plain WebSocket.
+        let host = try ConfProcess(["host", "--listen", "127.0.0.1:0", "--no-tls", "--as", "ann", "--json", "--resolution", "240p", "--video-source", "pattern"])
         let room = try #require(host.waitForEvent("room"))
         // The join command ends "--server HOST:PORT".
         let address = try #require((room["join_command"] as? String)?.split(separator: " ").last.map(String.init))

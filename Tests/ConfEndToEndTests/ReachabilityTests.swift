@@ -23,7 +23,7 @@ struct ReachabilityTests {
         #expect(verdict["address"] as? String == "11.0.0.2:7373")
         #expect(homes.routerMappings().count == 2, "\(homes.routerMappings())")  // TCP and UDP 7373
         let command = try #require(host.events(ofType: "room").first?["join_command"] as? String)
-        #expect(command.hasSuffix("--server 11.0.0.2:7373"), "\(command)")
+        #expect(command.contains("--server wss://11.0.0.2:7373 --fingerprint "), "\(command)")
 
         let guest = try ConfProcess(Array(command.split(separator: " ").dropFirst().map(String.init))
                                     + ["--as", "bob", "--json", "--duration", "6", "--record", bobDir.path] + Self.media,
