@@ -39,7 +39,7 @@ public final class CallDriver {
     var addresses: [String]
     private let sendSignal: (ParticipantID, JSONValue) -> Void
     /// Nobody connected within the connect timeout: whether some link found no network path.
-    private let onCallFailed: (_ noPath: Bool) -> Void
+    private let onCallFailed: (_ noPath: NoPathCause?) -> Void
     public var audio: AudioPipeline?
     public var video: VideoPipeline?
     /// Someone joined, left, wrote: a short sound on the speaker (nil with --no-sounds or --json).
@@ -84,7 +84,7 @@ public final class CallDriver {
 
     public init(loop: EventLoop, reporter: EventReporter, clock: any MonotonicClock, random: any RandomNumberGenerator,
                 security: any LinkSecurity, configuration: CallEngine.Configuration, settings: Settings,
-                sendSignal: @escaping (ParticipantID, JSONValue) -> Void, onCallFailed: @escaping (_ noPath: Bool) -> Void) {
+                sendSignal: @escaping (ParticipantID, JSONValue) -> Void, onCallFailed: @escaping (_ noPath: NoPathCause?) -> Void) {
         self.loop = loop
         self.reporter = reporter
         self.clock = clock

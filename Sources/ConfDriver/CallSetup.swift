@@ -39,10 +39,12 @@ public enum CallSetup {
                             portMapping: options.portMapping),
             sendSignal: { [weak session] peer, payload in session?.sendSignal(to: peer, payload) },
             onCallFailed: { [weak session] noPath in
-                let advice = noPath
-                    ? "no network path: UDP to the others seems blocked here or there (a firewall, or NATs that need a relay) — try "
-                        + "--turn USER:PASS@HOST:PORT?transport=tcp with a TURN server both sides can reach over TCP, or a network that lets UDP through"
-                    : "behind a strict NAT or firewall? try --stun or --turn"
+                let advice = noPath.map { cause in
+                    cause == .unknown
+                        ? "no network path: UDP to the others seems blocked here or there (a firewall, or NATs that need a relay) — try "
+                            + "--turn USER:PASS@HOST:PORT?transport=tcp with a TURN server both sides can reach over TCP, or a network that lets UDP through"
+                        : cause.words
+                } ?? "behind a strict NAT or firewall? try --stun or --turn"
                 session?.leave(failing: CommandFailure(
                     .noPeerConnected, code: "no-peer-connected",
                     "could not connect to any peer within \(Int(timeout.milliseconds / 1000)) s — \(advice)"))

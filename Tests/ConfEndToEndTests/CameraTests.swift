@@ -27,14 +27,14 @@ struct CameraTests {
         \(conf) devices --json > $OUTDIR/devices.json 2> $OUTDIR/devices.err
         # The host reads its commands from a file that grows (`echo ... >> commands`).
         : > $OUTDIR/commands
-        tail -f $OUTDIR/commands | \(conf) host --listen 127.0.0.1:7373 --no-tls --as cam --resolution 240p --duration 260 --json \\
+        tail -f $OUTDIR/commands | \(conf) host --listen 127.0.0.1:7373 --no-tls --port-mapping off --as cam --resolution 240p --duration 260 --json \\
             > $OUTDIR/host.json 2> $OUTDIR/host.err &
         HOST=$!
         i=0; while [ $i -lt 150 ] && ! grep -q join_command $OUTDIR/host.json 2>/dev/null; do sleep 0.2; i=$((i+1)); done
         ROOM=$(sed -n 's/.*"room":"\\([0-9-]*\\)".*"pin":"\\([0-9]*\\)".*/\\1 \\2/p' $OUTDIR/host.json | head -1)
         # The viewer records until its IVF header counts five frames (rewritten each second), for
         # up to 200 s: under software emulation on a busy machine the guest's pace varies tenfold.
-        \(conf) join $ROOM --server 127.0.0.1:7373 --as viewer --record $OUTDIR --duration 230 --json \\
+        \(conf) join $ROOM --server 127.0.0.1:7373 --port-mapping off --as viewer --record $OUTDIR --duration 230 --json \\
             > $OUTDIR/join.json 2> $OUTDIR/join.err &
         JOIN=$!
         i=0

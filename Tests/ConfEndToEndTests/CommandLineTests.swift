@@ -46,6 +46,27 @@ import Testing
         #expect(broken.stderr.contains("config:2"))
     }
 
+    /// STUN and TURN servers from CONF_STUN / CONF_TURN and the config file's stun and turn keys
+    /// (several separated by spaces), each checked and named where it came from.
+    @Test func stunAndTurnFromTheEnvironmentAndTheConfigFile() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("conf-cfg-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir.appendingPathComponent("conf"), withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let config = dir.appendingPathComponent("conf/config")
+        try "stun = 127.0.0.1:3478 127.0.0.1:3479\nturn = u:p@127.0.0.1:3478 nope\n".write(to: config, atomically: true, encoding: .utf8)
+        let badTURN = try ConfProcess(["join", "1234-5678", "123456", "--server", "127.0.0.1:1"], environment: ["XDG_CONFIG_HOME": dir.path])
+        #expect(badTURN.waitForExit() == 2)
+        #expect(badTURN.stderr.contains("(turn) 'nope'"), "\(badTURN.stderr)")
+        let badSTUN = try ConfProcess(["join", "1234-5678", "123456", "--server", "127.0.0.1:1"], environment: ["CONF_STUN": "127.0.0.1:3478 bad::x"])
+        #expect(badSTUN.waitForExit() == 2)
+        #expect(badSTUN.stderr.contains("CONF_STUN 'bad::x'"), "\(badSTUN.stderr)")
+        // Good ones pass the checks: the join goes on to the (unreachable) rendezvous.
+        try "stun = 127.0.0.1:3478 127.0.0.1:3479\nturn = u:p@127.0.0.1:3478\n".write(to: config, atomically: true, encoding: .utf8)
+        let good = try ConfProcess(["join", "1234-5678", "123456", "--server", "127.0.0.1:1"],
+                                   environment: ["XDG_CONFIG_HOME": dir.path, "CONF_TURN": "a:b@127.0.0.1:5349?transport=tls"])
+        #expect(good.waitForExit() == 6, "\(good.stderr)")
+    }
+
     @Test func helpVersionAndCompletions() throws {
         let version = try ConfProcess(["--version"])
         #expect(version.waitForExit() == 0)

@@ -24,8 +24,8 @@ extension CallEngine {
             if link.phase == .connected {
                 disconnect(link, .pathFailed, now: now)
             } else {
-                sawNoPath = true
-                disconnect(link, .noPath(within: nil), now: now)
+                sawNoPath = link.noPathCause
+                disconnect(link, .noPath(within: nil, cause: link.noPathCause), now: now)
             }
         }
     }

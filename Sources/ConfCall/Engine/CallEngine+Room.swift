@@ -82,7 +82,9 @@ extension CallEngine {
                 guard let link = links[id], link.phase == .negotiating else { continue }
                 negotiatedLink(link, negotiated, now: now)
             case .remoteCandidate(let id, let candidate):
-                if links[id] != nil { outputs.append(.addRemoteCandidate(id, candidate)) }
+                guard let link = links[id] else { continue }
+                link.noteCandidate(candidate, local: false)
+                outputs.append(.addRemoteCandidate(id, candidate))
             case .remoteCandidatesDone(let id):
                 if links[id] != nil { outputs.append(.remoteCandidatesDone(id)) }
             case .candidateLimitReached(let id, let limit):
@@ -103,7 +105,10 @@ extension CallEngine {
         link.negotiated = negotiated
         link.negotiatedAt = now
         outputs.append(.setRemoteCredentials(link.id, ufrag: negotiated.remoteUfrag, pwd: negotiated.remotePwd))
-        for candidate in negotiated.remoteCandidates { outputs.append(.addRemoteCandidate(link.id, candidate)) }
+        for candidate in negotiated.remoteCandidates {
+            link.noteCandidate(candidate, local: false)
+            outputs.append(.addRemoteCandidate(link.id, candidate))
+        }
         do {
             link.dtls = try security.makeDTLS(role: negotiated.dtlsRole, remoteFingerprints: negotiated.remoteFingerprints)
         } catch {

@@ -118,8 +118,8 @@ extension CallEngine {
             disconnect(link, .connectTimeout(timeout, stalledAt: .unanswered), now: now)
         } else if !link.iceConnected {
             // Negotiated through the rendezvous (TCP), yet no UDP check came back.
-            sawNoPath = true
-            disconnect(link, .noPath(within: timeout), now: now)
+            sawNoPath = link.noPathCause
+            disconnect(link, .noPath(within: timeout, cause: link.noPathCause), now: now)
         } else {
             disconnect(link, .connectTimeout(timeout, stalledAt: .handshake), now: now)
         }

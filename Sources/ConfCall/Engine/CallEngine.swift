@@ -89,8 +89,9 @@ public final class CallEngine {
         case smallKeyFrameRequested
         /// Opus's new settings from the worst link: bitrate (16...64), in-band FEC, expected loss.
         case audioEncoding(bitrateKbps: Int, fec: Bool, expectedLossPercent: Int)
-        /// Nobody connected within the connect timeout; `noPath` when some link found no network path.
-        case callFailed(noPath: Bool)
+        /// Nobody connected within the connect timeout; `noPath` when some link found no network
+        /// path, with what its candidates say of why.
+        case callFailed(noPath: NoPathCause?)
     }
 
     public enum ReceivedAudio: Equatable, Sendable {
@@ -132,7 +133,7 @@ public final class CallEngine {
     /// Set-ups given fresh agents because they stalled (CallEngine+Stall), per peer.
     var stallRestarts: [ParticipantID: Int] = [:]
     var everConnected = false
-    var sawNoPath = false
+    var sawNoPath: NoPathCause?
     var connectDeadline: Instant?
     var callFailedReported = false
     var isLeaving = false
@@ -203,6 +204,7 @@ public final class CallEngine {
         case .iceState(let id, let state): iceState(id, state, now: now)
         case .selectedPair(let id, let pair): links[id]?.selectedPair = pair
         case .localCandidate(let id, let candidate):
+            links[id]?.noteCandidate(candidate, local: true)
             mesh?.localCandidate(candidate, for: id)
             drainMesh(now: now)
         case .localGatheringDone(let id):

@@ -30,8 +30,9 @@ public enum DisconnectReason: Equatable, Sendable {
     /// the link up (it stopped hearing us); a new link follows unless it left.
     case closedByPeer
     case restarting
-    /// No ICE check was answered; `within` is the connect timeout when that is what noticed it.
-    case noPath(within: Duration?)
+    /// No ICE check was answered; `within` is the connect timeout when that is what noticed it;
+    /// `cause`, what the link's candidates say of why.
+    case noPath(within: Duration?, cause: NoPathCause = .unknown)
     case pathFailed
     case connectTimeout(Duration, stalledAt: ConnectStage)
     /// Nothing authenticated heard for `limit`.
@@ -77,8 +78,8 @@ public enum DisconnectReason: Equatable, Sendable {
         case .left: "left"
         case .closedByPeer: "the peer closed the link"
         case .restarting: "the peer is setting the link up again"
-        case .noPath(nil): Self.noPathAdvice
-        case .noPath(let timeout?): "could not connect within \(timeout.secondsForPeople) s: " + Self.noPathAdvice
+        case .noPath(nil, let cause): cause.words
+        case .noPath(let timeout?, let cause): "could not connect within \(timeout.secondsForPeople) s: " + cause.words
         case .pathFailed: "the network path failed (ICE)"
         case .connectTimeout(let timeout, .unanswered):
             "could not connect within \(timeout.secondsForPeople) s: the peer never answered the offer"

@@ -48,6 +48,19 @@ final class PeerConnection {
     var dataChannels: (any DataChannelAssociation)?
     var selectedPair: CandidatePair?
     var iceConnected = false
+    /// The candidates each side gave for this link (at most `NoPathCause.keptCandidates` each):
+    /// what a `no-path` names its cause from.
+    var localCandidates: [IceCandidate] = []
+    var remoteCandidates: [IceCandidate] = []
+    var noPathCause: NoPathCause { .diagnose(local: localCandidates, remote: remoteCandidates) }
+
+    func noteCandidate(_ candidate: IceCandidate, local: Bool) {
+        if local {
+            if localCandidates.count < NoPathCause.keptCandidates { localCandidates.append(candidate) }
+        } else if remoteCandidates.count < NoPathCause.keptCandidates {
+            remoteCandidates.append(candidate)
+        }
+    }
     /// When the peer's offer or answer was taken; whether any DTLS record came from the peer
     /// (CallEngine+Stall).
     var negotiatedAt: Instant?

@@ -265,7 +265,8 @@ final class SimulatedCall {
         case .audioEncoding(let kbps, let fec, let loss):
             participant.audioEncodings.append((kbps, fec, loss))
         case .callFailed(let noPath):
-            participant.failed = noPath
+            participant.failed = noPath != nil
+            participant.failedCause = noPath
         }
     }
 

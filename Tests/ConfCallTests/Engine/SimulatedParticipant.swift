@@ -17,6 +17,8 @@ extension SimulatedCall {
         var frozen = false
         var socketBuffer: [(from: ParticipantID, bytes: [UInt8])] = []
         var failed: Bool?
+        /// With `failed == true`: what the failing link's candidates said.
+        var failedCause: NoPathCause?
         /// Frames played out per peer (received or concealed), those received, those muted here.
         var audioFrames: [ParticipantID: Int] = [:]
         var receivedAudioFrames: [ParticipantID: Int] = [:]
