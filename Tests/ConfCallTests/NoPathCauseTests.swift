@@ -35,6 +35,7 @@ import Testing
 
     @Test func aRelayThatFailedAndTooLittleToSay() {
         #expect(NoPathCause.diagnose(local: [Self.homeA, Self.kept, Self.relay], remote: [Self.homeB]) == .relayFailed)
+        #expect(NoPathCause.relayFailed.words.contains("--relay-only"))
         #expect(NoPathCause.diagnose(local: [Self.homeA, Self.kept], remote: []) == .unknown)
         #expect(NoPathCause.diagnose(local: [Self.homeA], remote: [Self.homeB]) == .unknown)
         #expect(NoPathCause.unknown.words == DisconnectReason.noPathAdvice)

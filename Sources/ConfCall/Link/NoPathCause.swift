@@ -58,8 +58,9 @@ public enum NoPathCause: Equatable, Sendable {
             "no network path to the peer: \(here ? "this side" : "the peer") is behind a NAT and found no address outside it "
                 + "(no STUN answer: UDP may be blocked there); " + Self.relayCure
         case .relayFailed:
-            "no network path to the peer, even through the TURN relay: UDP and TCP to the TURN server may be blocked, or its "
-                + "credentials refused — check --turn, or add ?transport=tcp"
+            // A relay candidate means the allocation worked: the server is reached and takes the credentials.
+            "no network path to the peer, even through the TURN relay: it gave addresses, but no check through it was answered — "
+                + "try --relay-only on both sides (every check then goes through the relay), or another TURN server"
         case .unknown:
             DisconnectReason.noPathAdvice
         }
