@@ -11,7 +11,8 @@ final class HostReachability {
     private let loop: EventLoop
     private var mapping: RouterPortMapping?
     private var judge: ReachabilityJudge?
-    private var onVerdict: ((Reachability, [String]) -> Void)?
+    /// Until the judge decides: what to do with its verdict.
+    private var onVerdict: ((Reachability) -> Void)?
     private var lanAddresses: [String] = []
 
     init(loop: EventLoop) { self.loop = loop }
@@ -43,7 +44,7 @@ final class HostReachability {
             return onVerdict(verdict, advertise(verdict.address))
         }
         judge = ReachabilityJudge(port: port, lanAddress: route.localAddress)
-        self.onVerdict = { verdict, _ in onVerdict(verdict, advertise(verdict.address)) }
+        self.onVerdict = { verdict in onVerdict(verdict, advertise(verdict.address)) }
         let mapping = RouterPortMapping(loop: loop, route: route, port: port) { [weak self] fact in self?.add(fact) }
         self.mapping = mapping
         mapping.start()
@@ -63,7 +64,7 @@ final class HostReachability {
         self.judge = judge
         guard let verdict = judge.verdict, let onVerdict else { return }
         self.onVerdict = nil
-        onVerdict(verdict, [])
+        onVerdict(verdict)
     }
 
     static func isLoopback(_ host: String) -> Bool {
