@@ -8,8 +8,9 @@ call on loopback. Root and network namespaces needed (as the tests).
   closed      the same router without miniupnpd: the verdict only (5 s by design: every way waited for)
   cgn         router 1 on a shared 100.64.0.0/10 address: the verdict only
   punched     no UPnP; a standing rendezvous on the "internet" (also the STUN server): hole-punched
-  relayed     both routers symmetric (masquerade fully-random), coturn handed out by the rendezvous,
-              --relay-only on both sides (see issue 35's note: relay pairs beside the others failed)
+  relayed     both routers symmetric (masquerade fully-random), coturn handed out by the rendezvous:
+              the third set-up goes relay-only on both sides (after two 5 s stalls), so about 10 s
+  relayonly   the same with --relay-only on both sides from the start
   loopback    conf host and conf join on 127.0.0.1
 
     bench/reachability.py CONF RUNS [TOPOLOGY ...]
@@ -97,7 +98,7 @@ def embedded(conf, env_extra):
 
 
 def joiner(conf, args, namespace, extra=()):
-    guest = Conf([conf, "join"] + args + ["--as", "bob", "--json", "--no-video", "--connect-timeout", "20"] + list(extra), namespace)
+    guest = Conf([conf, "join"] + args + ["--as", "bob", "--json", "--no-video"] + list(extra), namespace)
     at, connected = guest.wait("peer-connected", 30)
     return guest, at, connected
 
@@ -112,7 +113,7 @@ def run(conf, topology):
             return None, at, connected["path"]
         finally:
             host.stop()
-    extra = {"WAN1": "100.64.0.2"} if topology == "cgn" else {"SYMMETRIC": "1"} if topology == "relayed" else {}
+    extra = {"WAN1": "100.64.0.2"} if topology == "cgn" else {"SYMMETRIC": "1"} if topology in ("relayed", "relayonly") else {}
     routers("up", **extra)
     helpers = []
     try:
@@ -129,13 +130,13 @@ def run(conf, topology):
             finally:
                 host.stop()
         turn, relay_only = [], []
-        if topology == "relayed":
+        if topology in ("relayed", "relayonly"):
             helpers.append(subprocess.Popen(["ip", "netns", "exec", ns("inet"), "turnserver", "-n", "--listening-ip=11.0.0.1",
                                              "--listening-port=3478", "--relay-ip=11.0.0.1", "--user=conf:secret", "--realm=conf.test",
                                              "--lt-cred-mech", "--no-tls", "--no-dtls", "--no-cli", "--log-file=stdout", "--allow-loopback-peers"],
                                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
             turn = ["--turn", "conf:secret@11.0.0.1:3478"]
-            relay_only = ["--relay-only"]
+            relay_only = ["--relay-only"] if topology == "relayonly" else []
         rendezvous = Conf([conf, "rendezvous", "--listen", "11.0.0.1:7373", "--quiet"] + turn, ns("inet"))
         time.sleep(0.3)  # the rendezvous prints no event: give it its moment to listen
         host = Conf([conf, "host", "--server", "11.0.0.1:7373", "--as", "ann", "--json", "--no-video", "--connect-timeout", "60"]
@@ -156,7 +157,7 @@ def run(conf, topology):
 
 def main():
     conf, runs = os.path.abspath(sys.argv[1]), int(sys.argv[2])
-    topologies = sys.argv[3:] or ["upnp", "closed", "cgn", "punched", "relayed", "loopback"]
+    topologies = sys.argv[3:] or ["upnp", "closed", "cgn", "punched", "relayed", "relayonly", "loopback"]
     print("topology  run  verdict_s  join_to_connected_s  path/verdict")
     results = {}
     for topology in topologies:

@@ -26,11 +26,14 @@ extension CallDriver {
         }
     }
 
-    func startIce(_ id: ParticipantID, credentials: IceCredentials, controlling: Bool) {
+    /// `relayOnly`: the engine asks for relay candidates alone (a set-up tried twice without a
+    /// path); honoured when there is a TURN server, else the agent gathers as always.
+    func startIce(_ id: ParticipantID, credentials: IceCredentials, controlling: Bool, relayOnly: Bool = false) {
         let transport: IceTransport
+        let hasRelay = settings.iceServers.contains { $0.credentials != nil }
         do {
             transport = try IceTransport(loop: loop, controlling: controlling, addresses: addresses, servers: settings.iceServers.map(reachable),
-                                         relayOnly: settings.relayOnly, portMapping: settings.portMapping,
+                                         relayOnly: settings.relayOnly || (relayOnly && hasRelay), portMapping: settings.portMapping,
                                          credentials: (credentials.ufrag, credentials.pwd))
         } catch {
             return engine.handle(.iceUnavailable(id, reason: "\(error)"), now: clock.now())

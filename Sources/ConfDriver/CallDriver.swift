@@ -181,8 +181,8 @@ public final class CallDriver {
 
     private func perform(_ output: CallEngine.Output) {
         switch output {
-        case .startIce(let id, let credentials, let controlling):
-            startIce(id, credentials: credentials, controlling: controlling)
+        case .startIce(let id, let credentials, let controlling, let relayOnly):
+            startIce(id, credentials: credentials, controlling: controlling, relayOnly: relayOnly)
         case .gather(let id):
             transports[id]?.gather()
         case .setRemoteCredentials(let id, let ufrag, let pwd):

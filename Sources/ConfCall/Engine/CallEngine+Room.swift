@@ -49,6 +49,15 @@ extension CallEngine {
         drainMesh(now: now)
     }
 
+    /// The set-up of a link that has never connected from which both sides ask for relay-only
+    /// agents. Between two NATs that map each destination to its own port, libnice's relay pairs
+    /// beside its host and server-reflexive ones went unanswered through one coturn, while
+    /// relay-only agents on both sides connected in 80 ms (namespaces, issue 35). Both sides
+    /// count the same set-ups (the first, then each restart the offerer's new offer starts), so
+    /// both switch together; the third comes after two stalls (`setupStallLimit`), 10 s into a
+    /// 15 s connect timeout, so a link that only needed another try is not sent through a relay.
+    static let relayOnlyFromAttempt = 3
+
     /// The mesh wants a link to `id`: a fresh `PeerConnection` (a restart replaces the old one),
     /// and the driver is asked for an ICE agent with the link's credentials.
     private func openLink(to id: ParticipantID, controlling: Bool, now: Instant) -> LocalEndpoint {
@@ -60,9 +69,16 @@ extension CallEngine {
             old.phase = .disconnected
         }
         let link = PeerConnection(peer: peer, controlling: controlling, now: now, random: &random)
-        if let old, old.dtlsConnectedAt == nil { link.triedSince = old.triedSince }
+        if let old, old.dtlsConnectedAt == nil {
+            link.triedSince = old.triedSince
+            link.setupAttempt = old.setupAttempt + 1
+        }
         links[id] = link
-        outputs.append(.startIce(id, link.credentials, controlling: controlling))
+        let relayOnly = link.setupAttempt >= Self.relayOnlyFromAttempt
+        if relayOnly && link.setupAttempt == Self.relayOnlyFromAttempt {
+            outputs.append(.note("conf: still no path to \(peer.name) (\(id)): trying through the TURN relay alone, if there is one"))
+        }
+        outputs.append(.startIce(id, link.credentials, controlling: controlling, relayOnly: relayOnly))
         return LocalEndpoint(iceUfrag: link.credentials.ufrag, icePwd: link.credentials.pwd, fingerprint: security.fingerprint,
                              role: role, audioSSRC: link.audioSSRC, videoSSRC: link.videoSSRC,
                              congestionControl: configuration.congestionControl)

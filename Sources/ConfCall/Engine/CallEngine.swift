@@ -61,7 +61,9 @@ public final class CallEngine {
 
     public enum Output: Sendable {
         /// Start the ICE agent of a link with these local credentials; gathering waits for `gather`.
-        case startIce(ParticipantID, IceCredentials, controlling: Bool)
+        /// With `relayOnly`, the agent should use TURN relay candidates alone, when the driver has
+        /// a TURN server (`CallEngine.relayOnlyFromAttempt`).
+        case startIce(ParticipantID, IceCredentials, controlling: Bool, relayOnly: Bool)
         case gather(ParticipantID)
         case setRemoteCredentials(ParticipantID, ufrag: String, pwd: String)
         case addRemoteCandidate(ParticipantID, IceCandidate)

@@ -20,6 +20,9 @@ final class PeerConnection {
     /// When this peer was first tried: a restart of a link that never connected keeps its
     /// predecessor's (`CallEngine.meshFormingWindow`).
     var triedSince: Instant
+    /// Which set-up of this peer's link this is: 1, then one more for each restart while it has
+    /// never connected (`CallEngine.relayOnlyFromAttempt`).
+    var setupAttempt = 1
     let audioSSRC: SSRC
     let videoSSRC: SSRC
     var phase = Phase.negotiating

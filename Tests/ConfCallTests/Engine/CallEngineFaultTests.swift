@@ -74,6 +74,23 @@ import Testing
         #expect(ann.failed == nil && bob.failed == nil)
     }
 
+    /// Two symmetric NATs beside a TURN server: agents that gather every kind of candidate never
+    /// find a path, relay-only agents on both sides do (measured with libnice and coturn, issue
+    /// 35). The third set-up of the link asks both sides for relay-only agents, together, and the
+    /// link comes up before the connect timeout; the first two were not relay-only.
+    @Test func theThirdSetUpGoesThroughTheRelayOnBothSides() throws {
+        let call = SimulatedCall(seed: 18, handshake: .fakeDTLS)
+        let ann = try call.add("ann"), bob = try call.add("bob")
+        ann.deafUnlessRelayOnly = true
+        bob.deafUnlessRelayOnly = true
+        call.join(ann)
+        call.join(bob)
+        #expect(call.run(for: .seconds(14)) { call.fullMesh([ann, bob]) })
+        #expect(ann.relayOnlyAsked == [false, false, true] && bob.relayOnlyAsked == [false, false, true],
+                "ann \(ann.relayOnlyAsked), bob \(bob.relayOnlyAsked)")
+        #expect(ann.failed == nil && bob.failed == nil)
+    }
+
     @Test func linksStayUpAtThirtyPercentLoss() throws {
         let (call, ann, bob) = try SimulatedCall.connectedPair(seed: 14, within: .seconds(10)) { $0.network.defaultConditions.loss = 0.3 }
         ann.sendsAudio = true

@@ -193,14 +193,15 @@ final class SimulatedCall {
 
     private func perform(_ output: CallEngine.Output, for participant: Participant) {
         switch output {
-        case .startIce(let id, let credentials, let controlling):
+        case .startIce(let id, let credentials, let controlling, let relayOnly):
+            participant.relayOnlyAsked.append(relayOnly)
             if participant.iceUnavailable {
                 // As a driver must: at once, before taking the next output.
                 participant.engine.handle(.iceUnavailable(id, reason: "no ICE here"), now: now)
                 return
             }
             let agent = FakeIceAgent(credentials: credentials, controlling: controlling, address: participant.address)
-            agent.deaf = participant.nextAgentIsDeaf
+            agent.deaf = participant.nextAgentIsDeaf || (participant.deafUnlessRelayOnly && !relayOnly)
             participant.nextAgentIsDeaf = false
             participant.agents[id] = agent
         case .gather(let id):

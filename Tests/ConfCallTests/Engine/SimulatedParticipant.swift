@@ -17,6 +17,11 @@ extension SimulatedCall {
         var frozen = false
         var socketBuffer: [(from: ParticipantID, bytes: [UInt8])] = []
         var failed: Bool?
+        /// Each agent asked for: whether it was to be relay-only.
+        var relayOnlyAsked: [Bool] = []
+        /// Agents not asked to be relay-only never connect (two symmetric NATs beside a TURN
+        /// server, where only relay-only agents on both sides found a path).
+        var deafUnlessRelayOnly = false
         /// With `failed == true`: what the failing link's candidates said.
         var failedCause: NoPathCause?
         /// Frames played out per peer (received or concealed), those received, those muted here.
