@@ -33,12 +33,15 @@ class Conf:
         command = (["ip", "netns", "exec", namespace] if namespace else []) + args
         self.start = time.perf_counter()
         self.proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env or ENV)
-        self.events, self.lock = [], threading.Condition()
+        self.events, self.lines, self.lock = [], [], threading.Condition()
         threading.Thread(target=self.read, daemon=True).start()
 
     def read(self):
         for line in self.proc.stdout:
             at = time.perf_counter() - self.start
+            with self.lock:
+                self.lines.append(line)
+                self.lock.notify_all()
             try:
                 event = json.loads(line)
             except ValueError:
@@ -57,6 +60,15 @@ class Conf:
                 left = deadline - time.perf_counter()
                 if left <= 0:
                     raise TimeoutError(f"no {kind}: {self.events}")
+                self.lock.wait(left)
+
+    def wait_line(self, text, timeout=10):
+        deadline = time.perf_counter() + timeout
+        with self.lock:
+            while not any(text in line for line in self.lines):
+                left = deadline - time.perf_counter()
+                if left <= 0:
+                    raise TimeoutError(f"no line with {text!r}: {self.lines}")
                 self.lock.wait(left)
 
     def stop(self, sig="TERM"):
@@ -138,7 +150,7 @@ def run(conf, topology):
             turn = ["--turn", "conf:secret@11.0.0.1:3478"]
             relay_only = ["--relay-only"] if topology == "relayonly" else []
         rendezvous = Conf([conf, "rendezvous", "--listen", "11.0.0.1:7373", "--quiet"] + turn, ns("inet"))
-        time.sleep(0.3)  # the rendezvous prints no event: give it its moment to listen
+        rendezvous.wait_line("listening on")
         host = Conf([conf, "host", "--server", "11.0.0.1:7373", "--as", "ann", "--json", "--no-video", "--connect-timeout", "60"]
                     + relay_only, ns("h1"))
         try:

@@ -150,25 +150,11 @@ struct CommandContext {
 
     static func loadConfig(environment: [String: String]) throws(CommandFailure) -> ConfigFile {
         guard let path = configPath(environment) else { return ConfigFile() }
-        guard let text = readSmallFile(path) else { return ConfigFile() }
+        guard let text = SmallTextFile.read(path) else { return ConfigFile() }
         do {
             return try ConfigFile.parse(text, path: path, allowedKeys: ConfProgram.program.configurableKeys)
         } catch {
             throw CommandFailure(.usage, code: "usage", "config file \(error)")
         }
-    }
-
-    /// The file's text, or nil when it does not exist; at most 64 KiB are read.
-    static func readSmallFile(_ path: String) -> String? {
-        guard let file = fopen(path, "r") else { return nil }
-        defer { fclose(file) }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while bytes.count < 65_536 {
-            let n = fread(&buffer, 1, buffer.count, file)
-            if n == 0 { break }
-            bytes.append(contentsOf: buffer[..<n])
-        }
-        return String(decoding: bytes, as: UTF8.self)
     }
 }

@@ -11,7 +11,7 @@ public struct DefaultRoute: Equatable, Sendable {
 
     /// The default route of the main table, from /proc/net/route; nil when there is none.
     public static func current() -> DefaultRoute? {
-        guard let text = readFile("/proc/net/route"), let gateway = gateway(inRouteTable: text),
+        guard let text = SmallTextFile.read("/proc/net/route", limit: 1 << 20), let gateway = gateway(inRouteTable: text),
               let local = localAddress(towards: gateway) else { return nil }
         return DefaultRoute(gateway: gateway, localAddress: local)
     }
@@ -43,18 +43,5 @@ public struct DefaultRoute: Equatable, Sendable {
         let named = withUnsafeMutablePointer(to: &local) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
         guard named == 0 else { return nil }
         return SocketAddress(local)?.host
-    }
-
-    private static func readFile(_ path: String) -> String? {
-        guard let file = fopen(path, "r") else { return nil }
-        defer { fclose(file) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while bytes.count < 1 << 20 {
-            let n = fread(&chunk, 1, chunk.count, file)
-            if n == 0 { break }
-            bytes.append(contentsOf: chunk[..<n])
-        }
-        return String(decoding: bytes, as: UTF8.self)
     }
 }

@@ -24,7 +24,8 @@ public final class RouterPortMapping {
     private let onFact: (ReachabilityJudge.Fact) -> Void
     private let session: PortMappingSession?
     private let socket: UDPSocket?
-    private let gateway: IPv4Address?
+    /// The gateway's PCP/NAT-PMP port, where every request goes.
+    private let gateway: SocketAddress?
     private var deadline: Timer?
     private var upnp: UPnPPortMapper?
     private var upnpAsked = false
@@ -38,7 +39,7 @@ public final class RouterPortMapping {
         self.port = port
         self.onFact = onFact
         let client = IPv4Address(route.localAddress), gateway = IPv4Address(route.gateway)
-        self.gateway = gateway
+        self.gateway = SocketAddress(route.gateway, port: PortMappingSession.gatewayPort)
         if let client, let gateway, let socket = try? UDPSocket(host: route.localAddress, port: 0) {
             var random = KernelRandom()
             session = PortMappingSession(configuration: .init(clientAddress: client, gateway: gateway,
@@ -61,7 +62,8 @@ public final class RouterPortMapping {
     public func start() {
         if let session, let socket {
             socket.receive(on: loop) { [weak self] bytes, sender in
-                guard let self, let from = IPv4Address(sender.host) else { return }
+                guard let self, sender.isIPv4 else { return }
+                let from = IPv4Address(sender.address[0], sender.address[1], sender.address[2], sender.address[3])
                 self.handle(.received(Array(bytes), from: from, port: sender.port))
             }
             handle(.start)
@@ -118,7 +120,7 @@ public final class RouterPortMapping {
         while let output = session.pollOutput() {
             switch output {
             case .send(let bytes):
-                if let gateway, let to = SocketAddress(gateway.description, port: PortMappingSession.gatewayPort) { socket?.send(bytes, to: to) }
+                if let gateway { socket?.send(bytes, to: gateway) }
             case .event(.released):
                 let done = onReleased
                 onReleased = nil

@@ -66,17 +66,6 @@ public final class UPnPPortMapper {
     fileprivate func report(_ event: Event) { onEvent(event) }
 }
 
-/// Calls its body once, however many times it is asked.
-final class OnceCallback {
-    private var body: (() -> Void)?
-    init(_ body: @escaping () -> Void) { self.body = body }
-    func call() {
-        let run = body
-        body = nil
-        run?()
-    }
-}
-
 private final class UPnPSignalBox {
     weak var mapper: UPnPPortMapper?
     init(_ mapper: UPnPPortMapper) { self.mapper = mapper }

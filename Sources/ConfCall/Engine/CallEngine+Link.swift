@@ -24,8 +24,9 @@ extension CallEngine {
             if link.phase == .connected {
                 disconnect(link, .pathFailed, now: now)
             } else {
-                sawNoPath = link.noPathCause
-                disconnect(link, .noPath(within: nil, cause: link.noPathCause), now: now)
+                let cause = link.noPathCause
+                sawNoPath = cause
+                disconnect(link, .noPath(within: nil, cause: cause), now: now)
             }
         }
     }

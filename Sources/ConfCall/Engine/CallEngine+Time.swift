@@ -118,8 +118,9 @@ extension CallEngine {
             disconnect(link, .connectTimeout(timeout, stalledAt: .unanswered), now: now)
         } else if !link.iceConnected {
             // Negotiated through the rendezvous (TCP), yet no UDP check came back.
-            sawNoPath = link.noPathCause
-            disconnect(link, .noPath(within: timeout, cause: link.noPathCause), now: now)
+            let cause = link.noPathCause
+            sawNoPath = cause
+            disconnect(link, .noPath(within: timeout, cause: cause), now: now)
         } else {
             disconnect(link, .connectTimeout(timeout, stalledAt: .handshake), now: now)
         }
