@@ -52,16 +52,16 @@ struct HostCommand {
             // The embedded rendezvous hands the host's own --stun/--turn servers to everyone who joins.
             var config = RendezvousConfig()
             config.iceServers = IceServerAddress.iceServers(settings.call.iceServers)
-            stun = RendezvousCommand.stunService(loop: loop, endpoint: listen, shared: false, quiet: false)
-            config.answersSTUN = stun != nil
             // A secret for this run only: seats survive a participant's network blip, not the host's end.
             var random = KernelRandom()
             let secret = (0..<4).flatMap { _ in withUnsafeBytes(of: random.next()) { Array($0) } }
-            let server = RendezvousServer(loop: loop, core: RendezvousCommand.core(config, secret: secret)) { _ in }
-            let port: UInt16
-            do {
-                port = try server.listen(on: HostPort(host: listen.host, port: listen.port == 0 ? stun?.port ?? 0 : listen.port),
-                                         tls: identity.map { ($0.file, $0.file) })
+            let server: RendezvousServer, port: UInt16
+            do throws(GLibError) {
+                ((server, port), stun) = try RendezvousPorts.bind(loop: loop, endpoint: listen, shared: false, quiet: false) { endpoint, answersSTUN throws(GLibError) in
+                    config.answersSTUN = answersSTUN
+                    let server = RendezvousServer(loop: loop, core: RendezvousCommand.core(config, secret: secret)) { _ in }
+                    return (server, try server.listen(on: endpoint, tls: identity.map { ($0.file, $0.file) }))
+                }
             } catch {
                 reporter.failure(CommandFailure(.failure, code: "listen",
                     "cannot run the rendezvous on \(listen): \(error.message) — another conf host? choose a port with --listen, e.g. --listen :7374"))

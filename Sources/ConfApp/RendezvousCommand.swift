@@ -15,8 +15,8 @@ struct RendezvousCommand {
     init(_ context: CommandContext) { self.context = context }
 
     func run() -> Int32 {
-        var options: RendezvousConfig
-        var endpoint: HostPort
+        let options: RendezvousConfig
+        let endpoint: HostPort
         let perClient: Int
         let tls: (certificate: String, key: String)?
         let secret: [UInt8]
@@ -49,11 +49,6 @@ struct RendezvousCommand {
         if inherited != nil { endWhenTheParentEnds() }
         DescriptorLimit.raiseToHard()  // Before any socket: a soft limit of 1024 is reached under load.
         let loop = EventLoop()
-        let stun = Self.stunService(loop: loop, endpoint: inherited.map { HostPort(host: endpoint.host, port: $0.port) } ?? endpoint,
-                                    shared: processCount > 1 || inherited != nil, quiet: quiet)
-        options.answersSTUN = stun != nil
-        let config = options
-        if let stun, endpoint.port == 0 { endpoint.port = stun.port }
         let proxies = Set(context.invocation.values("trusted-proxy"))
         // Each worker holds its share of each client's connections and rooms (the kernel spreads a
         // client's connections over all the workers); a process's workers draw on one budget of
@@ -61,11 +56,11 @@ struct RendezvousCommand {
         // rooms (its share of --max-rooms), as rooms are made where their request lands.
         let allWorkers = workerCount * processCount
         let budget = workerCount > 1 ? SharedBudget(capacity: DescriptorLimit.connectionBudget) : nil
-        let roomBudget = workerCount > 1 ? SharedBudget(capacity: max(1, config.maxRooms / processCount)) : nil
+        let roomBudget = workerCount > 1 ? SharedBudget(capacity: max(1, options.maxRooms / processCount)) : nil
         let limits = ConnectionAdmission.Limits(maxTotal: DescriptorLimit.connectionBudget,
                                                 maxPerClient: max(1, (perClient + allWorkers - 1) / allWorkers),
                                                 uncapped: Set(proxies.map { ClientAddress($0).client }))
-        let makeServer = { @Sendable (worker: Int, loop: EventLoop) -> RendezvousServer in
+        let makeServer = { @Sendable (config: RendezvousConfig, worker: Int, loop: EventLoop) -> RendezvousServer in
             var share = config
             if allWorkers > 1 {
                 share.workers = WorkerShare(index: worker, count: allWorkers)
@@ -83,16 +78,23 @@ struct RendezvousCommand {
         }
         var single: RendezvousServer?
         var workers: RendezvousWorkers?
+        let stun: STUNService?
         let port: UInt16
         do throws(GLibError) {
-            if allWorkers == 1 {
-                single = makeServer(0, loop)
-                port = try single!.listen(on: endpoint, tls: tls)
-            } else {
+            // The other processes listen on the port the first one took.
+            let shared = inherited.map { HostPort(host: endpoint.host, port: $0.port) } ?? endpoint
+            (port, stun) = try RendezvousPorts.bind(loop: loop, endpoint: shared, shared: processCount > 1 || inherited != nil, quiet: quiet) {
+                endpoint, answersSTUN throws(GLibError) in
+                var answering = options
+                answering.answersSTUN = answersSTUN
+                let config = answering
+                if allWorkers == 1 {
+                    single = makeServer(config, 0, loop)
+                    return try single!.listen(on: endpoint, tls: tls)
+                }
                 let layout = RendezvousWorkers.Layout(workers: workerCount, process: inherited?.index ?? 0, processes: processCount)
-                let shared = inherited.map { HostPort(host: endpoint.host, port: $0.port) } ?? endpoint
-                workers = try RendezvousWorkers(layout: layout, loop: loop, endpoint: shared, makeServer: makeServer)
-                port = workers!.port
+                workers = try RendezvousWorkers(layout: layout, loop: loop, endpoint: endpoint) { worker, loop in makeServer(config, worker, loop) }
+                return workers!.port
             }
         } catch {
             Console.err("conf rendezvous: cannot listen on \(endpoint): \(error.message)"
@@ -129,18 +131,6 @@ struct RendezvousCommand {
         loop.run()
         withExtendedLifetime((single, workers, processes, stun)) {}
         return ExitCode.ok.rawValue
-    }
-
-    /// The STUN server on UDP at the rendezvous's port number, bound before the TCP listener so that
-    /// a port of 0 gives both one number; nil (said on stderr) when that UDP port is taken: the
-    /// rendezvous then works without, and hands out only the STUN servers it is given.
-    static func stunService(loop: EventLoop, endpoint: HostPort, shared: Bool, quiet: Bool) -> STUNService? {
-        do {
-            return try STUNService(loop: loop, host: endpoint.host, port: endpoint.port, reusePort: shared)
-        } catch {
-            if !quiet { Console.err("rendezvous: no STUN on UDP \(endpoint): \(error.message) — participants get only --stun servers") }
-            return nil
-        }
     }
 
     /// `--workers N`: the cores by default; one when serving TLS (a worker cannot see which room
