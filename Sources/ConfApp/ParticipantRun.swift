@@ -41,7 +41,7 @@ enum ParticipantRun {
         var signalled = false
         for signal in [SIGINT, SIGTERM, SIGHUP] where !(signal == SIGHUP && EventLoop.isIgnored(SIGHUP)) {
             loop.onSignal(signal) {
-                if signalled { exit(ExitCode.failure.rawValue) }
+                if signalled { ProcessExit.exit(ExitCode.failure.rawValue) }
                 signalled = true
                 leave()
             }

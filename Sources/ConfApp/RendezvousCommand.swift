@@ -106,7 +106,7 @@ struct RendezvousCommand {
         var stopping = false
         for signal in [SIGINT, SIGTERM] {
             loop.onSignal(signal) {
-                if stopping { exit(ExitCode.failure.rawValue) }
+                if stopping { ProcessExit.exit(ExitCode.failure.rawValue) }
                 stopping = true
                 // A standing rendezvous stopping is most often a restart: rooms are not ended, so
                 // participants keep their calls and take their seats back from the next process

@@ -1,4 +1,5 @@
 internal import CSRTP
+import ConfCore
 import Dispatch
 import Synchronization
 
@@ -123,8 +124,9 @@ extension SRTPSession {
     /// 70-80 ms measured here. Done lazily by the first session, it stalled the event loop at the
     /// moment the first link's DTLS completed: the handshake's last flight to the peer and our
     /// first sender report waited behind it (connect time and `rtt_ms` both read ~80 ms too
-    /// much on loopback). A session made before it finishes waits for it.
+    /// much on loopback). A session made before it finishes waits for it, and so does the
+    /// process's exit (`ProcessExit`): NSS torn down under it crashed the process.
     public static func prepareLibrary() {
-        DispatchQueue.global(qos: .userInitiated).async { SRTPLibrary.initialize() }
+        ProcessExit.start { SRTPLibrary.initialize() }
     }
 }

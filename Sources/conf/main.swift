@@ -1,6 +1,7 @@
 import ConfApp
+import ConfCore
 #if canImport(Glibc)
 import Glibc
 #endif
 
-exit(ConfMain.run(Array(CommandLine.arguments.dropFirst())))
+ProcessExit.exit(ConfMain.run(Array(CommandLine.arguments.dropFirst())))
