@@ -35,7 +35,27 @@ import Testing
         loss.onReports(lost: 20, total: 100, rate: 1_000_000, ceiling: 2_000_000, roundTrip: .zero, congested: true, now: Self.at(100))
         #expect(loss.bound == 900_000, "the same loss with growing queues is congestion")
         loss.onReports(lost: 30, total: 100, rate: 900_000, ceiling: 2_000_000, roundTrip: .zero, congested: false, now: Self.at(500))
-        #expect(loss.bound == 900_000 * 0.85, "past 25 % it cuts whatever the queues say")
+        #expect(loss.bound == 900_000, "one window past 25 % is not yet an average past it")
+        for n in 1...3 {
+            loss.onReports(lost: 40, total: 100, rate: 900_000, ceiling: 2_000_000, roundTrip: .zero, congested: false, now: Self.at(500 + n * 500))
+        }
+        // Windows of 20, 20, 30, 40, 40, 40 %: from the fifth the average (28 %, then 30 %) is past 25 %.
+        #expect(loss.bound == 900_000 * 0.8 * 0.8, "past 25 % on average it cuts whatever the queues say")
+    }
+
+    /// 15 % random loss in windows of 20 packets: 6 lost (30 %) now and then. With empty queues
+    /// that is never congestion; an average over the windows stays near 15 %.
+    @Test func fifteenPercentRandomLossInSmallWindowsNeverCutsAPathWithEmptyQueues() {
+        var loss = LossBasedEstimator()
+        var random = SeededRandom(seed: 15)
+        var cut = 0
+        for n in 0..<2_000 {
+            let lost = (0..<20).filter { _ in Double.random(in: 0..<1, using: &random) < 0.15 }.count
+            if lost >= 6 { cut += 1 }
+            loss.onReports(lost: lost, total: 20, rate: 1_000_000, ceiling: 2_000_000, roundTrip: .zero, congested: false, now: Self.at(n * 400))
+        }
+        #expect(cut > 50, "windows over 25 % did come: \(cut)")
+        #expect(loss.bound == nil, "\(String(describing: loss.bound))")
     }
 
     @Test func moderateLossAloneSetsNoBound() {

@@ -104,9 +104,11 @@ import Testing
 
     /// Random loss with empty queues is not congestion: the link keeps a rate that carries video
     /// (a 15 % loss does not walk it down to the floor, where video would pause) and NACK repairs
-    /// what was lost.
-    @Test func nackRecoversVideoAtFifteenPercentLoss() throws {
-        let (call, ann, bob) = try SimulatedCall.connectedPair(seed: 15, within: .seconds(10)) { $0.network.defaultConditions.loss = 0.15 }
+    /// what was lost. On twelve seeds: one passed while 6 seeds in 20 paused the video (each
+    /// 20-packet window with 30 % lost cut the rate; `LossBasedEstimator` now judges the average).
+    @Test(arguments: 15..<27)
+    func nackRecoversVideoAtFifteenPercentLoss(seed: Int) throws {
+        let (call, ann, bob) = try SimulatedCall.connectedPair(seed: UInt64(seed), within: .seconds(10)) { $0.network.defaultConditions.loss = 0.15 }
         let sentBefore = bob.videoFramesSent
         bob.sendsVideo = true
         bob.nextVideoAt = call.now
