@@ -216,7 +216,7 @@ public enum ConfProgram {
                 ("peer-joined", "peer, name, role", "someone joined"),
                 ("peer-left", "peer", "someone left or their connection dropped"),
                 ("peer-connected", "peer, name, path, local, remote, rtt_ms, sas, srtp, setup_ms",
-                 "a direct encrypted link to a peer is up; path is host, srflx, prflx or relay; sas is four words to compare with the peer aloud; setup_ms has ice, dtls and connected, in ms from the offer"),
+                 "a direct encrypted link to a peer is up (reported when DTLS is); path is host, srflx, prflx or relay; rtt_ms is the DTLS handshake's round trip (null if none was measured; RTCP's is in link-stats); sas is four words to compare with the peer aloud; setup_ms has ice, dtls and connected, in ms from the offer"),
                 ("peer-disconnected", "peer, code, reason",
                  "the link to a peer ended; code is left, restarting, no-path, path-failed, connect-timeout, silence, negotiation-failed, dtls-failed or network-changed, reason says it in words; a failed link is set up again while the peer stays"),
                 ("chat", "from, name, text", "a chat message from a peer, over the encrypted data channel"),

@@ -95,10 +95,7 @@ extension CallEngine {
         receivedCongestionFeedback(packets, on: link, now: now)
         if let answer = link.meter.received(packets, now: now) { send(answer, on: link) }
         tookRoundTrip(on: link, now: now)
-        guard !link.announced else { return }
-        if link.meter.latest != nil {
-            announce(link, now: now)
-        } else {
+        if link.measuresFirstRoundTrip {
             // The peer has its keys now (it sent this): our earlier SR may have come too soon.
             send(link.meter.senderReport(now: now), on: link)
         }
@@ -135,19 +132,22 @@ extension CallEngine {
         }
     }
 
-    /// DTLS is up: measure a round trip with RTCP before announcing the link (it takes one), with
-    /// the handshake's last round trip as a fallback if the peer does not answer sender reports.
+    /// DTLS is up: the link is announced at once, with the round trip the handshake measured. The
+    /// first RTCP round trip follows (sender reports every 100 ms until one is answered, for
+    /// `firstRoundTripWait`), and `link-stats` carries it: waiting for it held `peer-connected`
+    /// back ~500 ms behind peers that send no RTCP at first (browsers, some WebRTC stacks).
     private func connected(_ link: PeerConnection, now: Instant) {
         link.phase = .connected
         link.lastHeard = now
         link.lastReportSent = now
         link.dtlsConnectedAt = now
-        link.announceBy = now + Self.announceWait
+        link.firstRoundTripBy = now + Self.firstRoundTripWait
         everConnected = true
         connectDeadline = nil
         restarts[link.id] = nil
         stallRestarts[link.id] = nil
         send(link.meter.senderReport(now: now), on: link)
+        announce(link, now: now)
         startVideoAtKeyFrame(on: link, now: now)
     }
 
@@ -190,16 +190,13 @@ extension CallEngine {
         outputs.append(.keyFrameRequested)
     }
 
-    func announce(_ link: PeerConnection, now: Instant) {
-        link.announced = true
-        link.announceBy = nil
-        let fallback = link.dtlsConnectedAt.flatMap { link.handshakeRTT(connectedAt: $0) }
-        let rtt = link.meter.latest?.milliseconds ?? fallback ?? 0
+    private func announce(_ link: PeerConnection, now: Instant) {
+        let rtt = link.dtlsConnectedAt.flatMap { link.handshakeRTT(connectedAt: $0) }
         let pair = link.selectedPair
         outputs.append(.event(.peerConnected(.init(
             peer: link.peer, path: pair?.path ?? "unknown",
             local: pair?.localEndpoint ?? "", remote: pair?.remoteEndpoint ?? "",
-            roundTrip: .nanoseconds(Int64(rtt * 1e6)), sas: link.dtls?.sasWords ?? [],
+            roundTrip: rtt.map { .nanoseconds(Int64($0 * 1e6)) }, sas: link.dtls?.sasWords ?? [],
             srtp: link.srtpProfile.map { String($0.rawValue.dropFirst("SRTP_".count)) } ?? "",
             iceConnected: link.iceConnectedAt?.since(link.openedAt), dtlsConnected: link.dtlsConnectedAt?.since(link.openedAt),
             announced: now.since(link.openedAt)))))
@@ -240,7 +237,6 @@ extension CallEngine {
 
     func report(disconnected link: PeerConnection, _ reason: DisconnectReason) {
         guard !isLeaving else { return }
-        if link.phase == .connected && !link.announced, let at = link.dtlsConnectedAt { announce(link, now: at) }
         outputs.append(.event(.peerDisconnected(.init(peer: link.peer, reason: reason, wasConnected: link.phase == .connected))))
     }
 

@@ -14,8 +14,8 @@ extension CallEngine {
         }
         if link.phase == .connected {
             earliest.consider(link.lastHeard + silenceLimit(link))
-            earliest.consider(link.announced ? link.lastReportSent + reportInterval(for: link) : link.lastReportSent + .milliseconds(100))
-            earliest.consider(link.announceBy)
+            earliest.consider(link.lastReportSent + (link.measuresFirstRoundTrip ? .milliseconds(100) : reportInterval(for: link)))
+            earliest.consider(link.firstRoundTripBy)
             considerCongestionDeadlines(of: link, in: &earliest)
         }
         earliest.consider(link.audioWaitDeferredUntil ?? link.audioPlayoutAt)
@@ -73,10 +73,8 @@ extension CallEngine {
             disconnect(link, .silence(limit: silenceLimit(link)), now: now)
             return
         }
-        if let announceBy = link.announceBy, now >= announceBy, !link.announced {
-            announce(link, now: now)
-        }
-        if !link.announced {
+        if let by = link.firstRoundTripBy, now >= by || link.meter.latest != nil { link.firstRoundTripBy = nil }
+        if link.measuresFirstRoundTrip {
             // The peer may not have had its keys when our first SR came: ask again until answered.
             if now.since(link.lastReportSent) >= .milliseconds(100) {
                 link.lastReportSent = now

@@ -31,9 +31,9 @@ extension CallEvent {
         case .peerLeft(let peer):
             return style.red("-") + " \(peer.name) left (\(peer.id))"
         case .peerConnected(let c):
-            let rtt = (c.roundTrip.milliseconds * 10).rounded() / 10
+            let rtt = c.roundTrip.map { "rtt \((($0.milliseconds * 10).rounded() / 10)) ms; " } ?? ""
             return style.green("=") + " connected to \(c.peer.name) (\(c.peer.id)): \(c.path) \(c.local) ↔ \(c.remote), "
-                + "rtt \(rtt) ms; check words with them: \(style.bold(c.sas.joined(separator: " ")))"
+                + "\(rtt)check words with them: \(style.bold(c.sas.joined(separator: " ")))"
         case .peerDisconnected(let d):
             let verb = d.wasConnected ? "lost" : "could not connect to"
             return style.red("×") + " \(verb) \(d.peer.name) (\(d.peer.id)): \(d.reason.words)"

@@ -49,7 +49,7 @@ extension CallEvent {
         case .peerConnected(let c):
             .object([
                 "peer": .string(c.peer.id.rawValue), "name": .string(c.peer.name), "path": .string(c.path),
-                "local": .string(c.local), "remote": .string(c.remote), "rtt_ms": Self.tenths(c.roundTrip),
+                "local": .string(c.local), "remote": .string(c.remote), "rtt_ms": c.roundTrip.map(Self.tenths) ?? .null,
                 "sas": .string(c.sas.joined(separator: " ")), "srtp": .string(c.srtp),
                 "setup_ms": .object(["ice": c.iceConnected.map(Self.tenths), "dtls": c.dtlsConnected.map(Self.tenths),
                                      "connected": c.announced.map(Self.tenths)]),

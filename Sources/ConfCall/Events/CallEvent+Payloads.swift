@@ -48,7 +48,8 @@ extension CallEvent {
         /// The selected pair's addresses, "HOST:PORT" (empty when unknown).
         public var local: String
         public var remote: String
-        public var roundTrip: Duration
+        /// The DTLS handshake's last round trip (nil when it measured none); RTCP's come in `link-stats`.
+        public var roundTrip: Duration?
         /// The short authentication string's words.
         public var sas: [String]
         /// The SRTP profile DTLS agreed, as RFC 5764 and RFC 7714 name it without "SRTP_"
@@ -59,7 +60,7 @@ extension CallEvent {
         public var dtlsConnected: Duration?
         public var announced: Duration?
 
-        public init(peer: Participant, path: String, local: String, remote: String, roundTrip: Duration, sas: [String],
+        public init(peer: Participant, path: String, local: String, remote: String, roundTrip: Duration?, sas: [String],
                     srtp: String = "", iceConnected: Duration?, dtlsConnected: Duration?, announced: Duration?) {
             self.peer = peer
             self.path = path

@@ -76,9 +76,10 @@ final class PeerConnection {
     var dtlsStartedAt: Instant?
     /// When our last handshake datagram went out, before DTLS connected (see `handshakeRTT`).
     var lastHandshakeFlightAt: Instant?
-    /// DTLS is up; `peer-connected` waits for the first RTCP round trip, at most until this.
-    var announceBy: Instant?
-    var announced = false
+    /// DTLS is up; sender reports go out every 100 ms until the first is answered, at most until
+    /// this (the engine clears it when it has passed or a round trip was measured).
+    var firstRoundTripBy: Instant?
+    var measuresFirstRoundTrip: Bool { firstRoundTripBy != nil && meter.latest == nil }
 
     // Liveness (RTCP both ways).
     var lastHeard: Instant

@@ -219,6 +219,7 @@ final class SimulatedCall {
             participant.agents[id] = nil
         case .transmit(let id, let bytes):
             guard participant.agents[id]?.state == .connected else { return }
+            if participant.withholdsRTCP && PacketKind(classifying: bytes) == .rtcp { return }
             // RTPFB (205) with FMT 15 first in the compound packet: transport feedback.
             if PacketKind(classifying: bytes) == .rtcp, bytes[1] == 205, bytes[0] & 0x1F == 15 {
                 participant.transportFeedbackSent[id, default: 0] += 1

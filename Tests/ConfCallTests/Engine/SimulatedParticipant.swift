@@ -40,6 +40,8 @@ extension SimulatedCall {
         /// Its next ICE agent is `deaf`: it answers checks but never connects.
         var nextAgentIsDeaf = false
         var signalsSent = 0
+        /// Sends no RTCP (its engine's are dropped): as browsers and some WebRTC stacks at first.
+        var withholdsRTCP = false
         /// Transport feedback messages sent to each peer (read from the SRTCP header, which is clear).
         var transportFeedbackSent: [ParticipantID: Int] = [:]
         var videoFrameLog: [ParticipantID] = []
