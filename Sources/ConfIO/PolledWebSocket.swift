@@ -59,11 +59,18 @@ final class PolledWebSocket: PolledDescriptor {
     private var shut = false
     /// Whether the poller is asked for writability (toggled on change: each is a system call).
     private var watchingWrites = false
+    /// Every byte the client sent, until its first message has been taken (or past
+    /// `transcriptLimit`): what another worker replays if that message is for a room it holds.
+    private var transcript: [UInt8]? = []
+    /// Replayed from another worker, which answered the handshake: no second 101.
+    private var answered = false
 
     /// More than this waiting to be written and the client is dropped (16 of the largest messages).
     static let outboundLimit = 16 * ProtocolLimits.maxMessageBytes
     static let closingGrace: Duration = .seconds(2)
     static let readsPerWakeup = 4
+    /// The longest transcript kept: a head and a first message of 8 KiB (a join is under 1 KiB).
+    static let transcriptLimit = WebSocketUpgrade.longestHead + 8_192
 
     init(fd: Int32, acceptID: UInt64, peerHost: String, poller: SocketPoller, owner: any PolledWebSocketOwner,
          clock: any MonotonicClock) throws(SocketPollerError) {
@@ -93,6 +100,24 @@ final class PolledWebSocket: PolledDescriptor {
 
     /// Drops the connection now: no Close frame (an eviction, a deadline passed).
     func abort() { finish() }
+
+    /// Lets go of the descriptor, open, for another worker: its transcript, or nil (and nothing
+    /// changes) when it cannot go: not open, its first message already taken, or our handshake
+    /// answer not yet all written. The owner is not told; the descriptor is not closed.
+    func release() -> [UInt8]? {
+        guard state == .open, outbound.isEmpty, let transcript else { return nil }
+        self.transcript = nil
+        state = .closed
+        poller.remove(fd)
+        return transcript
+    }
+
+    /// Takes what the client sent to the worker that handed it here, as if it had come now.
+    func replay(_ bytes: [UInt8]) {
+        answered = true
+        transcript = nil  // handed over once at most
+        bytes.withUnsafeBytes { received($0) }
+    }
 
     /// Closes the descriptor without telling the owner (which is going away).
     func detach() {
@@ -130,6 +155,13 @@ final class PolledWebSocket: PolledDescriptor {
     // MARK: Reading
 
     private func received(_ bytes: UnsafeRawBufferPointer) {
+        if let kept = transcript {
+            transcript = kept.count + bytes.count <= Self.transcriptLimit ? kept + bytes : nil
+        }
+        process(bytes)
+    }
+
+    private func process(_ bytes: UnsafeRawBufferPointer) {
         switch state {
         case .handshake: readHead(bytes)
         case .open, .closing:
@@ -151,11 +183,11 @@ final class PolledWebSocket: PolledDescriptor {
                 let upgrade = try WebSocketUpgrade(head: head[..<length])
                 head = []
                 state = .open
-                write(WebSocketUpgrade.response(accept: Self.accept(key: upgrade.key)))
+                if !answered { write(WebSocketUpgrade.response(accept: Self.accept(key: upgrade.key))) }
                 guard state == .open else { return }  // the 101 could not be written: gone
                 owner.webSocketOpened(self, upgrade)
                 guard state != .closed else { return }
-                rest.withUnsafeBytes { received($0) }
+                rest.withUnsafeBytes { process($0) }  // in the transcript already
             } catch {
                 refuse(error)
             }
@@ -165,8 +197,8 @@ final class PolledWebSocket: PolledDescriptor {
     private func readMessages() {
         while state == .open || state == .closing, !shutWhenWritten, let event = reader.next() {
             switch event {
-            case .text(let text): if state == .open { owner.webSocketReceived(self, text: text) }
-            case .binary: if state == .open { owner.webSocketReceived(self, text: nil) }
+            case .text(let text): if state == .open { taken(text) }
+            case .binary: if state == .open { taken(nil) }
             // Only while nothing waits to be written: a Pong answers the latest Ping (§5.5.3), and
             // a client that pings without reading fills nothing.
             case .ping(let payload): if state == .open && outbound.isEmpty { write(WebSocketFrame.pong(payload)) }
@@ -181,6 +213,13 @@ final class PolledWebSocket: PolledDescriptor {
                 beginClosing(shutWhenWritten: true)
             }
         }
+    }
+
+    /// A whole message to the owner. The first one may hand the socket over (`release`); once one
+    /// has been taken here, the transcript is no longer needed.
+    private func taken(_ text: String?) {
+        owner.webSocketReceived(self, text: text)
+        transcript = nil
     }
 
     /// An opening handshake refused with an HTTP status and a JSON error body.

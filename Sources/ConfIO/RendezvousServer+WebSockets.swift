@@ -11,11 +11,13 @@ import Glibc
 /// loop walks on each wake-up). libsoup keeps HTTP requests and WebSockets over TLS.
 extension RendezvousServer: PolledWebSocketOwner {
     /// Serves descriptor `fd`, admitted as `acceptID`, as a WebSocket: reads its opening
-    /// handshake, then its messages.
-    func serveWebSocket(_ fd: Int32, acceptID: UInt64, peerHost: String) {
+    /// handshake, then its messages; or, handed over by another worker, replays what it sent there.
+    func serveWebSocket(_ fd: Int32, acceptID: UInt64, peerHost: String, replaying transcript: [UInt8]? = nil) {
         do throws(SocketPollerError) {
             conf_set_tcp_nodelay(fd, 1)
-            polledByAccept[acceptID] = try PolledWebSocket(fd: fd, acceptID: acceptID, peerHost: peerHost, poller: poller(), owner: self, clock: clock)
+            let socket = try PolledWebSocket(fd: fd, acceptID: acceptID, peerHost: peerHost, poller: poller(), owner: self, clock: clock)
+            polledByAccept[acceptID] = socket
+            if let transcript { socket.replay(transcript) }
         } catch {
             log("cannot serve a WebSocket: \(error)")
             admission.closed(acceptID)

@@ -8,15 +8,19 @@ import Glibc
 #endif
 
 /// How one worker of a rendezvous with several (`RendezvousWorkers`) hands connections to the
-/// others: before libsoup reads a new plain-HTTP connection, its request line is peeked at; a
-/// WebSocket for a room another worker holds goes to that worker's loop as the bare descriptor,
-/// where it is accepted as if it had arrived there. Everything else stays.
+/// others. Before libsoup reads a new plain-HTTP connection, its request line is peeked at; a
+/// WebSocket for a room another worker holds (`/v1/ws?room=`) goes to that worker's loop as the
+/// bare descriptor, where it is accepted as if it had arrived there: the fast path. A WebSocket
+/// opened without `?room=` is served where it arrived; if its first message joins or resumes a
+/// room another worker holds, it is handed over open, with every byte it sent (its transcript):
+/// that worker replays them without answering the handshake again, and the client sees nothing.
 public struct WorkerRouting {
     public let share: WorkerShare
-    /// Runs on this worker's loop: give descriptor `fd` to worker `owner` (which accepts it on its own loop).
-    public let forward: (Int32, Int) -> Void
+    /// Runs on this worker's loop: give descriptor `fd` to worker `owner` (which takes it on its
+    /// own loop), with the transcript of a WebSocket already answered, or nil for one not yet read.
+    public let forward: (_ fd: Int32, _ owner: Int, _ transcript: [UInt8]?) -> Void
 
-    public init(share: WorkerShare, forward: @escaping (Int32, Int) -> Void) {
+    public init(share: WorkerShare, forward: @escaping (_ fd: Int32, _ owner: Int, _ transcript: [UInt8]?) -> Void) {
         self.share = share
         self.forward = forward
     }
@@ -44,13 +48,35 @@ final class ParkedConnection: PolledDescriptor {
 
 extension RendezvousServer {
     /// A descriptor another worker routed here (only WebSockets for a room this one holds are):
-    /// served without looking again.
-    public func adopt(_ fd: Int32) {
-        guard let host = Self.peerHost(of: fd), let id = admit(fd, from: host, answering: true) else {
+    /// served without looking again. With `transcript`, the WebSocket was answered there and these
+    /// are the bytes it sent (`handOver`): replayed here.
+    public func adopt(_ fd: Int32, transcript: [UInt8]? = nil) {
+        guard let host = Self.peerHost(of: fd), let id = admit(fd, from: host, answering: transcript == nil) else {
             Glibc.close(fd)
             return
         }
-        serveWebSocket(fd, acceptID: id, peerHost: host)
+        serveWebSocket(fd, acceptID: id, peerHost: host, replaying: transcript)
+    }
+
+    /// The core's `.handOver`: our WebSocket `id` goes, open, to `worker` with its transcript. One
+    /// that cannot (over TLS it is libsoup's; or what it sent before its join is no longer all
+    /// kept) is refused as misrouted instead.
+    func handOver(_ id: ConnectionID, to worker: Int, otherwise: String) {
+        if let routing, let socket = polled[id], let transcript = socket.release() {
+            polled[id] = nil
+            polledByAccept[socket.acceptID] = nil
+            admission.closed(socket.acceptID)  // admitted again where it is served
+            routing.forward(socket.fd, worker, transcript)
+            return
+        }
+        let reason = ErrorCode.wrongInstance.rawValue
+        if let socket = polled[id] {
+            socket.send(text: otherwise)
+            socket.close(code: CloseCode.normal, reason: reason)
+        } else if let connection = connections[id], soup_websocket_connection_get_state(connection) == SOUP_WEBSOCKET_STATE_OPEN {
+            soup_websocket_connection_send_text(connection, otherwise)
+            soup_websocket_connection_close(connection, CloseCode.normal, reason)
+        }
     }
 
     /// Admits `fd` as any connection (the per-client cap and the request deadline hold while it
@@ -100,7 +126,7 @@ extension RendezvousServer {
         if case .room(let room) = route, let routing, case let owner = WorkerShare.owner(of: room, among: routing.share.count),
            owner != routing.share.index {
             admission.closed(id)  // admitted again where it is served
-            return routing.forward(connection.fd, owner)
+            return routing.forward(connection.fd, owner, nil)
         }
         switch route {
         case .room, .webSocket:

@@ -238,6 +238,8 @@ public final class RendezvousServer {
                 soup_websocket_connection_close(connection, UInt16(code), reason)
             case .log(let line):
                 log(line)
+            case .handOver(let id, let worker, let otherwise):
+                handOver(id, to: worker, otherwise: otherwise)
             }
         }
     }

@@ -29,9 +29,10 @@ public final class MetricsBoard: Sendable {
 /// libsoup server listening on the same port (SO_REUSEPORT), its own `RendezvousCore` holding the
 /// rooms whose id it owns (`WorkerShare`, over all P x N workers), and all of those rooms'
 /// connections. The kernel spreads new connections over the workers; one that lands on the wrong
-/// worker is handed to the owner before its WebSocket opens (`WorkerRouting`): through the owner's
-/// loop in this process, as a descriptor over a Unix socket to another (`RendezvousCourier`). A
-/// room's messages never leave its worker's thread, and no lock is taken for them.
+/// worker is handed to the owner (`WorkerRouting`): before its WebSocket opens when its URL names
+/// the room, or open with what it sent when its first message does. Through the owner's loop in
+/// this process, as a descriptor over a Unix socket to another (`RendezvousCourier`). A room's
+/// messages never leave its worker's thread, and no lock is taken for them.
 ///
 /// Threading: made on the thread that runs worker 0's loop (the caller's); workers 1..<N run on
 /// threads of their own, reached only through their loops' `invoke`.
@@ -74,12 +75,16 @@ public final class RendezvousWorkers {
                 makeServer: @escaping @Sendable (_ worker: Int, _ loop: EventLoop) -> RendezvousServer) throws(GLibError) {
         let board = MetricsBoard(workers: layout.total)
         let shared = layout.total > 1
+        let directory = WorkerDirectory()
         var workers = [Worker(loop: loop)]
         let first = makeServer(layout.first, loop)
         workers[0].server = first
+        // Routing is in place before a worker listens: it takes connections from then on.
+        Self.route(workers[0], index: layout.first, layout: layout, directory: directory)
         port = try first.listen(on: endpoint, reusePort: shared)
         let port = self.port
         if shared { workers[0].courier = try Self.courier(for: workers[0], worker: layout.first, port: port, board: board, layout: layout) }
+        directory.register(workers[0], as: layout.first)
         // The others: each thread makes its loop, server and courier, listens, then says it is ready.
         let ready = Mutex<[Int: Result<Worker, GLibError>]>([:])
         var threads: [pthread_t] = []
@@ -89,6 +94,7 @@ public final class RendezvousWorkers {
                 let loop = EventLoop()
                 let worker = Worker(loop: loop)
                 worker.server = makeServer(index, loop)
+                Self.route(worker, index: index, layout: layout, directory: directory)
                 do throws(GLibError) {
                     _ = try worker.server!.listen(on: HostPort(host: endpoint.host, port: port), reusePort: true)
                     worker.courier = try Self.courier(for: worker, worker: index, port: port, board: board, layout: layout)
@@ -96,6 +102,7 @@ public final class RendezvousWorkers {
                     ready.withLock { $0[local] = .failure(error) }
                     return
                 }
+                directory.register(worker, as: index)
                 ready.withLock { $0[local] = .success(worker) }
                 loop.run()
             })
@@ -109,20 +116,10 @@ public final class RendezvousWorkers {
         }
         self.workers = workers
         self.threads = threads
-        let all = workers
         for (local, worker) in workers.enumerated() {
             let index = layout.first + local
-            let share = WorkerShare(index: index, count: layout.total)!
             worker.loop.invoke {
                 worker.server?.metricsBoard = board
-                worker.server?.routing = WorkerRouting(share: share) { fd, owner in
-                    if layout.isLocal(owner) {
-                        let target = all[owner - layout.first]
-                        target.loop.invoke { target.server?.adopt(fd) }
-                    } else {
-                        worker.courier?.send(fd, to: owner)
-                    }
-                }
                 // Our figures to every other process, once a second, for their /v1/metrics.
                 guard layout.processes > 1 else { return }
                 worker.broadcast = worker.loop.schedule(every: .seconds(1)) {
@@ -136,14 +133,30 @@ public final class RendezvousWorkers {
         }
     }
 
+    /// Sets worker `index`'s routing, on the thread that makes it, before it listens: a connection
+    /// taken before routing was set was served where it landed, and its join refused as misrouted
+    /// (seen: 1 run in 6 of the handover test with two processes of two workers).
+    private static func route(_ worker: Worker, index: Int, layout: Layout, directory: WorkerDirectory) {
+        worker.server?.routing = WorkerRouting(share: WorkerShare(index: index, count: layout.total)!) { fd, owner, transcript in
+            if layout.isLocal(owner) {
+                directory.deliver(fd, transcript: transcript, to: owner)
+            } else {
+                worker.courier?.send(fd, to: owner, transcript: transcript)
+            }
+        }
+    }
+
     /// Worker `index`'s courier: descriptors are adopted by its server, figures posted to `board`
     /// (only other processes' workers': ours post their own).
     private static func courier(for worker: Worker, worker index: Int, port: UInt16, board: MetricsBoard,
                                 layout: Layout) throws(GLibError) -> RendezvousCourier {
-        try RendezvousCourier(loop: worker.loop, port: port, worker: index) { descriptor, text in
+        try RendezvousCourier(loop: worker.loop, port: port, worker: index) { descriptor, payload in
             if let descriptor {
-                worker.server?.adopt(descriptor)
-            } else if text.hasPrefix("m ") {
+                worker.server?.adopt(descriptor, transcript: RendezvousCourier.transcript(in: payload))
+                return
+            }
+            let text = String(decoding: payload, as: UTF8.self)
+            if text.hasPrefix("m ") {
                 let fields = text.dropFirst(2).split(separator: " ", maxSplits: 1)
                 guard fields.count == 2, let from = Int(fields[0]), from >= 0, from < board.count, !layout.isLocal(from),
                       let snapshot = RendezvousMetricsSnapshot(encoded: String(fields[1])) else { return }
@@ -191,5 +204,36 @@ public final class RendezvousWorkers {
             return nil
         }, box)
         return thread
+    }
+}
+
+/// This process's workers as they become ready, for handing connections between them. A worker
+/// takes connections as soon as it listens, while the process's later workers are still being
+/// made: a connection for one not ready yet waits here until it is.
+final class WorkerDirectory: Sendable {
+    private struct State {
+        var ready: [Int: RendezvousWorkers.Worker] = [:]
+        var waiting: [Int: [(fd: Int32, transcript: [UInt8]?)]] = [:]
+    }
+    private let state = Mutex(State())
+
+    /// Worker `index` is ready; what waited for it goes to its loop.
+    func register(_ worker: RendezvousWorkers.Worker, as index: Int) {
+        let waited = state.withLock { state in
+            state.ready[index] = worker
+            return state.waiting.removeValue(forKey: index) ?? []
+        }
+        for (fd, transcript) in waited { worker.loop.invoke { worker.server?.adopt(fd, transcript: transcript) } }
+    }
+
+    /// Gives `fd` to worker `index` on its loop, now or once it is ready.
+    func deliver(_ fd: Int32, transcript: [UInt8]?, to index: Int) {
+        let worker = state.withLock { state -> RendezvousWorkers.Worker? in
+            if let worker = state.ready[index] { return worker }
+            state.waiting[index, default: []].append((fd, transcript))
+            return nil
+        }
+        guard let worker else { return }
+        worker.loop.invoke { worker.server?.adopt(fd, transcript: transcript) }
     }
 }

@@ -15,10 +15,11 @@ extension RendezvousCore {
         if connection.joined != nil || connection.knocking != nil {
             return refuse(id, .alreadyJoined, "this connection already joined a room: open another connection to join another")
         }
+        // Misrouted, not guessed: not counted against the address (the worker that holds the
+        // room counts it there).
+        if routedElsewhere(roomID, id) { return }
         let address = connection.address
         if let why = attemptsExhausted(address, now: now) { return refuseJoin(id, .rateLimited, why) }
-        // Misrouted, not guessed: not counted against the address.
-        if let why = misrouted(roomID) { return refuseJoin(id, .wrongInstance, why) }
         guard var room = rooms[roomID] else {
             recordFailedAttempt(address, now: now)
             log("join refused on \(id) from \(address): no room \(roomID)")
@@ -49,15 +50,21 @@ extension RendezvousCore {
         seat(name, role: role, on: id, in: roomID, now: now)
     }
 
-    /// A client that opened `/v1/ws` without `?room=` reached a worker that does not hold its room.
-    /// Why `room` is not this core's to serve (another instance's or another worker's), or nil.
-    /// Misrouted, not guessed: never counted against the address.
-    func misrouted(_ room: RoomID) -> String? {
-        if let partition = config.partition, !partition.owns(room) { return partition.refusal(room) }
-        if let workers = config.workers, !workers.owns(room) {
-            return "room \(room) is held by another worker of this rendezvous: open the WebSocket at /v1/ws?room=\(room) (conf does)"
+    /// A join or resume for a room this core does not hold, on a connection that opened `/v1/ws`
+    /// without `?room=` (or through a balancer that does not route by it). Another worker of this
+    /// rendezvous holds it: the connection is handed over to that worker with what it sent
+    /// (`handOver`), and forgotten here; the transport sends the refusal in its place only if it
+    /// cannot (`otherwise`). Another instance holds it: refused with `wrong-instance`. Returns
+    /// whether the connection went elsewhere. Misrouted, not guessed: never counted against the address.
+    func routedElsewhere(_ room: RoomID, _ id: ConnectionID) -> Bool {
+        if let partition = config.partition, !partition.owns(room) {
+            refuseJoin(id, .wrongInstance, partition.refusal(room))
+            return true
         }
-        return nil
+        guard let workers = config.workers, !workers.owns(room) else { return false }
+        let why = "room \(room) is held by another worker of this rendezvous: open the WebSocket at /v1/ws?room=\(room)"
+        handOver(id, to: WorkerShare.owner(of: room, among: workers.count), otherwise: .error(code: .wrongInstance, message: why))
+        return true
     }
 
     // MARK: Per-address limits

@@ -27,7 +27,7 @@ extension RendezvousCore {
             return refuseJoin(id, .resumeRefused,
                               "the resume token is not valid (damaged, from another rendezvous, or expired): join again with the pin")
         }
-        if let why = misrouted(token.room) { return refuseJoin(id, .wrongInstance, why) }
+        if routedElsewhere(token.room, id) { return }
         let seat = token.participant
         let foreign = token.instance != instance
         guard var room = rooms[token.room] else {

@@ -240,4 +240,10 @@ public final class RendezvousCore {
     }
 
     func log(_ line: String) { outputs.append(.log(line)) }
+
+    /// Connection `id` goes to another worker; forgotten here as if it had closed (it joined nothing).
+    func handOver(_ id: ConnectionID, to worker: Int, otherwise refusal: ServerMessage) {
+        guard connections.removeValue(forKey: id) != nil else { return }
+        outputs.append(.handOver(id, worker: worker, otherwise: refusal.json.serialized))
+    }
 }

@@ -29,6 +29,11 @@ public enum RendezvousOutput: Equatable, Sendable {
     case close(ConnectionID, code: UInt16, reason: String)
     /// A line for the operator's log. Never contains a pin.
     case log(String)
+    /// The connection belongs to `worker` of this rendezvous (a join or resume for a room it
+    /// holds): hand it over with every byte it sent, and send nothing more on it here. The core
+    /// has forgotten it (no `.closed` is needed). If it cannot be handed over, send `otherwise`
+    /// (an `error` message) and close it with the normal code and reason `wrong-instance`.
+    case handOver(ConnectionID, worker: Int, otherwise: String)
 }
 
 /// WebSocket close codes the rendezvous uses (RFC 6455 section 7.4.1).

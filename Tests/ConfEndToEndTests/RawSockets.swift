@@ -104,13 +104,14 @@ final class RawWebSocket {
     }
 
     /// `room`: the room the join or resume will name, in the URL as clients send it (a rendezvous
-    /// with several workers hands the connection to the one holding the room).
-    init(port: UInt16, room: String? = nil, from source: String? = nil) throws {
-        let path = "/v1/ws" + (room.map { "?room=\($0)" } ?? "")
+    /// with several workers hands the connection to the one holding the room). `pipelined`: a
+    /// first message sent with the handshake, in the same write, before its answer.
+    init(port: UInt16, room: String? = nil, from source: String? = nil, path: String = "/v1/ws", pipelined: String? = nil) throws {
+        let path = path + (room.map { "?room=\($0)" } ?? "")
         connection = try TCPConnection(port: port, from: source)
         let request = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
             + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
-        connection.write(Array(request.utf8))
+        connection.write(Array(request.utf8) + (pipelined.map { Self.frame(opcode: 0x1, payload: Array($0.utf8)) } ?? []))
         var head: [UInt8] = []
         while !head.ends(with: Array("\r\n\r\n".utf8)) {
             guard let byte = connection.readExactly(1) else { throw TestFailure("no WebSocket handshake answer") }
@@ -123,8 +124,10 @@ final class RawWebSocket {
 
     func sendText(_ text: String) { sendFrame(opcode: 0x1, payload: Array(text.utf8)) }
 
+    func sendFrame(opcode: UInt8, payload: [UInt8], fin: Bool = true) { connection.write(Self.frame(opcode: opcode, payload: payload, fin: fin)) }
+
     /// A client frame: always masked (RFC 6455 section 5.3).
-    func sendFrame(opcode: UInt8, payload: [UInt8], fin: Bool = true) {
+    static func frame(opcode: UInt8, payload: [UInt8], fin: Bool = true) -> [UInt8] {
         var frame: [UInt8] = [(fin ? 0x80 : 0) | opcode]
         let mask: [UInt8] = [0x12, 0x34, 0x56, 0x78]
         switch payload.count {
@@ -136,7 +139,7 @@ final class RawWebSocket {
         }
         frame += mask
         frame += payload.enumerated().map { $0.element ^ mask[$0.offset % 4] }
-        connection.write(frame)
+        return frame
     }
 
     /// The next frame from the server, or nil when the connection ended or nothing came in 5 s.

@@ -87,3 +87,72 @@ import Testing
         #expect(single.waitForExit() == 0)
     }
 }
+
+/// A client that opens `/v1/ws` without `?room=` (the form any simple client writes) lands on any
+/// worker; its `join` or `resume` for a room another worker or process holds is handed over with
+/// the connection, and the client sees only its answer. Before, a join was refused with
+/// `wrong-instance` whenever it landed elsewhere (30 of 40 with `--processes 2`).
+@Suite struct RendezvousHandoverTests {
+    @Test(arguments: [["--workers", "3"], ["--workers", "1", "--processes", "3"], ["--workers", "2", "--processes", "2"]])
+    func joinsAndResumesOverPlainWebSocketsReachTheirRoomsWorker(_ layout: [String]) throws {
+        let server = try RendezvousProcess(layout + ["--max-connections-per-client", "1000", "--quiet"])
+        let rooms = try (0..<8).map { _ in try server.createRoom() }
+        var seated: [(socket: RawWebSocket, room: String, token: String)] = []
+        for (index, room) in rooms.enumerated() {
+            for seat in 0..<3 {
+                // The third seat's join comes in one write with the handshake, as a client may send it.
+                let join = #"{"type":"join","room":"\#(room.room)","pin":"\#(room.pin)","name":"p\#(index)-\#(seat)"}"#
+                let socket = try RawWebSocket(port: server.port, pipelined: seat == 2 ? join : nil)
+                if seat != 2 { socket.sendText(join) }
+                let answer = try #require(socket.receiveJSON(), "no answer to join \(index)-\(seat)")
+                #expect(answer["type"] as? String == "joined", "join \(index)-\(seat): \(answer)")
+                #expect(answer["room"] as? String == room.room)
+                #expect((answer["peers"] as? [Any])?.count == seat, "the room's earlier seats are in it: \(answer)")
+                seated.append((socket, room.room, try #require(answer["resume_token"] as? String)))
+            }
+        }
+        // Every other seat's connection drops and comes back on a new plain connection, wherever it lands.
+        var resumed: [RawWebSocket] = []
+        for (index, seat) in seated.enumerated() where index % 2 == 0 {
+            shutdown(seat.socket.connection.fd, Int32(SHUT_RDWR))
+            let socket = try RawWebSocket(port: server.port)
+            socket.sendText(#"{"type":"resume","token":"\#(seat.token)"}"#)
+            let answer = try #require(socket.receiveJSON(), "no answer to resume \(index)")
+            #expect(answer["type"] as? String == "joined" && answer["room"] as? String == seat.room, "resume \(index): \(answer)")
+            resumed.append(socket)
+        }
+        // Every room with its three seats, whole, on one worker.
+        var page = ""
+        let settled = ConfProcess.waitUntil(timeout: .seconds(5)) {
+            page = (try? HTTP.request(port: server.port, method: "GET", path: "/v1/metrics").1) ?? ""
+            let participants = RendezvousWorkersTests.perWorker("conf_rendezvous_participants", in: page)
+            return participants.reduce(0, +) == 24 && participants.allSatisfy { $0 % 3 == 0 }
+        }
+        #expect(settled, "\(page)")
+        let refused = page.split(separator: "\n").filter { !$0.hasPrefix("#") && $0.contains("wrong-instance") }
+        #expect(refused.allSatisfy { $0.hasSuffix(" 0") }, "\(refused)")
+        withExtendedLifetime((seated, resumed)) {}
+        server.process.signal(SIGTERM)
+        #expect(server.process.waitForExit() == 0)
+    }
+
+    /// A WebSocket libsoup serves (at a path under /v1/ws/) cannot be handed over: a join for a
+    /// room another worker holds is refused with `wrong-instance` and closed, never left hanging.
+    @Test func aWebSocketThatCannotBeHandedOverIsRefusedAsMisrouted() throws {
+        let server = try RendezvousProcess(["--workers", "2", "--max-connections-per-client", "1000", "--quiet"])
+        var answers: [String] = []
+        for index in 0..<16 {
+            let room = try server.createRoom()
+            let socket = try RawWebSocket(port: server.port, path: "/v1/ws/x")
+            socket.sendText(#"{"type":"join","room":"\#(room.room)","pin":"\#(room.pin)","name":"p\#(index)"}"#)
+            let answer = try #require(socket.receiveJSON(), "no answer to join \(index)")
+            let kind = answer["type"] as? String == "joined" ? "joined" : answer["code"] as? String ?? "\(answer)"
+            answers.append(kind)
+            if kind == "wrong-instance" { #expect(socket.receiveClose() == 1000, "join \(index)") }
+        }
+        #expect(answers.allSatisfy { $0 == "joined" || $0 == "wrong-instance" }, "\(answers)")
+        #expect(answers.contains("wrong-instance") && answers.contains("joined"), "16 joins over two workers: \(answers)")
+        server.process.signal(SIGTERM)
+        #expect(server.process.waitForExit() == 0)
+    }
+}

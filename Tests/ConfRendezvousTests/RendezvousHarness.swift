@@ -11,6 +11,8 @@ final class RendezvousHarness {
     private(set) var inbox: [ConnectionID: [ServerMessage]] = [:]
     private(set) var closed: [ConnectionID: (code: UInt16, reason: String)] = [:]
     private(set) var logs: [String] = []
+    /// Connections handed to another worker: to which, and the refusal to send if that fails.
+    private(set) var handedOver: [ConnectionID: (worker: Int, otherwise: ServerMessage)] = [:]
 
     /// Unix time at the harness clock's start, for resume-token expiry.
     static let unixStart: Int64 = 1_800_000_000
@@ -104,6 +106,7 @@ final class RendezvousHarness {
             case .send(let id, let text): inbox[id, default: []].append(try! ServerMessage(text: text))
             case .close(let id, let code, let reason): closed[id] = (code, reason)
             case .log(let line): logs.append(line)
+            case .handOver(let id, let worker, let otherwise): handedOver[id] = (worker, try! ServerMessage(text: otherwise))
             }
         }
     }

@@ -13,7 +13,7 @@ import Testing
         #expect(WorkerShare(index: 3, count: 3) == nil && WorkerShare(index: 0, count: 0) == nil)
     }
 
-    @Test func aWorkerMintsItsOwnIdsAndRefusesOthersAsMisrouted() {
+    @Test func aWorkerMintsItsOwnIdsAndHandsJoinsForOthersRoomsToThem() throws {
         var config = RendezvousConfig()
         config.workers = WorkerShare(index: 1, count: 4)
         config.partition = RoomPartition(index: 2, count: 3)
@@ -26,9 +26,20 @@ import Testing
         for _ in 0..<4 {
             let id = h.open()
             h.send(id, .join(room: RoomID("2000-0000")!, pin: Pin("123456")!, name: "ann"))  // worker 0's
-            #expect(h.lastError(id) == .wrongInstance)
+            let handed = try #require(h.handedOver[id])
+            #expect(handed.worker == 0 && h.messages(id).isEmpty && h.closed[id] == nil, "nothing is said on it here")
+            guard case .error(.wrongInstance, let message) = handed.otherwise else { Issue.record("\(handed.otherwise)"); continue }
+            #expect(message.contains("/v1/ws?room=2000-0000"))
+            h.send(id, .join(room: rooms[0].room, pin: rooms[0].pin, name: "bob"))
+            #expect(h.messages(id).isEmpty, "forgotten: what follows on it here is ignored")
         }
         #expect(h.join(rooms[0]).1 != nil, "not counted as wrong pins")
+        let resuming = h.open()
+        h.send(resuming, text: #"{"type":"resume","token":"x"}"#)
+        #expect(h.lastError(resuming) == .resumeRefused, "a token that is not one is refused where it arrived")
+        let other = h.open()
+        h.send(other, .join(room: RoomID("1000-0001")!, pin: Pin("123456")!, name: "cy"))  // instance 1's
+        #expect(h.lastError(other) == .wrongInstance && h.handedOver[other] == nil, "another instance's room: refused")
     }
 
     @Test(arguments: [
