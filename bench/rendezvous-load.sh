@@ -3,7 +3,8 @@
 #   bench/rendezvous-load.sh ROOMS [WORKERS] [GENERATORS] [PROCESSES]
 # WORKERS: the rendezvous's --workers (default: its own default, the cores); GENERATORS: load
 # generator processes (default: one per 4,000 rooms, as one process may hold 20,000 descriptors);
-# PROCESSES: the rendezvous's --processes (default 1).
+# PROCESSES: the rendezvous's --processes (default 1). LOAD_PLAIN_WS=1: the clients open /v1/ws
+# without ?room= (the rendezvous hands each join to the worker that holds its room).
 # The load generator is bench/rendezvous_load.c, compiled to .build/bench/rendezvous_load when
 # missing or older than its source; LOAD_GENERATOR=python runs bench/rendezvous_load.py instead
 # (same phases and output, but it takes as much CPU as the server, so on a small machine its

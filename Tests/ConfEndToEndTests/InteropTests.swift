@@ -42,6 +42,10 @@ import Testing
         // GStreamer 1.22's DTLS (gst-plugins-bad) offers only AES-CM: conf, which prefers AES-GCM,
         // falls back to the profile every WebRTC endpoint has, and the media and chat flow on it.
         #expect(connected?["srtp"] as? String == "AES128_CM_SHA1_80", "\(connected ?? [:])")
+        // Announced when DTLS is up: webrtcbin answers no sender report at first, and waiting for
+        // RTCP's round trip put `connected` ~500 ms after `dtls`.
+        let setup = connected?["setup_ms"] as? [String: Any]
+        #expect(setup?["dtls"] as? Double != nil && setup?["connected"] as? Double == setup?["dtls"] as? Double, "\(setup ?? [:])")
         #expect(conf.waitForEvent("chat", timeout: .seconds(5)) { $0["text"] as? String == "hello from gstreamer" } != nil)
         conf.signal(SIGTERM)
         #expect(conf.waitForExit() == 0)
