@@ -14,11 +14,19 @@ thread while the main thread called exit(6)). Each case runs RUNS times, PARALLE
                  both sending a test picture (240p)                           -> 0
   host-duration  conf host --duration 0.1 on its own rendezvous               -> 0
 
+With --port-mapping (only inside a network namespace of the caller's that reaches nothing real:
+they send UPnP, NAT-PMP and PCP to the default route's gateway and SSDP to every interface), the
+same with port mapping on, so that GUPnP-IGD's threads (libnice's, one per ICE agent, and conf
+host's own) are running when the process exits:
+
+  host-port-mapping  conf host --duration 0.1 --port-mapping on              -> 0
+  join-port-mapping  duration's call with --port-mapping on                   -> 0
+
 The rendezvous's per-address limits (10 failed joins a minute) would stop the wrong pins and
 unknown rooms after ten; a small proxy in front of it gives every connection an address of its
 own in X-Forwarded-For, and the rendezvous trusts it (--trusted-proxy 127.0.0.1).
 
-  bench/exit_stress.py [--conf .build/debug/conf] [--runs 300] [--parallel 4] [--cases a,b] [--json]
+  bench/exit_stress.py [--conf .build/debug/conf] [--runs 300] [--parallel 4] [--cases a,b] [--json] [--port-mapping]
 
 Prints, per case, how many runs ended with each status. Exits 1 when any run ended otherwise than
 documented. The test suite runs it small (ExitStressTests); BENCHMARKS.md has a large run's rates.
@@ -39,7 +47,8 @@ import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 
 EXPECTED = {"usage": 2, "wrong-pin": 3, "room-full": 4, "no-such-room": 5, "unreachable": 6,
-            "duration": 0, "host-duration": 0}
+            "duration": 0, "host-duration": 0, "host-port-mapping": 0, "join-port-mapping": 0}
+PORT_MAPPING = {"host-port-mapping", "join-port-mapping"}
 
 
 def no_core_files():
@@ -160,12 +169,15 @@ class Bench:
             return ["join", "%04d-%04d" % (random.randrange(10_000), random.randrange(10_000)), "123456", "--server", self.server, "--no-video"]
         if case == "unreachable":
             return ["join", "1234-5678", "123456", "--server", "127.0.0.1:9", "--no-video"]
-        if case == "duration":
+        if case in ("duration", "join-port-mapping"):
             room, pin = state["calls"].get()  # a room no other run is in, given back when this one ends
             state["taken"].room = (room, pin)
-            return ["join", room, pin, "--server", self.server, "--duration", "0.1", "--video-source", "pattern"]
+            mapping = ["--port-mapping", "on"] if case == "join-port-mapping" else []
+            return ["join", room, pin, "--server", self.server, "--duration", "0.1", "--video-source", "pattern"] + mapping
         if case == "host-duration":
             return ["host", "--listen", "127.0.0.1:0", "--no-tls", "--duration", "0.1", "--no-video"]
+        if case == "host-port-mapping":
+            return ["host", "--listen", "0.0.0.0:0", "--no-tls", "--duration", "0.1", "--no-video", "--port-mapping", "on"]
         raise ValueError(case)
 
     def run(self, case, state):
@@ -201,13 +213,16 @@ def main():
     parser.add_argument("--conf", default=".build/debug/conf")
     parser.add_argument("--runs", type=int, default=300)
     parser.add_argument("--parallel", type=int, default=4)
-    parser.add_argument("--cases", default=",".join(EXPECTED))
+    parser.add_argument("--cases", default="")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--port-mapping", action="store_true", help="allow the port-mapping cases (in a namespace of your own only)")
     options = parser.parse_args()
-    cases = options.cases.split(",")
+    cases = options.cases.split(",") if options.cases else [case for case in EXPECTED if case not in PORT_MAPPING]
     for case in cases:
         if case not in EXPECTED:
             parser.error(f"unknown case {case!r}: one of {', '.join(EXPECTED)}")
+        if case in PORT_MAPPING and not options.port_mapping:
+            parser.error(f"{case} asks the network's router for mappings: run it with --port-mapping, in a network namespace of your own")
     with tempfile.TemporaryDirectory(prefix="conf-exit-stress-") as directory:
         bench = Bench(os.path.abspath(options.conf), directory)
         try:
@@ -217,7 +232,7 @@ def main():
                 for k in range(4):
                     bench.member(room, pin, f"full{k}")
                 state["full"] = (room, pin)
-            if "duration" in cases:  # a room per parallel run, each with a participant who stays
+            if "duration" in cases or "join-port-mapping" in cases:  # a room per parallel run, each with a participant who stays
                 for k in range(options.parallel):
                     room, pin, _ = bench.room()
                     bench.member(room, pin, f"staying{k}")

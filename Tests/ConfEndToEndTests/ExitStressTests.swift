@@ -9,14 +9,45 @@ import Testing
 /// Its own run in scripts/test: four conf processes at a time load both cores.
 @Suite(.serialized)
 struct ExitStressTests {
+    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("bench/exit_stress.py").path
+
     @Test(arguments: [("unreachable", 3_000), ("usage,wrong-pin,room-full,no-such-room,duration,host-duration", 150)])
     func everyEarlyExitEndsWithItsDocumentedStatus(cases: String, runs: Int) throws {
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("bench/exit_stress.py")
+        try Self.stress(cases: cases, runs: runs)
+    }
+
+    /// With port mapping on, GUPnP-IGD's threads (libnice's, one per ICE agent, and the host's
+    /// own) run while the process exits. In a home namespace of the test's own whose default route
+    /// leads to a router namespace where nothing answers: UPnP, NAT-PMP and PCP go nowhere real.
+    /// (A host there waits 5 s for the router before it makes its room: the verdict `closed`.)
+    @Test(.enabled(if: NetworkNamespaces.available, "needs root and network namespaces (ip netns)"))
+    func exitsWithPortMappingOnEndWithTheirStatus() throws {
+        let home = "xs\(getpid() % 10_000)", router = "xr\(getpid() % 10_000)"
+        for namespace in [home, router] { try NetworkChangeTests.ip(["netns", "add", namespace]) }
+        defer { for namespace in [home, router] { try? NetworkChangeTests.ip(["netns", "del", namespace]) } }
+        try NetworkChangeTests.ip(["link", "add", "\(home)h", "netns", home, "type", "veth", "peer", "name", "\(home)r", "netns", router])
+        for (namespace, device, address) in [(home, "\(home)h", "10.78.0.2/24"), (router, "\(home)r", "10.78.0.1/24")] {
+            try NetworkChangeTests.ip(["netns", "exec", namespace, "ip", "addr", "add", address, "dev", device])
+            try NetworkChangeTests.ip(["netns", "exec", namespace, "ip", "link", "set", device, "up"])
+            try NetworkChangeTests.ip(["netns", "exec", namespace, "ip", "link", "set", "lo", "up"])
+        }
+        try NetworkChangeTests.ip(["netns", "exec", home, "ip", "route", "add", "default", "via", "10.78.0.1"])
+        try Self.stress(cases: "host-port-mapping,join-port-mapping", runs: 32, portMapping: true, namespace: home)
+    }
+
+    /// Runs bench/exit_stress.py (in `namespace` when given) and checks every run's status.
+    static func stress(cases: String, runs: Int, portMapping: Bool = false, namespace: String? = nil) throws {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = [script.path, "--conf", ConfProcess.executable.path, "--runs", "\(runs)", "--parallel", "4",
-                             "--cases", cases, "--json"]
+        let command = ["/usr/bin/python3", script, "--conf", ConfProcess.executable.path, "--runs", "\(runs)", "--parallel", "4",
+                       "--cases", cases, "--json"] + (portMapping ? ["--port-mapping"] : [])
+        if let namespace {
+            process.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
+            process.arguments = ["netns", "exec", namespace] + command
+        } else {
+            process.executableURL = URL(fileURLWithPath: command[0])
+            process.arguments = Array(command.dropFirst())
+        }
         let output = Pipe()
         process.standardOutput = output
         process.standardError = output
