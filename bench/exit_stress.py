@@ -14,6 +14,10 @@ thread while the main thread called exit(6)). Each case runs RUNS times, PARALLE
                  both sending a test picture (240p)                           -> 0
   host-duration  conf host --duration 0.1 on its own rendezvous               -> 0
 
+With --pulse, every run uses the PulseAudio server of the environment (PULSE_SERVER) for its
+microphone and speaker, so that PulseAudio's thread is running when the process exits; without,
+runs send silence and play nothing.
+
 With --port-mapping (only inside a network namespace of the caller's that reaches nothing real:
 they send UPnP, NAT-PMP and PCP to the default route's gateway and SSDP to every interface), the
 same with port mapping on, so that GUPnP-IGD's threads (libnice's, one per ICE agent, and conf
@@ -26,7 +30,7 @@ The rendezvous's per-address limits (10 failed joins a minute) would stop the wr
 unknown rooms after ten; a small proxy in front of it gives every connection an address of its
 own in X-Forwarded-For, and the rendezvous trusts it (--trusted-proxy 127.0.0.1).
 
-  bench/exit_stress.py [--conf .build/debug/conf] [--runs 300] [--parallel 4] [--cases a,b] [--json] [--port-mapping]
+  bench/exit_stress.py [--conf .build/debug/conf] [--runs 300] [--parallel 4] [--cases a,b] [--json] [--pulse] [--port-mapping]
 
 Prints, per case, how many runs ended with each status. Exits 1 when any run ended otherwise than
 documented. The test suite runs it small (ExitStressTests); BENCHMARKS.md has a large run's rates.
@@ -115,13 +119,16 @@ class AddressingProxy:
 
 
 class Bench:
-    def __init__(self, conf, directory):
+    def __init__(self, conf, directory, pulse=False):
         self.conf = conf
         self.directory = directory
+        self.pulse = pulse
         self.env = dict(os.environ, HOME=directory, XDG_CONFIG_HOME=directory + "/no-config", XDG_STATE_HOME=directory + "/state",
                         CONF_PORT_MAPPING="off", CONF_AUDIO_SOURCE="silence", CONF_AUDIO_SINK="none", NO_COLOR="1")
         for name in ("CONF_SERVER", "CONF_NAME", "DISPLAY", "WAYLAND_DISPLAY", "http_proxy", "https_proxy", "all_proxy"):
             self.env.pop(name, None)
+        # What each run uses: PulseAudio's default devices with --pulse.
+        self.run_env = {k: v for k, v in self.env.items() if not (pulse and k in ("CONF_AUDIO_SOURCE", "CONF_AUDIO_SINK"))}
         self.rendezvous = subprocess.Popen(
             [conf, "rendezvous", "--listen", "127.0.0.1:0", "--workers", "1", "--quiet", "--rooms-per-minute", "1000000",
              "--max-rooms", "1000000", "--trusted-proxy", "127.0.0.1", "--state-dir", directory + "/rendezvous"],
@@ -187,7 +194,7 @@ class Bench:
             return f"bench: {error}"
         try:
             done = subprocess.run([self.conf] + arguments, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                  stderr=subprocess.DEVNULL, env=self.env, timeout=30, cwd=self.directory, preexec_fn=no_core_files)
+                                  stderr=subprocess.DEVNULL, env=self.run_env, timeout=30, cwd=self.directory, preexec_fn=no_core_files)
         except subprocess.TimeoutExpired:
             return "hung (30 s)"
         finally:
@@ -215,6 +222,7 @@ def main():
     parser.add_argument("--parallel", type=int, default=4)
     parser.add_argument("--cases", default="")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--pulse", action="store_true", help="runs use the PulseAudio server of the environment")
     parser.add_argument("--port-mapping", action="store_true", help="allow the port-mapping cases (in a namespace of your own only)")
     options = parser.parse_args()
     cases = options.cases.split(",") if options.cases else [case for case in EXPECTED if case not in PORT_MAPPING]
@@ -224,7 +232,9 @@ def main():
         if case in PORT_MAPPING and not options.port_mapping:
             parser.error(f"{case} asks the network's router for mappings: run it with --port-mapping, in a network namespace of your own")
     with tempfile.TemporaryDirectory(prefix="conf-exit-stress-") as directory:
-        bench = Bench(os.path.abspath(options.conf), directory)
+        if options.pulse and "PULSE_SERVER" not in os.environ:
+            parser.error("--pulse needs PULSE_SERVER naming the PulseAudio server to use")
+        bench = Bench(os.path.abspath(options.conf), directory, pulse=options.pulse)
         try:
             state = {"calls": queue.Queue(), "taken": threading.local()}
             if "room-full" in cases:

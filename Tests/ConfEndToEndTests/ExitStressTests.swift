@@ -36,11 +36,19 @@ struct ExitStressTests {
         try Self.stress(cases: "host-port-mapping,join-port-mapping", runs: 32, portMapping: true, namespace: home)
     }
 
+    /// With PulseAudio's thread running at exit: each run's microphone and speaker are a real
+    /// daemon's (null sinks), whether the call got as far as opening them or not.
+    @Test func exitsWithPulseAudioEndWithTheirStatus() throws {
+        let pulse = try PulseDaemon(sinks: ["speaker"])
+        try Self.stress(cases: "unreachable,duration,host-duration", runs: 100, pulse: pulse)
+    }
+
     /// Runs bench/exit_stress.py (in `namespace` when given) and checks every run's status.
-    static func stress(cases: String, runs: Int, portMapping: Bool = false, namespace: String? = nil) throws {
+    static func stress(cases: String, runs: Int, portMapping: Bool = false, namespace: String? = nil, pulse: PulseDaemon? = nil) throws {
         let process = Process()
         let command = ["/usr/bin/python3", script, "--conf", ConfProcess.executable.path, "--runs", "\(runs)", "--parallel", "4",
-                       "--cases", cases, "--json"] + (portMapping ? ["--port-mapping"] : [])
+                       "--cases", cases, "--json"] + (portMapping ? ["--port-mapping"] : []) + (pulse != nil ? ["--pulse"] : [])
+        if let pulse { process.environment = ProcessInfo.processInfo.environment.merging(pulse.environment) { $1 } }
         if let namespace {
             process.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
             process.arguments = ["netns", "exec", namespace] + command
