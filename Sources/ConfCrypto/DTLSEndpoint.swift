@@ -118,8 +118,21 @@ public final class DTLSEndpoint {
     /// A datagram from the peer whose first byte says DTLS (20...63, RFC 7983).
     public func handle(datagram: [UInt8], now: Instant) {
         guard !hasEnded, !datagram.isEmpty else { return }
+        retransmitIfOverdue()
         _ = datagram.withUnsafeBytes { BIO_write(incoming, $0.baseAddress, Int32($0.count)) }
         step(now: now)
+    }
+
+    /// A flight whose timer ran out before its answer came (the answer was slower than the timer,
+    /// or our loop did not run): OpenSSL would resend it while reading the answer, in the same
+    /// datagram as the next flight, and OpenSSL as the peer drops the records after an old
+    /// ClientHello in a datagram: the handshake then waited for the next timer (a further 0.4-2 s,
+    /// or in a simulation never). Resent here first, it goes in a datagram of its own.
+    private func retransmitIfOverdue() {
+        var seconds = 0, microseconds = 0
+        guard !isConnected, conf_dtls_get_timeout(ssl, &seconds, &microseconds) == 1, seconds == 0, microseconds == 0 else { return }
+        if conf_dtls_handle_timeout(ssl) < 0 { return }
+        flushOutgoing()
     }
 
     public func handleTimeout(now: Instant) {

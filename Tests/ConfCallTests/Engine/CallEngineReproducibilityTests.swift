@@ -1,6 +1,9 @@
 import ConfCall
 import ConfCore
 import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A simulated call is a function of its seed. Swift seeds each dictionary's hashing apart (per
 /// process and per instance), so an engine that walks its links in a dictionary's order would
@@ -59,5 +62,31 @@ import Testing
         let firstDifference = zip(first, second).enumerated().first { $0.element.0 != $0.element.1 }?.offset
         #expect(first.count == second.count && firstDifference == nil,
                 "first difference: \(firstDifference.map { "\(first[$0]) against \(second[$0])" } ?? "in length")")
+    }
+
+    /// Real DTLS times its flights in real time. A machine that stalls before the handshake
+    /// (a loaded parallel run; here 450 ms before each of the first three datagrams, ICE's
+    /// checks) ran the client's timer out before the server's flight came: the handshake then
+    /// never completed within the run (the overdue ClientHello went in one datagram with the next
+    /// flight, and the server answered nothing). It now connects at the same simulated instant.
+    @Test func realDTLSConnectsAtTheSameInstantOnAStalledMachine() throws {
+        func connectedAt(stalls: Int) throws -> [Instant] {
+            let call = SimulatedCall(seed: 43)
+            let ann = try call.add("ann"), bob = try call.add("bob")
+            var left = stalls
+            call.beforeDelivery = { _, _, _ in
+                guard left > 0 else { return }
+                left -= 1
+                usleep(450_000)
+            }
+            call.join(ann)
+            call.join(bob)
+            #expect(call.run(for: .seconds(5)) { !ann.connectedEvents.isEmpty && !bob.connectedEvents.isEmpty }, "stalls: \(stalls)")
+            return [ann, bob].compactMap { person in
+                person.events.first { if case .peerConnected = $0.event { true } else { false } }?.at
+            }
+        }
+        let steady = try connectedAt(stalls: 0), stalled = try connectedAt(stalls: 3)
+        #expect(steady.count == 2 && stalled == steady, "steady \(steady), stalled \(stalled)")
     }
 }

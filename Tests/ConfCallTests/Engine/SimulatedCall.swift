@@ -13,6 +13,8 @@ final class SimulatedCall {
     private var rendezvous: [(at: Instant, order: Int, action: () -> Void)] = []
     private var order = 0
     let rendezvousDelay: Duration = .milliseconds(10)
+    /// Runs before each datagram is handed to its participant (a test stalls the machine here).
+    var beforeDelivery: ((_ from: ParticipantID, _ to: ParticipantID, _ bytes: [UInt8]) -> Void)?
     var random: SeededRandom
 
     /// Real DTLS (OpenSSL) keeps its retransmission timer in real time: only for runs where no
@@ -150,6 +152,7 @@ final class SimulatedCall {
         rendezvous.removeAll { $0.at <= now }
         for item in due { item.action() }
         for delivery in network.deliver(upTo: now) {
+            beforeDelivery?(delivery.from, delivery.to, delivery.bytes)
             guard let to = participant(delivery.to), to.inRoom else { continue }
             if to.frozen {
                 if to.socketBuffer.count < 256 { to.socketBuffer.append((delivery.from, delivery.bytes)) }
