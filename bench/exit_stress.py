@@ -13,6 +13,8 @@ thread while the main thread called exit(6)). Each case runs RUNS times, PARALLE
   duration       --duration 0.1 into a room with one participant, who stays,
                  both sending a test picture (240p)                           -> 0
   host-duration  conf host --duration 0.1 on its own rendezvous               -> 0
+  video-call     --duration 1 into such a call: connected, the VP8 encoder's
+                 queue and the decoder busy when the process exits           -> 0
 
 With --pulse, every run uses the PulseAudio server of the environment (PULSE_SERVER) for its
 microphone and speaker, so that PulseAudio's thread is running when the process exits; without,
@@ -51,7 +53,7 @@ import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 
 EXPECTED = {"usage": 2, "wrong-pin": 3, "room-full": 4, "no-such-room": 5, "unreachable": 6,
-            "duration": 0, "host-duration": 0, "host-port-mapping": 0, "join-port-mapping": 0}
+            "duration": 0, "host-duration": 0, "video-call": 0, "host-port-mapping": 0, "join-port-mapping": 0}
 PORT_MAPPING = {"host-port-mapping", "join-port-mapping"}
 
 
@@ -176,11 +178,12 @@ class Bench:
             return ["join", "%04d-%04d" % (random.randrange(10_000), random.randrange(10_000)), "123456", "--server", self.server, "--no-video"]
         if case == "unreachable":
             return ["join", "1234-5678", "123456", "--server", "127.0.0.1:9", "--no-video"]
-        if case in ("duration", "join-port-mapping"):
+        if case in ("duration", "join-port-mapping", "video-call"):
             room, pin = state["calls"].get()  # a room no other run is in, given back when this one ends
             state["taken"].room = (room, pin)
             mapping = ["--port-mapping", "on"] if case == "join-port-mapping" else []
-            return ["join", room, pin, "--server", self.server, "--duration", "0.1", "--video-source", "pattern"] + mapping
+            duration = "1" if case == "video-call" else "0.1"
+            return ["join", room, pin, "--server", self.server, "--duration", duration, "--video-source", "pattern"] + mapping
         if case == "host-duration":
             return ["host", "--listen", "127.0.0.1:0", "--no-tls", "--duration", "0.1", "--no-video"]
         if case == "host-port-mapping":
@@ -242,7 +245,7 @@ def main():
                 for k in range(4):
                     bench.member(room, pin, f"full{k}")
                 state["full"] = (room, pin)
-            if "duration" in cases or "join-port-mapping" in cases:  # a room per parallel run, each with a participant who stays
+            if {"duration", "join-port-mapping", "video-call"} & set(cases):  # a room per parallel run, each with a participant who stays
                 for k in range(options.parallel):
                     room, pin, _ = bench.room()
                     bench.member(room, pin, f"staying{k}")
