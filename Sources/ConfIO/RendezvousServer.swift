@@ -165,7 +165,10 @@ public final class RendezvousServer {
     }
 
     func createRoom(_ message: OpaquePointer) {
-        guard String(cString: soup_server_message_get_method(message)) == "POST" else {
+        let method = String(cString: soup_server_message_get_method(message))
+        Self.allowAnyOrigin(message, preflight: method == "OPTIONS")
+        if method == "OPTIONS" { return soup_server_message_set_status(message, 204, nil) }
+        guard method == "POST" else {
             return respond(message, status: 405, .object(["type": "error", "code": "bad-request", "message": "use POST to create a room"]))
         }
         let body = soup_message_body_flatten(soup_server_message_get_request_body(message))
@@ -186,6 +189,18 @@ public final class RendezvousServer {
             respond(message, status: status, ServerMessage.error(code: code, message: failure.message).json)
         }
         flush()
+    }
+
+    /// Any site's page may make rooms (CORS, with its preflight): the answer, errors included, may
+    /// be read from any Origin. No credentials are involved: a room goes to whoever asks, within
+    /// the limits per address.
+    static func allowAnyOrigin(_ message: OpaquePointer, preflight: Bool) {
+        let headers = soup_server_message_get_response_headers(message)
+        soup_message_headers_replace(headers, "Access-Control-Allow-Origin", "*")
+        guard preflight else { return }
+        soup_message_headers_replace(headers, "Access-Control-Allow-Methods", "POST")
+        soup_message_headers_replace(headers, "Access-Control-Allow-Headers", "Content-Type")
+        soup_message_headers_replace(headers, "Access-Control-Max-Age", "600")
     }
 
     func health(_ message: OpaquePointer) {

@@ -106,11 +106,12 @@ final class RawWebSocket {
     /// `room`: the room the join or resume will name, in the URL as clients send it (a rendezvous
     /// with several workers hands the connection to the one holding the room). `pipelined`: a
     /// first message sent with the handshake, in the same write, before its answer.
-    init(port: UInt16, room: String? = nil, from source: String? = nil, path: String = "/v1/ws", pipelined: String? = nil) throws {
+    init(port: UInt16, room: String? = nil, from source: String? = nil, path: String = "/v1/ws", pipelined: String? = nil,
+         headers: [String] = []) throws {
         let path = path + (room.map { "?room=\($0)" } ?? "")
         connection = try TCPConnection(port: port, from: source)
         let request = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-            + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+            + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n" + headers.map { $0 + "\r\n" }.joined() + "\r\n"
         connection.write(Array(request.utf8) + (pipelined.map { Self.frame(opcode: 0x1, payload: Array($0.utf8)) } ?? []))
         var head: [UInt8] = []
         while !head.ends(with: Array("\r\n\r\n".utf8)) {
