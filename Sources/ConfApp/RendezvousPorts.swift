@@ -7,8 +7,9 @@ import ConfWire
 /// With a port given, both are bound there (STUN is left out, and said so, when the UDP port is
 /// taken). With port 0, the UDP socket is bound first and TCP is tried at its number: that number
 /// is free for UDP, not necessarily for TCP (under load, another program's outgoing connection
-/// may hold it), so a refused number is kept bound while the next is drawn, and the kernel never
-/// offers it again. After `attempts` refusals, the listener takes any port and STUN is left out.
+/// may hold it), so a refused number is kept bound while the next is drawn, and the kernel does not
+/// offer it again (with `shared`, SO_REUSEPORT, it may: the attempts stay bounded). After
+/// `attempts` refusals, the listener takes any port and STUN is left out.
 /// `listen` is told whether STUN answers at the port it is given, for the rendezvous to hand
 /// itself out as a STUN server or not.
 enum RendezvousPorts {
@@ -22,8 +23,12 @@ enum RendezvousPorts {
         }
         var refused: [STUNService] = []
         defer { refused.forEach { $0.close() } }
+        var noUDP = false
         for _ in 0..<attempts {
-            guard let stun = stunService(loop: loop, endpoint: endpoint, shared: shared, quiet: quiet) else { break }
+            guard let stun = stunService(loop: loop, endpoint: endpoint, shared: shared, quiet: quiet) else {
+                noUDP = true  // said on stderr, with the system's reason
+                break
+            }
             do {
                 return (try listen(HostPort(host: endpoint.host, port: stun.port), true), stun)
             } catch {
@@ -31,7 +36,7 @@ enum RendezvousPorts {
             }
         }
         let listener = try listen(endpoint, false)
-        if !quiet {
+        if !quiet && !noUDP {
             Console.err("rendezvous: no STUN: no port number on \(endpoint.host) was free for both TCP and UDP — participants get only --stun servers")
         }
         return (listener, nil)

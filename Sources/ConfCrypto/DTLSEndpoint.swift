@@ -65,6 +65,8 @@ public final class DTLSEndpoint {
     private(set) public var isConnected = false
     private(set) public var hasEnded = false
     public private(set) var timeout: Instant?
+    /// Whether a flight was sent again (a timer ran out): the handshake's round trip is then unknown.
+    public private(set) var retransmitted = false
 
     /// `remoteFingerprints`: the peer's `a=fingerprint` values. Those with a hash function conf
     /// cannot compute are ignored; at least one must be left. `profiles`: the SRTP profiles
@@ -119,6 +121,7 @@ public final class DTLSEndpoint {
     public func handle(datagram: [UInt8], now: Instant) {
         guard !hasEnded, !datagram.isEmpty else { return }
         retransmitIfOverdue()
+        guard !hasEnded else { return }
         _ = datagram.withUnsafeBytes { BIO_write(incoming, $0.baseAddress, Int32($0.count)) }
         step(now: now)
     }
@@ -131,15 +134,22 @@ public final class DTLSEndpoint {
     private func retransmitIfOverdue() {
         var seconds = 0, microseconds = 0
         guard !isConnected, conf_dtls_get_timeout(ssl, &seconds, &microseconds) == 1, seconds == 0, microseconds == 0 else { return }
-        if conf_dtls_handle_timeout(ssl) < 0 { return }
+        if conf_dtls_handle_timeout(ssl) < 0 {
+            ERR_clear_error()
+            return fail(Self.timedOut)
+        }
+        retransmitted = true
         flushOutgoing()
     }
 
     public func handleTimeout(now: Instant) {
         guard !hasEnded, let timeout, now >= timeout else { return }
-        if conf_dtls_handle_timeout(ssl) < 0 { return fail("the DTLS handshake timed out: the peer never answered") }
+        if conf_dtls_handle_timeout(ssl) < 0 { return fail(Self.timedOut) }
+        retransmitted = true
         step(now: now)
     }
+
+    static let timedOut = "the DTLS handshake timed out: the peer never answered"
 
     /// Application data (SCTP packets) to the peer, once connected.
     public func send(_ data: [UInt8]) {

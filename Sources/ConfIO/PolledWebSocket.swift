@@ -61,7 +61,8 @@ final class PolledWebSocket: PolledDescriptor {
     private var watchingWrites = false
     /// Every byte the client sent, until its first message has been taken (or past
     /// `transcriptLimit`): what another worker replays if that message is for a room it holds.
-    private var transcript: [UInt8]? = []
+    /// Kept only where there are other workers.
+    private var transcript: [UInt8]?
     /// Replayed from another worker, which answered the handshake: no second 101.
     private var answered = false
 
@@ -73,8 +74,9 @@ final class PolledWebSocket: PolledDescriptor {
     static let transcriptLimit = WebSocketUpgrade.longestHead + 8_192
 
     init(fd: Int32, acceptID: UInt64, peerHost: String, poller: SocketPoller, owner: any PolledWebSocketOwner,
-         clock: any MonotonicClock) throws(SocketPollerError) {
+         clock: any MonotonicClock, keepsTranscript: Bool = false) throws(SocketPollerError) {
         self.fd = fd
+        transcript = keepsTranscript ? [] : nil
         self.acceptID = acceptID
         self.peerHost = peerHost
         self.poller = poller
@@ -110,6 +112,17 @@ final class PolledWebSocket: PolledDescriptor {
         state = .closed
         poller.remove(fd)
         return transcript
+    }
+
+    /// Ends a WebSocket handed over that could not be taken (refused where it went, or that
+    /// worker unreachable): a Close frame, best effort, then the descriptor is closed. Without a
+    /// transcript the connection was not yet read, and is only closed.
+    static func endHandedOver(_ fd: Int32, transcript: [UInt8]?) {
+        if transcript != nil {
+            let frame = WebSocketFrame.close(code: 1013, reason: "the rendezvous could not take this connection: try again")
+            _ = frame.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL)) }
+        }
+        Glibc.close(fd)
     }
 
     /// Takes what the client sent to the worker that handed it here, as if it had come now.

@@ -77,7 +77,11 @@ final class RendezvousCourier {
     /// 0, -EAGAIN (kept), or another -errno (the connection is closed: it cannot go).
     private func trySend(_ descriptor: Int32, to worker: Int, payload: [UInt8]) -> Int32 {
         let result = payload.withUnsafeBytes { conf_courier_send(fd, UInt32(port), UInt32(worker), descriptor, $0.baseAddress, $0.count) }
-        if result != -EAGAIN { close(descriptor) }
+        if result == 0 {
+            close(descriptor)  // our copy: theirs travelled
+        } else if result != -EAGAIN {
+            PolledWebSocket.endHandedOver(descriptor, transcript: Self.transcript(in: payload))  // it cannot go
+        }
         return result
     }
 
@@ -87,7 +91,8 @@ final class RendezvousCourier {
         while let (descriptor, worker, payload, since) = waiting.first {
             if trySend(descriptor, to: worker, payload: payload) == -EAGAIN {
                 guard now.since(since) > .seconds(2) else { return true }
-                close(descriptor)  // its worker is not taking any: the client sees the connection close
+                // Its worker is not taking any: the client sees the connection end.
+                PolledWebSocket.endHandedOver(descriptor, transcript: Self.transcript(in: payload))
             }
             waiting.removeFirst()
         }

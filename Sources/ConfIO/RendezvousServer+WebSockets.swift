@@ -15,13 +15,14 @@ extension RendezvousServer: PolledWebSocketOwner {
     func serveWebSocket(_ fd: Int32, acceptID: UInt64, peerHost: String, replaying transcript: [UInt8]? = nil) {
         do throws(SocketPollerError) {
             conf_set_tcp_nodelay(fd, 1)
-            let socket = try PolledWebSocket(fd: fd, acceptID: acceptID, peerHost: peerHost, poller: poller(), owner: self, clock: clock)
+            let socket = try PolledWebSocket(fd: fd, acceptID: acceptID, peerHost: peerHost, poller: poller(), owner: self, clock: clock,
+                                             keepsTranscript: routing != nil)
             polledByAccept[acceptID] = socket
             if let transcript { socket.replay(transcript) }
         } catch {
             log("cannot serve a WebSocket: \(error)")
             admission.closed(acceptID)
-            Glibc.close(fd)
+            PolledWebSocket.endHandedOver(fd, transcript: transcript)
         }
     }
 

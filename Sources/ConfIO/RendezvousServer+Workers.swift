@@ -52,8 +52,7 @@ extension RendezvousServer {
     /// are the bytes it sent (`handOver`): replayed here.
     public func adopt(_ fd: Int32, transcript: [UInt8]? = nil) {
         guard let host = Self.peerHost(of: fd), let id = admit(fd, from: host, answering: transcript == nil) else {
-            Glibc.close(fd)
-            return
+            return PolledWebSocket.endHandedOver(fd, transcript: transcript)
         }
         serveWebSocket(fd, acceptID: id, peerHost: host, replaying: transcript)
     }

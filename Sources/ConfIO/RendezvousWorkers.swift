@@ -140,8 +140,10 @@ public final class RendezvousWorkers {
         worker.server?.routing = WorkerRouting(share: WorkerShare(index: index, count: layout.total)!) { fd, owner, transcript in
             if layout.isLocal(owner) {
                 directory.deliver(fd, transcript: transcript, to: owner)
+            } else if let courier = worker.courier {
+                courier.send(fd, to: owner, transcript: transcript)
             } else {
-                worker.courier?.send(fd, to: owner, transcript: transcript)
+                PolledWebSocket.endHandedOver(fd, transcript: transcript)  // no way to other processes
             }
         }
     }

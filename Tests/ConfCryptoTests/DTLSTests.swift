@@ -139,6 +139,7 @@ import Testing
         let seen = Self.pump(client, server)
         #expect(client.isConnected && server.isConnected, "client \(seen.a), server \(seen.b)")
         #expect(client.timeout == nil && server.timeout == nil)
+        #expect(client.retransmitted && !server.retransmitted, "the ClientHello went twice: no round trip is measured from it")
     }
 
     @Test func garbageIsDroppedWithoutHarm() throws {

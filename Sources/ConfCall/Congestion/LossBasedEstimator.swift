@@ -21,16 +21,20 @@ import ConfCore
 /// Loss is congestion only when the path says so too. Where transport feedback gives a delay
 /// signal, a window over 10 % lowers the bound only while the queues grow (`congested`: the
 /// detector over-uses, or packets wait well above the emptiest path seen), or when the loss on
-/// average (`averageFraction`, over about ten windows once five are in) is past `randomLossLimit`:
+/// average (`averageFraction`, over about ten windows once five are in) is past `randomLossLimit`,
+/// or when one window lost more than `heavyLossLimit` (a policer that drops without queueing):
 /// a radio link that drops 15 % at random with empty queues keeps its rate, and NACK repairs the
-/// video, where GCC alone would walk the rate down to its floor. The average, not the window:
-/// 20 packets at 15 % hold 6 or more lost (30 %) one window in 15, and each such window cut the
-/// bound by 15 % while nothing at that loss grows it again (it paused the video in 6 simulated
-/// calls of 20 at 15 % loss).
+/// video, where GCC alone would walk the rate down to its floor. The average, not the window,
+/// between the two limits: 20 packets at 15 % hold 6 or more lost (30 %) one window in 15, and
+/// each such window cut the bound by 15 % while nothing at that loss grows it again (it paused the
+/// video in 6 simulated calls of 20 at 15 % loss); more than half of 20 lost comes about one window
+/// in 5,000 at 15 %.
 struct LossBasedEstimator: Sendable {
     var highLoss = 0.10
-    /// Above this a loss lowers the bound whatever the queues say.
+    /// Above this on average a loss lowers the bound whatever the queues say.
     var randomLossLimit = 0.25
+    /// Above this in one window a loss lowers the bound whatever the queues say.
+    var heavyLossLimit = 0.5
     var lowLoss = 0.02
     var increase = 1.05
     var minimumPackets = 20
@@ -71,7 +75,8 @@ struct LossBasedEstimator: Sendable {
         lastFraction = fraction
         windows += 1
         averageFraction += (fraction - averageFraction) / Double(min(windows, 10))
-        if fraction > highLoss, congested == false, windows < windowsBeforeJudging || averageFraction <= randomLossLimit {
+        let averageSaysRandom = windows < windowsBeforeJudging || averageFraction <= randomLossLimit
+        if fraction > highLoss, congested == false, fraction <= heavyLossLimit, averageSaysRandom {
             return  // random loss on a path whose queues are not growing: held, not lowered
         }
         if fraction > highLoss {

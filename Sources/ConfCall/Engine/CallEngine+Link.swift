@@ -191,7 +191,8 @@ extension CallEngine {
     }
 
     private func announce(_ link: PeerConnection, now: Instant) {
-        let rtt = link.dtlsConnectedAt.flatMap { link.handshakeRTT(connectedAt: $0) }
+        // Karn's rule: after a resent flight the answer cannot be matched to the copy it answers.
+        let rtt = link.dtls?.retransmitted == true ? nil : link.dtlsConnectedAt.flatMap { link.handshakeRTT(connectedAt: $0) }
         let pair = link.selectedPair
         outputs.append(.event(.peerConnected(.init(
             peer: link.peer, path: pair?.path ?? "unknown",

@@ -7,6 +7,9 @@ import ConfWire
 public protocol DTLSConnection: AnyObject {
     var role: DTLSRole { get }
     var isConnected: Bool { get }
+    /// Whether any flight of the handshake was sent again: then no round trip is measured from it
+    /// (Karn's rule: an answer cannot be matched to the copy it answers).
+    var retransmitted: Bool { get }
     /// When `handleTimeout` is due (a retransmission), if a flight is outstanding.
     var timeout: Instant? { get }
     /// The words both sides read aloud, once connected.

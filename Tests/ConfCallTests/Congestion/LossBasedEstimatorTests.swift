@@ -43,6 +43,14 @@ import Testing
         #expect(loss.bound == 900_000 * 0.8 * 0.8, "past 25 % on average it cuts whatever the queues say")
     }
 
+    /// A policer drops without queueing: a window that lost more than half is congestion at once,
+    /// with empty queues and before any average.
+    @Test func aWindowThatLostMoreThanHalfCutsWhateverTheQueuesSay() {
+        var loss = LossBasedEstimator()
+        loss.onReports(lost: 12, total: 20, rate: 1_000_000, ceiling: 2_000_000, roundTrip: .zero, congested: false, now: Self.at(0))
+        #expect(loss.bound == 1_000_000 * 0.7)
+    }
+
     /// 15 % random loss in windows of 20 packets: 6 lost (30 %) now and then. With empty queues
     /// that is never congestion; an average over the windows stays near 15 %.
     @Test func fifteenPercentRandomLossInSmallWindowsNeverCutsAPathWithEmptyQueues() {

@@ -82,6 +82,8 @@ import Glibc
             call.join(ann)
             call.join(bob)
             #expect(call.run(for: .seconds(5)) { !ann.connectedEvents.isEmpty && !bob.connectedEvents.isEmpty }, "stalls: \(stalls)")
+            // ann's client resent its ClientHello when stalled: no handshake round trip (Karn's rule).
+            #expect((ann.connectedEvents.first?.roundTrip == nil) == (stalls > 0), "\(String(describing: ann.connectedEvents.first?.roundTrip))")
             return [ann, bob].compactMap { person in
                 person.events.first { if case .peerConnected = $0.event { true } else { false } }?.at
             }

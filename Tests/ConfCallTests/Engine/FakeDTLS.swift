@@ -27,6 +27,7 @@ final class FakeDTLS: DTLSConnection {
     private(set) var timeout: Instant?
     private var interval: Duration = .milliseconds(400)
     private var retransmissions = 0
+    var retransmitted: Bool { retransmissions > 0 }
     private var pending: [UInt8]?
     private var ended = false
     private var outputs: [DTLSEndpoint.Output] = []
