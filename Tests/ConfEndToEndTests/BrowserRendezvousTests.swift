@@ -28,6 +28,10 @@ import Testing
         // An error is readable by the page too, so that it can say why.
         let refused = try post("{nope")
         #expect(refused.status == 400 && refused.head.contains("access-control-allow-origin: *"), "\(refused.head)")
+        // Even a body refused before it is read (413, answered on the raw connection).
+        let huge = try Self.exchange("POST /v1/rooms HTTP/1.1\r\nHost: 127.0.0.1\r\nOrigin: https://example.org\r\n"
+                                     + "Content-Type: application/json\r\nContent-Length: 10000000\r\n\r\n", port: server.port)
+        #expect(huge.status == 413 && huge.head.contains("access-control-allow-origin: *"), "\(huge.head)")
         server.process.signal(SIGTERM)
         #expect(server.process.waitForExit() == 0)
     }
