@@ -168,8 +168,8 @@ final class PolledWebSocket: PolledDescriptor {
     // MARK: Reading
 
     private func received(_ bytes: UnsafeRawBufferPointer) {
-        if let kept = transcript {
-            transcript = kept.count + bytes.count <= Self.transcriptLimit ? kept + bytes : nil
+        if let kept = transcript?.count {
+            if kept + bytes.count <= Self.transcriptLimit { transcript?.append(contentsOf: bytes) } else { transcript = nil }
         }
         process(bytes)
     }

@@ -95,7 +95,7 @@ extension CallEngine {
         receivedCongestionFeedback(packets, on: link, now: now)
         if let answer = link.meter.received(packets, now: now) { send(answer, on: link) }
         tookRoundTrip(on: link, now: now)
-        if link.measuresFirstRoundTrip {
+        if measuresFirstRoundTrip(link, at: now) {
             // The peer has its keys now (it sent this): our earlier SR may have come too soon.
             send(link.meter.senderReport(now: now), on: link)
         }
@@ -141,7 +141,6 @@ extension CallEngine {
         link.lastHeard = now
         link.lastReportSent = now
         link.dtlsConnectedAt = now
-        link.firstRoundTripBy = now + Self.firstRoundTripWait
         everConnected = true
         connectDeadline = nil
         restarts[link.id] = nil

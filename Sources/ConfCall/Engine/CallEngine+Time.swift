@@ -14,8 +14,8 @@ extension CallEngine {
         }
         if link.phase == .connected {
             earliest.consider(link.lastHeard + silenceLimit(link))
-            earliest.consider(link.lastReportSent + (link.measuresFirstRoundTrip ? .milliseconds(100) : reportInterval(for: link)))
-            earliest.consider(link.firstRoundTripBy)
+            let quick = link.lastReportSent + Self.firstRoundTripReportInterval
+            earliest.consider(measuresFirstRoundTrip(link, at: quick) ? quick : link.lastReportSent + reportInterval(for: link))
             considerCongestionDeadlines(of: link, in: &earliest)
         }
         earliest.consider(link.audioWaitDeferredUntil ?? link.audioPlayoutAt)
@@ -73,16 +73,19 @@ extension CallEngine {
             disconnect(link, .silence(limit: silenceLimit(link)), now: now)
             return
         }
-        if let by = link.firstRoundTripBy, now >= by || link.meter.latest != nil { link.firstRoundTripBy = nil }
-        if link.measuresFirstRoundTrip {
+        if measuresFirstRoundTrip(link, at: now) {
             // The peer may not have had its keys when our first SR came: ask again until answered.
-            if now.since(link.lastReportSent) >= .milliseconds(100) {
+            if now.since(link.lastReportSent) >= Self.firstRoundTripReportInterval {
                 link.lastReportSent = now
                 send(link.meter.senderReport(now: now), on: link)
             }
         } else if now.since(link.lastReportSent) >= reportInterval(for: link) {
             sendReport(link, now: now)
         }
+    }
+
+    func measuresFirstRoundTrip(_ link: PeerConnection, at time: Instant) -> Bool {
+        link.measuresFirstRoundTrip(at: time, wait: Self.firstRoundTripWait)
     }
 
     /// Until the peer's first SRTP packet its side of the DTLS handshake may still be retrying

@@ -76,10 +76,12 @@ final class PeerConnection {
     var dtlsStartedAt: Instant?
     /// When our last handshake datagram went out, before DTLS connected (see `handshakeRTT`).
     var lastHandshakeFlightAt: Instant?
-    /// DTLS is up; sender reports go out every 100 ms until the first is answered, at most until
-    /// this (the engine clears it when it has passed or a round trip was measured).
-    var firstRoundTripBy: Instant?
-    var measuresFirstRoundTrip: Bool { firstRoundTripBy != nil && meter.latest == nil }
+    /// Whether sender reports still go every 100 ms at `time`: from DTLS up until one is answered
+    /// (a round trip measured), for at most `wait`.
+    func measuresFirstRoundTrip(at time: Instant, wait: Duration) -> Bool {
+        guard meter.latest == nil, let up = dtlsConnectedAt else { return false }
+        return time < up + wait
+    }
 
     // Liveness (RTCP both ways).
     var lastHeard: Instant
