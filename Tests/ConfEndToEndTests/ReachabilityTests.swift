@@ -26,16 +26,18 @@ struct ReachabilityTests {
         #expect(command.contains("--server wss://11.0.0.2:7373 --fingerprint "), "\(command)")
 
         let guest = try ConfProcess(Array(command.split(separator: " ").dropFirst().map(String.init))
-                                    + ["--as", "bob", "--json", "--duration", "6", "--record", bobDir.path] + Self.media,
+                                    // 10 s: under a full parallel run the link once came up 5 s late (Tests/FLAKES.md, open).
+                                    + ["--as", "bob", "--json", "--duration", "10", "--record", bobDir.path] + Self.media,
                                     namespace: homes.ns("h2"))
         let connected = guest.waitForEvent("peer-connected", timeout: .seconds(15))
         #expect(["host", "srflx", "prflx"].contains(connected?["path"] as? String ?? ""), "\(guest.stdout) \(guest.stderr)")
         #expect((connected?["remote"] as? String)?.hasPrefix("11.0.0.2:") == true, "\(connected ?? [:])")
-        #expect(guest.waitForExit(timeout: .seconds(20)) == 0, "\(guest.stderr)")
+        #expect(guest.waitForExit(timeout: .seconds(25)) == 0, "\(guest.stderr)")
         host.signal(SIGTERM)
         #expect(host.waitForExit(timeout: .seconds(15)) == 0, "\(host.stderr)")
         for (dir, peer) in [(bobDir, "ann"), (annDir, "bob")] {
-            #expect(HomeRouters.size(dir.appendingPathComponent("\(peer).wav")) > 96_000, "\(peer)'s audio in \(dir.path)")  // > 1 s
+            // > 1 s; when short, how long the link took to come up (setup_ms) says why.
+            #expect(HomeRouters.size(dir.appendingPathComponent("\(peer).wav")) > 96_000, "\(peer)'s audio in \(dir.path); bob's link: \(connected ?? [:])")
             #expect(HomeRouters.size(dir.appendingPathComponent("\(peer).ivf")) > 32 + 10 * 12, "\(peer)'s video in \(dir.path)")
         }
         #expect(homes.routerMappings().isEmpty, "left behind: \(homes.routerMappings())")
