@@ -16,7 +16,8 @@ public final class CallDriver {
         public var iceServers: [IceServerAddress]
         public var relayOnly: Bool
         public var trust: String?
-        /// libnice asks UPnP-IGD routers to forward each link's port (a server-reflexive candidate).
+        /// The router is asked to forward each link's port (PCP, NAT-PMP, UPnP-IGD), offered as a
+        /// server-reflexive candidate (`MediaPortMapping`).
         public var portMapping: Bool
 
         public init(iceServers: [IceServerAddress], relayOnly: Bool, trust: String?, portMapping: Bool = false) {

@@ -8,7 +8,7 @@ public struct CallOptions {
     public var connectTimeout: Duration = .seconds(15)
     public var say: [String] = []
     public var relayOnly = false
-    /// `--port-mapping on`: ask the router (UPnP-IGD) to forward the media ports too.
+    /// `--port-mapping on`: ask the router (PCP, NAT-PMP, UPnP-IGD) to forward the media ports too.
     public var portMapping = true
     /// `--ca`: also the authorities TURN-over-TLS servers are checked against.
     public var trust: String?

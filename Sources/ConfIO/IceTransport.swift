@@ -57,6 +57,11 @@ public final class IceTransport {
     private var box: Unmanaged<IceBox>?
     /// What could not be sent yet because libnice had no pair selected (see `send`).
     private var backlog = DatagramBacklog()
+    private let loop: EventLoop
+    private let mapsPort: Bool
+    private var portMapping: MediaPortMapping?
+    /// libnice finished gathering while the router had not answered yet.
+    private var gatheringDoneHeld = false
     public let localUfrag: String
     public let localPwd: String
 
@@ -66,8 +71,9 @@ public final class IceTransport {
     /// transport policy): peers never learn this machine's addresses.
     /// `credentials`: the local ufrag and password to use (the call engine chooses them, so that
     /// the offer can be written before the agent exists); libnice makes its own without.
-    /// With `portMapping`, libnice asks UPnP-IGD routers to forward the link's port (GUPnP-IGD, on a
-    /// thread of its own per agent) and offers the mapping as a server-reflexive candidate.
+    /// With `portMapping`, the router is asked to forward the port of the host candidate on the
+    /// default route's address (`MediaPortMapping`: PCP, NAT-PMP, UPnP-IGD), and what it gives is
+    /// offered as a server-reflexive candidate; gathering is done when it has answered.
     public init(loop: EventLoop, controlling: Bool, addresses: [String], servers: [IceServerAddress], relayOnly: Bool = false,
                 portMapping: Bool = false, credentials: (ufrag: String, pwd: String)? = nil) throws(GLibError) {
         // Trickle ICE. Consent to send (RFC 7675) is kept by the owner, not by libnice: libnice's
@@ -76,6 +82,7 @@ public final class IceTransport {
         // down. The owner stops sending after a few seconds without an authenticated packet
         // (SRTP, SRTCP or DTLS) from the peer, which is stricter than RFC 7675's 30 s and needs
         // no STUN answer. Keepalives are binding indications (RFC 8445 section 11).
+        self.loop = loop
         agent = nice_agent_new_full(loop.context, NICE_COMPATIBILITY_RFC5245, NICE_AGENT_OPTION_ICE_TRICKLE)
         let object = UnsafeMutableRawPointer(agent)
         conf_object_set_boolean(object, "keepalive-conncheck", 0)
@@ -84,10 +91,10 @@ public final class IceTransport {
         conf_object_set_uint(object, "stun-max-retransmissions", 6)
         conf_object_set_boolean(object, "controlling-mode", controlling ? 1 : 0)
         conf_object_set_boolean(object, "ice-tcp", 0)
-        conf_object_set_boolean(object, "upnp", portMapping && !relayOnly ? 1 : 0)
-        // Gathering is done when the router has answered or after this: SSDP and a SOAP round
-        // trip on a home LAN take well under it (libnice's default, 200 ms, often misses).
-        if portMapping { conf_object_set_uint(object, "upnp-timeout", 2_000) }
+        // libnice's own UPnP asks for every host candidate and never stops when refused: see
+        // `MediaPortMapping`, which does it instead.
+        conf_object_set_boolean(object, "upnp", 0)
+        mapsPort = portMapping && !relayOnly
         if relayOnly { conf_object_set_boolean(object, "force-relay", 1) }
         for address in addresses {
             var nice = NiceAddress()
@@ -189,8 +196,9 @@ public final class IceTransport {
         backlog.flush(transmit)
     }
 
-    /// Stops everything; no callback follows. TURN allocations are released in the background
-    /// (`done` is called once the server has been told, or at once without TURN).
+    /// Stops everything; no callback follows. TURN allocations and the router's mapping are
+    /// released in the background (`done` is called once the servers have been told, or at once
+    /// when there are none).
     public func close(then done: (() -> Void)? = nil) {
         guard let box else {
             done?()
@@ -201,8 +209,17 @@ public final class IceTransport {
         nice_agent_attach_recv(agent, stream, 1, nil, nil, nil)
         g_signal_handlers_disconnect_matched(UnsafeMutableRawPointer(agent), G_SIGNAL_MATCH_DATA, 0, 0, nil, nil, box.toOpaque())
         box.release()
+        // Done when both the TURN allocations and the router's mapping are let go.
+        var waiting = 2
+        let one = { waiting -= 1; if waiting == 0 { done?() } }
+        if let portMapping {
+            self.portMapping = nil
+            portMapping.release { withExtendedLifetime(portMapping) {}; one() }
+        } else {
+            one()
+        }
         // The async close keeps its own reference to the agent until the TURN refreshes are pruned.
-        let closing = Unmanaged.passRetained(CallbackBox { done?(); return false }).toOpaque()
+        let closing = Unmanaged.passRetained(CallbackBox { one(); return false }).toOpaque()
         nice_agent_close_async(agent, onClosed, closing)
         g_object_unref(UnsafeMutableRawPointer(agent))
     }
@@ -212,9 +229,33 @@ public final class IceTransport {
     fileprivate func candidate(_ nice: UnsafeMutablePointer<NiceCandidate>) {
         guard let candidate = convert(nice) else { return }
         onCandidate?(candidate)
+        if mapsPort, portMapping == nil { mapPort(of: candidate) }
     }
 
-    fileprivate func gatheringDone() { onGatheringDone?() }
+    fileprivate func gatheringDone() {
+        if portMapping != nil, !portMappingSettled {
+            gatheringDoneHeld = true
+        } else {
+            onGatheringDone?()
+        }
+    }
+
+    private var portMappingSettled = false
+
+    private func mapPort(of candidate: IceCandidate) {
+        portMapping = MediaPortMapping(loop: loop, base: candidate, onSettled: { [weak self] mapped in
+            guard let self, self.box != nil else { return }
+            self.portMappingSettled = true
+            if let mapped { self.onCandidate?(mapped) }
+            if self.gatheringDoneHeld {
+                self.gatheringDoneHeld = false
+                self.onGatheringDone?()
+            }
+        }, onLateCandidate: { [weak self] mapped in
+            guard let self, self.box != nil else { return }
+            self.onCandidate?(mapped)
+        })
+    }
 
     fileprivate func componentState(_ state: UInt32) {
         switch state {

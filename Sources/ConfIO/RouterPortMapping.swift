@@ -1,14 +1,17 @@
 import ConfCore
 import ConfWire
 
-/// Asks the home router to forward a port, TCP and UDP, to this machine, every way a router may
-/// understand, and reports what it says as `ReachabilityJudge` facts:
+/// Asks the home router to forward a port (TCP and UDP, or only some of them) to this machine,
+/// every way a router may understand, and reports what it says as `ReachabilityJudge` facts:
 ///
 /// - PCP, falling back to NAT-PMP, to the default gateway (`PortMappingSession`, driven here with
 ///   a UDP socket and the loop's timers); the session renews the lease at half its life.
 /// - UPnP-IGD (`UPnPPortMapper`), whose discovery starts at once; it is asked to map only when PCP
 ///   and NAT-PMP have not mapped within `upnpDelay`, so that a router speaking both gets one
-///   mapping, and it is given `upnpPatience` to answer.
+///   mapping, and it is given `upnpPatience` to answer. It always names the external port it
+///   wants: GUPnP-IGD answers a refusal of "any port" (718, ConflictInMappingEntry, which
+///   miniupnpd also gives for an address that is not the asker's) by asking again with another
+///   random port, without end.
 ///
 /// `release` deletes whatever was made, both ways, and calls back once the router answered or the
 /// time for it ran out: the host waits for it before it exits.
@@ -21,6 +24,8 @@ public final class RouterPortMapping {
     private let loop: EventLoop
     private let route: DefaultRoute
     private let port: UInt16
+    private let transports: [MappingTransport]
+    private let upnpDelay: Duration
     private let onFact: (ReachabilityJudge.Fact) -> Void
     private let session: PortMappingSession?
     private let socket: UDPSocket?
@@ -33,17 +38,20 @@ public final class RouterPortMapping {
     private var upnpTimers: [Timer] = []
     private var onReleased: (() -> Void)?
 
-    public init(loop: EventLoop, route: DefaultRoute, port: UInt16, onFact: @escaping (ReachabilityJudge.Fact) -> Void) {
+    public init(loop: EventLoop, route: DefaultRoute, port: UInt16, transports: [MappingTransport] = [.tcp, .udp],
+                upnpDelay: Duration = RouterPortMapping.upnpDelay, onFact: @escaping (ReachabilityJudge.Fact) -> Void) {
         self.loop = loop
         self.route = route
         self.port = port
+        self.transports = transports
+        self.upnpDelay = upnpDelay
         self.onFact = onFact
         let client = IPv4Address(route.localAddress), gateway = IPv4Address(route.gateway)
         self.gateway = SocketAddress(route.gateway, port: PortMappingSession.gatewayPort)
         if let client, let gateway, let socket = try? UDPSocket(host: route.localAddress, port: 0) {
             var random = KernelRandom()
             session = PortMappingSession(configuration: .init(clientAddress: client, gateway: gateway,
-                                                              mappings: [WantedMapping(.tcp, internalPort: port), WantedMapping(.udp, internalPort: port)]),
+                                                              mappings: transports.map { WantedMapping($0, internalPort: port) }),
                                          random: &random)
             self.socket = socket
         } else {
@@ -70,7 +78,7 @@ public final class RouterPortMapping {
         } else {
             onFact(.gateway(.noGatewayAnswered))
         }
-        upnpTimers.append(loop.schedule(after: Self.upnpDelay) { [weak self] in self?.askUPnP() })
+        upnpTimers.append(loop.schedule(after: upnpDelay) { [weak self] in self?.askUPnP() })
     }
 
     /// Deletes every mapping made and calls `done` when the router has answered (at most a few
@@ -98,8 +106,9 @@ public final class RouterPortMapping {
     private func askUPnP() {
         guard !gatewayMapped, !upnpAsked, let upnp else { return }
         upnpAsked = true
-        upnp.add(.tcp, localAddress: route.localAddress, localPort: port, externalPort: port)
-        upnp.add(.udp, localAddress: route.localAddress, localPort: port, externalPort: port)
+        for transport in transports {
+            upnp.add(transport == .tcp ? .tcp : .udp, localAddress: route.localAddress, localPort: port, externalPort: port)
+        }
         upnpTimers.append(loop.schedule(after: Self.upnpPatience) { [weak self] in self?.onFact(.upnpSilent) })
     }
 

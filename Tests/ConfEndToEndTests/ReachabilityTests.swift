@@ -32,6 +32,12 @@ struct ReachabilityTests {
         let connected = guest.waitForEvent("peer-connected", timeout: .seconds(15))
         #expect(["host", "srflx", "prflx"].contains(connected?["path"] as? String ?? ""), "\(guest.stdout) \(guest.stderr)")
         #expect((connected?["remote"] as? String)?.hasPrefix("11.0.0.2:") == true, "\(connected ?? [:])")
+        // The host's media port is forwarded too (its host candidate on the LAN, not loopback),
+        // and the router was asked a few times, not without end (GUPnP-IGD's retries of a
+        // refused "any port", Tests/FLAKES.md).
+        #expect(homes.routerMappings().count == 3, "\(homes.routerMappings())")
+        let requests = homes.routerRequests()
+        #expect(requests.upnp + requests.pcp <= 12 && requests.refusedAsConflict == 0, "\(requests)")
         #expect(guest.waitForExit(timeout: .seconds(25)) == 0, "\(guest.stderr)")
         host.signal(SIGTERM)
         #expect(host.waitForExit(timeout: .seconds(15)) == 0, "\(host.stderr)")
@@ -41,6 +47,25 @@ struct ReachabilityTests {
             #expect(HomeRouters.size(dir.appendingPathComponent("\(peer).ivf")) > 32 + 10 * 12, "\(peer)'s video in \(dir.path)")
         }
         #expect(homes.routerMappings().isEmpty, "left behind: \(homes.routerMappings())")
+    }
+
+    /// Both routers give each destination a port of its own, which no hole punching gets through;
+    /// the host's router forwards its media port (PCP here), and so the guest reaches it directly,
+    /// with no relay. The same homes without the forward: see `symmetricNATsNeedARelay`.
+    @Test func aForwardedMediaPortNeedsNoRelay() throws {
+        let homes = try HomeRouters(["SYMMETRIC": "1"])
+        let rendezvous = try homes.standingRendezvous()
+        let (host, guest) = try homes.call(server: "11.0.0.1:7373", guestTimeout: "10", hostEnvironment: ["CONF_PORT_MAPPING": "on"])
+        let connected = guest.waitForEvent("peer-connected", timeout: .seconds(15))
+        #expect((connected?["remote"] as? String)?.hasPrefix("11.0.0.2:") == true, "\(guest.stdout) \(guest.stderr)")
+        #expect(connected?["path"] as? String != "relay")
+        #expect(host.waitForEvent("chat", timeout: .seconds(10))?["text"] as? String == "through the relay")
+        #expect(homes.routerMappings().count == 1, "\(homes.routerMappings())")  // the media port, UDP
+        guest.signal(SIGTERM)
+        host.signal(SIGTERM)
+        #expect(host.waitForExit(timeout: .seconds(15)) == 0, "\(host.stderr)")
+        #expect(homes.routerMappings().isEmpty, "left behind: \(homes.routerMappings())")
+        withExtendedLifetime(rendezvous) {}
     }
 
     /// A router without UPnP, NAT-PMP or PCP: the verdict says so and names the port; through a
@@ -168,9 +193,10 @@ final class HomeRouters {
 
     /// conf host in home 1 on the standing rendezvous at `server`, and the joiner in home 2 (who
     /// says "through the relay" once connected and gives up after `guestTimeout` seconds).
-    func call(server: String, guestTimeout: String, extra: [String] = []) throws -> (host: ConfProcess, guest: ConfProcess) {
+    func call(server: String, guestTimeout: String, extra: [String] = [], hostEnvironment: [String: String] = [:]) throws
+        -> (host: ConfProcess, guest: ConfProcess) {
         let host = try ConfProcess(["host", "--server", server, "--as", "ann", "--json", "--no-video", "--connect-timeout", "60"] + extra,
-                                   namespace: ns("h1"))
+                                   environment: hostEnvironment, namespace: ns("h1"))
         let command = try #require(host.waitForEvent("room")?["join_command"] as? String, "\(host.stderr)")
         let guest = try ConfProcess(Array(command.split(separator: " ").dropFirst().map(String.init))
                                     + ["--as", "bob", "--json", "--no-video", "--connect-timeout", guestTimeout, "--say", "through the relay"] + extra,
@@ -197,6 +223,15 @@ final class HomeRouters {
     func routerMappings() -> [String] {
         let rules = (try? Self.run(["ip", "netns", "exec", ns("r1"), "nft", "list", "chain", "inet", "filter", "prerouting_miniupnpd"])) ?? ""
         return rules.split(separator: "\n").filter { $0.contains("dnat") }.map(String.init)
+    }
+
+    /// What miniupnpd was asked so far, from its log: AddPortMapping requests (UPnP-IGD), PCP MAP
+    /// requests, and refusals as a conflict (UPnP error 718).
+    func routerRequests() -> (upnp: Int, pcp: Int, refusedAsConflict: Int) {
+        let log = (try? String(contentsOfFile: "/run/\(prefix)-routers/miniupnpd.log", encoding: .utf8)) ?? ""
+        let lines = log.split(separator: "\n")
+        return (lines.filter { $0.contains("#AddPortMapping") }.count, lines.filter { $0.contains("PCP MAP: added mapping") }.count,
+                lines.filter { $0.contains("ConflictInMappingEntry") }.count)
     }
 
     static func temporaryDirectory() throws -> URL {
