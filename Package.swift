@@ -66,13 +66,14 @@ let package = Package(
                 // builds too, or a debug conf under emulation (the vivid camera test) starves its loop.
                 swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         .target(name: "ConfCall", dependencies: ["ConfCore", "ConfWire", "ConfSession", "ConfCrypto"]),
-        .target(name: "ConfIO", dependencies: ["ConfCore", "ConfWire", "ConfRendezvous", "CGLib", "CConfShims", "CSCTPShims", "CPulse", "CV4L2Shims", "CSDLLoader", "ConfMedia"]),
+        .target(name: "ConfIO", dependencies: ["ConfCore", "ConfWire", "ConfRendezvous", "CGLib", "CConfShims", "CSCTPShims", "CPulse", "CV4L2Shims", "CSDLLoader", "ConfMedia", "ConfWeb"]),
         .target(name: "ConfCLI", dependencies: ["ConfCore"]),
+        .target(name: "ConfWeb", exclude: ["page"]),
         .target(name: "ConfScreen", dependencies: ["ConfCore"]),
         .target(name: "ConfCallMedia", dependencies: ["ConfCore", "ConfWire", "ConfCall", "ConfMedia"]),
         .target(name: "ConfDriver", dependencies: ["ConfCore", "ConfWire", "ConfCrypto", "ConfCall", "ConfMedia", "ConfIO", "ConfCallMedia", "ConfScreen"]),
         .target(name: "ConfApp", dependencies: ["ConfCore", "ConfWire", "ConfRendezvous", "ConfSession", "ConfCrypto", "ConfCall", "ConfMedia", "ConfIO",
-                                                "ConfCLI", "ConfCallMedia", "ConfDriver"]),
+                                                "ConfCLI", "ConfCallMedia", "ConfDriver", "ConfWeb"]),
         .executableTarget(name: "conf", dependencies: ["ConfApp", "ConfCore"]),
         // bench/README: what the call screen's drawing costs.
         .executableTarget(name: "screen-bench", dependencies: ["ConfScreen"], path: "bench/screen-bench"),
@@ -89,7 +90,7 @@ let package = Package(
         .testTarget(name: "ConfScreenTests", dependencies: ["ConfScreen"]),
         .testTarget(name: "ConfMediaTests", dependencies: ["ConfMedia", "ConfWire", "CTurboJPEG"]),
         .testTarget(name: "ConfCallMediaTests", dependencies: ["ConfCallMedia", "ConfCall", "ConfMedia", "ConfWire", "ConfCore"]),
-        .testTarget(name: "ConfCLITests", dependencies: ["ConfCLI", "ConfApp", "ConfDriver", "ConfCall"]),
+        .testTarget(name: "ConfCLITests", dependencies: ["ConfCLI", "ConfApp", "ConfDriver", "ConfCall", "ConfWeb"]),
         .testTarget(name: "ConfEndToEndTests", dependencies: ["ConfCore", "ConfMedia"]),
     ]
 )

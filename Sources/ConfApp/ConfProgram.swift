@@ -210,7 +210,7 @@ public enum ConfProgram {
                 ("$XDG_STATE_HOME/conf/rendezvous-tls.pem", "the built-in rendezvous's TLS key and self-signed certificate (mode 0600), made by the first conf host: its fingerprint is what join lines name; remove it to make a new one"),
             ],
             events: [
-                ("room", "room, pin, listen_pin, name, resolution, join_command, listen_join_command", "conf host created the room; the commands join as a publisher and as a listener"),
+                ("room", "room, pin, listen_pin, name, resolution, join_command, listen_join_command, browser_url, listen_browser_url", "conf host created the room; the commands join as a publisher and as a listener, and the links open the call page in a browser (the pin in the fragment; add &name=NAME to fill the name, &join=1 to join at once)"),
                 ("reachability", "verdict, address, via, advice", "conf host with its built-in rendezvous: whether others on the internet reach it. verdict: reachable (a router forwards the port, or the address is public), closed (no router opened it: forward TCP and UDP PORT, or use --server) or carrier-grade-nat (the router has no public address: use --server); address: what the join command names; via: upnp, nat-pmp, pcp, public or none; advice: what to do, in words"),
                 ("joined", "you, role, room, name, resolution, peers", "you are in the room; peers lists {id, name, role} of everyone already there"),
                 ("peer-joined", "peer, name, role", "someone joined"),

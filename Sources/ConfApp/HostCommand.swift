@@ -4,6 +4,7 @@ import ConfCrypto
 import ConfDriver
 import ConfIO
 import ConfRendezvous
+import ConfWeb
 import ConfWire
 
 /// `conf host`: creates a room (on an embedded rendezvous unless one is configured), prints how to
@@ -103,7 +104,7 @@ struct HostCommand {
             case .success(let room):
                 // Others need the same --ca to trust a wss:// rendezvous.
                 Self.report(room, advertised: advertised, ca: address.secure && identity == nil ? ca : nil,
-                            fingerprint: identity?.fingerprint ?? standingFingerprint, reporter: reporter)
+                            fingerprint: identity?.fingerprint ?? standingFingerprint, secure: address.secure, reporter: reporter)
                 if let verdict { reporter.emit(.reachability(verdict)) }
                 let s = ParticipantSession(loop: loop, client: client, reporter: reporter, clock: SystemClock(), random: KernelRandom(),
                                            room: room.room, pin: room.pin, name: settings.name, duration: settings.duration, onEnd: finish)
@@ -130,13 +131,18 @@ struct HostCommand {
 
     /// The `room` event. With `fingerprint`, the join lines name the server by it (and TLS): a
     /// joiner then trusts that certificate and no other.
-    static func report(_ room: RoomCreated, advertised: [String], ca: String?, fingerprint: ServerFingerprint?, reporter: EventReporter) {
+    static func report(_ room: RoomCreated, advertised: [String], ca: String?, fingerprint: ServerFingerprint?, secure: Bool,
+                       reporter: EventReporter) {
         let trust = (ca.map { " --ca " + shellQuoted($0) } ?? "") + (fingerprint.map { " --fingerprint \($0)" } ?? "")
         let server = (fingerprint != nil && !advertised[0].hasPrefix("wss://") ? "wss://" : "") + advertised[0]
         let join = "conf join \(room.room) \(room.pin.digits) --server \(server)" + trust
         let listenJoin = "conf join \(room.room) \(room.listenPin.digits) --server \(server)" + trust
-        reporter.emit(.room(.init(room: room, joinCommand: join, listenJoinCommand: listenJoin,
-                                  otherAddresses: Array(advertised.dropFirst()))))
+        let hostPort = ["wss://", "ws://"].reduce(advertised[0]) { $0.hasPrefix($1) ? String($0.dropFirst($1.count)) : $0 }
+        let page = (secure || fingerprint != nil ? "https://" : "http://") + hostPort
+        reporter.emit(.room(.init(room: room, joinCommand: join, listenJoinCommand: listenJoin, otherAddresses: Array(advertised.dropFirst()),
+                                  browserURL: CallPage.link(base: page, room: room.room.rawValue, pin: room.pin.digits),
+                                  listenBrowserURL: CallPage.link(base: page, room: room.room.rawValue, pin: room.listenPin.digits),
+                                  selfSignedCertificate: fingerprint != nil)))
     }
 
     /// The built-in rendezvous's TLS key and certificate (made on first use, kept in the state

@@ -1,6 +1,7 @@
 internal import CGLib
 internal import CConfShims
 import ConfCore
+import ConfWeb
 import ConfWire
 import ConfRendezvous
 #if canImport(Glibc)
@@ -69,8 +70,12 @@ let onMetricsRequest: SoupServerCallback = { _, message, _, _, data in
 let onOtherRequest: SoupServerCallback = { _, message, path, _, data in
     guard let message else { return }
     let path = path.map { String(cString: $0) } ?? "/"
+    let method = soup_server_message_get_method(message).map { String(cString: $0) } ?? ""
+    if method == "GET" || method == "HEAD", let asset = CallPage.asset(at: path) {
+        return rendezvousServer(data).serve(message, asset)
+    }
     rendezvousServer(data).respond(message, status: 404, ServerMessage.error(
-        code: .notFound, message: "no such resource \(path): the rendezvous serves POST /v1/rooms and the WebSocket /v1/ws").json)
+        code: .notFound, message: "no such resource \(path): the rendezvous serves the call page at /, POST /v1/rooms and the WebSocket /v1/ws").json)
 }
 
 let onWebSocket: SoupServerWebsocketCallback = { _, message, _, connection, data in

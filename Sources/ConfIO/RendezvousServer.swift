@@ -1,6 +1,7 @@
 internal import CGLib
 internal import CConfShims
 import ConfCore
+import ConfWeb
 import ConfWire
 import ConfRendezvous
 #if canImport(Glibc)
@@ -206,6 +207,14 @@ public final class RendezvousServer {
     func health(_ message: OpaquePointer) {
         respond(message, status: 200, .object(["status": "ok", "rooms": .number(Double(core.roomCount)),
                                                "participants": .number(Double(core.participantCount))]))
+    }
+
+    /// A file of the call page, with the headers that keep it to itself (`CallPage.headers`).
+    func serve(_ message: OpaquePointer, _ asset: CallPage.Asset) {
+        let headers = soup_server_message_get_response_headers(message)
+        for (name, value) in CallPage.headers { soup_message_headers_replace(headers, name, value) }
+        soup_server_message_set_status(message, 200, nil)
+        asset.body.withCString { soup_server_message_set_response(message, asset.contentType, SOUP_MEMORY_COPY, $0, UInt(strlen($0))) }
     }
 
     func respond(_ message: OpaquePointer, status: UInt32, _ body: JSONValue) {

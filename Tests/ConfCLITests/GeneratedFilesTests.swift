@@ -1,6 +1,7 @@
 import ConfApp
 import ConfCLI
 import ConfDriver
+import ConfWeb
 import Foundation
 import Testing
 
@@ -13,7 +14,23 @@ import Testing
         ("completions/_conf", ZshCompletionGenerator.script(for: ConfProgram.program)),
         ("completions/conf.fish", FishCompletionGenerator.script(for: ConfProgram.program)),
         ("man/conf.1", ManPageGenerator.page(for: ConfProgram.program)),
+        ("Sources/ConfWeb/CallPageSources.swift", callPageSources()),
     ]
+
+    /// The call page's files (Sources/ConfWeb/page) as Swift string literals, so that the binary
+    /// carries them.
+    static func callPageSources() -> String {
+        let page = root.appendingPathComponent("Sources/ConfWeb/page")
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: page.path)) ?? []).sorted()
+        var text = "// Generated from Sources/ConfWeb/page by GeneratedFilesTests: edit the files there, then run\n"
+            + "// CONF_UPDATE_GENERATED=1 swift test --filter GeneratedFilesTests.\n\nextension CallPage {\n    static let sources: [String: String] = [\n"
+        for name in names {
+            let body = (try? String(contentsOf: page.appendingPathComponent(name), encoding: .utf8)) ?? ""
+            precondition(!body.contains("\"\"\"##"), "\(name) holds the literal's end")
+            text += "        \"\(name)\": ##\"\"\"\n\(body.hasSuffix("\n") ? String(body.dropLast()) : body)\n\"\"\"##,\n"
+        }
+        return text + "    ]\n}\n"
+    }
 
     @Test(arguments: files.map(\.0))
     func committedFileMatchesTheTree(_ path: String) throws {

@@ -12,6 +12,14 @@ extension CallEvent {
                 + "  listen-only pin \(style.bold(r.room.listenPin.digits))  (\(r.room.resolution.rawValue))\n"
                 + "Others join with:  \(r.joinCommand)\n"
                 + "Listeners join with:  \(r.listenJoinCommand)"
+            if !r.browserURL.isEmpty {
+                text += "\nIn a browser:  \(r.browserURL)"
+                if r.selfSignedCertificate {
+                    text += "\n  (the browser first warns that the connection is not private: the certificate is this machine's own,"
+                        + " not a certificate authority's; the guest goes on past the warning (Advanced), or serve a CA-signed"
+                        + " certificate: docs/DEPLOY.md)"
+                }
+            }
             if !r.otherAddresses.isEmpty { text += "\n  (this machine is also at \(r.otherAddresses.joined(separator: ", ")))" }
             return text
         case .reachability(let r):

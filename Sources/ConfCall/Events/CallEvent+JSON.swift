@@ -34,6 +34,7 @@ extension CallEvent {
                 "room": .string(r.room.room.rawValue), "pin": .string(r.room.pin.digits), "listen_pin": .string(r.room.listenPin.digits),
                 "name": .string(r.room.name), "resolution": .string(r.room.resolution.rawValue),
                 "join_command": .string(r.joinCommand), "listen_join_command": .string(r.listenJoinCommand),
+                "browser_url": .string(r.browserURL), "listen_browser_url": .string(r.listenBrowserURL),
             ])
         case .reachability(let r):
             .object(["verdict": .string(r.verdict.rawValue), "address": .string(r.address), "via": .string(r.via.rawValue), "advice": .string(r.advice)])

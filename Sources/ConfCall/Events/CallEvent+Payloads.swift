@@ -10,12 +10,22 @@ extension CallEvent {
         public var listenJoinCommand: String
         /// Further addresses of this machine, after the one the commands name.
         public var otherAddresses: [String]
+        /// The call page's links for a guest in a browser, as a publisher and as a listener (the
+        /// pin in the fragment).
+        public var browserURL: String
+        public var listenBrowserURL: String
+        /// The rendezvous's certificate is its own (self-signed): a browser warns before the page.
+        public var selfSignedCertificate: Bool
 
-        public init(room: RoomCreated, joinCommand: String, listenJoinCommand: String, otherAddresses: [String] = []) {
+        public init(room: RoomCreated, joinCommand: String, listenJoinCommand: String, otherAddresses: [String] = [],
+                    browserURL: String = "", listenBrowserURL: String = "", selfSignedCertificate: Bool = false) {
             self.room = room
             self.joinCommand = joinCommand
             self.listenJoinCommand = listenJoinCommand
             self.otherAddresses = otherAddresses
+            self.browserURL = browserURL
+            self.listenBrowserURL = listenBrowserURL
+            self.selfSignedCertificate = selfSignedCertificate
         }
     }
 

@@ -1,0 +1,442 @@
+// Generated from Sources/ConfWeb/page by GeneratedFilesTests: edit the files there, then run
+// CONF_UPDATE_GENERATED=1 swift test --filter GeneratedFilesTests.
+
+extension CallPage {
+    static let sources: [String: String] = [
+        "call.css": ##"""
+:root { color-scheme: dark; font-family: system-ui, sans-serif; background: #111; color: #eee; }
+body { margin: 0; }
+[hidden] { display: none !important; }
+#lobby { max-width: 28rem; margin: 10vh auto; padding: 1rem; }
+#lobby label { display: block; margin: 1rem 0; }
+input, button { font: inherit; padding: .4rem .6rem; border-radius: .3rem; border: 1px solid #555; background: #222; color: inherit; }
+button { cursor: pointer; }
+button[aria-pressed="true"] { background: #733; }
+#call { display: grid; grid-template-columns: 1fr 18rem; grid-template-rows: 1fr auto auto; height: 100vh; }
+#grid { display: grid; gap: 4px; padding: 4px; grid-template-columns: 1fr; grid-auto-rows: 1fr; min-height: 0; }
+#grid.n2 { grid-template-columns: 1fr 1fr; }
+#grid.n3, #grid.n4 { grid-template-columns: 1fr 1fr; }
+#grid.n3 .tile:first-child { grid-column: span 2; }
+.tile { position: relative; background: #000; overflow: hidden; border: 2px solid transparent; min-height: 0; }
+.tile.talking { border-color: #4c4; }
+.tile video { width: 100%; height: 100%; object-fit: contain; }
+.tile .label { position: absolute; left: .4rem; bottom: .4rem; background: rgba(0,0,0,.6); padding: .1rem .4rem; border-radius: .2rem; }
+.tile .badges { position: absolute; right: .4rem; top: .4rem; font-size: .8rem; }
+.tile .badges span { background: rgba(0,0,0,.6); padding: .1rem .3rem; margin-left: .2rem; border-radius: .2rem; }
+.tile .sas { position: absolute; left: .4rem; top: .4rem; font-size: .8rem; background: rgba(0,0,0,.6); padding: .1rem .3rem; }
+#side { grid-row: 1 / 3; grid-column: 2; display: flex; flex-direction: column; border-left: 1px solid #333; min-height: 0; }
+#chat-log { flex: 1; overflow-y: auto; margin: 0; padding: .5rem; list-style: none; overflow-wrap: anywhere; }
+#chat-log .who { color: #9cf; margin-right: .3rem; }
+#chat-form { display: flex; gap: .3rem; padding: .3rem; }
+#chat-input { flex: 1; min-width: 0; }
+#controls { grid-column: 1; display: flex; gap: .5rem; justify-content: center; padding: .5rem; }
+#call-status { grid-column: 1 / 3; margin: 0; padding: .2rem .5rem; font-size: .85rem; color: #aaa; }
+#knocks:empty { display: none; }
+#knocks { grid-column: 1; padding: .3rem; }
+"""##,
+        "call.js": ##"""
+// conf's call page: a browser guest joins a conf room as a full participant. It speaks
+// docs/PROTOCOL.md like any client: the rendezvous's WebSocket for signaling, one
+// RTCPeerConnection per other participant (the newcomer offers), Opus and VP8, and the `chat`
+// and `conf-control` data channels. Everything that comes from the network (names, chat) is
+// shown as text, never as markup. The pin comes in the URL's fragment, never in a request.
+'use strict';
+
+const MAX_NAME = 64;
+const MAX_CHAT = 2000;
+
+// The fragment: room=ID&pin=PIN[&name=NAME][&join=1].
+function readFragment(hash) {
+  const params = new URLSearchParams(hash.replace(/^#/, ''));
+  return { room: params.get('room') || '', pin: params.get('pin') || '', name: (params.get('name') || '').slice(0, MAX_NAME),
+           join: params.get('join') === '1' };
+}
+
+// Printable text only, bounded: what a peer calls itself or says.
+function clean(text, limit) {
+  return String(text).replace(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, '').slice(0, limit);
+}
+
+const $ = (id) => document.getElementById(id);
+const links = new Map();   // peer id -> { name, role, pc, chat, control, tile, offered, state }
+let ws = null, me = null, local = null, audioMuted = false, videoMuted = false, iceServers = [];
+const fragment = readFragment(location.hash);
+
+function report(event) {
+  // What the page shows, for tests and logs: one JSON line on the console per change.
+  console.log('conf-page ' + JSON.stringify(event));
+}
+
+function status(text) {
+  $('lobby-status').textContent = text;
+  $('call-status').textContent = text;
+}
+
+function send(message) {
+  if (ws && ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(message));
+}
+
+function signal(to, payload) { send({ type: 'signal', to, payload }); }
+
+// MARK: Joining
+
+async function join(name) {
+  status('Connecting…');
+  const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
+  ws = new WebSocket(`${scheme}//${location.host}/v1/ws?room=${encodeURIComponent(fragment.room)}`);
+  ws.onopen = () => send({ type: 'join', room: fragment.room, pin: fragment.pin, name });
+  ws.onmessage = (event) => {
+    let message;
+    try { message = JSON.parse(event.data); } catch { return; }
+    if (message && typeof message.type === 'string') onServerMessage(message).catch((error) => status(String(error)));
+  };
+  ws.onclose = () => { if (me) { status('The connection to the rendezvous ended.'); report({ type: 'closed' }); } };
+  setInterval(() => send({ type: 'ping' }), 15000);
+}
+
+async function onServerMessage(message) {
+  switch (message.type) {
+  case 'joined':
+    me = { id: message.you, role: message.role, name: message.name };
+    iceServers = Array.isArray(message.ice_servers) ? message.ice_servers : [];
+    $('lobby').hidden = true;
+    $('call').hidden = false;
+    if (me.role === 'publisher') await openDevices();
+    addTile('me', fragment.name || 'you', local);
+    status(me.role === 'publisher' ? '' : 'Listening only: you send nothing.');
+    report({ type: 'joined', you: me.id, role: me.role, peers: (message.peers || []).length });
+    for (const peer of message.peers || []) {
+      if (typeof peer.id !== 'string') continue;
+      startLink(peer.id, clean(peer.name, MAX_NAME), peer.role, true);
+    }
+    break;
+  case 'peer-joined':
+    if (typeof message.peer === 'string') startLink(message.peer, clean(message.name, MAX_NAME), message.role, false);
+    break;
+  case 'peer-left':
+    endLink(message.peer);
+    break;
+  case 'signal':
+    if (typeof message.from === 'string' && message.payload && typeof message.payload === 'object') await onPeerSignal(message.from, message.payload);
+    break;
+  case 'knocking':
+    status('The room is locked: waiting for someone in it to let you in.');
+    report({ type: 'knocking' });
+    break;
+  case 'knock':
+    showKnock(message);
+    break;
+  case 'knock-ended':
+    document.querySelector(`[data-knock="${CSS.escape(String(message.knock))}"]`)?.remove();
+    break;
+  case 'room-closed':
+    status('The room is over.');
+    report({ type: 'room-closed' });
+    break;
+  case 'error':
+    status(`The rendezvous said: ${clean(message.message || message.code, 300)}`);
+    report({ type: 'error', code: clean(message.code, 40) });
+    break;
+  }
+}
+
+async function openDevices() {
+  try {
+    local = await navigator.mediaDevices.getUserMedia({ audio: true, video: { width: 640, height: 480 } });
+  } catch (error) {
+    try { local = await navigator.mediaDevices.getUserMedia({ audio: true }); } catch { local = null; }
+    status(`No camera or microphone (${clean(error.message || error.name, 200)}): the others will not see or hear you.`);
+  }
+}
+
+// MARK: Links
+
+function startLink(id, name, role, weOffer) {
+  endLink(id);
+  const link = { name, role, pc: null, chat: null, control: null, tile: addTile(id, name, null), offered: weOffer, state: {} };
+  links.set(id, link);
+  if (weOffer) makeConnection(id, link, true);
+  render();
+}
+
+function makeConnection(id, link, offering) {
+  const pc = new RTCPeerConnection({ iceServers, bundlePolicy: 'max-bundle', rtcpMuxPolicy: 'require' });
+  link.pc = pc;
+  if (local) {
+    for (const track of local.getTracks()) pc.addTrack(track, local);
+  }
+  // Receive what we do not send (a listener, or no camera).
+  for (const kind of ['audio', 'video']) {
+    if (!local || local.getTracks().every((t) => t.kind !== kind)) pc.addTransceiver(kind, { direction: 'recvonly' });
+  }
+  pc.onicecandidate = ({ candidate }) => {
+    if (link.pc !== pc) return;
+    if (candidate && candidate.candidate) signal(id, { type: 'candidate', candidate: candidate.candidate.replace(/^a=/, ''), mid: candidate.sdpMid || '' });
+    else if (!candidate) signal(id, { type: 'end-of-candidates' });
+  };
+  pc.ontrack = ({ streams, track }) => {
+    const stream = streams[0] || new MediaStream([track]);
+    link.tile.querySelector('video').srcObject = stream;
+    report({ type: 'track', peer: id, kind: track.kind });
+  };
+  pc.onconnectionstatechange = () => {
+    report({ type: 'link', peer: id, state: pc.connectionState });
+    if (pc.connectionState === 'connected') status('');
+  };
+  pc.ondatachannel = ({ channel }) => adoptChannel(id, link, channel);
+  if (offering) {
+    adoptChannel(id, link, pc.createDataChannel('chat'));
+    adoptChannel(id, link, pc.createDataChannel('conf-control'));
+    pc.createOffer().then((offer) => pc.setLocalDescription(offer))
+      .then(() => signal(id, { type: 'offer', sdp: pc.localDescription.sdp }))
+      .catch((error) => status(`Could not call ${link.name}: ${error}`));
+  }
+  return pc;
+}
+
+function adoptChannel(id, link, channel) {
+  if (channel.label === 'chat') {
+    link.chat = channel;
+    channel.onmessage = ({ data }) => {
+      if (typeof data !== 'string') return;
+      const text = clean(data, MAX_CHAT);
+      addChat(link.name, text);
+      report({ type: 'chat', peer: id, text });
+    };
+  } else if (channel.label === 'conf-control') {
+    link.control = channel;
+    channel.onopen = () => channel.send(stateMessage());
+    channel.onmessage = ({ data }) => {
+      let state;
+      try { state = JSON.parse(data); } catch { return; }
+      if (!state || state.type !== 'state') return;
+      link.state = { audioMuted: state.audio_muted === true, videoMuted: state.video_muted === true };
+      updateBadges(link.tile, link.state);
+      report({ type: 'state', peer: id, audio_muted: link.state.audioMuted, video_muted: link.state.videoMuted });
+    };
+  }
+}
+
+async function onPeerSignal(from, payload) {
+  let link = links.get(from);
+  if (!link) return;
+  switch (payload.type) {
+  case 'offer': {
+    if (typeof payload.sdp !== 'string') return;
+    // A second offer is a restart: conf's restarts are a new DTLS session, so a new connection.
+    if (link.pc) link.pc.close();
+    const pc = makeConnection(from, link, false);
+    await pc.setRemoteDescription({ type: 'offer', sdp: payload.sdp });
+    await pc.setLocalDescription(await pc.createAnswer());
+    signal(from, { type: 'answer', sdp: pc.localDescription.sdp });
+    break;
+  }
+  case 'answer':
+    if (link.pc && typeof payload.sdp === 'string') await link.pc.setRemoteDescription({ type: 'answer', sdp: payload.sdp });
+    break;
+  case 'candidate':
+    if (!link.pc || typeof payload.candidate !== 'string') return;
+    try {
+      if (payload.candidate === '') await link.pc.addIceCandidate();
+      else await link.pc.addIceCandidate({ candidate: payload.candidate, sdpMid: payload.mid || null, sdpMLineIndex: payload.mid ? null : 0 });
+    } catch { /* a candidate this browser cannot use */ }
+    break;
+  case 'end-of-candidates':
+    if (link.pc) { try { await link.pc.addIceCandidate(); } catch { /* already done */ } }
+    break;
+  case 'restart':
+    if (link.pc) link.pc.close();
+    link.pc = null;
+    if (link.offered) makeConnection(from, link, true);
+    break;
+  }
+}
+
+function endLink(id) {
+  const link = links.get(id);
+  if (!link) return;
+  if (link.pc) link.pc.close();
+  link.tile.remove();
+  links.delete(id);
+  render();
+}
+
+// MARK: What the page shows
+
+function addTile(id, name, stream) {
+  const tile = document.createElement('div');
+  tile.className = 'tile';
+  tile.dataset.peer = id;
+  const video = document.createElement('video');
+  video.autoplay = true;
+  video.playsInline = true;
+  if (id === 'me') video.muted = true;
+  if (stream) video.srcObject = stream;
+  const label = document.createElement('span');
+  label.className = 'label';
+  label.textContent = name;
+  const badges = document.createElement('span');
+  badges.className = 'badges';
+  tile.append(video, label, badges);
+  $('grid').append(tile);
+  render();
+  return tile;
+}
+
+function updateBadges(tile, state) {
+  const badges = tile.querySelector('.badges');
+  badges.replaceChildren();
+  for (const [on, text] of [[state.audioMuted, 'muted'], [state.videoMuted, 'camera off']]) {
+    if (!on) continue;
+    const badge = document.createElement('span');
+    badge.textContent = text;
+    badges.append(badge);
+  }
+}
+
+// The grid: one column alone, two side by side, three with the first across the top, four 2x2.
+function gridClass(count) { return 'n' + Math.max(1, Math.min(4, count)); }
+
+function render() {
+  const grid = $('grid');
+  grid.className = gridClass(grid.children.length);
+}
+
+function addChat(who, text) {
+  const item = document.createElement('li');
+  const name = document.createElement('span');
+  name.className = 'who';
+  name.textContent = who;
+  item.append(name, document.createTextNode(text));
+  $('chat-log').append(item);
+  item.scrollIntoView({ block: 'end' });
+}
+
+function showKnock(message) {
+  const row = document.createElement('div');
+  row.dataset.knock = String(message.knock);
+  const text = document.createElement('span');
+  text.textContent = `${clean(message.name, MAX_NAME)} asks to join (${message.role === 'listener' ? 'listening only' : 'publisher'}) `;
+  const admit = document.createElement('button');
+  admit.textContent = 'Let in';
+  admit.onclick = () => { send({ type: 'admit', knock: message.knock }); row.remove(); };
+  const deny = document.createElement('button');
+  deny.textContent = 'Turn away';
+  deny.onclick = () => { send({ type: 'deny', knock: message.knock }); row.remove(); };
+  row.append(text, admit, deny);
+  $('knocks').append(row);
+  report({ type: 'knock', knock: message.knock });
+}
+
+// Talking: the loudest recent level each peer's audio receiver reports.
+function watchTalking() {
+  setInterval(async () => {
+    for (const [, link] of links) {
+      const receiver = link.pc?.getReceivers().find((r) => r.track.kind === 'audio');
+      const level = receiver?.getSynchronizationSources?.()[0]?.audioLevel ?? 0;
+      link.tile.classList.toggle('talking', level > 0.05 && !link.state.audioMuted);
+    }
+  }, 250);
+}
+
+// MARK: Controls
+
+function stateMessage() { return JSON.stringify({ type: 'state', audio_muted: audioMuted, video_muted: videoMuted }); }
+
+function broadcastState() {
+  for (const [, link] of links) if (link.control?.readyState === 'open') link.control.send(stateMessage());
+  updateBadges(document.querySelector('.tile[data-peer="me"]'), { audioMuted, videoMuted });
+}
+
+function wireControls() {
+  // Muting stops sending (the track sends silence or black) and tells the others.
+  const toggle = (button, tracks, on, off, set) => () => {
+    const muted = set();
+    for (const track of tracks()) track.enabled = !muted;
+    $(button).setAttribute('aria-pressed', String(muted));
+    $(button).textContent = muted ? on : off;
+    broadcastState();
+  };
+  $('mute').onclick = toggle('mute', () => local?.getAudioTracks() || [], 'Unmute', 'Mute', () => (audioMuted = !audioMuted));
+  $('camera').onclick = toggle('camera', () => local?.getVideoTracks() || [], 'Camera on', 'Camera off', () => (videoMuted = !videoMuted));
+  $('leave').onclick = () => {
+    send({ type: 'leave' });
+    for (const id of [...links.keys()]) endLink(id);
+    for (const track of local?.getTracks() || []) track.stop();
+    status('You left the call.');
+    report({ type: 'left' });
+  };
+  $('chat-form').onsubmit = (event) => {
+    event.preventDefault();
+    const text = clean($('chat-input').value, MAX_CHAT).trim();
+    if (!text) return;
+    for (const [, link] of links) if (link.chat?.readyState === 'open') link.chat.send(text);
+    addChat('you', text);
+    $('chat-input').value = '';
+  };
+}
+
+function start() {
+  if (!fragment.room || !fragment.pin) {
+    status('This link names no room and pin: ask for the whole link, with what follows its #.');
+    return;
+  }
+  $('lobby-room').textContent = `Room ${clean(fragment.room, 20)}`;
+  $('name').value = fragment.name;
+  wireControls();
+  watchTalking();
+  $('join-form').onsubmit = (event) => {
+    event.preventDefault();
+    fragment.name = clean($('name').value, MAX_NAME).trim() || 'guest';
+    $('join').disabled = true;
+    join(fragment.name);
+  };
+  if (fragment.join) {
+    fragment.name = fragment.name || 'guest';
+    join(fragment.name);
+  }
+}
+
+if (typeof document !== 'undefined') start();
+if (typeof module !== 'undefined') module.exports = { readFragment, clean, gridClass };
+"""##,
+        "index.html": ##"""
+<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>conf call</title>
+<link rel="stylesheet" href="call.css">
+<script src="call.js" defer></script>
+</head>
+<body>
+<main id="lobby">
+  <h1>conf</h1>
+  <p id="lobby-room"></p>
+  <form id="join-form">
+    <label>Your name <input id="name" maxlength="64" autocomplete="nickname" required></label>
+    <button id="join" type="submit">Join the call</button>
+  </form>
+  <p id="lobby-status" role="status"></p>
+</main>
+<main id="call" hidden>
+  <section id="grid" aria-label="participants"></section>
+  <section id="knocks" aria-label="waiting to join"></section>
+  <section id="side">
+    <ol id="chat-log" aria-label="chat"></ol>
+    <form id="chat-form"><input id="chat-input" maxlength="2000" autocomplete="off" placeholder="Say something"><button type="submit">Send</button></form>
+  </section>
+  <nav id="controls">
+    <button id="mute" type="button">Mute</button>
+    <button id="camera" type="button">Camera off</button>
+    <button id="leave" type="button">Leave</button>
+  </nav>
+  <p id="call-status" role="status"></p>
+</main>
+</body>
+</html>
+"""##,
+    ]
+}

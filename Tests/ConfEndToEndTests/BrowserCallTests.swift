@@ -1,0 +1,85 @@
+import Foundation
+import Testing
+
+/// A guest in a real browser (headless Chromium, its fake camera and microphone) opens the link
+/// `conf host` prints and joins the call from the page the rendezvous serves.
+@Suite(.serialized, .enabled(if: HeadlessBrowser.available, "needs Debian's chromium (scripts/install-deps --test)"))
+struct BrowserCallTests {
+    static let media = ["--audio-source", "tone:440", "--video-source", "pattern", "--video-view", "none", "--resolution", "240p"]
+
+    /// The link, opened as printed (plus a name and join=1): the browser and conf connect, each
+    /// gets the other's audio and video, and chat goes from conf to the page.
+    @Test func aBrowserGuestJoinsFromTheLink() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("conf-browser-rec-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let host = try ConfProcess(["host", "--listen", "127.0.0.1:0", "--no-tls", "--as", "ann", "--json", "--record", dir.path,
+                                    "--say", "hello from conf"] + Self.media)
+        let room = try #require(host.waitForEvent("room"), "\(host.stderr)")
+        let link = try #require(room["browser_url"] as? String)
+        #expect(link.hasPrefix("http://127.0.0.1:") && link.contains("/#room=\(room["room"] as? String ?? "?")&pin=\(room["pin"] as? String ?? "?")"), "\(link)")
+        #expect((room["listen_browser_url"] as? String)?.hasSuffix("&pin=\(room["listen_pin"] as? String ?? "?")") == true)
+
+        let browser = try HeadlessBrowser(link + "&name=web&join=1")
+        #expect(browser.waitForEvent("joined")?["role"] as? String == "publisher", "\(browser.stderr.suffix(3000))")
+        #expect(host.waitForEvent("peer-joined", timeout: .seconds(15))?["name"] as? String == "web")
+        let connected = host.waitForEvent("peer-connected", timeout: .seconds(15))
+        #expect(connected?["name"] as? String == "web", "\(host.stderr)")
+        #expect(browser.waitForEvent("link", where: { $0["state"] as? String == "connected" }) != nil, "\(browser.stderr.suffix(3000))")
+        #expect(browser.waitForEvent("track", where: { $0["kind"] as? String == "video" }) != nil)
+        #expect(browser.waitForEvent("chat")?["text"] as? String == "hello from conf")
+        #expect(browser.waitForEvent("state")?["audio_muted"] as? Bool == false)
+        // The browser's fake microphone beeps: conf hears it talk.
+        #expect(host.waitForEvent("talking", timeout: .seconds(10), where: { $0["peer"] as? String == connected?["peer"] as? String }) != nil)
+        // Four seconds of the browser's audio and video in conf's recordings.
+        let audio = dir.appendingPathComponent("web.wav"), video = dir.appendingPathComponent("web.ivf")
+        #expect(ConfProcess.waitUntil(timeout: .seconds(15)) { Self.size(audio) > 4 * 96_000 && Self.size(video) > 32 + 40 * 12 },
+                "audio \(Self.size(audio)) B, video \(Self.size(video)) B")
+        host.signal(SIGTERM)
+        #expect(host.waitForExit(timeout: .seconds(15)) == 0)
+    }
+
+    /// The page and its files carry a Content-Security-Policy that lets nothing from elsewhere
+    /// load or run; the pin is never in a request (it travels in the fragment).
+    @Test func thePageAllowsNothingFromElsewhere() throws {
+        let host = try ConfProcess(["host", "--listen", "127.0.0.1:0", "--no-tls", "--as", "ann", "--json", "--no-video", "--audio-source", "tone:440"])
+        let room = try #require(host.waitForEvent("room"), "\(host.stderr)")
+        let link = try #require(room["browser_url"] as? String)
+        let base = String(link[..<link.range(of: "/#")!.lowerBound])
+        for path in ["/", "/call.js", "/call.css"] {
+            let (status, headers, body) = try Self.get(base + path)
+            #expect(status == 200, "\(path)")
+            #expect(headers["content-security-policy"]?.hasPrefix("default-src 'none'; script-src 'self'") == true, "\(headers)")
+            #expect(headers["referrer-policy"] == "no-referrer" && headers["x-content-type-options"] == "nosniff")
+            #expect(!body.contains("http://") && !body.contains("https://") && !body.contains("<script>"), "\(path) loads or runs something inline")
+        }
+        #expect(try Self.get(base + "/nothing-here").0 == 404)
+        host.signal(SIGTERM)
+        #expect(host.waitForExit(timeout: .seconds(15)) == 0)
+    }
+
+    static func size(_ file: URL) -> Int {
+        ((try? FileManager.default.attributesOfItem(atPath: file.path))?[.size] as? NSNumber)?.intValue ?? 0
+    }
+
+    /// One GET with curl (no proxy): status, headers (lower-cased names) and body.
+    static func get(_ url: String) throws -> (Int, [String: String], String) {
+        let curl = Process()
+        curl.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        curl.arguments = ["-s", "--noproxy", "*", "-D", "-", url]
+        let out = Pipe()
+        curl.standardOutput = out
+        try curl.run()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        curl.waitUntilExit()
+        let parts = text.components(separatedBy: "\r\n\r\n")
+        let head = parts.first?.components(separatedBy: "\r\n") ?? []
+        let status = Int(head.first?.split(separator: " ").dropFirst().first ?? "") ?? 0
+        var headers: [String: String] = [:]
+        for line in head.dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        return (status, headers, parts.dropFirst().joined(separator: "\r\n\r\n"))
+    }
+}
