@@ -39,6 +39,83 @@ struct BrowserCallTests {
         #expect(host.waitForExit(timeout: .seconds(15)) == 0)
     }
 
+    /// What the page sends and shows when its buttons are used: chat to conf, mute and camera
+    /// off seen by conf, conf's own mute seen on the page; leaving, then coming back by
+    /// opening the link again.
+    @Test func theGuestChatsMutesLeavesAndComesBack() throws {
+        let host = try ConfProcess(["host", "--listen", "127.0.0.1:0", "--no-tls", "--as", "ann", "--json"] + Self.media, interactive: true)
+        let link = try #require(host.waitForEvent("room")?["browser_url"] as? String, "\(host.stderr)")
+        let browser = try HeadlessBrowser(link + "&name=web&join=1")
+        let web = try #require(host.waitForEvent("peer-connected", timeout: .seconds(20))?["peer"] as? String, "\(browser.stderr.suffix(3000))")
+        #expect(browser.waitForEvent("state") != nil)  // conf-control is open both ways
+
+        try browser.evaluate("document.getElementById('chat-input').value = 'hello from the browser'; document.getElementById('chat-form').requestSubmit()")
+        let chat = host.waitForEvent("chat", timeout: .seconds(10))
+        #expect(chat?["text"] as? String == "hello from the browser" && chat?["from"] as? String == web, "\(chat ?? [:])")
+
+        try browser.evaluate("document.getElementById('mute').click()")
+        #expect(host.waitForEvent("peer-muted", timeout: .seconds(10), where: { $0["audio"] as? Bool == true }) != nil, "\(host.stdout)")
+        try browser.evaluate("document.getElementById('camera').click()")
+        #expect(host.waitForEvent("peer-video-muted", timeout: .seconds(10))?["peer"] as? String == web, "\(host.stdout)")
+        host.send("mute")
+        #expect(browser.waitForEvent("state", where: { $0["audio_muted"] as? Bool == true }) != nil)
+        #expect(try browser.evaluate("document.querySelector('.tile:not([data-peer=me]) .badges').textContent") as? String == "muted")
+
+        try browser.evaluate("document.getElementById('leave').click()")
+        #expect(host.waitForEvent("peer-left", timeout: .seconds(10))?["peer"] as? String == web)
+        try browser.evaluate("location.reload()")
+        let back = host.waitForEvent("peer-connected", timeout: .seconds(20), where: { $0["peer"] as? String != web })
+        #expect(back?["name"] as? String == "web", "\(browser.stderr.suffix(3000))")
+        host.signal(SIGTERM)
+        #expect(host.waitForExit(timeout: .seconds(15)) == 0)
+    }
+
+    /// The listen-only link: the page joins as a listener, gets conf's audio and video, asks for
+    /// no camera or microphone and sends nothing.
+    @Test func aListenOnlyLinkSendsNothing() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("conf-browser-rec-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let host = try ConfProcess(["host", "--listen", "127.0.0.1:0", "--no-tls", "--as", "ann", "--json", "--record", dir.path] + Self.media)
+        let link = try #require(host.waitForEvent("room")?["listen_browser_url"] as? String, "\(host.stderr)")
+        let browser = try HeadlessBrowser(link + "&name=ear&join=1")
+        #expect(browser.waitForEvent("joined")?["role"] as? String == "listener")
+        #expect(host.waitForEvent("peer-joined", timeout: .seconds(15))?["role"] as? String == "listener")
+        #expect(host.waitForEvent("peer-connected", timeout: .seconds(15)) != nil, "\(browser.stderr.suffix(3000))")
+        #expect(browser.waitForEvent("track", where: { $0["kind"] as? String == "video" }) != nil)
+        #expect(try browser.evaluate("document.querySelector('.tile[data-peer=me] video').srcObject === null") as? Bool == true)
+        // Two seconds in: nothing of the listener's was recorded, nothing it sent was dropped.
+        _ = ConfProcess.waitUntil(timeout: .seconds(2)) { false }
+        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("ear.wav").path))
+        #expect(host.events(ofType: "listener-ignored").isEmpty)
+        host.signal(SIGTERM)
+        #expect(host.waitForExit(timeout: .seconds(15)) == 0)
+    }
+
+    /// A name and a chat message made of markup and script reach the page as text: no element
+    /// is made from them and nothing runs.
+    @Test func namesAndChatAreShownAsText() throws {
+        let name = "<img src=x onerror=\"document.title='name ran'\">"
+        let message = "<b>bold</b><script>document.title='chat ran'</script><img src=x onerror=\"document.title='chat ran'\">"
+        let host = try ConfProcess(["host", "--listen", "127.0.0.1:0", "--no-tls", "--as", name, "--json", "--say", message, "--no-video",
+                                    "--audio-source", "tone:440"])
+        let link = try #require(host.waitForEvent("room")?["browser_url"] as? String, "\(host.stderr)")
+        let browser = try HeadlessBrowser(link + "&name=web&join=1")
+        #expect(browser.waitForEvent("chat")?["text"] as? String == message, "\(browser.stderr.suffix(3000))")
+        let shown = try browser.evaluate("""
+            JSON.stringify({ label: document.querySelector('.tile:not([data-peer=me]) .label').textContent,
+                             chat: document.querySelector('#chat-log li').textContent,
+                             made: document.querySelectorAll('#grid img, #grid script, #chat-log b, #chat-log img, #chat-log script').length,
+                             title: document.title })
+            """) as? String ?? ""
+        let page = try JSONSerialization.jsonObject(with: Data(shown.utf8)) as? [String: Any]
+        #expect(page?["label"] as? String == name, "\(shown)")
+        #expect((page?["chat"] as? String)?.hasSuffix(message) == true, "\(shown)")
+        #expect(page?["made"] as? Int == 0 && page?["title"] as? String == "conf call", "\(shown)")
+        host.signal(SIGTERM)
+        #expect(host.waitForExit(timeout: .seconds(15)) == 0)
+    }
+
     /// The page and its files carry a Content-Security-Policy that lets nothing from elsewhere
     /// load or run; the pin is never in a request (it travels in the fragment).
     @Test func thePageAllowsNothingFromElsewhere() throws {

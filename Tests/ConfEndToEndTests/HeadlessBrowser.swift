@@ -3,7 +3,8 @@ import Synchronization
 
 /// Debian's Chromium, headless, with its fake camera (a moving test picture) and fake microphone
 /// (beeps), opening one URL in a profile of its own. What the call page shows arrives as its
-/// `conf-page {json}` console lines, which Chromium writes to stderr.
+/// `conf-page {json}` console lines, which Chromium writes to stderr; what the page holds and
+/// what a person would click go through the DevTools protocol (`evaluate`).
 final class HeadlessBrowser: @unchecked Sendable {
     static let path = "/usr/bin/chromium"
     static var available: Bool { FileManager.default.isExecutableFile(atPath: path) }
@@ -17,7 +18,7 @@ final class HeadlessBrowser: @unchecked Sendable {
         process.executableURL = URL(fileURLWithPath: Self.path)
         process.arguments = ["--headless=new", "--no-sandbox", "--disable-gpu", "--use-fake-device-for-media-stream",
                              "--use-fake-ui-for-media-stream", "--autoplay-policy=no-user-gesture-required", "--no-first-run",
-                             "--enable-logging=stderr", "--v=0", "--user-data-dir=\(profile.path)", url]
+                             "--enable-logging=stderr", "--v=0", "--remote-debugging-port=0", "--user-data-dir=\(profile.path)", url]
         let errors = Pipe()
         process.standardOutput = FileHandle.nullDevice
         process.standardError = errors
@@ -32,6 +33,48 @@ final class HeadlessBrowser: @unchecked Sendable {
     deinit {
         if process.isRunning { process.terminate(); process.waitUntilExit() }
         try? FileManager.default.removeItem(at: profile)
+    }
+
+    private var devTools: RawWebSocket?
+    private var nextCommand = 0
+
+    /// Runs `expression` in the page (awaiting it when it is a promise) and returns its value as
+    /// JSON gives it (nil for undefined, or when the page threw: `TestFailure` says why).
+    @discardableResult
+    func evaluate(_ expression: String) throws -> Any? {
+        let socket = try devTools ?? connectDevTools()
+        devTools = socket
+        nextCommand += 1
+        let id = nextCommand
+        let command: [String: Any] = ["id": id, "method": "Runtime.evaluate",
+                                      "params": ["expression": expression, "returnByValue": true, "awaitPromise": true]]
+        socket.sendText(String(decoding: try JSONSerialization.data(withJSONObject: command), as: UTF8.self))
+        while let answer = socket.receiveJSON() {
+            guard answer["id"] as? Int == id else { continue }  // events, and answers to nothing we wait for
+            let result = answer["result"] as? [String: Any]
+            if let thrown = result?["exceptionDetails"] { throw TestFailure("the page threw: \(thrown)") }
+            return (result?["result"] as? [String: Any])?["value"]
+        }
+        throw TestFailure("no answer from the browser's DevTools")
+    }
+
+    /// The page's DevTools WebSocket: the port Chromium chose (DevToolsActivePort in its profile),
+    /// then the page target from /json/list.
+    private func connectDevTools() throws -> RawWebSocket {
+        var port: UInt16?
+        _ = ConfProcess.waitUntil(timeout: .seconds(15)) {
+            let text = try? String(contentsOf: profile.appendingPathComponent("DevToolsActivePort"), encoding: .utf8)
+            port = text?.split(separator: "\n").first.flatMap { UInt16($0) }
+            return port != nil
+        }
+        guard let port else { throw TestFailure("Chromium wrote no DevToolsActivePort") }
+        let (_, body) = try HTTP.request(port: port, method: "GET", path: "/json/list")
+        let targets = (try? JSONSerialization.jsonObject(with: Data(body.utf8))) as? [[String: Any]] ?? []
+        guard let address = targets.first(where: { $0["type"] as? String == "page" })?["webSocketDebuggerUrl"] as? String,
+              let path = address.range(of: "/devtools/").map({ String(address[$0.lowerBound...]) }) else {
+            throw TestFailure("no page among Chromium's targets: \(body)")
+        }
+        return try RawWebSocket(port: port, path: path)
     }
 
     /// Everything Chromium wrote to stderr so far.

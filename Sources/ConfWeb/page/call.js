@@ -127,6 +127,7 @@ function makeConnection(id, link, offering) {
   link.pc = pc;
   if (local) {
     for (const track of local.getTracks()) pc.addTrack(track, local);
+    if (videoMuted) sendVideo(pc, false);
   }
   // Receive what we do not send (a listener, or no camera).
   for (const kind of ['audio', 'video']) {
@@ -304,11 +305,19 @@ function watchTalking() {
 
 // MARK: Controls
 
-function stateMessage() { return JSON.stringify({ type: 'state', audio_muted: audioMuted, video_muted: videoMuted }); }
+function stateMessage() { return JSON.stringify({ type: 'state', audio_muted: audioMuted, video_muted: videoMuted, wants_video: true }); }
 
 function broadcastState() {
   for (const [, link] of links) if (link.control?.readyState === 'open') link.control.send(stateMessage());
   updateBadges(document.querySelector('.tile[data-peer="me"]'), { audioMuted, videoMuted });
+}
+
+// Camera off sends no video at all (not black pictures): the sender's track is taken away.
+function sendVideo(pc, on) {
+  const track = local?.getVideoTracks()[0] || null;
+  for (const transceiver of pc.getTransceivers()) {
+    if (transceiver.receiver.track.kind === 'video') transceiver.sender.replaceTrack(on ? track : null).catch(() => {});
+  }
 }
 
 function wireControls() {
@@ -321,7 +330,11 @@ function wireControls() {
     broadcastState();
   };
   $('mute').onclick = toggle('mute', () => local?.getAudioTracks() || [], 'Unmute', 'Mute', () => (audioMuted = !audioMuted));
-  $('camera').onclick = toggle('camera', () => local?.getVideoTracks() || [], 'Camera on', 'Camera off', () => (videoMuted = !videoMuted));
+  $('camera').onclick = toggle('camera', () => local?.getVideoTracks() || [], 'Camera on', 'Camera off', () => {
+    videoMuted = !videoMuted;
+    for (const [, link] of links) if (link.pc) sendVideo(link.pc, !videoMuted);
+    return videoMuted;
+  });
   $('leave').onclick = () => {
     send({ type: 'leave' });
     for (const id of [...links.keys()]) endLink(id);
