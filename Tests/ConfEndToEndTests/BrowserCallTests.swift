@@ -5,6 +5,7 @@ import Testing
 /// `conf host` prints and joins the call from the page the rendezvous serves.
 @Suite(.serialized, .enabled(if: HeadlessBrowser.available, "needs Debian's chromium (scripts/install-deps --test)"))
 struct BrowserCallTests {
+    /// `--resolution` last: `conf join` takes the others only.
     static let media = ["--audio-source", "tone:440", "--video-source", "pattern", "--video-view", "none", "--resolution", "240p"]
 
     /// The link, opened as printed (plus a name and join=1): the browser and conf connect, each
@@ -37,6 +38,49 @@ struct BrowserCallTests {
                 "audio \(Self.size(audio)) B, video \(Self.size(video)) B")
         host.signal(SIGTERM)
         #expect(host.waitForExit(timeout: .seconds(15)) == 0)
+    }
+
+    /// Two conf participants and two browsers in one room: the full mesh of six links, each
+    /// browser connected to the three others, each conf participant to its three.
+    @Test func twoBrowsersAndTwoConfsMakeAFullMesh() throws {
+        let host = try ConfProcess(["host", "--listen", "127.0.0.1:0", "--no-tls", "--as", "ann", "--json"] + Self.media)
+        let room = try #require(host.waitForEvent("room"), "\(host.stderr)")
+        let link = try #require(room["browser_url"] as? String)
+        let command = try #require(room["join_command"] as? String)
+        let bob = try ConfProcess(Array(command.split(separator: " ").dropFirst().map(String.init)) + ["--as", "bob", "--json"] + Self.media.dropLast(2))
+        #expect(bob.waitForEvent("peer-connected", timeout: .seconds(15)) != nil, "\(bob.stderr)")
+        let first = try HeadlessBrowser(link + "&name=web1&join=1")
+        #expect(first.waitForEvent("joined") != nil, "\(first.stderr.suffix(3000))")
+        let second = try HeadlessBrowser(link + "&name=web2&join=1")
+        for browser in [first, second] {
+            let connected = ConfProcess.waitUntil(timeout: .seconds(30)) { Self.connectedPeers(browser).count == 3 }
+            #expect(connected, "\(Self.connectedPeers(browser)) \(browser.stderr.suffix(3000))")
+        }
+        for conf in [host, bob] {
+            let names = ConfProcess.waitUntil(timeout: .seconds(15)) {
+                Set(conf.events(ofType: "peer-connected").compactMap { $0["name"] as? String }).isSuperset(of: ["web1", "web2"])
+            }
+            #expect(names, "\(conf.events(ofType: "peer-connected"))")
+        }
+        // The browsers see each other's pictures too.
+        #expect(first.waitForEvent("track", where: { $0["kind"] as? String == "video" && $0["peer"] as? String == Self.id(of: "web2", in: host) }) != nil)
+        bob.signal(SIGTERM)
+        host.signal(SIGTERM)
+        #expect(bob.waitForExit(timeout: .seconds(15)) == 0 && host.waitForExit(timeout: .seconds(15)) == 0)
+    }
+
+    /// The peers a page reports connected (its last state per peer).
+    static func connectedPeers(_ browser: HeadlessBrowser) -> Set<String> {
+        var state: [String: String] = [:]
+        for event in browser.events where event["type"] as? String == "link" {
+            if let peer = event["peer"] as? String { state[peer] = event["state"] as? String }
+        }
+        return Set(state.filter { $0.value == "connected" }.keys)
+    }
+
+    /// The participant id conf reported for `name`.
+    static func id(of name: String, in conf: ConfProcess) -> String? {
+        conf.events(ofType: "peer-joined").first { $0["name"] as? String == name }?["peer"] as? String
     }
 
     /// What the page sends and shows when its buttons are used: chat to conf, mute and camera
