@@ -68,7 +68,7 @@ let package = Package(
         .target(name: "ConfCall", dependencies: ["ConfCore", "ConfWire", "ConfSession", "ConfCrypto"]),
         .target(name: "ConfIO", dependencies: ["ConfCore", "ConfWire", "ConfRendezvous", "CGLib", "CConfShims", "CSCTPShims", "CPulse", "CV4L2Shims", "CSDLLoader", "ConfMedia", "ConfWeb"]),
         .target(name: "ConfCLI", dependencies: ["ConfCore"]),
-        .target(name: "ConfWeb", exclude: ["page"]),
+        .target(name: "ConfWeb", dependencies: ["ConfWire"], exclude: ["page"]),
         .target(name: "ConfScreen", dependencies: ["ConfCore"]),
         .target(name: "ConfCallMedia", dependencies: ["ConfCore", "ConfWire", "ConfCall", "ConfMedia"]),
         .target(name: "ConfDriver", dependencies: ["ConfCore", "ConfWire", "ConfCrypto", "ConfCall", "ConfMedia", "ConfIO", "ConfCallMedia", "ConfScreen"]),

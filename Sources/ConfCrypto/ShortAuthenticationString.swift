@@ -6,7 +6,7 @@ import ConfWire
 /// rendezvous that swapped the fingerprints) runs two sessions, whose words differ.
 ///
 /// Words = SHA-256("conf-sas-v2" | 32 bytes exported from the DTLS session with the label
-/// `exporterLabel`, RFC 5705), first four bytes, each indexing `words` (256 entries). The exported
+/// `exporterLabel`, RFC 5705), first four bytes, each indexing `SASWords.list` (256 entries). The exported
 /// secret depends on both ends' randoms and the key exchange, so an attacker cannot search for
 /// matching words offline: each try is a live handshake, with a 2^-32 chance (docs/SECURITY.md).
 public enum ShortAuthenticationString {
@@ -14,30 +14,24 @@ public enum ShortAuthenticationString {
     public static let exporterLabel = "EXTRACTOR-conf-sas-v2"
 
     public static func words(exported secret: [UInt8]) -> [String] {
-        let input = Array("conf-sas-v2".utf8) + secret
-        var digest = [UInt8](repeating: 0, count: 32)
-        _ = input.withUnsafeBufferPointer { SHA256($0.baseAddress, $0.count, &digest) }
-        return digest.prefix(4).map { words[Int($0)] }
+        words(hashing: Array("conf-sas-v2".utf8) + secret)
     }
 
-    /// 256 short, distinct, easy-to-say English words.
-    static let words: [String] = """
-    acid acorn actor adult aisle alarm album alert alley alpha amber angle ankle anvil apple april \
-    apron arena arrow aspen atlas attic audio aunt avoid award bacon badge bagel baker bamboo banjo \
-    barn basil basin beach beard beast bench berry bike birch bison blade blanket bloom blues board \
-    boat bonus boots bottle brain brass bread brick bride brook broom brush bucket buddy buffalo \
-    bugle cabin cable cactus camel candy canoe canvas carbon cargo carpet carrot castle cedar cello \
-    chalk cherry chess chief chimney cider circus citrus clam clock cloud clover coast cobra cocoa \
-    comet copper coral cotton cousin coyote crab crane crater cricket crown cube cupid curry daisy \
-    dance delta denim desert diesel dinner disco doctor dolphin domino donkey dragon dream drum \
-    eagle earth easel echo eclipse elbow elder ember engine falcon fancy farmer feather fender ferry \
-    fiddle finch flame flute forest fossil fox frog frost fudge galaxy garden garlic gecko giant \
-    ginger glacier globe goat gold gorilla grape gravel guitar hammer harbor hazel helmet hero honey \
-    horse hotel husky igloo iris island ivory jacket jaguar jelly jewel jungle kayak kettle kiwi \
-    koala ladder lagoon lake lemon lens lily lion lizard llama lobster locket lotus lunar magnet \
-    mango maple marble meadow melon metal mint mirror monkey moose motor mountain muffin nectar \
-    needle nickel noodle oasis ocean olive onion opera orange orbit otter owl oyster paddle panda \
-    paper parrot peach pebble pepper piano pickle pilot pine pirate planet plum pocket polar pony \
-    poppy potato prism puzzle quartz quilt rabbit radar radio raven reef rhino ribbon river robin
-    """.split(separator: " ").map(String.init)
+    /// The words of a link with a peer that cannot export from its DTLS session (a browser:
+    /// WebRTC gives pages no exporter): SHA-256("conf-sas-fp-v1" | the two certificates' SHA-256
+    /// fingerprints, the lower first), first four bytes. Both ends compute them from the
+    /// fingerprints they exchanged, which are the certificates DTLS then proves. A party in the
+    /// middle presents other certificates to each end, so the words differ unless it found, in
+    /// the seconds of the call's set-up, certificates whose words collide (a 2^-32 chance each
+    /// try, but tries that can be made offline, unlike `words(exported:)`'s: docs/SECURITY.md).
+    public static func words(fingerprint a: [UInt8], _ b: [UInt8]) -> [String] {
+        let (low, high) = a.lexicographicallyPrecedes(b) ? (a, b) : (b, a)
+        return words(hashing: Array("conf-sas-fp-v1".utf8) + low + high)
+    }
+
+    private static func words(hashing input: [UInt8]) -> [String] {
+        var digest = [UInt8](repeating: 0, count: 32)
+        _ = input.withUnsafeBufferPointer { SHA256($0.baseAddress, $0.count, &digest) }
+        return digest.prefix(4).map { SASWords.list[Int($0)] }
+    }
 }

@@ -58,6 +58,9 @@ public struct NegotiatedLink: Sendable, Equatable {
     /// The SCTP port of the data channel, when both sides want one.
     public var sctpPort: UInt16?
     public var remoteCandidates: [IceCandidate]
+    /// The peer says `a=x-conf-sas:exporter` (conf does): the words come from the DTLS session;
+    /// otherwise (a browser) from both fingerprints (`ShortAuthenticationString`).
+    public var peerExporterSAS = false
 }
 
 public struct NegotiatedMedia: Sendable, Equatable {

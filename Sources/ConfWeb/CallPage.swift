@@ -1,4 +1,7 @@
-/// The call page the rendezvous serves to a browser guest (`/`, `/call.js`, `/call.css`): written
+import ConfWire
+
+/// The call page the rendezvous serves to a browser guest (`/`, `/call.js`, `/call.css`, and the
+/// words of the short authentication string, `/sas-words.json`, from `SASWords`): written
 /// for this project, in `page/`, and compiled into the binary (`CallPageSources.swift`, generated
 /// from `page/` by GeneratedFilesTests), so that a rendezvous is one file and the page can never
 /// differ from the program that serves it.
@@ -28,6 +31,7 @@ public enum CallPage {
         case "/", "/index.html": Asset(contentType: "text/html; charset=utf-8", body: sources["index.html"] ?? "")
         case "/call.js": Asset(contentType: "text/javascript; charset=utf-8", body: sources["call.js"] ?? "")
         case "/call.css": Asset(contentType: "text/css; charset=utf-8", body: sources["call.css"] ?? "")
+        case "/sas-words.json": Asset(contentType: "application/json", body: "[" + SASWords.list.map { "\"\($0)\"" }.joined(separator: ",") + "]")
         default: nil
         }
     }

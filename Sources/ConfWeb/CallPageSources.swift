@@ -23,6 +23,7 @@ button[aria-pressed="true"] { background: #733; }
 .tile .label { position: absolute; left: .4rem; bottom: .4rem; background: rgba(0,0,0,.6); padding: .1rem .4rem; border-radius: .2rem; }
 .tile .badges { position: absolute; right: .4rem; top: .4rem; font-size: .8rem; }
 .tile .badges span { background: rgba(0,0,0,.6); padding: .1rem .3rem; margin-left: .2rem; border-radius: .2rem; }
+.tile .sas:empty { display: none; }
 .tile .sas { position: absolute; left: .4rem; top: .4rem; font-size: .8rem; background: rgba(0,0,0,.6); padding: .1rem .3rem; }
 #side { grid-row: 1 / 3; grid-column: 2; display: flex; flex-direction: column; border-left: 1px solid #333; min-height: 0; }
 #chat-log { flex: 1; overflow-y: auto; margin: 0; padding: .5rem; list-style: none; overflow-wrap: anywhere; }
@@ -50,6 +51,32 @@ function readFragment(hash) {
   const params = new URLSearchParams(hash.replace(/^#/, ''));
   return { room: params.get('room') || '', pin: params.get('pin') || '', name: (params.get('name') || '').slice(0, MAX_NAME),
            join: params.get('join') === '1' };
+}
+
+// The four words both ends of a link read aloud (conf's ShortAuthenticationString for a peer
+// without a DTLS exporter): SHA-256("conf-sas-fp-v1" | both SHA-256 certificate fingerprints,
+// the lower first), first four bytes, each a word of the rendezvous's list.
+function fingerprintBytes(sdp) {
+  const match = /^a=fingerprint:sha-256 ([0-9A-Fa-f:]+)\s*$/m.exec(sdp || '');
+  return match ? Uint8Array.from(match[1].split(':'), (hex) => parseInt(hex, 16)) : null;
+}
+
+function precedes(a, b) {
+  for (let i = 0; i < Math.min(a.length, b.length); i++) if (a[i] !== b[i]) return a[i] < b[i];
+  return a.length < b.length;
+}
+
+async function sasWords(localSdp, remoteSdp, words) {
+  const a = fingerprintBytes(localSdp), b = fingerprintBytes(remoteSdp);
+  if (!a || !b || words.length !== 256) return null;
+  const [low, high] = precedes(a, b) ? [a, b] : [b, a];
+  const label = new TextEncoder().encode('conf-sas-fp-v1');
+  const input = new Uint8Array(label.length + low.length + high.length);
+  input.set(label);
+  input.set(low, label.length);
+  input.set(high, label.length + low.length);
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', input));
+  return Array.from(digest.slice(0, 4), (byte) => words[byte]);
 }
 
 // Printable text only, bounded: what a peer calls itself or says.
@@ -182,7 +209,10 @@ function makeConnection(id, link, offering) {
   };
   pc.onconnectionstatechange = () => {
     report({ type: 'link', peer: id, state: pc.connectionState });
-    if (pc.connectionState === 'connected') status('');
+    if (pc.connectionState === 'connected') {
+      status('');
+      showWords(id, link, pc);
+    }
   };
   pc.ondatachannel = ({ channel }) => adoptChannel(id, link, channel);
   if (offering) {
@@ -253,6 +283,17 @@ async function onPeerSignal(from, payload) {
   }
 }
 
+let wordList = null;
+
+async function showWords(id, link, pc) {
+  wordList = wordList || await fetch('sas-words.json').then((answer) => answer.json()).catch(() => []);
+  const words = await sasWords(pc.localDescription?.sdp, pc.remoteDescription?.sdp, wordList);
+  if (!words || link.pc !== pc) return;
+  link.tile.querySelector('.sas').textContent = words.join(' ');
+  link.tile.querySelector('.sas').title = 'Read these words aloud: the other side must see the same ones';
+  report({ type: 'sas', peer: id, words: words.join(' ') });
+}
+
 function endLink(id) {
   const link = links.get(id);
   if (!link) return;
@@ -278,7 +319,9 @@ function addTile(id, name, stream) {
   label.textContent = name;
   const badges = document.createElement('span');
   badges.className = 'badges';
-  tile.append(video, label, badges);
+  const words = document.createElement('span');
+  words.className = 'sas';
+  tile.append(video, label, badges, words);
   $('grid').append(tile);
   render();
   return tile;
@@ -411,7 +454,7 @@ function start() {
 }
 
 if (typeof document !== 'undefined') start();
-if (typeof module !== 'undefined') module.exports = { readFragment, clean, gridClass };
+if (typeof module !== 'undefined') module.exports = { readFragment, clean, gridClass, sasWords, fingerprintBytes };
 """##,
         "index.html": ##"""
 <!doctype html>

@@ -194,6 +194,16 @@ import Testing
         #expect(ShortAuthenticationString.words(exported: [1] + [UInt8](repeating: 0, count: 31))
                 != ShortAuthenticationString.words(exported: [UInt8](repeating: 0, count: 32)))
     }
+
+    /// The words a browser's link reads (from both fingerprints): the same whichever end
+    /// computes them, other for another certificate, and the value of an independent computation
+    /// (Python's hashlib over the same bytes and word list).
+    @Test func fingerprintWordsAreSymmetricAndKnown() {
+        let low = Array(UInt8(0)..<32), high = [UInt8](repeating: 0xFF, count: 32)
+        #expect(ShortAuthenticationString.words(fingerprint: low, high) == ["arrow", "gravel", "honey", "ginger"])
+        #expect(ShortAuthenticationString.words(fingerprint: high, low) == ShortAuthenticationString.words(fingerprint: low, high))
+        #expect(ShortAuthenticationString.words(fingerprint: low, [0xFE] + high.dropFirst()) != ShortAuthenticationString.words(fingerprint: low, high))
+    }
 }
 
 /// Several fingerprints for one certificate (RFC 8122 section 5): every hash function conf can

@@ -28,6 +28,11 @@ struct BrowserCallTests {
         #expect(connected?["name"] as? String == "web", "\(host.stderr)")
         #expect(browser.waitForEvent("link", where: { $0["state"] as? String == "connected" }) != nil, "\(browser.stderr.suffix(3000))")
         #expect(browser.waitForEvent("track", where: { $0["kind"] as? String == "video" }) != nil)
+        // The words to read aloud are the same on both ends (from the fingerprints: a browser
+        // has no DTLS exporter), and the page shows them.
+        let words = browser.waitForEvent("sas")?["words"] as? String
+        #expect(words != nil && words == connected?["sas"] as? String, "page \(words ?? "none"), conf \(connected?["sas"] ?? "none")")
+        #expect(try browser.evaluate("document.querySelector('.tile:not([data-peer=me]) .sas').textContent") as? String == words)
         #expect(browser.waitForEvent("chat")?["text"] as? String == "hello from conf")
         #expect(browser.waitForEvent("state")?["audio_muted"] as? Bool == false)
         // The browser's fake microphone beeps: conf hears it talk.
@@ -62,7 +67,13 @@ struct BrowserCallTests {
             }
             #expect(names, "\(conf.events(ofType: "peer-connected"))")
         }
-        // The browsers see each other's pictures too.
+        // The browsers see each other's pictures too, and read the same words.
+        let (web1, web2) = (Self.id(of: "web1", in: host), Self.id(of: "web2", in: host))
+        #expect(first.waitForEvent("sas", where: { $0["peer"] as? String == web2 })?["words"] as? String
+                == second.waitForEvent("sas", where: { $0["peer"] as? String == web1 })?["words"] as? String)
+        // Between conf participants the words still come from the DTLS session.
+        let annBob = host.events(ofType: "peer-connected").first { $0["name"] as? String == "bob" }?["sas"] as? String
+        #expect(annBob != nil && annBob == bob.events(ofType: "peer-connected").first { $0["name"] as? String == "ann" }?["sas"] as? String)
         #expect(first.waitForEvent("track", where: { $0["kind"] as? String == "video" && $0["peer"] as? String == Self.id(of: "web2", in: host) }) != nil)
         bob.signal(SIGTERM)
         host.signal(SIGTERM)

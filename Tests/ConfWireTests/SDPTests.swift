@@ -1,3 +1,4 @@
+import Foundation
 import ConfCore
 import ConfWire
 import Testing
@@ -75,6 +76,17 @@ import Testing
         let text = sdp.serialized
         #expect(text.hasSuffix("\r\n") && text.contains("a=fingerprint:sha-256 00:01:02:"))
         #expect(try SessionDescription.parse(text) == sdp)
+    }
+
+    /// conf says it derives its words from the DTLS session (`a=x-conf-sas:exporter`); a
+    /// description without the line (a browser's, webrtcbin's) does not.
+    @Test func theExporterSASLineRoundTrips() throws {
+        var sdp = try SessionDescription.parse(Self.webrtcbinOffer)
+        #expect(!sdp.exporterSAS)
+        sdp.exporterSAS = true
+        #expect(sdp.serialized.contains("\r\na=x-conf-sas:exporter\r\n"))
+        #expect(try SessionDescription.parse(sdp.serialized).exporterSAS)
+        #expect(try !SessionDescription.parse(Self.webrtcbinOffer.replacingOccurrences(of: "t=0 0\r\n", with: "t=0 0\r\na=x-conf-sas:other\r\n")).exporterSAS)
     }
 
     @Test func sessionLevelTransportIsInherited() throws {

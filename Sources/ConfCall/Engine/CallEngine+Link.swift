@@ -196,10 +196,18 @@ extension CallEngine {
         outputs.append(.event(.peerConnected(.init(
             peer: link.peer, path: pair?.path ?? "unknown",
             local: pair?.localEndpoint ?? "", remote: pair?.remoteEndpoint ?? "",
-            roundTrip: rtt.map { .nanoseconds(Int64($0 * 1e6)) }, sas: link.dtls?.sasWords ?? [],
+            roundTrip: rtt.map { .nanoseconds(Int64($0 * 1e6)) }, sas: sasWords(link),
             srtp: link.srtpProfile.map { String($0.rawValue.dropFirst("SRTP_".count)) } ?? "",
             iceConnected: link.iceConnectedAt?.since(link.openedAt), dtlsConnected: link.dtlsConnectedAt?.since(link.openedAt),
             announced: now.since(link.openedAt)))))
+    }
+
+    /// The words to read aloud: from the DTLS session with a peer that derives them so (conf), else
+    /// from both certificates' SHA-256 fingerprints, which a browser's page can compute too.
+    private func sasWords(_ link: PeerConnection) -> [String] {
+        guard let negotiated = link.negotiated, !negotiated.peerExporterSAS, security.fingerprint.hashFunction == .sha256,
+              let remote = negotiated.remoteFingerprints.first(where: { $0.hashFunction == .sha256 }) else { return link.dtls?.sasWords ?? [] }
+        return ShortAuthenticationString.words(fingerprint: security.fingerprint.bytes, remote.bytes)
     }
 
     /// The link to a peer failed or ended: reported, its agent closed at once, and set up again

@@ -51,6 +51,8 @@ extension SessionDescription {
                     try apply(attribute: value, to: &current!, line: number)
                 } else if value.hasPrefix("group:BUNDLE") {
                     description.bundle = value.dropFirst("group:BUNDLE".count).split(separator: " ").map(String.init)
+                } else if value.hasPrefix("x-conf-sas:") {
+                    description.exporterSAS = value.dropFirst("x-conf-sas:".count).split(separator: " ").contains("exporter")
                 } else {
                     try apply(attribute: value, to: &session, line: number)
                 }

@@ -4,6 +4,7 @@ extension SessionDescription {
         var lines = ["v=0", "o=- \(sessionID) \(sessionVersion) IN IP4 127.0.0.1", "s=-", "t=0 0"]
         if !bundle.isEmpty { lines.append("a=group:BUNDLE " + bundle.joined(separator: " ")) }
         lines.append("a=msid-semantic: WMS *")
+        if exporterSAS { lines.append("a=x-conf-sas:exporter") }
         for media in media { lines += media.lines }
         return lines.joined(separator: "\r\n") + "\r\n"
     }

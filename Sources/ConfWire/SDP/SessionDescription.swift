@@ -6,12 +6,16 @@ public struct SessionDescription: Equatable, Sendable {
     /// `a=group:BUNDLE` mids, in order.
     public var bundle: [String]
     public var media: [MediaDescription]
+    /// `a=x-conf-sas:exporter`: the sender derives its short authentication string from its DTLS
+    /// session (RFC 5705), as conf does; without it (a browser) both ends use the fingerprints.
+    public var exporterSAS: Bool
 
-    public init(sessionID: UInt64, sessionVersion: UInt64 = 2, bundle: [String], media: [MediaDescription]) {
+    public init(sessionID: UInt64, sessionVersion: UInt64 = 2, bundle: [String], media: [MediaDescription], exporterSAS: Bool = false) {
         self.sessionID = sessionID
         self.sessionVersion = sessionVersion
         self.bundle = bundle
         self.media = media
+        self.exporterSAS = exporterSAS
     }
 
     /// The transport parameters of the bundle: those of its first media section (RFC 8843 section
