@@ -18,20 +18,36 @@ public enum ShortAuthenticationString {
     }
 
     /// The words of a link with a peer that cannot export from its DTLS session (a browser:
-    /// WebRTC gives pages no exporter): SHA-256("conf-sas-fp-v1" | the two certificates' SHA-256
-    /// fingerprints, the lower first), first four bytes. Both ends compute them from the
-    /// fingerprints they exchanged, which are the certificates DTLS then proves. A party in the
-    /// middle presents other certificates to each end, so the words differ unless it found, in
-    /// the seconds of the call's set-up, certificates whose words collide (a 2^-32 chance each
-    /// try, but tries that can be made offline, unlike `words(exported:)`'s: docs/SECURITY.md).
-    public static func words(fingerprint a: [UInt8], _ b: [UInt8]) -> [String] {
+    /// WebRTC gives pages no exporter): SHA-256("conf-sas-fp-v2" | the two certificates' SHA-256
+    /// fingerprints, the lower first | the offerer's nonce | the answerer's), first four bytes.
+    ///
+    /// The fingerprints tie the words to the certificates DTLS proves; the nonces keep a party in
+    /// the middle from choosing them. Each end commits to its nonce in its offer or answer
+    /// (`commitment(to:)`, `a=x-conf-sas-commit`) and reveals it only once the link is up, over
+    /// the control channel. A party in the middle must fix every certificate and commitment it
+    /// shows before any nonce is revealed, so its two sessions' words match by a 2^-32 chance, as
+    /// with `words(exported:)` (docs/SECURITY.md).
+    public static func words(fingerprint a: [UInt8], _ b: [UInt8], offererNonce: [UInt8], answererNonce: [UInt8]) -> [String] {
         let (low, high) = a.lexicographicallyPrecedes(b) ? (a, b) : (b, a)
-        return words(hashing: Array("conf-sas-fp-v1".utf8) + low + high)
+        return words(hashing: Array("conf-sas-fp-v2".utf8) + low + high + offererNonce + answererNonce)
     }
 
+    /// What an end publishes of its nonce before the link is up: SHA-256("conf-sas-commit-v1" |
+    /// nonce).
+    public static func commitment(to nonce: [UInt8]) -> [UInt8] {
+        sha256(Array("conf-sas-commit-v1".utf8) + nonce)
+    }
+
+    /// Bytes of a nonce: 32.
+    public static let nonceLength = 32
+
     private static func words(hashing input: [UInt8]) -> [String] {
+        sha256(input).prefix(4).map { SASWords.list[Int($0)] }
+    }
+
+    private static func sha256(_ input: [UInt8]) -> [UInt8] {
         var digest = [UInt8](repeating: 0, count: 32)
         _ = input.withUnsafeBufferPointer { SHA256($0.baseAddress, $0.count, &digest) }
-        return digest.prefix(4).map { SASWords.list[Int($0)] }
+        return digest
     }
 }

@@ -16,10 +16,13 @@ public struct LocalEndpoint: Sendable {
     /// Whether we offer (and answer) transport-wide congestion control: the transport sequence
     /// extension and `transport-cc` feedback. Off, this side negotiates as a peer that predates it.
     public var congestionControl = true
+    /// Our commitment to the nonce this link reveals once up (`a=x-conf-sas-commit`).
+    public var sasCommitment: [UInt8]?
 
     public init(iceUfrag: String, icePwd: String, fingerprint: Fingerprint, role: Role, audioSSRC: SSRC, videoSSRC: SSRC,
-                peerRole: Role = .publisher, congestionControl: Bool = true) {
+                peerRole: Role = .publisher, congestionControl: Bool = true, sasCommitment: [UInt8]? = nil) {
         self.congestionControl = congestionControl
+        self.sasCommitment = sasCommitment
         self.iceUfrag = iceUfrag
         self.icePwd = icePwd
         self.fingerprint = fingerprint
@@ -61,6 +64,8 @@ public struct NegotiatedLink: Sendable, Equatable {
     /// The peer says `a=x-conf-sas:exporter` (conf does): the words come from the DTLS session;
     /// otherwise (a browser) from both fingerprints (`ShortAuthenticationString`).
     public var peerExporterSAS = false
+    /// The peer's commitment to the nonce it reveals once the link is up, if it sent one.
+    public var peerSASCommitment: [UInt8]? = nil
 }
 
 public struct NegotiatedMedia: Sendable, Equatable {

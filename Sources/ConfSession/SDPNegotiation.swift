@@ -37,7 +37,8 @@ public enum SDPNegotiation {
         var data = section(.application, mid: "2", local: local, setup: .actpass)
         data.sctpPort = sctpPort
         data.maxMessageSize = 262_144
-        return SessionDescription(sessionID: sessionID, bundle: ["0", "1", "2"], media: [audio, video, data], exporterSAS: true)
+        return SessionDescription(sessionID: sessionID, bundle: ["0", "1", "2"], media: [audio, video, data], exporterSAS: true,
+                                  sasCommitment: local.sasCommitment)
     }
 
     /// The answer to `offer`, and what was agreed. Sections conf cannot use are rejected (port 0),
@@ -50,7 +51,8 @@ public enum SDPNegotiation {
         var link = NegotiatedLink(
             remoteUfrag: transport.ufrag, remotePwd: transport.pwd, remoteFingerprints: transport.fingerprints,
             dtlsRole: transport.setup == .active ? .server : .client, iceControlling: false, transportMid: transport.mid,
-            audio: nil, video: nil, sctpPort: nil, remoteCandidates: transport.candidates, peerExporterSAS: offer.exporterSAS)
+            audio: nil, video: nil, sctpPort: nil, remoteCandidates: transport.candidates, peerExporterSAS: offer.exporterSAS,
+            peerSASCommitment: offer.sasCommitment)
         var accepted: [String] = []
         for remote in offer.media {
             let mid = remote.mid ?? ""
@@ -109,7 +111,8 @@ public enum SDPNegotiation {
             }
         }
         guard !accepted.isEmpty else { throw NegotiationError("the offer has no section conf can use (audio/Opus, video/VP8 or a data channel)") }
-        let answer = SessionDescription(sessionID: sessionID, bundle: accepted, media: media, exporterSAS: true)
+        let answer = SessionDescription(sessionID: sessionID, bundle: accepted, media: media, exporterSAS: true,
+                                        sasCommitment: local.sasCommitment)
         link.transportMid = accepted[0]
         return (answer, link)
     }
@@ -120,7 +123,8 @@ public enum SDPNegotiation {
         var link = NegotiatedLink(
             remoteUfrag: transport.ufrag, remotePwd: transport.pwd, remoteFingerprints: transport.fingerprints,
             dtlsRole: transport.setup == .active ? .server : .client, iceControlling: true, transportMid: transport.mid,
-            audio: nil, video: nil, sctpPort: nil, remoteCandidates: transport.candidates, peerExporterSAS: answer.exporterSAS)
+            audio: nil, video: nil, sctpPort: nil, remoteCandidates: transport.candidates, peerExporterSAS: answer.exporterSAS,
+            peerSASCommitment: answer.sasCommitment)
         guard answer.media.count == offer.media.count else {
             throw NegotiationError("the answer has \(answer.media.count) media sections for our \(offer.media.count)")
         }

@@ -54,8 +54,35 @@ function readFragment(hash) {
 }
 
 // The four words both ends of a link read aloud (conf's ShortAuthenticationString for a peer
-// without a DTLS exporter): SHA-256("conf-sas-fp-v1" | both SHA-256 certificate fingerprints,
-// the lower first), first four bytes, each a word of the rendezvous's list.
+// without a DTLS exporter, as a page is): SHA-256("conf-sas-fp-v2" | both SHA-256 certificate
+// fingerprints, the lower first | the offerer's secret | the answerer's), first four bytes, each
+// a word of the rendezvous's list. Each end commits to its secret in the description it sends
+// (a=x-conf-sas-commit: SHA-256("conf-sas-commit-v1" | secret)) and reveals it over conf-control
+// once the link is up, so that a rendezvous in the middle cannot choose the words.
+const encoder = new TextEncoder();
+
+function concat(...parts) {
+  const out = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
+  let at = 0;
+  for (const part of parts) { out.set(part, at); at += part.length; }
+  return out;
+}
+
+const toHex = (bytes) => Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('');
+const fromHex = (hex) => (/^[0-9a-fA-F]{64}$/.test(hex) ? Uint8Array.from(hex.match(/../g), (pair) => parseInt(pair, 16)) : null);
+const sha256 = async (bytes) => new Uint8Array(await crypto.subtle.digest('SHA-256', bytes));
+const commitment = async (secret) => toHex(await sha256(concat(encoder.encode('conf-sas-commit-v1'), secret)));
+
+// The description as sent, with our commitment among the session's lines.
+function withCommitment(sdp, commit) {
+  return sdp.replace(/\r\nt=[^\r\n]*\r\n/, (line) => `${line}a=x-conf-sas-commit:${commit}\r\n`);
+}
+
+function readCommitment(sdp) {
+  const match = /^a=x-conf-sas-commit:([0-9a-fA-F]{64})\s*$/m.exec(sdp || '');
+  return match ? match[1].toLowerCase() : null;
+}
+
 function fingerprintBytes(sdp) {
   const match = /^a=fingerprint:sha-256 ([0-9A-Fa-f:]+)\s*$/m.exec(sdp || '');
   return match ? Uint8Array.from(match[1].split(':'), (hex) => parseInt(hex, 16)) : null;
@@ -66,16 +93,11 @@ function precedes(a, b) {
   return a.length < b.length;
 }
 
-async function sasWords(localSdp, remoteSdp, words) {
+async function sasWords(localSdp, remoteSdp, offererSecret, answererSecret, words) {
   const a = fingerprintBytes(localSdp), b = fingerprintBytes(remoteSdp);
   if (!a || !b || words.length !== 256) return null;
   const [low, high] = precedes(a, b) ? [a, b] : [b, a];
-  const label = new TextEncoder().encode('conf-sas-fp-v1');
-  const input = new Uint8Array(label.length + low.length + high.length);
-  input.set(label);
-  input.set(low, label.length);
-  input.set(high, label.length + low.length);
-  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', input));
+  const digest = await sha256(concat(encoder.encode('conf-sas-fp-v2'), low, high, offererSecret, answererSecret));
   return Array.from(digest.slice(0, 4), (byte) => words[byte]);
 }
 
@@ -189,6 +211,8 @@ function startLink(id, name, role, weOffer) {
 function makeConnection(id, link, offering) {
   const pc = new RTCPeerConnection({ iceServers, bundlePolicy: 'max-bundle', rtcpMuxPolicy: 'require' });
   link.pc = pc;
+  // This connection's secret for the words (a new one for each connection, restarts included).
+  link.secret = { mine: crypto.getRandomValues(new Uint8Array(32)), theirs: null, theirCommitment: null, offering };
   if (local) {
     for (const track of local.getTracks()) pc.addTrack(track, local);
     if (videoMuted) sendVideo(pc, false);
@@ -218,8 +242,10 @@ function makeConnection(id, link, offering) {
   if (offering) {
     adoptChannel(id, link, pc.createDataChannel('chat'));
     adoptChannel(id, link, pc.createDataChannel('conf-control'));
+    const secret = link.secret;
     pc.createOffer().then((offer) => pc.setLocalDescription(offer))
-      .then(() => signal(id, { type: 'offer', sdp: pc.localDescription.sdp }))
+      .then(() => commitment(secret.mine))
+      .then((commit) => signal(id, { type: 'offer', sdp: withCommitment(pc.localDescription.sdp, commit) }))
       .catch((error) => status(`Could not call ${link.name}: ${error}`));
   }
   return pc;
@@ -236,10 +262,17 @@ function adoptChannel(id, link, channel) {
     };
   } else if (channel.label === 'conf-control') {
     link.control = channel;
-    channel.onopen = () => channel.send(stateMessage());
-    channel.onmessage = ({ data }) => {
+    const secret = link.secret;
+    channel.onopen = () => {
+      channel.send(stateMessage());
+      channel.send(JSON.stringify({ type: 'sas-nonce', nonce: toHex(secret.mine) }));
+    };
+    // A channel the peer opened may be open already when it is handed to us.
+    if (channel.readyState === 'open') channel.onopen();
+    channel.onmessage = async ({ data }) => {
       let state;
       try { state = JSON.parse(data); } catch { return; }
+      if (state?.type === 'sas-nonce') return revealed(id, link, secret, state.nonce);
       if (!state || state.type !== 'state') return;
       link.state = { audioMuted: state.audio_muted === true, videoMuted: state.video_muted === true };
       updateBadges(link.tile, link.state);
@@ -257,13 +290,16 @@ async function onPeerSignal(from, payload) {
     // A second offer is a restart: conf's restarts are a new DTLS session, so a new connection.
     if (link.pc) link.pc.close();
     const pc = makeConnection(from, link, false);
+    link.secret.theirCommitment = readCommitment(payload.sdp);
     await pc.setRemoteDescription({ type: 'offer', sdp: payload.sdp });
     await pc.setLocalDescription(await pc.createAnswer());
-    signal(from, { type: 'answer', sdp: pc.localDescription.sdp });
+    signal(from, { type: 'answer', sdp: withCommitment(pc.localDescription.sdp, await commitment(link.secret.mine)) });
     break;
   }
   case 'answer':
-    if (link.pc && typeof payload.sdp === 'string') await link.pc.setRemoteDescription({ type: 'answer', sdp: payload.sdp });
+    if (!link.pc || typeof payload.sdp !== 'string') return;
+    link.secret.theirCommitment = readCommitment(payload.sdp);
+    await link.pc.setRemoteDescription({ type: 'answer', sdp: payload.sdp });
     break;
   case 'candidate':
     if (!link.pc || typeof payload.candidate !== 'string') return;
@@ -285,9 +321,25 @@ async function onPeerSignal(from, payload) {
 
 let wordList = null;
 
+// The peer's secret, over conf-control: kept if it matches what it committed to.
+async function revealed(id, link, secret, hex) {
+  const theirs = fromHex(String(hex));
+  if (!theirs || secret.theirs || !secret.theirCommitment) return;
+  if (await commitment(theirs) !== secret.theirCommitment) {
+    link.tile.querySelector('.sas').textContent = 'words unavailable: the secret does not match';
+    report({ type: 'sas-mismatch', peer: id });
+    return;
+  }
+  secret.theirs = theirs;
+  if (link.pc?.connectionState === 'connected') showWords(id, link, link.pc);
+}
+
 async function showWords(id, link, pc) {
+  const secret = link.secret;
+  if (!secret?.theirs) return;  // shown when the peer's secret comes
   wordList = wordList || await fetch('sas-words.json').then((answer) => answer.json()).catch(() => []);
-  const words = await sasWords(pc.localDescription?.sdp, pc.remoteDescription?.sdp, wordList);
+  const [offerer, answerer] = secret.offering ? [secret.mine, secret.theirs] : [secret.theirs, secret.mine];
+  const words = await sasWords(pc.localDescription?.sdp, pc.remoteDescription?.sdp, offerer, answerer, wordList);
   if (!words || link.pc !== pc) return;
   link.tile.querySelector('.sas').textContent = words.join(' ');
   link.tile.querySelector('.sas').title = 'Read these words aloud: the other side must see the same ones';

@@ -195,14 +195,20 @@ import Testing
                 != ShortAuthenticationString.words(exported: [UInt8](repeating: 0, count: 32)))
     }
 
-    /// The words a browser's link reads (from both fingerprints): the same whichever end
-    /// computes them, other for another certificate, and the value of an independent computation
-    /// (Python's hashlib over the same bytes and word list).
+    /// The words a browser's link reads (from both fingerprints and both revealed secrets): the
+    /// same whichever end computes them, other for another certificate or secret, and the value
+    /// of an independent computation (Python's hashlib over the same bytes and word list).
     @Test func fingerprintWordsAreSymmetricAndKnown() {
         let low = Array(UInt8(0)..<32), high = [UInt8](repeating: 0xFF, count: 32)
-        #expect(ShortAuthenticationString.words(fingerprint: low, high) == ["arrow", "gravel", "honey", "ginger"])
-        #expect(ShortAuthenticationString.words(fingerprint: high, low) == ShortAuthenticationString.words(fingerprint: low, high))
-        #expect(ShortAuthenticationString.words(fingerprint: low, [0xFE] + high.dropFirst()) != ShortAuthenticationString.words(fingerprint: low, high))
+        let first = [UInt8](repeating: 1, count: 32), second = [UInt8](repeating: 2, count: 32)
+        let words = { (a: [UInt8], b: [UInt8], offerer: [UInt8], answerer: [UInt8]) in
+            ShortAuthenticationString.words(fingerprint: a, b, offererNonce: offerer, answererNonce: answerer)
+        }
+        #expect(words(low, high, first, second) == ["onion", "apple", "otter", "ivory"])
+        #expect(words(high, low, first, second) == words(low, high, first, second))
+        #expect(words(low, [0xFE] + high.dropFirst(), first, second) != words(low, high, first, second))
+        #expect(words(low, high, second, first) != words(low, high, first, second))
+        #expect(Hex.string(ShortAuthenticationString.commitment(to: first)) == "0ba53fd5583d9573b6e538fc29719a5cc6cac4e80e6ecc0961a8a75eaff86030")
     }
 }
 

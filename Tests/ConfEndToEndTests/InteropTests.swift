@@ -38,7 +38,8 @@ import Testing
 
         let connected = conf.waitForEvent("peer-connected", timeout: .seconds(5))
         #expect(connected?["name"] as? String == "webrtcbin")
-        #expect((connected?["sas"] as? String)?.split(separator: " ").count == 4)
+        // webrtcbin can neither export from DTLS nor commit to a secret: no words to check.
+        #expect(connected?["sas"] as? String == "", "\(connected ?? [:])")
         // GStreamer 1.22's DTLS (gst-plugins-bad) offers only AES-CM: conf, which prefers AES-GCM,
         // falls back to the profile every WebRTC endpoint has, and the media and chat flow on it.
         #expect(connected?["srtp"] as? String == "AES128_CM_SHA1_80", "\(connected ?? [:])")

@@ -1,4 +1,5 @@
 import ConfCore
+import ConfCrypto
 import ConfSession
 import ConfWire
 
@@ -69,6 +70,7 @@ extension CallEngine {
         if label == Self.controlLabel, !link.controlOpen {
             link.controlOpen = true
             sendState(to: link)
+            revealSASNonce(to: link)
         }
         guard label == Self.chatLabel, !link.chatOpen else { return }
         link.chatOpen = true
@@ -148,10 +150,24 @@ extension CallEngine {
         dataChannelOutputMayWait = true
     }
 
+    /// Our secret for the words, to a peer without the DTLS exporter once the link is up
+    /// (`{"type":"sas-nonce","nonce":HEX}`); conf peers derive their words from DTLS instead.
+    private func revealSASNonce(to link: PeerConnection) {
+        guard link.negotiated?.peerExporterSAS == false else { return }
+        let message = JSONValue.object(["type": "sas-nonce", "nonce": .string(Hex.string(link.sasNonce))])
+        _ = link.dataChannels?.send(text: message.serialized, label: Self.controlLabel)
+        dataChannelOutputMayWait = true
+    }
+
     /// A control message from a peer: malformed ones are ignored; a field left out keeps its
     /// default (a conf that knows no `wants_video` wants video).
     private func control(_ text: String, from link: PeerConnection) {
-        guard let message = try? JSONValue.parse(text, maxDepth: 4), message["type"] == "state" else { return }
+        guard let message = try? JSONValue.parse(text, maxDepth: 4) else { return }
+        if message["type"] == "sas-nonce" {
+            guard case .string(let hex)? = message["nonce"], let nonce = Hex.bytes(hex, count: ShortAuthenticationString.nonceLength) else { return }
+            return peerRevealedSASNonce(nonce, on: link, now: now)
+        }
+        guard message["type"] == "state" else { return }
         let audio = message["audio_muted"]?.boolValue ?? false, video = message["video_muted"]?.boolValue ?? false
         if audio != link.remoteAudioMuted {
             link.remoteAudioMuted = audio

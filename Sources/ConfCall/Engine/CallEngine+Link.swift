@@ -146,7 +146,7 @@ extension CallEngine {
         restarts[link.id] = nil
         stallRestarts[link.id] = nil
         send(link.meter.senderReport(now: now), on: link)
-        announce(link, now: now)
+        if !awaitsPeerSASNonce(link) { announce(link, now: now) }
         startVideoAtKeyFrame(on: link, now: now)
     }
 
@@ -189,7 +189,37 @@ extension CallEngine {
         outputs.append(.keyFrameRequested)
     }
 
+    /// How long `peer-connected` waits, after DTLS is up, for the secret a peer committed to (it
+    /// comes over the control channel, a few round trips later).
+    static let sasNonceWait: Duration = .seconds(3)
+
+    /// The link is up and its words wait for the peer's secret.
+    func awaitsPeerSASNonce(_ link: PeerConnection) -> Bool {
+        guard !link.announced, let negotiated = link.negotiated else { return false }
+        return !negotiated.peerExporterSAS && negotiated.peerSASCommitment != nil && link.peerSASNonce == nil
+    }
+
+    /// The peer revealed the secret it committed to (the control channel's `sas-nonce`): kept
+    /// when it matches, and the link announced with its words if it was waiting for them.
+    func peerRevealedSASNonce(_ nonce: [UInt8], on link: PeerConnection, now: Instant) {
+        guard link.peerSASNonce == nil, let commitment = link.negotiated?.peerSASCommitment else { return }
+        if ShortAuthenticationString.commitment(to: nonce) == commitment {
+            link.peerSASNonce = nonce
+        } else {
+            outputs.append(.note("conf: \(link.peer.name) (\(link.id)) revealed a secret that does not match its commitment: no words to check on this link"))
+        }
+        if link.phase == .connected, !link.announced { announce(link, now: now) }
+    }
+
+    /// A link whose peer's secret did not come within `sasNonceWait` is announced without words.
+    func announceIfSASNonceLate(_ link: PeerConnection, now: Instant) {
+        guard link.phase == .connected, awaitsPeerSASNonce(link), let up = link.dtlsConnectedAt, now >= up + Self.sasNonceWait else { return }
+        outputs.append(.note("conf: \(link.peer.name) (\(link.id)) did not reveal its secret: no words to check on this link"))
+        announce(link, now: now)
+    }
+
     private func announce(_ link: PeerConnection, now: Instant) {
+        link.announced = true
         // Karn's rule: after a resent flight the answer cannot be matched to the copy it answers.
         let rtt = link.dtls?.retransmitted == true ? nil : link.dtlsConnectedAt.flatMap { link.handshakeRTT(connectedAt: $0) }
         let pair = link.selectedPair
@@ -202,12 +232,17 @@ extension CallEngine {
             announced: now.since(link.openedAt)))))
     }
 
-    /// The words to read aloud: from the DTLS session with a peer that derives them so (conf), else
-    /// from both certificates' SHA-256 fingerprints, which a browser's page can compute too.
+    /// The words to read aloud: from the DTLS session with a peer that derives them so (conf);
+    /// else from both certificates' SHA-256 fingerprints and both ends' revealed secrets, which a
+    /// browser's page computes too; none with a peer that can do neither (webrtcbin).
     private func sasWords(_ link: PeerConnection) -> [String] {
-        guard let negotiated = link.negotiated, !negotiated.peerExporterSAS, security.fingerprint.hashFunction == .sha256,
-              let remote = negotiated.remoteFingerprints.first(where: { $0.hashFunction == .sha256 }) else { return link.dtls?.sasWords ?? [] }
-        return ShortAuthenticationString.words(fingerprint: security.fingerprint.bytes, remote.bytes)
+        guard let negotiated = link.negotiated else { return [] }
+        if negotiated.peerExporterSAS { return link.dtls?.sasWords ?? [] }
+        guard let peerNonce = link.peerSASNonce, security.fingerprint.hashFunction == .sha256,
+              let remote = negotiated.remoteFingerprints.first(where: { $0.hashFunction == .sha256 }) else { return [] }
+        return ShortAuthenticationString.words(fingerprint: security.fingerprint.bytes, remote.bytes,
+                                               offererNonce: link.controlling ? link.sasNonce : peerNonce,
+                                               answererNonce: link.controlling ? peerNonce : link.sasNonce)
     }
 
     /// The link to a peer failed or ended: reported, its agent closed at once, and set up again

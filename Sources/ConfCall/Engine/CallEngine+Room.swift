@@ -1,4 +1,5 @@
 import ConfCore
+import ConfCrypto
 import ConfSession
 import ConfWire
 
@@ -81,7 +82,8 @@ extension CallEngine {
         outputs.append(.startIce(id, link.credentials, controlling: controlling, relayOnly: relayOnly))
         return LocalEndpoint(iceUfrag: link.credentials.ufrag, icePwd: link.credentials.pwd, fingerprint: security.fingerprint,
                              role: role, audioSSRC: link.audioSSRC, videoSSRC: link.videoSSRC,
-                             congestionControl: configuration.congestionControl)
+                             congestionControl: configuration.congestionControl,
+                             sasCommitment: ShortAuthenticationString.commitment(to: link.sasNonce))
     }
 
     func drainMesh(now: Instant) {

@@ -13,6 +13,7 @@ extension CallEngine {
             earliest.consider(stallDeadline(of: link))
         }
         if link.phase == .connected {
+            if awaitsPeerSASNonce(link) { earliest.consider(link.dtlsConnectedAt.map { $0 + Self.sasNonceWait }) }
             earliest.consider(link.lastHeard + silenceLimit(link))
             let quick = link.lastReportSent + Self.firstRoundTripReportInterval
             earliest.consider(measuresFirstRoundTrip(link, at: quick) ? quick : link.lastReportSent + reportInterval(for: link))
@@ -68,6 +69,7 @@ extension CallEngine {
             return
         }
         guard link.phase == .connected else { return }
+        announceIfSASNonceLate(link, now: now)
         serviceCongestion(link, now: now)
         if now.since(link.lastHeard) >= silenceLimit(link) {
             disconnect(link, .silence(limit: silenceLimit(link)), now: now)

@@ -41,7 +41,8 @@ extension CallEvent {
         case .peerConnected(let c):
             let rtt = c.roundTrip.map { "rtt \((($0.milliseconds * 10).rounded() / 10)) ms; " } ?? ""
             return style.green("=") + " connected to \(c.peer.name) (\(c.peer.id)): \(c.path) \(c.local) ↔ \(c.remote), "
-                + "\(rtt)check words with them: \(style.bold(c.sas.joined(separator: " ")))"
+                + (c.sas.isEmpty ? "\(rtt)no words to check (the peer cannot derive them)"
+                                 : "\(rtt)check words with them: \(style.bold(c.sas.joined(separator: " ")))")
         case .peerDisconnected(let d):
             let verb = d.wasConnected ? "lost" : "could not connect to"
             return style.red("×") + " \(verb) \(d.peer.name) (\(d.peer.id)): \(d.reason.words)"

@@ -180,6 +180,16 @@ final class PeerConnection {
         switchingFrom = nil
     }
 
+    /// This end's secret for the words of a link without the DTLS exporter (a browser's): its
+    /// commitment goes in our offer or answer, the secret itself over the control channel once
+    /// the link is up (`ShortAuthenticationString`).
+    let sasNonce: [UInt8]
+    /// The peer's secret, once revealed and found to match its commitment.
+    var peerSASNonce: [UInt8]?
+    /// `peer-connected` was reported. With a peer that committed to a secret it waits for it (at
+    /// most `CallEngine.sasNonceWait`), so that the event carries the words.
+    var announced = false
+
     /// What a listener sent anyway: dropped, counted, reported once each.
     var droppedFromListener = 0
     var refusedListenerChat = 0
@@ -202,6 +212,7 @@ final class PeerConnection {
                                      random: &random)
         videoOut = OutboundRTPStream(ssrc: videoSSRC, payloadType: PayloadType(masking: SDPNegotiation.vp8PayloadType),
                                      marker: .lastPacketOfFrame, historyCapacity: 512, random: &random)
+        sasNonce = (0..<ShortAuthenticationString.nonceLength / 8).flatMap { _ in withUnsafeBytes(of: random.next()) { Array($0) } }
     }
 
     var id: ParticipantID { peer.id }

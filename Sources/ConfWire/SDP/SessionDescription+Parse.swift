@@ -1,3 +1,5 @@
+import ConfCore
+
 extension SessionDescription {
     public static let maxBytes = 65_536
     static let maxLines = 2_000
@@ -51,6 +53,9 @@ extension SessionDescription {
                     try apply(attribute: value, to: &current!, line: number)
                 } else if value.hasPrefix("group:BUNDLE") {
                     description.bundle = value.dropFirst("group:BUNDLE".count).split(separator: " ").map(String.init)
+                } else if value.hasPrefix("x-conf-sas-commit:") {
+                    // 32 bytes in hex, or nothing: a malformed commitment is no commitment.
+                    description.sasCommitment = Hex.bytes(String(value.dropFirst("x-conf-sas-commit:".count)), count: 32)
                 } else if value.hasPrefix("x-conf-sas:") {
                     description.exporterSAS = value.dropFirst("x-conf-sas:".count).split(separator: " ").contains("exporter")
                 } else {

@@ -1,3 +1,5 @@
+import ConfCore
+
 extension SessionDescription {
     /// SDP text with CRLF line ends (RFC 8866 section 5).
     public var serialized: String {
@@ -5,6 +7,7 @@ extension SessionDescription {
         if !bundle.isEmpty { lines.append("a=group:BUNDLE " + bundle.joined(separator: " ")) }
         lines.append("a=msid-semantic: WMS *")
         if exporterSAS { lines.append("a=x-conf-sas:exporter") }
+        if let sasCommitment { lines.append("a=x-conf-sas-commit:" + Hex.string(sasCommitment)) }
         for media in media { lines += media.lines }
         return lines.joined(separator: "\r\n") + "\r\n"
     }

@@ -9,13 +9,18 @@ public struct SessionDescription: Equatable, Sendable {
     /// `a=x-conf-sas:exporter`: the sender derives its short authentication string from its DTLS
     /// session (RFC 5705), as conf does; without it (a browser) both ends use the fingerprints.
     public var exporterSAS: Bool
+    /// `a=x-conf-sas-commit:HEX`: the sender's commitment to the nonce it reveals once the link is
+    /// up (32 bytes), for the words of a link without the exporter (`ShortAuthenticationString`).
+    public var sasCommitment: [UInt8]?
 
-    public init(sessionID: UInt64, sessionVersion: UInt64 = 2, bundle: [String], media: [MediaDescription], exporterSAS: Bool = false) {
+    public init(sessionID: UInt64, sessionVersion: UInt64 = 2, bundle: [String], media: [MediaDescription], exporterSAS: Bool = false,
+                sasCommitment: [UInt8]? = nil) {
         self.sessionID = sessionID
         self.sessionVersion = sessionVersion
         self.bundle = bundle
         self.media = media
         self.exporterSAS = exporterSAS
+        self.sasCommitment = sasCommitment
     }
 
     /// The transport parameters of the bundle: those of its first media section (RFC 8843 section
