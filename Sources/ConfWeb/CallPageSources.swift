@@ -109,7 +109,7 @@ function clean(text, limit) {
 const $ = (id) => document.getElementById(id);
 const links = new Map();   // peer id -> { name, role, pc, chat, control, tile, offered, state }
 let ws = null, me = null, local = null, audioMuted = false, videoMuted = false, iceServers = [];
-const fragment = readFragment(location.hash);
+const fragment = readFragment(typeof location === 'undefined' ? '' : location.hash);
 
 function report(event) {
   // What the page shows, for tests and logs: one JSON line on the console per change.
@@ -506,7 +506,7 @@ function start() {
 }
 
 if (typeof document !== 'undefined') start();
-if (typeof module !== 'undefined') module.exports = { readFragment, clean, gridClass, sasWords, fingerprintBytes };
+if (typeof module !== 'undefined') module.exports = { readFragment, clean, gridClass, sasWords, fingerprintBytes, commitment, withCommitment, readCommitment };
 """##,
         "index.html": ##"""
 <!doctype html>

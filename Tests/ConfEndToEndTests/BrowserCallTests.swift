@@ -171,6 +171,24 @@ struct BrowserCallTests {
         #expect(host.waitForExit(timeout: .seconds(15)) == 0)
     }
 
+    /// `conf host` as it runs by default, with TLS and its own certificate: the link is https,
+    /// the output says what the guest's browser will show, and past that warning the page joins
+    /// over wss.
+    @Test func aSelfSignedHostGivesAnHTTPSLink() throws {
+        let host = try ConfProcess(["host", "--listen", "127.0.0.1:0", "--as", "ann", "--json", "--no-video", "--audio-source", "tone:440"])
+        let link = try #require(host.waitForEvent("room")?["browser_url"] as? String, "\(host.stderr)")
+        #expect(link.hasPrefix("https://127.0.0.1:"), "\(link)")
+        let human = try ConfProcess(["host", "--listen", "127.0.0.1:0", "--as", "bea", "--no-video", "--audio-source", "tone:440"])
+        #expect(human.waitForOutput(containing: "not private", timeout: .seconds(10))?.contains("docs/DEPLOY.md") == true, "\(human.stdout)")
+        human.signal(SIGTERM)
+        let browser = try HeadlessBrowser(link + "&name=web&join=1", extra: ["--ignore-certificate-errors"])
+        #expect(browser.waitForEvent("joined") != nil, "\(browser.stderr.suffix(3000))")
+        #expect(host.waitForEvent("peer-connected", timeout: .seconds(15))?["name"] as? String == "web")
+        host.signal(SIGTERM)
+        #expect(host.waitForExit(timeout: .seconds(15)) == 0)
+        #expect(human.waitForExit(timeout: .seconds(15)) == 0)
+    }
+
     /// The page and its files carry a Content-Security-Policy that lets nothing from elsewhere
     /// load or run; the pin is never in a request (it travels in the fragment).
     @Test func thePageAllowsNothingFromElsewhere() throws {
@@ -213,5 +231,26 @@ struct BrowserCallTests {
             headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
         }
         return (status, headers, parts.dropFirst().joined(separator: "\r\n\r\n"))
+    }
+}
+
+/// The call page's script's unit tests (Tests/Web/call.test.js) under Node.js: the link's fragment,
+/// text from peers, the layout, and the words, checked against the known answers conf's own tests
+/// use.
+@Suite(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/node"), "needs Node.js (scripts/install-deps --test)"))
+struct CallPageScriptTests {
+    @Test func theScriptsUnitTestsPass() throws {
+        let tests = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Web")
+        let node = Process()
+        node.executableURL = URL(fileURLWithPath: "/usr/bin/node")
+        node.arguments = ["--test", tests.appendingPathComponent("call.test.js").path]
+        let output = Pipe()
+        node.standardOutput = output
+        node.standardError = output
+        try node.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        node.waitUntilExit()
+        #expect(node.terminationStatus == 0, "\(text)")
+        #expect(text.contains("# pass 5"), "\(text)")
     }
 }

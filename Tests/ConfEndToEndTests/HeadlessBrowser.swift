@@ -13,12 +13,14 @@ final class HeadlessBrowser: @unchecked Sendable {
     private let profile: URL
     private let log = Mutex<String>("")
 
-    init(_ url: String) throws {
+    /// `extra`: more of Chromium's switches (`--ignore-certificate-errors` for a self-signed
+    /// rendezvous: what a guest clicking past the warning does).
+    init(_ url: String, extra: [String] = []) throws {
         profile = FileManager.default.temporaryDirectory.appendingPathComponent("conf-browser-\(UUID().uuidString)")
         process.executableURL = URL(fileURLWithPath: Self.path)
         process.arguments = ["--headless=new", "--no-sandbox", "--disable-gpu", "--use-fake-device-for-media-stream",
                              "--use-fake-ui-for-media-stream", "--autoplay-policy=no-user-gesture-required", "--no-first-run",
-                             "--enable-logging=stderr", "--v=0", "--remote-debugging-port=0", "--user-data-dir=\(profile.path)", url]
+                             "--enable-logging=stderr", "--v=0", "--remote-debugging-port=0", "--user-data-dir=\(profile.path)"] + extra + [url]
         let errors = Pipe()
         process.standardOutput = FileHandle.nullDevice
         process.standardError = errors
