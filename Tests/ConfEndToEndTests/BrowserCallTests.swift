@@ -171,6 +171,46 @@ struct BrowserCallTests {
         #expect(host.waitForExit(timeout: .seconds(15)) == 0)
     }
 
+    /// A room locked by wrong pins (KnockTests): the page shows a knock and lets it in with its
+    /// button; a page that knocks waits, and joins when conf admits it. Through a standing
+    /// rendezvous, which serves the page too.
+    @Test func knocksAreAnsweredFromThePageAndThePageKnocks() throws {
+        let server = try RendezvousProcess(["--knock-timeout", "20"])
+        let host = try ConfProcess(["host", "--server", server.address, "--as", "ann", "--json", "--no-video", "--audio-source", "tone:440"],
+                                   interactive: true)
+        let room = try #require(host.waitForEvent("room"), "\(host.stderr)")
+        let link = try #require(room["browser_url"] as? String)
+        #expect(link.hasPrefix("http://\(server.address)/#"), "\(link)")
+        let id = try #require(room["room"] as? String), pin = try #require(room["pin"] as? String)
+        let page = try HeadlessBrowser(link + "&name=web&join=1")
+        #expect(page.waitForEvent("joined")?["role"] as? String == "publisher", "\(page.stderr.suffix(3000))")
+
+        // Ten wrong pins from ten addresses lock the room.
+        for i in 0..<10 {
+            let wrong = String(format: "%06d", (Int(pin)! + 1 + i) % 1_000_000)
+            let socket = try RawWebSocket(port: server.port, room: id, from: "127.0.2.\(i + 1)")
+            socket.sendText(#"{"type":"join","room":"\#(id)","pin":"\#(wrong)","name":"guesser"}"#)
+            #expect(socket.receiveJSON()?["code"] as? String == "wrong-pin")
+        }
+        let lee = try ConfProcess(["join", id, pin, "--server", server.address, "--as", "lee", "--json", "--no-video", "--audio-source", "tone:440"])
+        #expect(lee.waitForEvent("knocking") != nil, "\(lee.stderr)")
+        let knock = try #require(page.waitForEvent("knock")?["knock"])
+        try page.evaluate("document.querySelector('#knocks button').click()")  // "Let in"
+        #expect(lee.waitForEvent("joined") != nil, "\(lee.stderr)")
+        #expect(host.waitForEvent("knock-ended") { "\($0["knock"] ?? "")" == "\(knock)" && $0["outcome"] as? String == "admitted" } != nil)
+
+        let second = try HeadlessBrowser(link + "&name=late&join=1")
+        #expect(second.waitForEvent("knocking") != nil, "\(second.stderr.suffix(3000))")
+        let lateKnock = try #require(host.waitForEvent("knock", timeout: .seconds(10)) { $0["name"] as? String == "late" }?["knock"] as? String)
+        host.send("admit \(lateKnock)")
+        #expect(second.waitForEvent("joined") != nil, "\(second.stderr.suffix(3000))")
+        #expect(host.waitForEvent("peer-connected", timeout: .seconds(15)) { $0["name"] as? String == "late" } != nil)
+        lee.signal(SIGTERM)
+        host.signal(SIGTERM)
+        #expect(lee.waitForExit(timeout: .seconds(15)) == 0 && host.waitForExit(timeout: .seconds(15)) == 0)
+        withExtendedLifetime(server) {}
+    }
+
     /// `conf host` as it runs by default, with TLS and its own certificate: the link is https,
     /// the output says what the guest's browser will show, and past that warning the page joins
     /// over wss.
