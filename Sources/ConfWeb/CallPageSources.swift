@@ -228,8 +228,11 @@ function makeConnection(id, link, offering) {
   };
   pc.ontrack = ({ streams, track }) => {
     const stream = streams[0] || new MediaStream([track]);
-    link.tile.querySelector('video').srcObject = stream;
+    const video = link.tile.querySelector('video');
+    video.srcObject = stream;
     report({ type: 'track', peer: id, kind: track.kind });
+    // The first picture decoded and shown.
+    if (track.kind === 'video') video.addEventListener('loadeddata', () => report({ type: 'picture', peer: id, width: video.videoWidth }), { once: true });
   };
   pc.onconnectionstatechange = () => {
     report({ type: 'link', peer: id, state: pc.connectionState });

@@ -28,6 +28,8 @@ struct BrowserCallTests {
         #expect(connected?["name"] as? String == "web", "\(host.stderr)")
         #expect(browser.waitForEvent("link", where: { $0["state"] as? String == "connected" }) != nil, "\(browser.stderr.suffix(3000))")
         #expect(browser.waitForEvent("track", where: { $0["kind"] as? String == "video" }) != nil)
+        // conf's picture decoded on the page, at the room's resolution (240p: 320x240).
+        #expect(browser.waitForEvent("picture")?["width"] as? Int == 320, "\(browser.events.filter { $0["type"] as? String == "picture" })")
         // The words to read aloud are the same on both ends (from the fingerprints: a browser
         // has no DTLS exporter), and the page shows them.
         let words = browser.waitForEvent("sas")?["words"] as? String
