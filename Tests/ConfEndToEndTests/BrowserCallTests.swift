@@ -43,6 +43,7 @@ struct BrowserCallTests {
         let audio = dir.appendingPathComponent("web.wav"), video = dir.appendingPathComponent("web.ivf")
         #expect(ConfProcess.waitUntil(timeout: .seconds(15)) { Self.size(audio) > 4 * 96_000 && Self.size(video) > 32 + 40 * 12 },
                 "audio \(Self.size(audio)) B, video \(Self.size(video)) B")
+        withExtendedLifetime(browser) {}  // the guest stays in the call until here
         host.signal(SIGTERM)
         #expect(host.waitForExit(timeout: .seconds(15)) == 0)
     }
@@ -273,6 +274,33 @@ struct BrowserCallTests {
             headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
         }
         return (status, headers, parts.dropFirst().joined(separator: "\r\n\r\n"))
+    }
+}
+
+/// The same page in Firefox ESR: it joins, connects, shows conf's picture and reads conf's words,
+/// and conf hears it and records its video.
+@Suite(.serialized, .enabled(if: HeadlessBrowser.firefoxAvailable, "needs Debian's firefox-esr (scripts/install-deps --test)"))
+struct FirefoxCallTests {
+    @Test func aFirefoxGuestJoinsFromTheLink() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("conf-firefox-rec-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let host = try ConfProcess(["host", "--listen", "127.0.0.1:0", "--no-tls", "--as", "ann", "--json", "--record", dir.path,
+                                    "--say", "hello fox"] + BrowserCallTests.media)
+        let link = try #require(host.waitForEvent("room")?["browser_url"] as? String, "\(host.stderr)")
+        let browser = try HeadlessBrowser(link + "&name=fox&join=1", kind: .firefox)
+        #expect(browser.waitForEvent("joined", timeout: .seconds(30)) != nil, "\(browser.stderr.suffix(3000))")
+        let connected = host.waitForEvent("peer-connected", timeout: .seconds(20))
+        #expect(connected?["name"] as? String == "fox", "\(host.stderr)")
+        #expect(browser.waitForEvent("picture")?["width"] as? Int == 320)
+        let words = browser.waitForEvent("sas")?["words"] as? String
+        #expect(words != nil && words == connected?["sas"] as? String, "page \(words ?? "none"), conf \(connected?["sas"] ?? "none")")
+        #expect(browser.waitForEvent("chat")?["text"] as? String == "hello fox")
+        let video = dir.appendingPathComponent("fox.ivf")
+        #expect(ConfProcess.waitUntil(timeout: .seconds(15)) { BrowserCallTests.size(video) > 32 + 40 * 12 }, "video \(BrowserCallTests.size(video)) B")
+        withExtendedLifetime(browser) {}  // the guest stays in the call until here
+        host.signal(SIGTERM)
+        #expect(host.waitForExit(timeout: .seconds(15)) == 0)
     }
 }
 

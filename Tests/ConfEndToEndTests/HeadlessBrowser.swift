@@ -1,30 +1,51 @@
 import Foundation
 import Synchronization
 
-/// Debian's Chromium, headless, with its fake camera (a moving test picture) and fake microphone
-/// (beeps), opening one URL in a profile of its own. What the call page shows arrives as its
-/// `conf-page {json}` console lines, which Chromium writes to stderr; what the page holds and
-/// what a person would click go through the DevTools protocol (`evaluate`).
+/// Debian's Chromium or Firefox ESR, headless, with its fake camera (a moving test picture) and
+/// fake microphone (beeps), opening one URL in a profile of its own. What the call page shows
+/// arrives as its `conf-page {json}` console lines (Chromium writes them to stderr, Firefox to
+/// stdout); with Chromium, what the page holds and what a person would click go through the
+/// DevTools protocol (`evaluate`).
 final class HeadlessBrowser: @unchecked Sendable {
+    enum Kind { case chromium, firefox }
+
     static let path = "/usr/bin/chromium"
+    static let firefoxPath = "/usr/bin/firefox-esr"
     static var available: Bool { FileManager.default.isExecutableFile(atPath: path) }
+    static var firefoxAvailable: Bool { FileManager.default.isExecutableFile(atPath: firefoxPath) }
 
     private let process = Process()
     private let profile: URL
+    private let kind: Kind
     private let log = Mutex<String>("")
 
     /// `extra`: more of Chromium's switches (`--ignore-certificate-errors` for a self-signed
     /// rendezvous: what a guest clicking past the warning does).
-    init(_ url: String, extra: [String] = []) throws {
+    init(_ url: String, kind: Kind = .chromium, extra: [String] = []) throws {
+        self.kind = kind
         profile = FileManager.default.temporaryDirectory.appendingPathComponent("conf-browser-\(UUID().uuidString)")
-        process.executableURL = URL(fileURLWithPath: Self.path)
-        process.arguments = ["--headless=new", "--no-sandbox", "--disable-gpu", "--use-fake-device-for-media-stream",
-                             "--use-fake-ui-for-media-stream", "--autoplay-policy=no-user-gesture-required", "--no-first-run",
-                             "--enable-logging=stderr", "--v=0", "--remote-debugging-port=0", "--user-data-dir=\(profile.path)"] + extra + [url]
-        let errors = Pipe()
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = errors
-        errors.fileHandleForReading.readabilityHandler = { [weak self] handle in
+        let output = Pipe()
+        switch kind {
+        case .chromium:
+            process.executableURL = URL(fileURLWithPath: Self.path)
+            process.arguments = ["--headless=new", "--no-sandbox", "--disable-gpu", "--use-fake-device-for-media-stream",
+                                 "--use-fake-ui-for-media-stream", "--autoplay-policy=no-user-gesture-required", "--no-first-run",
+                                 "--enable-logging=stderr", "--v=0", "--remote-debugging-port=0", "--user-data-dir=\(profile.path)"] + extra + [url]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = output
+        case .firefox:
+            // Fake devices, no permission prompt, autoplay, and the page's console on stdout.
+            try FileManager.default.createDirectory(at: profile, withIntermediateDirectories: true)
+            let prefs = ["media.navigator.streams.fake", "media.navigator.permission.disabled", "devtools.console.stdout.content"]
+                .map { "user_pref(\"\($0)\", true);" } + ["user_pref(\"media.autoplay.default\", 0);"]
+            try prefs.joined(separator: "\n").write(to: profile.appendingPathComponent("user.js"), atomically: true, encoding: .utf8)
+            // Line-buffered: into a pipe, Firefox's stdout would come in 4 KiB blocks.
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/stdbuf")
+            process.arguments = ["-oL", Self.firefoxPath, "--headless", "--no-remote", "--profile", profile.path] + extra + [url]
+            process.standardOutput = output
+            process.standardError = FileHandle.nullDevice
+        }
+        output.fileHandleForReading.readabilityHandler = { [weak self] handle in
             let data = handle.availableData
             guard !data.isEmpty, let self else { handle.readabilityHandler = nil; return }
             self.log.withLock { $0 += String(decoding: data, as: UTF8.self) }
@@ -33,7 +54,11 @@ final class HeadlessBrowser: @unchecked Sendable {
     }
 
     deinit {
-        if process.isRunning { process.terminate(); process.waitUntilExit() }
+        // Firefox can sit on SIGTERM for good: it is killed (its content processes follow it).
+        if process.isRunning {
+            if kind == .firefox { kill(process.processIdentifier, SIGKILL) } else { process.terminate() }
+            process.waitUntilExit()
+        }
         try? FileManager.default.removeItem(at: profile)
     }
 
@@ -44,6 +69,7 @@ final class HeadlessBrowser: @unchecked Sendable {
     /// JSON gives it (nil for undefined, or when the page threw: `TestFailure` says why).
     @discardableResult
     func evaluate(_ expression: String) throws -> Any? {
+        guard kind == .chromium else { throw TestFailure("only Chromium's page is automated here (DevTools protocol)") }
         let socket = try devTools ?? connectDevTools()
         devTools = socket
         nextCommand += 1
@@ -79,15 +105,24 @@ final class HeadlessBrowser: @unchecked Sendable {
         return try RawWebSocket(port: port, path: path)
     }
 
-    /// Everything Chromium wrote to stderr so far.
+    /// Everything the browser wrote so far (Chromium's stderr, Firefox's stdout).
     var stderr: String { log.withLock { $0 } }
 
     /// The page's reports so far, in order.
     var events: [[String: Any]] {
         stderr.split(separator: "\n").compactMap { line -> [String: Any]? in
-            // INFO:CONSOLE(30)] "conf-page {...}", source: http://.../call.js (30)
-            guard let start = line.range(of: "\"conf-page "), let end = line.range(of: "\", source:", options: .backwards) else { return nil }
-            let json = line[start.upperBound..<end.lowerBound]
+            let json: Substring
+            if let start = line.range(of: "\"conf-page "), let end = line.range(of: "\", source:", options: .backwards) {
+                // Chromium: INFO:CONSOLE(30)] "conf-page {...}", source: http://.../call.js (30)
+                json = line[start.upperBound..<end.lowerBound]
+            } else if line.hasPrefix("console.log: \"conf-page "), line.hasSuffix("\"") {
+                // Firefox: console.log: "conf-page {\"type\":...}", the text as a string literal.
+                let literal = "\"" + line.dropFirst("console.log: \"conf-page ".count)
+                guard let text = (try? JSONSerialization.jsonObject(with: Data(literal.utf8), options: .fragmentsAllowed)) as? String else { return nil }
+                json = Substring(text)
+            } else {
+                return nil
+            }
             return (try? JSONSerialization.jsonObject(with: Data(json.utf8))) as? [String: Any]
         }
     }
