@@ -28,7 +28,7 @@ final class HeadlessBrowser: @unchecked Sendable {
         switch kind {
         case .chromium:
             process.executableURL = URL(fileURLWithPath: Self.path)
-            process.arguments = ["--headless=new", "--no-sandbox", "--disable-gpu", "--use-fake-device-for-media-stream",
+            process.arguments = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--use-fake-device-for-media-stream",
                                  "--use-fake-ui-for-media-stream", "--autoplay-policy=no-user-gesture-required", "--no-first-run",
                                  "--enable-logging=stderr", "--v=0", "--remote-debugging-port=0", "--user-data-dir=\(profile.path)"] + extra + [url]
             process.standardOutput = FileHandle.nullDevice
