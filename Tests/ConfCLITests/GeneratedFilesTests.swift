@@ -1,6 +1,7 @@
 import ConfApp
 import ConfCLI
 import ConfDriver
+import ConfMedia
 import ConfWeb
 import Foundation
 import Testing
@@ -15,7 +16,25 @@ import Testing
         ("completions/conf.fish", FishCompletionGenerator.script(for: ConfProgram.program)),
         ("man/conf.1", ManPageGenerator.page(for: ConfProgram.program)),
         ("Sources/ConfWeb/CallPageSources.swift", callPageSources()),
+        ("Tests/Web/tile-layout-cases.json", tileLayoutCases()),
     ]
+
+    /// conf's window layout for a set of pictures and windows: the call page's script must place
+    /// its tiles the same (Tests/Web/call.test.js reads these).
+    static func tileLayoutCases() -> String {
+        let cases: [([Double], Int, Int)] = [
+            ([4.0 / 3], 648, 488), ([16.0 / 9], 648, 488), ([3.0 / 4, 16.0 / 9], 640, 480),
+            ([Double](repeating: 4.0 / 3, count: 4), 1280, 720), ([16.0 / 9, 16.0 / 9, 4.0 / 3], 400, 900),
+            ([4.0 / 3, 4.0 / 3, 4.0 / 3], 1000, 700), ([16.0 / 9, 4.0 / 3, 9.0 / 16, 1], 1366, 768), ([0, -1, 1e9], 300, 200),
+            ([4.0 / 3, 16.0 / 9], 3, 3),
+        ]
+        let lines = cases.map { aspects, width, height in
+            let rects = TileLayout.arrange(aspects, width: width, height: height)
+            return "  {\"aspects\": [\(aspects.map { "\($0)" }.joined(separator: ", "))], \"width\": \(width), \"height\": \(height), \"rects\": ["
+                + rects.map { "[\($0.x), \($0.y), \($0.width), \($0.height)]" }.joined(separator: ", ") + "]}"
+        }
+        return "[\n" + lines.joined(separator: ",\n") + "\n]\n"
+    }
 
     /// The call page's files (Sources/ConfWeb/page) as Swift string literals, so that the binary
     /// carries them.

@@ -37,6 +37,13 @@ struct BrowserCallTests {
         #expect(try browser.evaluate("document.querySelector('.tile:not([data-peer=me]) .sas').textContent") as? String == words)
         #expect(browser.waitForEvent("chat")?["text"] as? String == "hello from conf")
         #expect(browser.waitForEvent("state")?["audio_muted"] as? Bool == false)
+        // Two tiles side by side as conf's window would place them (TileLayout, its cases checked
+        // against the script in Tests/Web): apart, each a picture's 4:3 shape.
+        let placed = try browser.evaluate("JSON.stringify([...document.querySelectorAll('.tile')].map(t => [t.offsetLeft, t.offsetTop, t.offsetWidth, t.offsetHeight]))") as? String ?? ""
+        let tiles = (try? JSONSerialization.jsonObject(with: Data(placed.utf8))) as? [[Int]] ?? []
+        #expect(tiles.count == 2 && tiles.allSatisfy { $0[2] > 100 && abs(Double($0[2]) - 4.0 / 3 * Double($0[3])) <= 2 }, "\(placed)")
+        #expect(tiles.count == 2 && (tiles[0][0] + tiles[0][2] <= tiles[1][0] || tiles[1][0] + tiles[1][2] <= tiles[0][0]
+                                     || tiles[0][1] + tiles[0][3] <= tiles[1][1] || tiles[1][1] + tiles[1][3] <= tiles[0][1]), "\(placed)")
         // The browser's fake microphone beeps: conf hears it talk.
         #expect(host.waitForEvent("talking", timeout: .seconds(10), where: { $0["peer"] as? String == connected?["peer"] as? String }) != nil)
         // Four seconds of the browser's audio and video in conf's recordings.

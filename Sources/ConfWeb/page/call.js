@@ -329,6 +329,7 @@ function addTile(id, name, stream) {
   const video = document.createElement('video');
   video.autoplay = true;
   video.playsInline = true;
+  video.addEventListener('resize', render);  // a picture's shape became known or changed
   if (id === 'me') video.muted = true;
   if (stream) video.srcObject = stream;
   const label = document.createElement('span');
@@ -355,12 +356,61 @@ function updateBadges(tile, state) {
   }
 }
 
-// The grid: one column alone, two side by side, three with the first across the top, four 2x2.
-function gridClass(count) { return 'n' + Math.max(1, Math.min(4, count)); }
+// Where each picture goes, as conf's window places them (ConfMedia's TileLayout.arrange): every
+// picture keeps its shape, the widest first (equal ones keep their order), cut into the rows
+// that cover the most of the area, all scaled down together when they do not fit its height.
+function arrange(aspects, width, height, gap = 4) {
+  if (!aspects.length || width <= 2 * gap || height <= 2 * gap) return aspects.map(() => ({ x: 0, y: 0, width: 0, height: 0 }));
+  const ratios = aspects.map((a) => (Number.isFinite(a) && a > 0.1 ? Math.min(a, 10) : 4 / 3));
+  const order = ratios.map((_, i) => i).sort((a, b) => (ratios[a] !== ratios[b] ? ratios[b] - ratios[a] : a - b));
+  const usableWidth = width - 2 * gap, usableHeight = height - 2 * gap;
+  const sum = (values) => values.reduce((total, value) => total + value, 0);
+  let best = null;
+  for (const rows of partitions(order)) {
+    const fullWidth = rows.map((row) => (usableWidth - gap * (row.length - 1)) / sum(row.map((i) => ratios[i])));
+    const scale = Math.min(1, usableHeight / (sum(fullWidth) + gap * (rows.length - 1)));
+    const heights = fullWidth.map((h) => h * scale);
+    const area = sum(rows.map((row, k) => sum(row.map((i) => ratios[i] * heights[k] * heights[k]))));
+    if (!best || area > best.area + 0.5) best = { area, rows, heights };
+  }
+  const rects = aspects.map(() => null);
+  let top = gap + (usableHeight - (sum(best.heights) + gap * (best.rows.length - 1))) / 2;
+  best.rows.forEach((row, k) => {
+    const rowHeight = best.heights[k];
+    let left = gap + (usableWidth - (sum(row.map((i) => ratios[i] * rowHeight)) + gap * (row.length - 1))) / 2;
+    for (const i of row) {
+      rects[i] = { x: Math.round(left), y: Math.round(top), width: Math.round(ratios[i] * rowHeight), height: Math.round(rowHeight) };
+      left += ratios[i] * rowHeight + gap;
+    }
+    top += rowHeight + gap;
+  });
+  return rects;
+}
+
+// Every way to cut `items` into consecutive rows.
+function partitions(items) {
+  if (items.length <= 1) return [[items]];
+  const out = [];
+  for (let mask = 0; mask < 1 << Math.min(items.length - 1, 12); mask++) {
+    const rows = [[items[0]]];
+    for (let i = 1; i < items.length; i++) {
+      if (mask & (1 << (i - 1))) rows.push([items[i]]); else rows[rows.length - 1].push(items[i]);
+    }
+    out.push(rows);
+  }
+  return out;
+}
 
 function render() {
   const grid = $('grid');
-  grid.className = gridClass(grid.children.length);
+  const tiles = [...grid.children];
+  const aspects = tiles.map((tile) => {
+    const video = tile.querySelector('video');
+    return video.videoWidth > 0 && video.videoHeight > 0 ? video.videoWidth / video.videoHeight : 4 / 3;
+  });
+  arrange(aspects, grid.clientWidth, grid.clientHeight).forEach((rect, i) => {
+    Object.assign(tiles[i].style, { left: `${rect.x}px`, top: `${rect.y}px`, width: `${rect.width}px`, height: `${rect.height}px` });
+  });
 }
 
 function addChat(who, text) {
@@ -458,6 +508,7 @@ function start() {
   $('name').value = fragment.name;
   wireControls();
   watchTalking();
+  window.addEventListener('resize', render);
   $('join-form').onsubmit = (event) => {
     event.preventDefault();
     fragment.name = clean($('name').value, MAX_NAME).trim() || 'guest';
@@ -471,4 +522,4 @@ function start() {
 }
 
 if (typeof document !== 'undefined') start();
-if (typeof module !== 'undefined') module.exports = { readFragment, clean, gridClass, sasWords, fingerprintBytes, commitment, withCommitment, readCommitment };
+if (typeof module !== 'undefined') module.exports = { readFragment, clean, arrange, sasWords, fingerprintBytes, commitment, withCommitment, readCommitment };
