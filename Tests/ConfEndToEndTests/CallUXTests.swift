@@ -84,7 +84,8 @@ extension CallUXTests {
         let line = try #require(host.waitForOutput(containing: "Others join with:"))
         let command = line.components(separatedBy: "conf join ")[1].split(separator: " ").map(String.init)
         let guest = try ConfProcess(["join"] + command + ["--as", "bob"])
-        #expect(guest.waitForOutput(containing: "ann (p1) started talking", timeout: .seconds(15)) != nil, "\(guest.stdout)")
+        // ann is p1 unless bob's join came first (the host joins just after printing its room).
+        #expect(guest.waitForOutput(containing: ") started talking", timeout: .seconds(15))?.contains("ann (p") == true, "\(guest.stdout)")
         #expect(host.waitForOutput(containing: "you started talking") != nil)
         host.signal(SIGTERM)
         #expect(host.waitForExit() == 0 && guest.waitForExit() == 0)
@@ -101,9 +102,11 @@ extension CallUXTests {
         let viewer = try TerminalTranscript(joinCommand: command, arguments: "--as bob --duration 3 --video-view terminal --ui lines", columns: 100, rows: 30,
                                             environment: ["NO_COLOR": "1"])
         let sas = try #require(host.waitForEvent("peer-connected", timeout: .seconds(15))?["sas"] as? String)
+        // The host joins its room just after printing it: under load bob can be first (p1).
+        let ann = try #require(host.waitForEvent("joined")?["you"] as? String)
         #expect(viewer.waitForExit() == 0)
         let screen = viewer.text
-        #expect(screen.contains("ann (p1)  " + sas), "the words under ann's name")
+        #expect(screen.contains("ann (\(ann))  " + sas), "the words under ann's name")
         let normalScreen = try #require(screen.components(separatedBy: "\u{1B}[?1049l").last)
         #expect(normalScreen.contains("Left the room (the duration ran out)."), "\(normalScreen)")
         host.signal(SIGTERM)

@@ -120,7 +120,8 @@ import Testing
         let screen = viewer.text
         #expect(screen.contains("\u{1B}[?1049h") && screen.contains("\u{1B}[?1049l"))
         #expect(screen.components(separatedBy: "▀").count > 2000, "no whole picture drawn (74x28 cells)")
-        #expect(screen.contains("ann (p1)") && screen.contains("connected to ann"))
+        let ann = host.waitForEvent("joined")?["you"] as? String ?? "p1"  // p2 when bob's join came first
+        #expect(screen.contains("ann (\(ann))") && screen.contains("connected to ann"))
         host.signal(SIGTERM)
         #expect(host.waitForExit() == 0)
     }
