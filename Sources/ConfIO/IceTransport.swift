@@ -233,19 +233,16 @@ public final class IceTransport {
     }
 
     fileprivate func gatheringDone() {
-        if portMapping != nil, !portMappingSettled {
+        if portMapping?.isSettled == false {
             gatheringDoneHeld = true
         } else {
             onGatheringDone?()
         }
     }
 
-    private var portMappingSettled = false
-
     private func mapPort(of candidate: IceCandidate) {
         portMapping = MediaPortMapping(loop: loop, base: candidate, onSettled: { [weak self] mapped in
             guard let self, self.box != nil else { return }
-            self.portMappingSettled = true
             if let mapped { self.onCandidate?(mapped) }
             if self.gatheringDoneHeld {
                 self.gatheringDoneHeld = false

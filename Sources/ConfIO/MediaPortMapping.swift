@@ -47,6 +47,9 @@ final class MediaPortMapping {
 
     deinit { patienceTimer?.cancel() }
 
+    /// `onSettled` was called (or the mapping was released).
+    var isSettled: Bool { settle == nil }
+
     /// Deletes the router's mapping; `done` once it answered (a few seconds at most).
     func release(done: @escaping () -> Void) {
         settle = nil

@@ -31,10 +31,12 @@ public enum CallPage {
         case "/", "/index.html": Asset(contentType: "text/html; charset=utf-8", body: sources["index.html"] ?? "")
         case "/call.js": Asset(contentType: "text/javascript; charset=utf-8", body: sources["call.js"] ?? "")
         case "/call.css": Asset(contentType: "text/css; charset=utf-8", body: sources["call.css"] ?? "")
-        case "/sas-words.json": Asset(contentType: "application/json", body: "[" + SASWords.list.map { "\"\($0)\"" }.joined(separator: ",") + "]")
+        case "/sas-words.json": Asset(contentType: "application/json", body: wordsJSON)
         default: nil
         }
     }
+
+    private static let wordsJSON = "[" + SASWords.list.map { "\"\($0)\"" }.joined(separator: ",") + "]"
 
     /// The link a guest opens: the page at `base` ("https://host:port"), the room and pin in the
     /// fragment, which a browser never sends to the server (not in a request line, a log or a

@@ -476,7 +476,7 @@ function showKnock(message) {
 
 // Talking: the loudest recent level each peer's audio receiver reports.
 function watchTalking() {
-  setInterval(async () => {
+  setInterval(() => {
     for (const [, link] of links) {
       const receiver = link.pc?.getReceivers().find((r) => r.track.kind === 'audio');
       const level = receiver?.getSynchronizationSources?.()[0]?.audioLevel ?? 0;

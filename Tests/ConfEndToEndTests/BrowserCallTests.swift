@@ -149,8 +149,9 @@ struct BrowserCallTests {
         #expect(host.waitForEvent("peer-connected", timeout: .seconds(15)) != nil, "\(browser.stderr.suffix(3000))")
         #expect(browser.waitForEvent("track", where: { $0["kind"] as? String == "video" }) != nil)
         #expect(try browser.evaluate("document.querySelector('.tile[data-peer=me] video').srcObject === null") as? Bool == true)
-        // Two seconds in: nothing of the listener's was recorded, nothing it sent was dropped.
-        _ = ConfProcess.waitUntil(timeout: .seconds(2)) { false }
+        // Media has flowed to the page (conf's picture decoded there): nothing of the listener's was
+        // recorded, nothing it sent was dropped.
+        #expect(browser.waitForEvent("picture") != nil)
         #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("ear.wav").path))
         #expect(host.events(ofType: "listener-ignored").isEmpty)
         host.signal(SIGTERM)
@@ -318,16 +319,8 @@ struct FirefoxCallTests {
 struct CallPageScriptTests {
     @Test func theScriptsUnitTestsPass() throws {
         let tests = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Web")
-        let node = Process()
-        node.executableURL = URL(fileURLWithPath: "/usr/bin/node")
-        node.arguments = ["--test", tests.appendingPathComponent("call.test.js").path]
-        let output = Pipe()
-        node.standardOutput = output
-        node.standardError = output
-        try node.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        node.waitUntilExit()
-        #expect(node.terminationStatus == 0, "\(text)")
+        let (status, text) = try ConfProcess.runToEnd("/usr/bin/node", ["--test", tests.appendingPathComponent("call.test.js").path])
+        #expect(status == 0, "\(text)")
         #expect(text.contains("# pass 5"), "\(text)")
     }
 }

@@ -11,16 +11,7 @@ import Testing
 
     /// Runs the webrtcbin peer to the end; its exit status and what it printed.
     static func runPeer(_ arguments: [String], script: String = script) throws -> (Int32, String) {
-        let peer = Process()
-        peer.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        peer.arguments = [script] + arguments
-        let output = Pipe()
-        peer.standardOutput = output
-        peer.standardError = output
-        try peer.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        peer.waitUntilExit()
-        return (peer.terminationStatus, text)
+        try ConfProcess.runToEnd("/usr/bin/python3", [script] + arguments)
     }
 
     @Test func webrtcbinExchangesChatWithConf() throws {

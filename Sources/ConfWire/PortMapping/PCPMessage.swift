@@ -1,3 +1,5 @@
+import ConfCore
+
 /// PCP's MAP request and the responses conf reads (RFC 6887): version 2, over UDP to the
 /// gateway's port 5351, at most 1100 bytes, a multiple of 4 (section 7).
 public enum PCP {
@@ -26,7 +28,7 @@ public struct PCPNonce: Hashable, Sendable, CustomStringConvertible {
         bytes = (0..<12).map { _ in UInt8.random(in: .min ... .max, using: &random) }
     }
 
-    public var description: String { bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined() }
+    public var description: String { Hex.string(bytes) }
 }
 
 /// A MAP request (RFC 6887 sections 7.1 and 11.1). A lifetime of 0 deletes the mapping

@@ -1,3 +1,5 @@
+import ConfCore
+
 /// A STUN message (RFC 8489 section 5): its class and method, a transaction id and attributes in
 /// the order they came. FINGERPRINT is not among `attributes`: parsing checks it and records that
 /// it was there in `fingerprinted`, and `bytes` writes it last when `fingerprinted` is set.
@@ -68,9 +70,7 @@ public struct STUNTransactionID: Hashable, Sendable, CustomStringConvertible {
         bytes = (0..<12).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
     }
 
-    public var description: String {
-        bytes.map { String($0 >> 4, radix: 16) + String($0 & 0xF, radix: 16) }.joined()
-    }
+    public var description: String { Hex.string(bytes) }
 }
 
 /// One attribute: its type and its value without the padding to a multiple of 4 bytes.
