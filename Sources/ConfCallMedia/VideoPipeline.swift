@@ -80,6 +80,14 @@ public final class VideoPipeline {
         }
     }
 
+    /// Whether anyone gets our video (the engine's `.videoWanted`). While not, pictures are still
+    /// taken for our own view but not encoded; the first one encoded after is a key frame.
+    public var encodes = true {
+        didSet {
+            if encodes && !oldValue { for slot in [main, small] { slot?.forceKeyFrame = true } }
+        }
+    }
+
     /// A peer asked for a key frame (PLI).
     public func keyFrameRequested() { main?.forceKeyFrame = true }
 
@@ -149,6 +157,7 @@ public final class VideoPipeline {
             picture = PixelConversion.scaled(picture, width: main.encoder.width, height: main.encoder.height)
         }
         ownPicture = picture
+        guard encodes else { return }
         // The small encoding scales the picture on its own queue.
         small?.encode(picture, taken: now, hop: hop)
         main.encode(picture, taken: now, hop: hop)

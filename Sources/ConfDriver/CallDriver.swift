@@ -222,6 +222,8 @@ public final class CallDriver {
             if video?.setSmallBitrate(kbps: kbps) == false { engine.handle(.smallVideoUnavailable, now: clock.now()) }
         case .smallKeyFrameRequested:
             video?.smallKeyFrameRequested()
+        case .videoWanted(let wanted):
+            video?.encodes = wanted
         case .audioEncoding(let kbps, let fec, let loss):
             audio?.setEncoding(bitrateKbps: kbps, fec: fec, expectedLossPercent: loss)
         case .callFailed(let noPath):

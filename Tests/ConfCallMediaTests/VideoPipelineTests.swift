@@ -60,6 +60,42 @@ final class HopQueue: Sendable {
         #expect(pipeline.sends == false)
     }
 
+    /// While nobody gets our video (the engine's `.videoWanted(false)`) the camera's pictures are
+    /// still taken for our own view, and nothing is encoded; the first frame after is a key frame.
+    @Test func nothingIsEncodedWhileNobodyWantsTheVideo() throws {
+        let camera = FakeCamera()
+        let hops = HopQueue()
+        let pipeline = VideoPipeline(source: camera, encoder: try VP8Encoder(width: 64, height: 48, bitrateKbps: 200, framesPerSecond: 10),
+                                     framesPerSecond: 10, recordings: nil, hop: hops.hop)
+        var encoded: [VP8EncodedFrame] = []
+        pipeline.onEncodedFrame = { frame, _ in encoded.append(frame) }
+        let pattern = TestPatternSource(width: 64, height: 48)
+        let clock = ManualClock(Instant(nanoseconds: 1_000_000_000))
+        func runFrames(_ count: Int) {
+            for _ in 0..<count {
+                camera.picture = pattern.nextFrame()
+                pipeline.tick(now: clock.now())
+                let deadline = ContinuousClock.now + .seconds(10)
+                while pipeline.nextTickDue(now: clock.now()) == clock.now() && ContinuousClock.now < deadline {
+                    _ = hops.run()
+                    pipeline.tick(now: clock.now())
+                }
+                clock.advance(by: .milliseconds(100))
+            }
+        }
+        runFrames(3)
+        #expect(encoded.count >= 2 && encoded.dropFirst().allSatisfy { !$0.isKeyFrame }, "\(encoded.map(\.isKeyFrame))")
+        pipeline.encodes = false
+        let before = encoded.count
+        runFrames(5)
+        #expect(encoded.count == before, "nothing encoded for nobody")
+        #expect(pipeline.ownPicture != nil, "our own view still has the camera's picture")
+        pipeline.encodes = true
+        runFrames(2)
+        #expect(encoded.count > before)
+        #expect(encoded.dropFirst(before).first?.isKeyFrame == true, "the first frame after is a key frame")
+    }
+
     /// An encode that runs past the frame interval delays the next picture instead of losing it:
     /// the pictures due while the encoder was busy are one picture, taken as soon as it is free
     /// (before, each was skipped and the next waited for its own slot: a 720p encode a little

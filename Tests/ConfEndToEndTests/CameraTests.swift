@@ -6,7 +6,7 @@ import Testing
 /// (../shared/recipes/vivid-vm). Inside the VM, `conf devices` lists /dev/video0 as the default
 /// camera, `conf host` sends it with no --video-source (auto picks it) and `conf join` records it;
 /// then `camera next` on the host's stdin switches to /dev/video1 and the recording goes on. The
-/// recording must be VP8 at the room's resolution and decodable throughout.
+/// recording must be VP8 at the room's resolution (or the small encoding's) and decodable throughout.
 @Suite(.enabled(if: VividVM.available, "needs qemu-system-x86, linux-image-amd64 and busybox-static (scripts/install-deps --test)"))
 struct CameraTests {
     @Test func aVividCameraIsSentAndRecorded() throws {
@@ -27,7 +27,7 @@ struct CameraTests {
         \(conf) devices --json > $OUTDIR/devices.json 2> $OUTDIR/devices.err
         # The host reads its commands from a file that grows (`echo ... >> commands`).
         : > $OUTDIR/commands
-        tail -f $OUTDIR/commands | \(conf) host --listen 127.0.0.1:7373 --no-tls --port-mapping off --as cam --resolution 240p --duration 260 --json \\
+        tail -f $OUTDIR/commands | \(conf) host --listen 127.0.0.1:7373 --no-tls --port-mapping off --as cam --resolution 240p --duration 260 --json --stats \\
             > $OUTDIR/host.json 2> $OUTDIR/host.err &
         HOST=$!
         i=0; while [ $i -lt 150 ] && ! grep -q join_command $OUTDIR/host.json 2>/dev/null; do sleep 0.2; i=$((i+1)); done
@@ -69,7 +69,12 @@ struct CameraTests {
         #expect(ConfProcess.waitUntil(timeout: .seconds(300)) { !vm.isRunning }, "the VM did not finish")
         if vm.isRunning { kill(vm.processIdentifier, SIGKILL) }
         let joinLog = (try? String(contentsOf: out.appendingPathComponent("join.err"), encoding: .utf8)) ?? ""
-        #expect(joinLog.contains("join exited 0"), "\(joinLog)")
+        let hostEvents = ((try? String(contentsOf: out.appendingPathComponent("host.json"), encoding: .utf8)) ?? "").split(separator: "\n")
+        // What congestion control saw, for a failure: pauses, resumes and the link's figures.
+        let linkHistory = hostEvents.filter { line in
+            ["\"video-paused\"", "\"video-resumed\"", "\"link-stats\"", "\"peer-connected\""].contains { line.contains($0) }
+        }.joined(separator: "\n")
+        #expect(joinLog.contains("join exited 0"), "\(joinLog)\n\(linkHistory)")
         // No sound server in the VM: the cameras are listed all the same, before the error.
         let devicesLine = (try? String(contentsOf: out.appendingPathComponent("devices.json"), encoding: .utf8))?.split(separator: "\n").first
         let devices = try devicesLine.flatMap { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
@@ -82,7 +87,6 @@ struct CameraTests {
         #expect(hostLog.contains("sending video from") && hostLog.contains("/dev/video0"), "\(hostLog)")
         // The 240p room (320x240) from a raw mode that covers it at the rate asked for.
         #expect(hostLog.contains("(/dev/video0, YUYV ") && hostLog.contains(" at 30 fps)"), "\(hostLog)")
-        let hostEvents = ((try? String(contentsOf: out.appendingPathComponent("host.json"), encoding: .utf8)) ?? "").split(separator: "\n")
         let switched = hostEvents.first { $0.contains("\"camera-switched\"") }
         #expect(switched?.contains("\"device\":\"/dev/video1\"") == true, "\(hostEvents.prefix(6))\n\(hostEvents.suffix(5))\n\(hostLog)")
         let before = (try? String(contentsOf: out.appendingPathComponent("before-switch"), encoding: .utf8))
@@ -94,7 +98,10 @@ struct CameraTests {
         var decoded = 0
         for frame in recording.frames {
             guard let picture = decoder.decode(frame) else { continue }
-            #expect(picture.width == 320 && picture.height == 240)
+            // The room's 320x240, or the small encoding's half of it: on the emulated machine
+            // the link's estimate may be too low for the full picture for a while.
+            #expect((picture.width, picture.height) == (320, 240) || (picture.width, picture.height) == (160, 120),
+                    "\(picture.width)x\(picture.height)")
             decoded += 1
         }
         #expect(decoded == recording.frames.count)

@@ -17,6 +17,9 @@ public struct LinkBandwidthStatistics: Sendable, Equatable {
     public var lossFraction: Double?
     /// How long the last feedback's packets waited in queues above the emptiest path seen lately.
     public var queueDelay: Duration?
+    /// What even the least delayed of the last feedback's packets waited: a queue that stood
+    /// through the whole message, where `queueDelay` also counts jitter (a starved CPU's late reads).
+    public var standingQueueDelay: Duration?
     /// The over-use detector's last signal.
     public var usage: BandwidthUsage
 }
@@ -32,6 +35,7 @@ extension LinkBandwidthEstimator {
             roundTrip: roundTrip,
             lossFraction: lossBased.lastFraction,
             queueDelay: delayBased.queueDelay.queueDelay,
+            standingQueueDelay: delayBased.queueDelay.standingQueueDelay,
             usage: delayBased.usage)
     }
 }

@@ -27,6 +27,17 @@ import ConfCore
 ///   path's (`rebase`; the meter's other readers, the loss bound's "congested", the
 ///   shared-bottleneck grouping and probing, see the new baseline too), and the detector leads.
 ///
+/// A receiver starved of CPU (the camera test's emulated machine) reads nothing for a while and
+/// then all it missed at once, so every packet of a message can read as having waited, with no
+/// queue on the path: cut for it, the estimate fell to its floor at each stall, and a paused
+/// link never came back (Tests/FLAKES.md). So the guard holds, and does not cut, for a message
+/// whose packets (alone, or with the last one of the message before) arrived within a tenth of
+/// the time they were sent over, that being `stalledReadSpread` or more: a path's queue delivers
+/// them no faster than its link, and while it stands, about as they were sent. Nor for a message
+/// of one packet, which cannot tell the two apart (a paused link's audio). Waiting for a second
+/// message to confirm every queue instead let the simulated mesh's start queue reach 152 ms and
+/// a deep bucket's median 65 ms (CallEngineCongestionTests).
+///
 /// With frequent feedback the guard stands aside while our own loop is held up (`LoopLateness`):
 /// on a slow machine the wait it reads may be our own, which no cut drains (in the vivid camera
 /// test's emulated VM it cut a loopback link down to the small encoding). While sparse, the
@@ -46,12 +57,15 @@ struct StandingQueueGuard: Sendable {
     static let drainTime: Duration = .seconds(1)
     static let drainsBeforeRebase = 2
     static let longestHold: Duration = .seconds(3)
+    static let stalledReadSpread: Duration = .milliseconds(20)
 
     /// Milliseconds between feedback bursts, smoothed.
     private(set) var spacing: Double?
     private var lastFeedback: Instant?
     private var lastDrain: (at: Instant, standing: Duration)?
     private var unansweredDrains = 0
+    /// The last received packet judged, for `readAllAtOnce` across messages.
+    private var lastPacket: (sentAt: Instant, arrival: Instant)?
 
     /// Whether feedback comes sparsely now.
     var isSparse: Bool { spacing.map { $0 >= Self.sparseSpacing.milliseconds } ?? false }
@@ -73,12 +87,17 @@ struct StandingQueueGuard: Sendable {
     /// our own lateness, not the path's queue: the detector alone leads then.
     mutating func judge(_ reports: [SentPacketHistory.Report], meter: QueueDelayMeter, senderHeldUp: Bool,
                         now: Instant) -> Verdict {
+        let previous = lastPacket
+        if let latest = reports.filter({ $0.arrival != nil }).max(by: { $0.sentAt < $1.sentAt }) { lastPacket = (latest.sentAt, latest.arrival!) }
         guard isSparse || !senderHeldUp,
               let standing = meter.standingQueueDelay, standing >= Self.limit else {
             lastDrain = nil
             unansweredDrains = 0
             return .follow
         }
+        // One packet alone cannot tell a queue from a reader that stalled.
+        if reports.lazy.filter({ $0.arrival != nil }).count < 2 || Self.readAllAtOnce(reports)
+            || Self.readAllAtOnce(reports, after: previous) { return .hold }
         guard let lastDrain else { return drain(standing, now: now) }
         guard let since = meter.standingQueueDelay(of: reports, sentAfter: lastDrain.at) else { return .hold }
         if since <= lastDrain.standing - Self.shrinkMargin {
@@ -91,6 +110,22 @@ struct StandingQueueGuard: Sendable {
             return .rebase
         }
         return drain(since, now: now)
+    }
+
+    /// Whether the received packets of `reports`, and `previous` (the last of the message before),
+    /// arrived within a tenth of the time they were sent over, that being `stalledReadSpread` or more.
+    static func readAllAtOnce(_ reports: [SentPacketHistory.Report], after previous: (sentAt: Instant, arrival: Instant)? = nil) -> Bool {
+        var firstSent = previous?.sentAt, lastSent = previous?.sentAt, firstArrival = previous?.arrival, lastArrival = previous?.arrival
+        for report in reports {
+            guard let arrival = report.arrival else { continue }
+            firstSent = min(firstSent ?? report.sentAt, report.sentAt)
+            lastSent = max(lastSent ?? report.sentAt, report.sentAt)
+            firstArrival = min(firstArrival ?? arrival, arrival)
+            lastArrival = max(lastArrival ?? arrival, arrival)
+        }
+        guard let firstSent, let lastSent, let firstArrival, let lastArrival else { return false }
+        let sent = lastSent.milliseconds(since: firstSent)
+        return sent >= stalledReadSpread.milliseconds && lastArrival.milliseconds(since: firstArrival) < sent / 10
     }
 
     private mutating func drain(_ standing: Duration, now: Instant) -> Verdict {

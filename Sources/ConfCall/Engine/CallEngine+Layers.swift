@@ -96,6 +96,36 @@ extension CallEngine {
         linksInOrder.filter { $0.phase == .connected && $0.negotiated?.video?.sends == true && $0.srtp != nil && !$0.peerHidesOurVideo }
     }
 
+    /// `.videoWanted` when whether any link is sent our video changed: an encoder that runs
+    /// for nobody costs the CPU that a slow machine's own links then lack (in the camera test's
+    /// emulated machine, the host's two encoders kept the receiver's reads late after its only
+    /// link had paused, and the link never came back: Tests/FLAKES.md).
+    /// The encoder starts again with a key frame, so while other links are still forming this
+    /// waits for them as a new link's key frame does (`askNewLinkKeyFrameWhenDue`): one key frame
+    /// for a room joined at once.
+    func sayWhetherVideoIsWanted(now: Instant) {
+        guard configuration.sendsVideo, !isLeaving else { return }
+        var wanted = false
+        for link in links.values where link.phase == .connected && link.negotiated?.video?.sends == true && link.srtp != nil
+            && !link.peerHidesOurVideo && !link.layerPolicy.paused {
+            wanted = true
+            break
+        }
+        guard wanted != videoWantedSaid else {
+            videoWantedDue = nil
+            return
+        }
+        if wanted && videoWantedSaid != nil {
+            let due = videoWantedDue ?? now + Self.meshFormingWait
+            videoWantedDue = due
+            let forming = links.values.contains { $0.phase == .negotiating && now.since($0.triedSince) < Self.meshFormingWindow }
+            guard !forming || now >= due else { return }
+        }
+        videoWantedDue = nil
+        videoWantedSaid = wanted
+        outputs.append(.videoWanted(wanted))
+    }
+
     /// The encoder's target: the best budget among the links (`encodingBudgetKbps`), at least
     /// `minimumVideoKbps`, at most the configured bitrate.
     var encoderTargetKbps: Int {

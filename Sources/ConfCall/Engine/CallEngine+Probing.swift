@@ -67,9 +67,26 @@ extension CallEngine {
               Double(target) < Double(configuration.videoBitrateKbps) * 1000 + link.traffic.audioBitsPerSecond,
               let id = transportSequenceID(link.negotiated?.video), sendsTransportFeedback(link),
               statistics.usage == .normal, (statistics.queueDelay ?? .zero) <= Self.probeClearQueueDelay else { return }
+        sendProbeCluster(link, bitsPerSecond: Double(min(carried, 2 * target)), transportSequenceID: id, now: now)
+    }
+
+    /// A paused link's way back, beside its steady padding (`probe` in +Rates): a cluster aimed
+    /// at what resuming needs, at most three times the target, on the schedule and trial of the
+    /// probes after a fall. The padding fills only the estimate there is, which then grows by
+    /// AIMD's 8 % a second at best; on a jittery path (a receiver's CPU starved, as in the camera
+    /// test's emulated machine) each over-use signal undid that, and the link stayed paused at
+    /// the estimate's floor for minutes (Tests/FLAKES.md).
+    func probeTowardsResume(_ link: PeerConnection, wantedBitsPerSecond wanted: Double, transportSequenceID id: UInt8, now: Instant) {
+        let target = Double(link.congestion.target)
+        judgeProbe(link, statistics: link.congestion.statistics, now: now)
+        guard target < wanted, link.lastProbeAt.map({ now.since($0) >= link.probeWait }) ?? true, link.probeOnTrialSince == nil else { return }
+        sendProbeCluster(link, bitsPerSecond: min(wanted, 3 * target), transportSequenceID: id, now: now)
+    }
+
+    /// One cluster of padding lasting about `probeClusterDuration` at `bitsPerSecond`, put on trial.
+    private func sendProbeCluster(_ link: PeerConnection, bitsPerSecond rate: Double, transportSequenceID id: UInt8, now: Instant) {
         link.lastProbeAt = now
         link.probeOnTrialSince = now
-        let rate = Double(min(carried, 2 * target))
         let cluster = link.nextProbeCluster
         link.nextProbeCluster += 1
         let packets = sendPadding(Int(rate * Self.probeClusterDuration.milliseconds / 1000 / 8),

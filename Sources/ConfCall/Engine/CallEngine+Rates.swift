@@ -156,13 +156,16 @@ extension CallEngine {
     /// transport sequence number (libwebrtc drops padding-only packets of an unknown SSRC too).
     private func probe(_ link: PeerConnection, encoderKbps: Int, now: Instant) {
         let statistics = link.congestion.statistics
-        // Not into a queue the path already holds: that would only delay the link's audio.
+        // Not into a queue the path already holds: that would only delay the link's audio. A
+        // queue is what even the least delayed packet waited: the mean also counts jitter, which
+        // a receiver's starved CPU kept over the limit with no queue at all (Tests/FLAKES.md).
         guard let id = transportSequenceID(link.negotiated?.video), sendsTransportFeedback(link), link.congestion.pacer.queuedCount == 0,
-              statistics.usage != .overusing, (statistics.queueDelay ?? .zero) < Self.probeQueueDelayLimit else { return }
+              statistics.usage != .overusing, (statistics.standingQueueDelay ?? .zero) < Self.probeQueueDelayLimit else { return }
         let base = Double(LinkLayerPolicy.baseLayerKbps(encoderKbps: encoderKbps, layers: encodedLayers(for: link)))
         let wanted = (base * link.layerPolicy.resumeMargin * 1.1) * 1000 + link.traffic.audioBitsPerSecond
         let rate = min(Double(link.congestion.target), wanted) - link.traffic.audioBitsPerSecond
         sendPadding(Int(max(0, rate) * Self.rateUpdateInterval.milliseconds / 1000 / 8), on: link, transportSequenceID: id, now: now)
+        probeTowardsResume(link, wantedBitsPerSecond: wanted, transportSequenceID: id, now: now)
     }
 
     /// About `bytes` (at least `minimumPackets` packets) of padding-only packets on the link's

@@ -89,6 +89,11 @@ public final class CallEngine {
         case smallVideoBitrate(kbps: Int?)
         /// A link on the small encoding needs a key frame of it.
         case smallKeyFrameRequested
+        /// Whether any link is sent our video now. While none is (alone in the room, every
+        /// link paused or hiding our video) the camera's pictures are for our own view only and
+        /// are not encoded; the first one after is a key frame. Given when it changes, and
+        /// first at joining.
+        case videoWanted(Bool)
         /// Opus's new settings from the worst link: bitrate (16...64), in-band FEC, expected loss.
         case audioEncoding(bitrateKbps: Int, fec: Bool, expectedLossPercent: Int)
         /// Nobody connected within the connect timeout; `noPath` when some link found no network
@@ -184,6 +189,10 @@ public final class CallEngine {
     var downlinkBottleneck = SharedBottleneck<ParticipantID>()
     var downlinkShared = false
     var videoBitrateAsked: (kbps: Int, at: Instant)?
+    /// What `.videoWanted` last said; nil before it was said.
+    var videoWantedSaid: Bool?
+    /// When `.videoWanted(true)` is said at the latest while links are still forming.
+    var videoWantedDue: Instant?
     var loopLateness = LoopLateness()
     var audioEncodingAsked: (bitrateKbps: Int, fec: Bool, lossPercent: Int, at: Instant)?
 
@@ -262,6 +271,7 @@ public final class CallEngine {
         earliest.consider(nextStatsAt)
         if hasConnectedPeer { earliest.consider(nextRateUpdateAt) }
         earliest.consider(newLinkKeyFrameDue)
+        earliest.consider(videoWantedDue)
         for link in links.values { considerDeadlines(of: link, in: &earliest) }  // the earliest: any order
         return earliest.instant
     }

@@ -29,6 +29,22 @@ import Testing
             meter.update(reports, now: now)
             return guardian.judge(reports, meter: meter, senderHeldUp: senderHeldUp, now: now)
         }
+
+        /// A message at `at` ms for `count` packets sent evenly over the `over` ms before the
+        /// reader stalled, `stalled` ms before `at`: all of them read at once when it woke, at `at`.
+        mutating func readAfterStall(at: Double, stalled: Double, over: Double, count: Int) -> StandingQueueGuard.Verdict {
+            var reports: [SentPacketHistory.Report] = []
+            for i in 0..<count {
+                let sent = at - stalled - 40 - over + over * Double(i + 1) / Double(count)
+                sequence += 1
+                reports.append(.init(sequence: sequence, sentAt: .zero + .milliseconds(exactly: sent), size: 200,
+                                     arrival: .zero + .milliseconds(exactly: at) + StandingQueueGuardTests.offset))
+            }
+            let now = Instant.zero + .milliseconds(exactly: at)
+            guardian.noteFeedback(now: now)
+            meter.update(reports, now: now)
+            return guardian.judge(reports, meter: meter, senderHeldUp: false, now: now)
+        }
     }
 
     /// The empty path first: the meter learns 40 ms as its baseline.
@@ -190,6 +206,31 @@ import Testing
         #expect(feeder.meter.standingQueueDelay.map { abs($0.milliseconds - 110) < 0.01 } == true)
         // The mean: nine packets at 200, one at 110.
         #expect(feeder.meter.queueDelay.map { abs($0.milliseconds - 191) < 0.01 } == true)
+    }
+
+    /// A receiver starved of CPU (an emulated machine) reads nothing for 350 ms, then all it
+    /// missed at once: every packet seems to have waited, but a queue delivers no faster than
+    /// its link. Not cut for, as a queue of the path is (Tests/FLAKES.md, the camera VM).
+    @Test func aReaderThatStalledIsNotAQueue() {
+        for every in [100.0, 250.0] {
+            var (feeder, at) = Self.primed(every: every)
+            at += 350
+            #expect(feeder.readAfterStall(at: at, stalled: 120, over: 230, count: 6) == .hold, "every \(every) ms")
+            at += every
+            #expect(feeder.feedback(at: at, every: every, queued: 0) == .follow)
+            // A message of one packet alone cannot tell them apart either.
+            at += 350
+            #expect(feeder.readAfterStall(at: at, stalled: 300, over: 50, count: 1) == .hold, "every \(every) ms")
+            // The next one, read with it, was sent 60 ms later and arrived at the same instant.
+            #expect(feeder.readAfterStall(at: at, stalled: 240, over: 0, count: 1) == .hold)
+        }
+    }
+
+    /// A queue that stands delivers packets about as they were sent: still cut for at once.
+    @Test func aQueueThatStandsIsStillCutAtTheFirstMessage() {
+        var (feeder, at) = Self.primed(every: 100)
+        #expect(feeder.feedback(at: at, every: 100, queued: 150).drainFraction == 0.85)
+        _ = at
     }
 }
 

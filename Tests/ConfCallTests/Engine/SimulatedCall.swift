@@ -165,13 +165,15 @@ final class SimulatedCall {
                 participant.pending.append(.audioFrame(opus: participant.audioPayload, level: 30))
                 participant.nextAudioAt = at + participant.audioInterval
             }
-            if participant.sendsVideo, let at = participant.nextVideoAt, at <= now {
+            if participant.sendsVideo, let at = participant.nextVideoAt, at <= now, !participant.videoWanted {
+                participant.nextVideoAt = at + .milliseconds(66)  // the camera's picture, for nobody
+            } else if participant.sendsVideo, let at = participant.nextVideoAt, at <= now {
                 participant.pending.append(participant.layeredVideo?.nextFrame(captured: at, bitrates: participant.videoBitrates,
-                                                                                keyFrameRequests: participant.keyFrameRequests)
+                                                                                keyFrameRequests: participant.keyFrameRequests + participant.keyFramesOnWanted)
                     ?? .videoFrame(participant.nextVideoFrame(), captured: at))
                 if let small = participant.smallVideo, at >= participant.smallVideoFrom ?? at {
                     let asked = participant.smallVideoBitrates.compactMap { figure in figure.kbps.map { (figure.at, $0) } }
-                    participant.pending.append(small.nextFrame(captured: at, bitrates: asked, keyFrameRequests: participant.smallKeyFrameRequests,
+                    participant.pending.append(small.nextFrame(captured: at, bitrates: asked, keyFrameRequests: participant.smallKeyFrameRequests + participant.keyFramesOnWanted,
                                                                encoding: .small))
                 }
                 participant.nextVideoAt = at + .milliseconds(66)
@@ -267,6 +269,11 @@ final class SimulatedCall {
             }
         case .smallKeyFrameRequested:
             participant.smallKeyFrameRequests += 1
+        case .videoWanted(let wanted):
+            // As the pipeline: nothing encoded meanwhile, a key frame first after.
+            if wanted && !participant.videoWanted { participant.keyFramesOnWanted += 1 }
+            participant.videoWanted = wanted
+            participant.videoWantedSaid.append((now, wanted))
         case .audioEncoding(let kbps, let fec, let loss):
             participant.audioEncodings.append((kbps, fec, loss))
         case .callFailed(let noPath):

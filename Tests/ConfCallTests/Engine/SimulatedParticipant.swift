@@ -34,6 +34,12 @@ extension SimulatedCall {
         /// When each peer's frames were handed on, in order.
         var videoFramesAt: [ParticipantID: [Instant]] = [:]
         var keyFrameRequests = 0
+        /// What the engine last said of `.videoWanted`: frames are made only while it is true.
+        var videoWanted = true
+        /// Each `.videoWanted` the engine said, with when.
+        var videoWantedSaid: [(at: Instant, wanted: Bool)] = []
+        /// Key frames owed to `.videoWanted` turning true (not the engine's requests).
+        var keyFramesOnWanted = 0
         var keyFramesAskedAt: [Instant] = []
         /// Its driver cannot start ICE agents (say, out of descriptors).
         var iceUnavailable = false

@@ -32,7 +32,17 @@ struct LinkConditions: Equatable, Sendable {
     /// them (a token bucket this deep, filling at the rate); 0 serialises every datagram at the rate.
     var burst: Int = 0
 
+    /// A receiver that reads nothing for `length` out of every `every` (a CPU starved by other
+    /// work, as an emulated machine's): what would arrive meanwhile arrives when the stall ends,
+    /// in order. Applied after delay and jitter.
+    var stalls: Stalls? = nil
+
     static let perfect = LinkConditions()
+
+    struct Stalls: Equatable, Sendable {
+        var every: Duration
+        var length: Duration
+    }
 
     /// A Gilbert-Elliott channel: two states, a transition drawn for every datagram.
     /// With `lossInBad` 1 and `lossInGood` 0, bursts last `1 / badToGood` datagrams on average and

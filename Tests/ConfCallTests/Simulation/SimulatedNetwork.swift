@@ -235,6 +235,12 @@ final class SimulatedNetwork<Node: Hashable> {
         if chance(conditions.reorder) { delay += max(0, conditions.reorderDelay.nanosecondsClamped) }
 
         var arrives = leaves + .nanoseconds(delay)
+        if let stalls = conditions.stalls, stalls.every > .zero {
+            let every = stalls.every.nanosecondsClamped
+            let into = arrives.since(.zero).nanosecondsClamped % every
+            let length = min(every, max(0, stalls.length.nanosecondsClamped))
+            if into < length { arrives = arrives + .nanoseconds(length - into) }
+        }
         if downlinks[datagram.pair.to] != nil {
             guard let left = downlinks[datagram.pair.to]!.pass(datagram.bytes.count, at: arrives) else {
                 link.counters.droppedByQueue += 1
