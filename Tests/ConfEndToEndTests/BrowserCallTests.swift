@@ -286,7 +286,8 @@ struct BrowserCallTests {
 }
 
 /// The same page in Firefox ESR: it joins, connects, shows conf's picture and reads conf's words,
-/// and conf hears it and records its video.
+/// and conf hears it and records its video; through WebDriver BiDi the test reads what the page
+/// shows and uses its chat and buttons as a guest would.
 @Suite(.serialized, .enabled(if: HeadlessBrowser.firefoxAvailable, "needs Debian's firefox-esr (scripts/install-deps --test)"))
 struct FirefoxCallTests {
     @Test func aFirefoxGuestJoinsFromTheLink() throws {
@@ -304,6 +305,15 @@ struct FirefoxCallTests {
         let words = browser.waitForEvent("sas")?["words"] as? String
         #expect(words != nil && words == connected?["sas"] as? String, "page \(words ?? "none"), conf \(connected?["sas"] ?? "none")")
         #expect(browser.waitForEvent("chat")?["text"] as? String == "hello fox")
+        #expect(try browser.evaluate("document.querySelector('.tile:not([data-peer=me]) .sas').textContent") as? String == words)
+        #expect(try browser.evaluate("document.querySelector('.tile:not([data-peer=me]) .label').textContent") as? String == "ann")
+        let fox = connected?["peer"] as? String
+        try browser.evaluate("document.getElementById('chat-input').value = 'hello from firefox'; document.getElementById('chat-form').requestSubmit()")
+        let chat = host.waitForEvent("chat", timeout: .seconds(10))
+        #expect(chat?["text"] as? String == "hello from firefox" && chat?["from"] as? String == fox, "\(chat ?? [:])")
+        try browser.evaluate("document.getElementById('mute').click()")
+        #expect(host.waitForEvent("peer-muted", timeout: .seconds(10), where: { $0["audio"] as? Bool == true })?["peer"] as? String == fox,
+                "\(host.stdout)")
         let video = dir.appendingPathComponent("fox.ivf")
         #expect(ConfProcess.waitUntil(timeout: .seconds(15)) { BrowserCallTests.size(video) > 32 + 40 * 12 }, "video \(BrowserCallTests.size(video)) B")
         withExtendedLifetime(browser) {}  // the guest stays in the call until here

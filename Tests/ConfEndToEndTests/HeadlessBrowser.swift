@@ -4,8 +4,8 @@ import Synchronization
 /// Debian's Chromium or Firefox ESR, headless, with its fake camera (a moving test picture) and
 /// fake microphone (beeps), opening one URL in a profile of its own. What the call page shows
 /// arrives as its `conf-page {json}` console lines (Chromium writes them to stderr, Firefox to
-/// stdout); with Chromium, what the page holds and what a person would click go through the
-/// DevTools protocol (`evaluate`).
+/// stdout); what the page holds and what a person would click go through the browser's own
+/// automation (`evaluate`): the DevTools protocol for Chromium, WebDriver BiDi for Firefox.
 final class HeadlessBrowser: @unchecked Sendable {
     enum Kind { case chromium, firefox }
 
@@ -41,7 +41,9 @@ final class HeadlessBrowser: @unchecked Sendable {
             try prefs.joined(separator: "\n").write(to: profile.appendingPathComponent("user.js"), atomically: true, encoding: .utf8)
             // Line-buffered: into a pipe, Firefox's stdout would come in 4 KiB blocks.
             process.executableURL = URL(fileURLWithPath: "/usr/bin/stdbuf")
-            process.arguments = ["-oL", Self.firefoxPath, "--headless", "--no-remote", "--profile", profile.path] + extra + [url]
+            // WebDriver BiDi on a port of its choosing, written to WebDriverBiDiServer.json in the profile.
+            process.arguments = ["-oL", Self.firefoxPath, "--headless", "--no-remote", "--profile", profile.path,
+                                 "--remote-debugging-port=0"] + extra + [url]
             process.standardOutput = output
             process.standardError = FileHandle.nullDevice
         }
@@ -69,7 +71,7 @@ final class HeadlessBrowser: @unchecked Sendable {
     /// JSON gives it (nil for undefined, or when the page threw: `TestFailure` says why).
     @discardableResult
     func evaluate(_ expression: String) throws -> Any? {
-        guard kind == .chromium else { throw TestFailure("only Chromium's page is automated here (DevTools protocol)") }
+        if kind == .firefox { return try evaluateInFirefox(expression) }
         let socket = try devTools ?? connectDevTools()
         devTools = socket
         nextCommand += 1
@@ -103,6 +105,71 @@ final class HeadlessBrowser: @unchecked Sendable {
             throw TestFailure("no page among Chromium's targets: \(body)")
         }
         return try RawWebSocket(port: port, path: path)
+    }
+
+    /// The WebDriver BiDi session and the page's browsing context, once made.
+    private var bidi: (socket: RawWebSocket, context: String)?
+
+    /// `evaluate` through WebDriver BiDi's `script.evaluate` (a script, as Chromium's: its last
+    /// statement's value), its typed result turned into the values JSON gives.
+    private func evaluateInFirefox(_ expression: String) throws -> Any? {
+        let session = try bidi ?? connectBiDi()
+        bidi = session
+        let result = try bidiCommand(session.socket, "script.evaluate",
+                                     ["expression": expression, "target": ["context": session.context], "awaitPromise": true])
+        if result["type"] as? String == "exception" { throw TestFailure("the page threw: \(result["exceptionDetails"] ?? result)") }
+        return (result["result"] as? [String: Any]).flatMap(Self.plainValue)
+    }
+
+    /// A BiDi remote value (`{"type": ..., "value": ...}`) as JSON would give it: strings,
+    /// numbers, booleans, arrays and objects; nil for undefined, null and what JSON has not.
+    private static func plainValue(_ remote: [String: Any]) -> Any? {
+        switch remote["type"] as? String {
+        case "string", "boolean": return remote["value"]
+        case "number": return remote["value"] as? Double ?? remote["value"] as? Int
+        case "array": return (remote["value"] as? [[String: Any]])?.map { plainValue($0) ?? NSNull() }
+        case "object":
+            var object: [String: Any] = [:]
+            for pair in remote["value"] as? [[Any]] ?? [] {
+                guard pair.count == 2, let key = pair[0] as? String, let value = pair[1] as? [String: Any] else { continue }
+                object[key] = plainValue(value) ?? NSNull()
+            }
+            return object
+        default: return nil
+        }
+    }
+
+    /// A BiDi session on the port Firefox wrote to its profile, and the one page it shows.
+    private func connectBiDi() throws -> (socket: RawWebSocket, context: String) {
+        var port: UInt16?
+        _ = ConfProcess.waitUntil(timeout: .seconds(15)) {
+            let data = try? Data(contentsOf: profile.appendingPathComponent("WebDriverBiDiServer.json"))
+            let server = data.flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] }
+            port = (server?["ws_port"] as? Int).flatMap { UInt16(exactly: $0) }
+            return port != nil
+        }
+        guard let port else { throw TestFailure("Firefox wrote no WebDriverBiDiServer.json") }
+        let socket = try RawWebSocket(port: port, path: "/session")
+        _ = try bidiCommand(socket, "session.new", ["capabilities": [String: Any]()])
+        let tree = try bidiCommand(socket, "browsingContext.getTree", [:])
+        guard let context = (tree["contexts"] as? [[String: Any]])?.first?["context"] as? String else {
+            throw TestFailure("no page in Firefox's browsing contexts: \(tree)")
+        }
+        return (socket, context)
+    }
+
+    /// Sends one BiDi command and returns its result, skipping events.
+    private func bidiCommand(_ socket: RawWebSocket, _ method: String, _ params: [String: Any]) throws -> [String: Any] {
+        nextCommand += 1
+        let id = nextCommand
+        let command: [String: Any] = ["id": id, "method": method, "params": params]
+        socket.sendText(String(decoding: try JSONSerialization.data(withJSONObject: command), as: UTF8.self))
+        while let answer = socket.receiveJSON() {
+            guard answer["id"] as? Int == id else { continue }
+            if answer["type"] as? String == "error" { throw TestFailure("BiDi \(method): \(answer["error"] ?? "") \(answer["message"] ?? "")") }
+            return answer["result"] as? [String: Any] ?? [:]
+        }
+        throw TestFailure("no answer from Firefox's WebDriver BiDi to \(method)")
     }
 
     /// Everything the browser wrote so far (Chromium's stderr, Firefox's stdout).

@@ -110,7 +110,7 @@ final class RawWebSocket {
          headers: [String] = []) throws {
         let path = path + (room.map { "?room=\($0)" } ?? "")
         connection = try TCPConnection(port: port, from: source)
-        let request = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        let request = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
             + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n" + headers.map { $0 + "\r\n" }.joined() + "\r\n"
         connection.write(Array(request.utf8) + (pipelined.map { Self.frame(opcode: 0x1, payload: Array($0.utf8)) } ?? []))
         var head: [UInt8] = []
