@@ -212,7 +212,7 @@ function makeConnection(id, link, offering) {
   link.secret = { mine: crypto.getRandomValues(new Uint8Array(32)), theirs: null, theirCommitment: null, offering };
   if (local) {
     for (const track of local.getTracks()) pc.addTrack(track, local);
-    if (videoMuted) sendVideo(pc, false);
+    if (!sendsVideoTo(link)) sendVideo(pc, false);
   }
   // Receive what we do not send (a listener, or no camera).
   for (const kind of ['audio', 'video']) {
@@ -275,6 +275,12 @@ function adoptChannel(id, link, channel) {
       if (state?.type === 'sas-nonce') return revealed(id, link, secret, state.nonce);
       if (!state || state.type !== 'state') return;
       link.state = { audioMuted: state.audio_muted === true, videoMuted: state.video_muted === true };
+      // A peer that hides our picture (conf's `video hide`) is sent none until it shows it again.
+      const wanted = state.wants_video !== false;
+      if (wanted !== link.wantsVideo) {
+        link.wantsVideo = wanted;
+        if (link.pc) sendVideo(link.pc, sendsVideoTo(link));
+      }
       updateBadges(link.tile, link.state);
       report({ type: 'state', peer: id, audio_muted: link.state.audioMuted, video_muted: link.state.videoMuted });
     };
@@ -494,6 +500,9 @@ function broadcastState() {
   updateBadges(document.querySelector('.tile[data-peer="me"]'), { audioMuted, videoMuted });
 }
 
+// Whether the link gets our picture: the camera is on and the peer has not hidden it.
+function sendsVideoTo(link) { return !videoMuted && link.wantsVideo !== false; }
+
 // Camera off sends no video at all (not black pictures): the sender's track is taken away.
 function sendVideo(pc, on) {
   const track = local?.getVideoTracks()[0] || null;
@@ -514,7 +523,7 @@ function wireControls() {
   $('mute').onclick = toggle('mute', () => local?.getAudioTracks() || [], 'Unmute', 'Mute', () => (audioMuted = !audioMuted));
   $('camera').onclick = toggle('camera', () => local?.getVideoTracks() || [], 'Camera on', 'Camera off', () => {
     videoMuted = !videoMuted;
-    for (const [, link] of links) if (link.pc) sendVideo(link.pc, !videoMuted);
+    for (const [, link] of links) if (link.pc) sendVideo(link.pc, sendsVideoTo(link));
     return videoMuted;
   });
   $('leave').onclick = () => {

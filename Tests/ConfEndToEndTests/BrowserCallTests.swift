@@ -135,6 +135,39 @@ struct BrowserCallTests {
         #expect(host.waitForExit(timeout: .seconds(15)) == 0)
     }
 
+    /// conf's `hide` reaches the page (`wants_video` false on conf-control): the page stops
+    /// sending its picture to conf, and sends it again on `show`. Talking shows both ways: conf's
+    /// tone on the page's tile, the browser's fake microphone in conf's `talking`.
+    @Test func theGuestStopsItsVideoWhenHiddenAndTalkingShowsBothWays() throws {
+        let host = try ConfProcess(["host", "--listen", "127.0.0.1:0", "--no-tls", "--as", "ann", "--json"] + Self.media, interactive: true)
+        let link = try #require(host.waitForEvent("room")?["browser_url"] as? String, "\(host.stderr)")
+        let browser = try HeadlessBrowser(link + "&name=web&join=1")
+        let web = try #require(host.waitForEvent("peer-connected", timeout: .seconds(20))?["peer"] as? String, "\(browser.stderr.suffix(3000))")
+        #expect(browser.waitForEvent("state") != nil)
+
+        #expect(ConfProcess.waitUntil(timeout: .seconds(10)) {
+            (try? browser.evaluate("document.querySelector('.tile:not([data-peer=me])').classList.contains('talking')")) as? Bool == true
+        }, "conf's tone shows as talking on the page")
+        #expect(host.waitForEvent("talking", timeout: .seconds(10), where: { $0["peer"] as? String == web && $0["talking"] as? Bool == true }) != nil,
+                "the browser's beeps are talking in conf: \(host.stdout.suffix(2000))")
+
+        // What the page sends conf: its video transceivers' tracks (none while hidden).
+        let sending = "[...links.values()][0].pc.getTransceivers().some((t) => t.receiver.track.kind === 'video' && t.sender.track !== null)"
+        #expect(try browser.evaluate(sending) as? Bool == true)
+        host.send("hide web")
+        #expect(ConfProcess.waitUntil(timeout: .seconds(10)) { (try? browser.evaluate(sending)) as? Bool == false }, "hidden: the page sends no picture")
+        host.send("show web")
+        #expect(ConfProcess.waitUntil(timeout: .seconds(10)) { (try? browser.evaluate(sending)) as? Bool == true }, "shown again")
+        // The camera button and the hide agree: camera off and on while shown sends again.
+        try browser.evaluate("document.getElementById('camera').click()")
+        #expect(try browser.evaluate(sending) as? Bool == false)
+        try browser.evaluate("document.getElementById('camera').click()")
+        #expect(try browser.evaluate(sending) as? Bool == true)
+        withExtendedLifetime(browser) {}
+        host.signal(SIGTERM)
+        #expect(host.waitForExit(timeout: .seconds(15)) == 0)
+    }
+
     /// The listen-only link: the page joins as a listener, gets conf's audio and video, asks for
     /// no camera or microphone and sends nothing.
     @Test func aListenOnlyLinkSendsNothing() throws {
