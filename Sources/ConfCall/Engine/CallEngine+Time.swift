@@ -44,7 +44,7 @@ extension CallEngine {
         askNewLinkKeyFrameWhenDue(now: now)
         serviceRates(now: now)
         // Not after each datagram: what decides it changes on timers and the other inputs.
-        if only == nil { sayWhetherVideoIsWanted(now: now) }
+        if only == nil { sayWhetherVideoIsWanted() }
         if let at = nextStatsAt, now >= at, let interval = configuration.statsInterval {
             // On a fixed cadence: a late pass (a loaded machine) does not push the next ones back.
             nextStatsAt = at + interval > now ? at + interval : now + interval

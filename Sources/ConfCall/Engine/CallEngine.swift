@@ -89,10 +89,10 @@ public final class CallEngine {
         case smallVideoBitrate(kbps: Int?)
         /// A link on the small encoding needs a key frame of it.
         case smallKeyFrameRequested
-        /// Whether any link is sent our video now. While none is (alone in the room, every
-        /// link paused or hiding our video) the camera's pictures are for our own view only and
-        /// are not encoded; the first one after is a key frame. Given when it changes, and
-        /// first at joining.
+        /// Whether the encoder has anyone to encode for: false while every link is paused for
+        /// bandwidth or hides our video (the camera's pictures are then for our own view only),
+        /// true again when one is not (the first picture after is a key frame). Given when it
+        /// changes; the encoder starts on.
         case videoWanted(Bool)
         /// Opus's new settings from the worst link: bitrate (16...64), in-band FEC, expected loss.
         case audioEncoding(bitrateKbps: Int, fec: Bool, expectedLossPercent: Int)
@@ -189,10 +189,8 @@ public final class CallEngine {
     var downlinkBottleneck = SharedBottleneck<ParticipantID>()
     var downlinkShared = false
     var videoBitrateAsked: (kbps: Int, at: Instant)?
-    /// What `.videoWanted` last said; nil before it was said.
-    var videoWantedSaid: Bool?
-    /// When `.videoWanted(true)` is said at the latest while links are still forming.
-    var videoWantedDue: Instant?
+    /// What `.videoWanted` last said; the driver starts with the encoder on.
+    var videoWantedSaid = true
     var loopLateness = LoopLateness()
     var audioEncodingAsked: (bitrateKbps: Int, fec: Bool, lossPercent: Int, at: Instant)?
 
@@ -271,7 +269,6 @@ public final class CallEngine {
         earliest.consider(nextStatsAt)
         if hasConnectedPeer { earliest.consider(nextRateUpdateAt) }
         earliest.consider(newLinkKeyFrameDue)
-        earliest.consider(videoWantedDue)
         for link in links.values { considerDeadlines(of: link, in: &earliest) }  // the earliest: any order
         return earliest.instant
     }
