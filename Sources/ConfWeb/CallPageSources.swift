@@ -237,6 +237,7 @@ function makeConnection(id, link, offering) {
       status('');
       showWords(id, link, pc);
     }
+    if (pc.connectionState === 'failed') linkLost(id, link, pc, true);
   };
   pc.ondatachannel = ({ channel }) => adoptChannel(id, link, channel);
   if (offering) {
@@ -263,6 +264,11 @@ function adoptChannel(id, link, channel) {
   } else if (channel.label === 'conf-control') {
     link.control = channel;
     const secret = link.secret;
+    // conf ends a link it gave up on (nothing heard for 2.5 s) with an SCTP ABORT: this
+    // channel closes under a connection we did not close. conf leaving does the same, and its
+    // `peer-left` comes over the rendezvous a moment later: a second's wait lets it end the link.
+    const pc = link.pc;
+    channel.onclose = () => setTimeout(() => linkLost(id, link, pc, false), 1000);
     channel.onopen = () => {
       channel.send(stateMessage());
       channel.send(JSON.stringify({ type: 'sas-nonce', nonce: toHex(secret.mine) }));
@@ -284,6 +290,22 @@ function adoptChannel(id, link, channel) {
       updateBadges(link.tile, link.state);
       report({ type: 'state', peer: id, audio_muted: link.state.audioMuted, video_muted: link.state.videoMuted });
     };
+  }
+}
+
+// The link ended under us (conf gave it up, or ICE failed): set up again, as conf does. The
+// one who offered it offers anew, after a `restart`; the one who answered waits for that offer,
+// and asks for it when its own ICE failed (conf may not have noticed).
+function linkLost(id, link, pc, failed) {
+  if (link.pc !== pc || !pc || pc.lost || pc.connectionState === 'closed') return;
+  pc.lost = true;
+  report({ type: 'link', peer: id, state: 'restarting' });
+  if (link.offered) {
+    signal(id, { type: 'restart' });
+    pc.close();
+    makeConnection(id, link, true);
+  } else if (failed) {
+    signal(id, { type: 'restart' });
   }
 }
 

@@ -168,6 +168,33 @@ struct BrowserCallTests {
         #expect(host.waitForExit(timeout: .seconds(15)) == 0)
     }
 
+    /// The guest's machine stops for 4 s (its browser frozen, as a laptop's lid closed): conf
+    /// reports the link lost after 2.5 s of silence and sets it up again; once the browser runs
+    /// again, the page takes the new connection (a restart, or a new offer on a live link) and
+    /// the link is up again with the same guest, media flowing.
+    @Test func aGuestWhoseBrowserFreezesComesBackOnItsOwn() throws {
+        let host = try ConfProcess(["host", "--listen", "127.0.0.1:0", "--no-tls", "--as", "ann", "--json"] + Self.media)
+        let link = try #require(host.waitForEvent("room")?["browser_url"] as? String, "\(host.stderr)")
+        let browser = try HeadlessBrowser(link + "&name=web&join=1")
+        let web = try #require(host.waitForEvent("peer-connected", timeout: .seconds(20))?["peer"] as? String, "\(browser.stderr.suffix(3000))")
+        browser.freeze(true)
+        let lost = host.waitForEvent("peer-disconnected", timeout: .seconds(10), where: { $0["peer"] as? String == web })
+        browser.freeze(false)
+        #expect(lost != nil, "\(host.stdout.suffix(2000))")
+        let again = ConfProcess.waitUntil(timeout: .seconds(30)) { host.events(ofType: "peer-connected").filter { $0["peer"] as? String == web }.count >= 2 }
+        let history = host.stdout.split(separator: "\n").filter { !$0.contains("\"room\"") }.suffix(12).joined(separator: "\n")
+        let page = browser.events.map { "\($0["type"] ?? "")" }.joined(separator: " ")
+        #expect(again, "the link came back: \(history)\npage: \(page)\n\(host.stderr.suffix(1500))")
+        #expect(host.events(ofType: "peer-left").isEmpty, "the guest never left")
+        // The page shows conf's picture on the new connection.
+        let pictures = browser.events.filter { $0["type"] as? String == "picture" }.count
+        #expect(ConfProcess.waitUntil(timeout: .seconds(15)) { browser.events.filter { $0["type"] as? String == "picture" }.count > pictures },
+                "\(browser.stderr.suffix(2000))")
+        withExtendedLifetime(browser) {}
+        host.signal(SIGTERM)
+        #expect(host.waitForExit(timeout: .seconds(15)) == 0)
+    }
+
     /// The listen-only link: the page joins as a listener, gets conf's audio and video, asks for
     /// no camera or microphone and sends nothing.
     @Test func aListenOnlyLinkSendsNothing() throws {

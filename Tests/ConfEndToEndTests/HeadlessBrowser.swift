@@ -172,6 +172,32 @@ final class HeadlessBrowser: @unchecked Sendable {
         throw TestFailure("no answer from Firefox's WebDriver BiDi to \(method)")
     }
 
+    /// Stops (SIGSTOP) or continues (SIGCONT) the browser and every process under it, as a
+    /// laptop's lid closed and opened: nothing is sent or answered meanwhile.
+    func freeze(_ frozen: Bool) {
+        for pid in Self.descendants(of: process.processIdentifier) + [process.processIdentifier] {
+            kill(pid, frozen ? SIGSTOP : SIGCONT)
+        }
+    }
+
+    /// The processes under `pid`, from /proc (each one's parent is field 4 of its stat).
+    private static func descendants(of pid: pid_t) -> [pid_t] {
+        var parents: [pid_t: [pid_t]] = [:]
+        for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
+            guard let child = pid_t(entry), let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                  let close = stat.range(of: ")", options: .backwards) else { continue }
+            let fields = stat[close.upperBound...].split(separator: " ")
+            if fields.count > 1, let parent = pid_t(fields[1]) { parents[parent, default: []].append(child) }
+        }
+        var found: [pid_t] = [], queue = [pid]
+        while let next = queue.popLast() {
+            let children = parents[next] ?? []
+            found += children
+            queue += children
+        }
+        return found
+    }
+
     /// Everything the browser wrote so far (Chromium's stderr, Firefox's stdout).
     var stderr: String { log.withLock { $0 } }
 
