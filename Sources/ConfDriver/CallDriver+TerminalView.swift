@@ -24,7 +24,7 @@ extension CallDriver {
 
     /// The peers connected now, in id order (the order they joined in): the views' tiles.
     func connectedParticipants() -> [Participant] {
-        engine.connectedPeers.compactMap { engine.participant($0) }.sorted { $0.id.rawValue < $1.id.rawValue }
+        engine.connectedPeers.compactMap { engine.participant($0) }.sorted { $0.id < $1.id }
     }
 
     /// Leaves the terminal view before the session's last lines ("Left the room", an error), so

@@ -2,6 +2,13 @@ import ConfWire
 import Testing
 
 @Suite struct IdentifierTests {
+    /// Participant ids order as they were given, p2 before p10; ids of another form after.
+    @Test func participantIDsOrderAsTheyJoined() {
+        let ids = ["p10", "x", "p2", "p100", "p1", "p11", "p9", "a"].map(ParticipantID.init)
+        #expect(ids.sorted().map(\.rawValue) == ["p1", "p2", "p9", "p10", "p11", "p100", "a", "x"])
+        #expect(ParticipantID("p9") < ParticipantID("p10") && !(ParticipantID("p10") < ParticipantID("p9")))
+    }
+
     @Test func roomIDsAcceptTheWaysPeopleTypeThem() {
         #expect(RoomID("4821-7734")?.rawValue == "4821-7734")
         #expect(RoomID("48217734")?.rawValue == "4821-7734")

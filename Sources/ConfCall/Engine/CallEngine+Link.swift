@@ -10,7 +10,7 @@ extension CallEngine {
     /// the order can matter (whose packets the pacer takes first, which of equal links is the
     /// least): Swift seeds each dictionary's order apart, and a simulated call must replay from
     /// its seed.
-    var linksInOrder: [PeerConnection] { links.values.sorted { $0.id.rawValue < $1.id.rawValue } }
+    var linksInOrder: [PeerConnection] { links.values.sorted { $0.id < $1.id } }
 
     func iceState(_ id: ParticipantID, _ state: IceState, now: Instant) {
         guard let link = links[id], link.phase != .disconnected else { return }
@@ -270,7 +270,7 @@ extension CallEngine {
 
     /// Restarts that are due: the link to the peer is set up again from a new offer.
     func runRestarts(now: Instant) {
-        for (id, at) in restartAt.sorted(by: { $0.key.rawValue < $1.key.rawValue }) where at <= now {  // in id order, as `linksInOrder`
+        for (id, at) in restartAt.sorted(by: { $0.key < $1.key }) where at <= now {  // in id order, as `linksInOrder`
             restartAt[id] = nil
             guard roster[id] != nil, links[id]?.phase == .disconnected else { continue }
             mesh?.restart(id)

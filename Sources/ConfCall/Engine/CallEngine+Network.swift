@@ -13,7 +13,7 @@ extension CallEngine {
     /// Our addresses changed.
     func networkChanged(now: Instant) {
         guard mesh != nil, !isLeaving else { return }
-        for id in roster.keys.sorted(by: { $0.rawValue < $1.rawValue }) {
+        for id in roster.keys.sorted() {
             guard let link = links[id] else { continue }
             outputs.append(.signal(id, PeerSignal.restart.json))
             setUpAgain(link, .networkChanged(here: true), now: now)

@@ -15,7 +15,7 @@ extension CallEngine {
         if roster[ParticipantID(text)] != nil { return .one(ParticipantID(text)) }
         let exact = roster.values.filter { $0.name == text }
         let matches = exact.isEmpty ? roster.values.filter { $0.name.lowercased() == text.lowercased() } : exact
-        let ids = matches.map(\.id).sorted { $0.rawValue.count != $1.rawValue.count ? $0.rawValue.count < $1.rawValue.count : $0.rawValue < $1.rawValue }
+        let ids = matches.map(\.id).sorted()
         switch ids.count {
         case 0: return .none
         case 1: return .one(ids[0])

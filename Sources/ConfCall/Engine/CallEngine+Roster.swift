@@ -19,7 +19,7 @@ extension CallEngine {
     }
 
     /// Everyone in the room but us, in id order (the order they joined in).
-    public var participants: [Participant] { roster.values.sorted { $0.id.rawValue < $1.id.rawValue } }
+    public var participants: [Participant] { roster.values.sorted { $0.id < $1.id } }
 
     /// Our link to `id` as a roster shows it; nil for nobody by that id or no link (a listener's
     /// fellow listener).

@@ -49,6 +49,21 @@ public struct ParticipantID: Hashable, Sendable, CustomStringConvertible {
     }
 }
 
+/// The order participants joined in: the rendezvous numbers them p1, p2, ... as they come, so
+/// p2 comes before p10 (compared as strings, p10 came first, and the roster's order broke after
+/// nine joins). An id of another form (never one the rendezvous assigns) comes after the
+/// numbered ones, in string order.
+extension ParticipantID: Comparable {
+    public static func < (a: ParticipantID, b: ParticipantID) -> Bool {
+        switch (a.number, b.number) {
+        case let (x?, y?): x < y
+        case (.some, nil): true
+        case (nil, .some): false
+        case (nil, nil): a.rawValue < b.rawValue
+        }
+    }
+}
+
 /// One knock on a room that is locked (too many wrong pins): "k1", "k2", ... assigned by the
 /// rendezvous; a publisher answers it with `admit` or `deny` (docs/SECURITY.md).
 public struct KnockID: Hashable, Sendable, CustomStringConvertible {

@@ -144,3 +144,19 @@ extension CallEngineControlTests {
         #expect(dan.chats.isEmpty, "a later joiner gets no earlier chat: \(dan.chats)")
     }
 }
+
+extension CallEngineControlTests {
+    /// Ids go on growing as people leave and come back (p10, p11, ...): the roster, the links
+    /// and two peers of one name keep the order they joined in, p2 before p10.
+    @Test func theRosterKeepsTheOrderPeopleJoinedPastTheNinth() throws {
+        let call = SimulatedCall(seed: 24, handshake: .fakeDTLS)
+        let ann = try call.add("ann")
+        let peers = [("p10", "bob"), ("p2", "bob"), ("p11", "cy"), ("p9", "dee")].map {
+            Participant(id: ParticipantID($0.0), name: $0.1, role: .publisher)
+        }
+        ann.engine.handle(.joined(you: ParticipantID("p1"), role: .publisher, peers: peers), now: call.now)
+        #expect(ann.engine.participants.map(\.id.rawValue) == ["p2", "p9", "p10", "p11"])
+        #expect(ann.engine.findPeer("bob") == .several([ParticipantID("p2"), ParticipantID("p10")]))
+    }
+}
+
