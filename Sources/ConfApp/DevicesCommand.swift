@@ -19,9 +19,9 @@ struct DevicesCommand {
             devices = try PulseConnection().devices()
         } catch {
             reporter.emit(.devices(sources: [], sinks: [], cameras: cameras))
-            reporter.failure(CommandFailure(.noAudioDevice, code: "no-pulseaudio",
+            reporter.failure(CommandFailure(.deviceUnavailable, code: "no-pulseaudio",
                                             "\(error) — start PulseAudio (`pulseaudio --start`, or log in to a desktop session)"))
-            return ExitCode.noAudioDevice.rawValue
+            return ExitCode.deviceUnavailable.rawValue
         }
         reporter.emit(.devices(sources: devices.sources.map(Self.sound), sinks: devices.sinks.map(Self.sound), cameras: cameras))
         return ExitCode.ok.rawValue

@@ -39,7 +39,7 @@ public enum CallMedia {
             do {
                 source = try settings.source.open(context)
             } catch {
-                throw CommandFailure(.noAudioDevice, code: "no-audio-device", "\(error)")
+                throw CommandFailure(.deviceUnavailable, code: "no-audio-device", "\(error)")
             }
             do {
                 encoder = try OpusEncoder(bitrate: settings.bitrate)
@@ -51,7 +51,7 @@ public enum CallMedia {
         do {
             sink = try settings.sink.open(context)
         } catch {
-            throw CommandFailure(.noAudioDevice, code: "no-audio-device", "\(error)")
+            throw CommandFailure(.deviceUnavailable, code: "no-audio-device", "\(error)")
         }
         return (AudioPipeline(source: source, encoder: encoder, sinks: [sink] + (recordings.map { [$0] } ?? [])), sink)
     }

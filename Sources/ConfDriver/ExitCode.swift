@@ -11,7 +11,7 @@ public enum ExitCode: Int32, Sendable, CaseIterable {
     case rendezvousUnreachable = 6
     case rateLimited = 7
     case noPeerConnected = 8
-    case noAudioDevice = 9
+    case deviceUnavailable = 9
     case notAdmitted = 10
     case wrongCertificate = 11
 
@@ -26,7 +26,7 @@ public enum ExitCode: Int32, Sendable, CaseIterable {
         case .rendezvousUnreachable: "the rendezvous could not be reached at join time, or was lost and no peer was connected (within 30 s)"
         case .rateLimited: "too many wrong pins recently, for this room or from this address: wait a minute"
         case .noPeerConnected: "conf join only: others were in the room when it joined but no peer connection could be made within --connect-timeout"
-        case .noAudioDevice: "a device asked for by flag, environment or config file could not be opened (no PulseAudio server, no such microphone or speaker, or no such camera)"
+        case .deviceUnavailable: "a device asked for by flag, environment or config file could not be opened (no PulseAudio server, no such microphone or speaker, or no such camera)"
         case .notAdmitted: "the room was locked after too many wrong pins, and nobody in the call let you in (denied, or no answer in time)"
         case .wrongCertificate: "the rendezvous presented another TLS certificate than the one --fingerprint names (someone in between, or another server at that address): nothing was sent to it"
         }

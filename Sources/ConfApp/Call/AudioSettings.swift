@@ -59,7 +59,7 @@ extension AudioSettings {
             if sink.isPulse { devices.append(.speaker); sink = try .choose("none", from: MediaBackends.audioSinks()) }
             missingDevices = ("\(error)", devices)
         } catch {
-            throw CommandFailure(.noAudioDevice, code: "no-pulseaudio",
+            throw CommandFailure(.deviceUnavailable, code: "no-pulseaudio",
                 "\(error) — start PulseAudio (`pulseaudio --start`, or log in to a desktop session), or run without devices: "
                 + "--audio-source tone:440 (or file:PATH.wav, silence) --audio-sink none")
         }

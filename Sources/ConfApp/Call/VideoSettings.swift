@@ -31,11 +31,11 @@ extension VideoSettings {
         guard enabled, source.name == "v4l2", let path = source.argument else { return }
         var info = stat()
         guard stat(path, &info) == 0 else {
-            throw CommandFailure(.noAudioDevice, code: "no-camera",
+            throw CommandFailure(.deviceUnavailable, code: "no-camera",
                                  "--video-source v4l2:\(path): \(String(cString: strerror(errno))) — check the device with v4l2-ctl --list-devices")
         }
         guard info.st_mode & S_IFMT == S_IFCHR else {
-            throw CommandFailure(.noAudioDevice, code: "no-camera",
+            throw CommandFailure(.deviceUnavailable, code: "no-camera",
                                  "--video-source v4l2:\(path): not a device — give a camera like /dev/video0 (v4l2-ctl --list-devices)")
         }
     }

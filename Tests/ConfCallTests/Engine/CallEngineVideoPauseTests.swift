@@ -17,6 +17,7 @@ extension CallEngineCongestionTests {
         }
         let resumes = changes.filter { if case .videoResumed = $0.event { true } else { false } }
         let seconds = changes.map { change in Int(change.at.since(start).milliseconds / 1_000) }
+        #expect(changes.contains { if case .videoPaused = $0.event { true } else { false } }, "the link is too weak: video paused")
         #expect(resumes.count <= 2, "video paused and resumed at these seconds: \(seconds)")
     }
 
