@@ -130,3 +130,9 @@ import Testing
         #expect(probe.priority == .video)
     }
 }
+
+extension LinkLayerPolicy {
+    /// How many temporal layers the policy lets through: 0 while paused (the engine's own count
+    /// also asks the layer selector which layer it is at).
+    var forwardedLayers: Int { paused ? 0 : Int(maximumLayer) + 1 }
+}

@@ -95,7 +95,4 @@ struct LinkLayerPolicy: Sendable {
         }
         return paused ? .paused : .resumed
     }
-
-    /// How many temporal layers the link is forwarded: 0 while paused.
-    var forwardedLayers: Int { paused ? 0 : Int(maximumLayer) + 1 }
 }
