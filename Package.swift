@@ -80,6 +80,8 @@ let package = Package(
         // BENCHMARKS.md: what the rendezvous's JSON costs a relayed message.
         .executableTarget(name: "json-bench", dependencies: ["ConfCore"], path: "bench/json-bench"),
 
+        // What more than one test target needs (a test target cannot share its files).
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "ConfCoreTests", dependencies: ["ConfCore"]),
         .testTarget(name: "ConfWireTests", dependencies: ["ConfWire"]),
         .testTarget(name: "ConfRendezvousTests", dependencies: ["ConfRendezvous", "ConfCrypto"]),
@@ -88,9 +90,9 @@ let package = Package(
         .testTarget(name: "ConfCallTests", dependencies: ["ConfCall", "ConfCrypto", "ConfSession", "ConfWire"]),
         .testTarget(name: "ConfIOTests", dependencies: ["ConfIO", "ConfCrypto"]),
         .testTarget(name: "ConfScreenTests", dependencies: ["ConfScreen"]),
-        .testTarget(name: "ConfMediaTests", dependencies: ["ConfMedia", "ConfWire", "CTurboJPEG"]),
+        .testTarget(name: "ConfMediaTests", dependencies: ["ConfMedia", "ConfWire", "CTurboJPEG", "TestSupport"]),
         .testTarget(name: "ConfCallMediaTests", dependencies: ["ConfCallMedia", "ConfCall", "ConfMedia", "ConfWire", "ConfCore"]),
         .testTarget(name: "ConfCLITests", dependencies: ["ConfCLI", "ConfApp", "ConfDriver", "ConfCall", "ConfWeb", "ConfMedia"]),
-        .testTarget(name: "ConfEndToEndTests", dependencies: ["ConfCore", "ConfMedia"]),
+        .testTarget(name: "ConfEndToEndTests", dependencies: ["ConfCore", "ConfMedia", "TestSupport"]),
     ]
 )

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// `--record DIR` with real processes: one file per participant per call across link restarts,
 /// distinct files for one name, nothing overwritten, and a write failure that leaves the call and

@@ -2,38 +2,7 @@ import ConfCore
 import ConfMedia
 import Foundation
 import Testing
-
-/// A 64 KiB tmpfs in a private mount namespace, held by a `sleep` process: the test reaches it
-/// through /proc/PID/root, and it vanishes with the process (nothing stays mounted on the host).
-final class TinyFilesystem {
-    /// Mounting needs root (CAP_SYS_ADMIN) and util-linux's unshare.
-    static let available = getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/unshare")
-
-    private let holder = Process()
-    private let mountPoint: String
-    /// The tmpfs, as this process sees it.
-    let path: String
-
-    init(kilobytes: Int = 64) throws {
-        mountPoint = FileManager.default.temporaryDirectory.appendingPathComponent("conf-tiny-\(UUID().uuidString.prefix(8))").path
-        try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
-        holder.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
-        holder.arguments = ["-m", "--propagation", "private", "sh", "-c",
-                            "mount -t tmpfs -o size=\(kilobytes)k tmpfs '\(mountPoint)' && echo ready && exec sleep 600"]
-        let out = Pipe()
-        holder.standardOutput = out
-        try holder.run()
-        let line = out.fileHandleForReading.availableData
-        guard String(decoding: line, as: UTF8.self).contains("ready") else { throw CocoaError(.fileWriteUnknown) }
-        path = "/proc/\(holder.processIdentifier)/root\(mountPoint)"
-    }
-
-    deinit {
-        holder.terminate()
-        holder.waitUntilExit()
-        try? FileManager.default.removeItem(atPath: mountPoint)
-    }
-}
+import TestSupport
 
 func le32(_ bytes: [UInt8], at i: Int) -> Int {
     Int(bytes[i]) | Int(bytes[i + 1]) << 8 | Int(bytes[i + 2]) << 16 | Int(bytes[i + 3]) << 24
