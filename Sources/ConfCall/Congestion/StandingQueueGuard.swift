@@ -27,16 +27,15 @@ import ConfCore
 ///   path's (`rebase`; the meter's other readers, the loss bound's "congested", the
 ///   shared-bottleneck grouping and probing, see the new baseline too), and the detector leads.
 ///
-/// A receiver starved of CPU (the camera test's emulated machine) reads nothing for a while and
-/// then all it missed at once, so every packet of a message can read as having waited, with no
-/// queue on the path: cut for it, the estimate fell to its floor at each stall, and a paused
-/// link never came back (Tests/FLAKES.md). So the guard holds, and does not cut, for a message
-/// whose packets (alone, or with the last one of the message before) arrived within a tenth of
-/// the time they were sent over, that being `stalledReadSpread` or more: a path's queue delivers
-/// them no faster than its link, and while it stands, about as they were sent. Nor for a message
-/// of one packet, which cannot tell the two apart (a paused link's audio). Waiting for a second
-/// message to confirm every queue instead let the simulated mesh's start queue reach 152 ms and
-/// a deep bucket's median 65 ms (CallEngineCongestionTests).
+/// A receiver starved of CPU reads nothing for a while and then all it missed at once, so every
+/// packet of a message can read as having waited, with no queue on the path; cut for, the
+/// estimate falls to its floor at each stall (Tests/FLAKES.md, the camera VM). So the guard
+/// holds, and does not cut, for a message whose packets (alone, or with the last one of the
+/// message before) arrived within a tenth of the time they were sent over, that being
+/// `stalledReadSpread` or more: a path's queue delivers them no faster than its link, and while
+/// it stands, about as they were sent. Nor for a message of one packet, which cannot tell the
+/// two apart (a paused link's audio). Waiting for a second message before every cut would also
+/// tell them apart, at the cost of a longer queue each time one forms.
 ///
 /// With frequent feedback the guard stands aside while our own loop is held up (`LoopLateness`):
 /// on a slow machine the wait it reads may be our own, which no cut drains (in the vivid camera

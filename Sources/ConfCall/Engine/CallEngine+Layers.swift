@@ -97,13 +97,9 @@ extension CallEngine {
     }
 
     /// `.videoWanted` when it changed whether the encoder has anyone to encode for: no while
-    /// every link is paused for bandwidth or hides our video. An encoder that runs for nobody
-    /// costs the CPU that a slow machine's own links then lack: in the camera test's emulated
-    /// machine, the host's two encoders kept the receiver's reads late after its only link had
-    /// paused, and the link never came back (Tests/FLAKES.md). Alone in the room, and while a
-    /// link is being set up, it runs as before: started only with the first link, the first
-    /// second's pictures went out at 4-8 a second in half the runs at 15 % loss (LossTests,
-    /// 89 % of the frames against 100 %), for a cause not found.
+    /// every link is paused for bandwidth or hides our video, whose CPU a slow machine's links
+    /// then lack. Alone in the room it still runs: started only with the first link, the first
+    /// second after link-up went out short of its upper layers (Tests/FLAKES.md, LossTests).
     func sayWhetherVideoIsWanted() {
         guard configuration.sendsVideo, !isLeaving else { return }
         var wanted = true

@@ -73,9 +73,7 @@ extension CallEngine {
     /// A paused link's way back, beside its steady padding (`probe` in +Rates): a cluster aimed
     /// at what resuming needs, at most three times the target, on the schedule and trial of the
     /// probes after a fall. The padding fills only the estimate there is, which then grows by
-    /// AIMD's 8 % a second at best; on a jittery path (a receiver's CPU starved, as in the camera
-    /// test's emulated machine) each over-use signal undid that, and the link stayed paused at
-    /// the estimate's floor for minutes (Tests/FLAKES.md).
+    /// AIMD's 8 % a second at best, and any over-use signal on a jittery path undoes that.
     func probeTowardsResume(_ link: PeerConnection, wantedBitsPerSecond wanted: Double, transportSequenceID id: UInt8, now: Instant) {
         let target = Double(link.congestion.target)
         judgeProbe(link, statistics: link.congestion.statistics, now: now)

@@ -158,7 +158,7 @@ extension CallEngine {
         let statistics = link.congestion.statistics
         // Not into a queue the path already holds: that would only delay the link's audio. A
         // queue is what even the least delayed packet waited: the mean also counts jitter, which
-        // a receiver's starved CPU kept over the limit with no queue at all (Tests/FLAKES.md).
+        // a receiver whose CPU is starved keeps high with no queue at all.
         guard let id = transportSequenceID(link.negotiated?.video), sendsTransportFeedback(link), link.congestion.pacer.queuedCount == 0,
               statistics.usage != .overusing, (statistics.standingQueueDelay ?? .zero) < Self.probeQueueDelayLimit else { return }
         let base = Double(LinkLayerPolicy.baseLayerKbps(encoderKbps: encoderKbps, layers: encodedLayers(for: link)))
