@@ -86,8 +86,9 @@ struct StandingQueueGuard: Sendable {
     /// our own lateness, not the path's queue: the detector alone leads then.
     mutating func judge(_ reports: [SentPacketHistory.Report], meter: QueueDelayMeter, senderHeldUp: Bool,
                         now: Instant) -> Verdict {
+        let received = ReceivedSpan(reports)
         let previous = lastPacket
-        if let latest = reports.filter({ $0.arrival != nil }).max(by: { $0.sentAt < $1.sentAt }) { lastPacket = (latest.sentAt, latest.arrival!) }
+        if let latest = received.latest { lastPacket = latest }
         guard isSparse || !senderHeldUp,
               let standing = meter.standingQueueDelay, standing >= Self.limit else {
             lastDrain = nil
@@ -95,8 +96,7 @@ struct StandingQueueGuard: Sendable {
             return .follow
         }
         // One packet alone cannot tell a queue from a reader that stalled.
-        if reports.lazy.filter({ $0.arrival != nil }).count < 2 || Self.readAllAtOnce(reports)
-            || Self.readAllAtOnce(reports, after: previous) { return .hold }
+        if received.count < 2 || received.readAllAtOnce || received.including(previous).readAllAtOnce { return .hold }
         guard let lastDrain else { return drain(standing, now: now) }
         guard let since = meter.standingQueueDelay(of: reports, sentAfter: lastDrain.at) else { return .hold }
         if since <= lastDrain.standing - Self.shrinkMargin {
@@ -111,20 +111,42 @@ struct StandingQueueGuard: Sendable {
         return drain(since, now: now)
     }
 
-    /// Whether the received packets of `reports`, and `previous` (the last of the message before),
-    /// arrived within a tenth of the time they were sent over, that being `stalledReadSpread` or more.
-    static func readAllAtOnce(_ reports: [SentPacketHistory.Report], after previous: (sentAt: Instant, arrival: Instant)? = nil) -> Bool {
-        var firstSent = previous?.sentAt, lastSent = previous?.sentAt, firstArrival = previous?.arrival, lastArrival = previous?.arrival
-        for report in reports {
-            guard let arrival = report.arrival else { continue }
-            firstSent = min(firstSent ?? report.sentAt, report.sentAt)
-            lastSent = max(lastSent ?? report.sentAt, report.sentAt)
-            firstArrival = min(firstArrival ?? arrival, arrival)
-            lastArrival = max(lastArrival ?? arrival, arrival)
+    /// When a message's received packets were sent and arrived, from one pass over it.
+    struct ReceivedSpan {
+        private(set) var count = 0
+        private var sent: ClosedRange<Instant>?
+        private var arrived: ClosedRange<Instant>?
+        /// The last one sent, with its arrival.
+        private(set) var latest: (sentAt: Instant, arrival: Instant)?
+
+        init(_ reports: [SentPacketHistory.Report]) {
+            for report in reports {
+                guard let arrival = report.arrival else { continue }
+                add(sentAt: report.sentAt, arrival: arrival)
+            }
         }
-        guard let firstSent, let lastSent, let firstArrival, let lastArrival else { return false }
-        let sent = lastSent.milliseconds(since: firstSent)
-        return sent >= stalledReadSpread.milliseconds && lastArrival.milliseconds(since: firstArrival) < sent / 10
+
+        private mutating func add(sentAt: Instant, arrival: Instant) {
+            count += 1
+            sent = sent.map { min($0.lowerBound, sentAt)...max($0.upperBound, sentAt) } ?? sentAt...sentAt
+            arrived = arrived.map { min($0.lowerBound, arrival)...max($0.upperBound, arrival) } ?? arrival...arrival
+            if latest.map({ sentAt > $0.sentAt }) ?? true { latest = (sentAt, arrival) }
+        }
+
+        /// The same with `packet` (the last of the message before) among them.
+        func including(_ packet: (sentAt: Instant, arrival: Instant)?) -> ReceivedSpan {
+            var span = self
+            if let packet { span.add(sentAt: packet.sentAt, arrival: packet.arrival) }
+            return span
+        }
+
+        /// Whether they arrived within a tenth of the time they were sent over, that being
+        /// `stalledReadSpread` or more.
+        var readAllAtOnce: Bool {
+            guard let sent, let arrived else { return false }
+            let sentOver = sent.upperBound.milliseconds(since: sent.lowerBound)
+            return sentOver >= StandingQueueGuard.stalledReadSpread.milliseconds && arrived.upperBound.milliseconds(since: arrived.lowerBound) < sentOver / 10
+        }
     }
 
     private mutating func drain(_ standing: Duration, now: Instant) -> Verdict {

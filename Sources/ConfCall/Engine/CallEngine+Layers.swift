@@ -102,11 +102,8 @@ extension CallEngine {
     /// second after link-up went out short of its upper layers (Tests/FLAKES.md, LossTests).
     func sayWhetherVideoIsWanted() {
         guard configuration.sendsVideo, !isLeaving else { return }
-        var wanted = true
-        for link in links.values where link.phase != .disconnected {
-            wanted = !link.peerHidesOurVideo && !link.layerPolicy.paused
-            if wanted { break }
-        }
+        let live = links.values.lazy.filter { $0.phase != .disconnected }
+        let wanted = live.isEmpty || live.contains { !$0.peerHidesOurVideo && !$0.layerPolicy.paused }
         guard wanted != videoWantedSaid else { return }
         videoWantedSaid = wanted
         outputs.append(.videoWanted(wanted))

@@ -63,7 +63,7 @@ extension CallEngine {
         // the others' room, and only that link's estimate lifts them all.
         guard link.congestion.share == nil || sharedLeast == link.id, let carried = link.carriedBeforeFall?.bitsPerSecond,
               Double(target) < Self.probeBelowCarried * Double(carried),
-              link.lastProbeAt.map({ now.since($0) >= link.probeWait }) ?? true, link.probeOnTrialSince == nil,
+              probeIsDue(link, now: now),
               Double(target) < Double(configuration.videoBitrateKbps) * 1000 + link.traffic.audioBitsPerSecond,
               let id = transportSequenceID(link.negotiated?.video), sendsTransportFeedback(link),
               statistics.usage == .normal, (statistics.queueDelay ?? .zero) <= Self.probeClearQueueDelay else { return }
@@ -77,8 +77,13 @@ extension CallEngine {
     func probeTowardsResume(_ link: PeerConnection, wantedBitsPerSecond wanted: Double, transportSequenceID id: UInt8, now: Instant) {
         let target = Double(link.congestion.target)
         judgeProbe(link, statistics: link.congestion.statistics, now: now)
-        guard target < wanted, link.lastProbeAt.map({ now.since($0) >= link.probeWait }) ?? true, link.probeOnTrialSince == nil else { return }
+        guard target < wanted, probeIsDue(link, now: now) else { return }
         sendProbeCluster(link, bitsPerSecond: min(wanted, 3 * target), transportSequenceID: id, now: now)
+    }
+
+    /// No cluster on trial, and the wait since the last one (`probeWait`) is over.
+    private func probeIsDue(_ link: PeerConnection, now: Instant) -> Bool {
+        link.probeOnTrialSince == nil && (link.lastProbeAt.map { now.since($0) >= link.probeWait } ?? true)
     }
 
     /// One cluster of padding lasting about `probeClusterDuration` at `bitsPerSecond`, put on trial.
