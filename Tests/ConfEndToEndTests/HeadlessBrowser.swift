@@ -74,18 +74,23 @@ final class HeadlessBrowser: @unchecked Sendable {
         if kind == .firefox { return try evaluateInFirefox(expression) }
         let socket = try devTools ?? connectDevTools()
         devTools = socket
+        let answer = try command(socket, "Runtime.evaluate", ["expression": expression, "returnByValue": true, "awaitPromise": true])
+        let result = answer["result"] as? [String: Any]
+        if let thrown = result?["exceptionDetails"] { throw TestFailure("the page threw: \(thrown)") }
+        return (result?["result"] as? [String: Any])?["value"]
+    }
+
+    /// Sends one command (DevTools' and BiDi's have one shape) and returns the message that
+    /// answers it, skipping events and answers to nothing we wait for.
+    private func command(_ socket: RawWebSocket, _ method: String, _ params: [String: Any]) throws -> [String: Any] {
         nextCommand += 1
         let id = nextCommand
-        let command: [String: Any] = ["id": id, "method": "Runtime.evaluate",
-                                      "params": ["expression": expression, "returnByValue": true, "awaitPromise": true]]
+        let command: [String: Any] = ["id": id, "method": method, "params": params]
         socket.sendText(String(decoding: try JSONSerialization.data(withJSONObject: command), as: UTF8.self))
         while let answer = socket.receiveJSON() {
-            guard answer["id"] as? Int == id else { continue }  // events, and answers to nothing we wait for
-            let result = answer["result"] as? [String: Any]
-            if let thrown = result?["exceptionDetails"] { throw TestFailure("the page threw: \(thrown)") }
-            return (result?["result"] as? [String: Any])?["value"]
+            if answer["id"] as? Int == id { return answer }
         }
-        throw TestFailure("no answer from the browser's DevTools")
+        throw TestFailure("no answer from the browser to \(method)")
     }
 
     /// The page's DevTools WebSocket: the port Chromium chose (DevToolsActivePort in its profile),
@@ -158,18 +163,11 @@ final class HeadlessBrowser: @unchecked Sendable {
         return (socket, context)
     }
 
-    /// Sends one BiDi command and returns its result, skipping events.
+    /// One BiDi command's result.
     private func bidiCommand(_ socket: RawWebSocket, _ method: String, _ params: [String: Any]) throws -> [String: Any] {
-        nextCommand += 1
-        let id = nextCommand
-        let command: [String: Any] = ["id": id, "method": method, "params": params]
-        socket.sendText(String(decoding: try JSONSerialization.data(withJSONObject: command), as: UTF8.self))
-        while let answer = socket.receiveJSON() {
-            guard answer["id"] as? Int == id else { continue }
-            if answer["type"] as? String == "error" { throw TestFailure("BiDi \(method): \(answer["error"] ?? "") \(answer["message"] ?? "")") }
-            return answer["result"] as? [String: Any] ?? [:]
-        }
-        throw TestFailure("no answer from Firefox's WebDriver BiDi to \(method)")
+        let answer = try command(socket, method, params)
+        if answer["type"] as? String == "error" { throw TestFailure("BiDi \(method): \(answer["error"] ?? "") \(answer["message"] ?? "")") }
+        return answer["result"] as? [String: Any] ?? [:]
     }
 
     /// Stops (SIGSTOP) or continues (SIGCONT) the browser and every process under it, as a
