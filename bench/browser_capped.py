@@ -9,15 +9,15 @@ microphone). One direction is capped with tc tbf (500 ms of queue):
 conf-up: what conf sends to the browser is capped; conf's estimate comes from Chromium's
 transport feedback. browser-up: what Chromium sends is capped; Chromium's own estimator reads
 conf's transport feedback. `--peer conf` puts a second `conf join` in Chromium's place, for the
-same call between two confs. Prints conf's link-stats (and, for browser-up, the rate conf received
-from its peer each 2 s), the tbf's counters, and the capped queue's delay (its backlog read every
-100 ms, divided by the rate) from 8 s on: mean, 95th percentile, worst. Needs root; every
+same call between two confs. Prints conf's link-stats, the tbf's counters (with the average rate
+through it), and the capped queue's delay (its backlog read every 100 ms, divided by the rate)
+from 8 s on: mean, 95th percentile, worst. Needs root; every
 namespace it makes is removed at the end.
 """
-import argparse, json, os, statistics, subprocess, sys, threading, time
+import argparse, json, os, subprocess, sys, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from netns_mesh import Mesh, HUB_ADDRESS, UPLINK  # noqa: E402
+from netns_mesh import BacklogSampler, Mesh, HUB_ADDRESS, UPLINK  # noqa: E402
 
 
 def main():
@@ -34,19 +34,11 @@ def main():
     processes = []
     profile = f"/tmp/conf-bench-capped-{os.getpid()}"
     origin = f"http://{HUB_ADDRESS}:7373"
-
-    def inside(namespace):
-        return ["ip", "netns", "exec", namespace]
-
+    inside = mesh.inside
     try:
         mesh.up()
-        rendezvous = subprocess.Popen(inside(mesh.hub) + [conf, "rendezvous", "--listen", f"{HUB_ADDRESS}:7373", "--quiet"],
-                                      stdout=subprocess.PIPE, text=True)
-        processes.append(rendezvous)
-        rendezvous.stdout.readline()
-        created = subprocess.run(inside(mesh.hub) + ["curl", "-s", "-X", "POST", "-d", '{"name":"capped"}', f"{origin}/v1/rooms"],
-                                 capture_output=True, text=True, check=True).stdout
-        room = json.loads(created)
+        processes.append(mesh.start_rendezvous(conf))
+        room = mesh.create_room("capped")
         mesh.cap(capped, UPLINK, args.kbps, 500)
         media = ["--video-source", "pattern:noisy", "--audio-source", "tone:440", "--audio-sink", "none", "--video-view", "none"]
         call = subprocess.Popen(inside(mesh.namespace(1)) + [
@@ -72,20 +64,10 @@ def main():
                 conf, "join", room["room"], room["pin"], "--server", f"{HUB_ADDRESS}:7373", "--as", "web",
                 "--duration", str(int(args.seconds + 30))] + media, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         processes.append(peer)
-        backlog = []  # (seconds since the peer started, ms of traffic queued in the bucket's queue)
-        stop = threading.Event()
-
-        def sample():
-            started = time.monotonic()
-            while not stop.wait(0.1):
-                counters = mesh.queue(capped, UPLINK)
-                if counters:
-                    backlog.append((time.monotonic() - started, counters["backlog"] * 8 / args.kbps))
-        sampler = threading.Thread(target=sample)
+        sampler = BacklogSampler(mesh, capped, UPLINK)
         sampler.start()
         time.sleep(args.seconds)  # the call's length: what is measured is whatever happens in it
-        stop.set()
-        sampler.join()
+        sampler.stop()
         queue = mesh.queue(capped, UPLINK)
         call.terminate()
         print(f"{args.scenario}, peer {args.peer}, {args.kbps} kbit/s, {args.seconds:.0f} s")
@@ -98,17 +80,16 @@ def main():
             elif event["type"] in ("peer-connected", "video-paused", "video-resumed", "peer-disconnected"):
                 print(f"  t {event['t']:5.1f}  {event['type']} {event.get('reason', '')}")
         print(f"  tbf: {queue}, {queue['bytes'] * 8 / 1000 / args.seconds:.0f} kbit/s through it on average" if queue else "  tbf: none")
-        steady = sorted(ms for t, ms in backlog if t >= 8)
-        if steady:
-            print(f"  capped queue from 8 s on ({len(steady)} samples): mean {statistics.mean(steady):.0f} ms, "
-                  f"95th percentile {steady[len(steady) * 95 // 100]:.0f} ms, worst {steady[-1]:.0f} ms")
+        print(f"  {sampler.summary() or 'capped queue: no samples'}")
     finally:
+        if args.peer == "browser" and len(processes) == 3:
+            try:
+                os.killpg(processes[-1].pid, 9)  # Chromium and its renderer and helpers, in its session
+            except OSError:
+                pass
         for process in processes:
             if process.poll() is None:
-                try:
-                    os.killpg(process.pid, 9) if process is processes[-1] and args.peer == "browser" else process.kill()
-                except OSError:
-                    pass
+                process.kill()
         mesh.down()
         subprocess.run(["rm", "-rf", profile])
 

@@ -11,7 +11,7 @@ egress of PREFIX-hI in the hub, toward it). A cap is a token bucket filter on on
 (`tc qdisc replace dev ... root tbf rate R burst B latency L`): netem is not available on this
 machine, tbf is. The addresses exist only inside the namespaces.
 """
-import json, subprocess
+import json, statistics, subprocess, threading, time
 
 SUBNET = "10.77.0"
 HUB_ADDRESS = f"{SUBNET}.1"
@@ -92,3 +92,56 @@ class Mesh:
             if qdisc.get("kind") == "tbf":
                 return {"bytes": qdisc.get("bytes", 0), "drops": qdisc.get("drops", 0), "backlog": qdisc.get("backlog", 0)}
         return None
+
+    def inside(self, namespace):
+        """The command prefix that runs a program in `namespace`."""
+        return ["ip", "netns", "exec", namespace]
+
+    def start_rendezvous(self, conf):
+        """A standing `conf rendezvous` in the hub on HUB_ADDRESS:7373, once it listens."""
+        rendezvous = subprocess.Popen(self.inside(self.hub) + [conf, "rendezvous", "--listen", f"{HUB_ADDRESS}:7373", "--quiet"],
+                                      stdout=subprocess.PIPE, text=True)
+        rendezvous.stdout.readline()
+        return rendezvous
+
+    def create_room(self, name):
+        """A room made on that rendezvous (POST /v1/rooms): its room, pin and listen pin."""
+        created = subprocess.run(self.inside(self.hub) + ["curl", "-s", "-X", "POST", "-d", json.dumps({"name": name}),
+                                                          f"http://{HUB_ADDRESS}:7373/v1/rooms"],
+                                 capture_output=True, text=True, check=True).stdout
+        return json.loads(created)
+
+
+class BacklogSampler:
+    """Reads a capped direction's queue every 100 ms on a thread of its own, as milliseconds of
+    traffic at the cap's rate: (seconds since start, ms) in `samples`."""
+
+    def __init__(self, mesh, participant, direction):
+        self.mesh, self.participant, self.direction = mesh, participant, direction
+        self.samples = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run)
+
+    def start(self):
+        self._thread.start()
+
+    def stop(self):
+        self._stop.set()
+        self._thread.join()
+
+    def _run(self):
+        started = time.monotonic()
+        kbps = self.mesh.caps[(self.participant, self.direction)]
+        while not self._stop.wait(0.1):
+            counters = self.mesh.queue(self.participant, self.direction)
+            if counters:
+                self.samples.append((time.monotonic() - started, counters["backlog"] * 8 / kbps))
+
+    def summary(self, after=8):
+        """The queue's delay from `after` seconds on: mean, 95th percentile and worst; None without samples."""
+        steady = sorted(ms for t, ms in self.samples if t >= after)
+        if not steady:
+            return None
+        return (f"capped queue from {after} s on ({len(steady)} samples): mean {statistics.mean(steady):.0f} ms, "
+                f"95th percentile {steady[len(steady) * 95 // 100]:.0f} ms, worst {steady[-1]:.0f} ms")
+

@@ -12,10 +12,10 @@ rtpgccbwe). Prints conf's link-stats and audio-stats lines, what webrtcbin recei
 the tbf's counters, and the capped queue's delay (its backlog read every 100 ms, divided by the
 rate) from 8 s on: mean, 95th percentile, worst. Needs root; every namespace it makes is removed at the end.
 """
-import argparse, json, os, statistics, subprocess, sys, threading, time
+import argparse, json, os, subprocess, sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from netns_mesh import Mesh, HUB_ADDRESS, UPLINK  # noqa: E402
+from netns_mesh import BacklogSampler, Mesh, HUB_ADDRESS, UPLINK  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -32,18 +32,11 @@ def main():
     mesh = Mesh(f"wbc{os.getpid() % 10_000}", 2)
     processes = []
 
-    def inside(namespace):
-        return ["ip", "netns", "exec", namespace]
-
+    inside = mesh.inside
     try:
         mesh.up()
-        rendezvous = subprocess.Popen(inside(mesh.hub) + [conf, "rendezvous", "--listen", f"{HUB_ADDRESS}:7373", "--quiet"],
-                                      stdout=subprocess.PIPE, text=True)
-        processes.append(rendezvous)
-        rendezvous.stdout.readline()
-        created = subprocess.run(inside(mesh.hub) + ["curl", "-s", "-X", "POST", "-d", '{"name":"capped"}', f"http://{HUB_ADDRESS}:7373/v1/rooms"],
-                                 capture_output=True, text=True, check=True).stdout
-        room = json.loads(created)
+        processes.append(mesh.start_rendezvous(conf))
+        room = mesh.create_room("capped")
         mesh.cap(capped, UPLINK, args.kbps, 500)
         call = subprocess.Popen(inside(mesh.namespace(1)) + [
             conf, "join", room["room"], room["pin"], "--server", f"{HUB_ADDRESS}:7373", "--as", "conf", "--json", "--stats",
@@ -60,20 +53,10 @@ def main():
             "/usr/bin/python3", os.path.join(HERE, "..", "Tests", "Interop", "webrtcbin_video_peer.py"), f"{HUB_ADDRESS}:7373", room["room"], room["pin"],
             str(args.seconds), "600"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         processes.append(peer)
-        backlog = []  # (seconds since the peer started, ms of traffic queued in the bucket's queue)
-        stop = threading.Event()
-
-        def sample():
-            started = time.monotonic()
-            while not stop.wait(0.1):
-                counters = mesh.queue(capped, UPLINK)
-                if counters:
-                    backlog.append((time.monotonic() - started, counters["backlog"] * 8 / args.kbps))
-        sampler = threading.Thread(target=sample)
+        sampler = BacklogSampler(mesh, capped, UPLINK)
         sampler.start()
         received = [json.loads(line) for line in peer.stdout.read().splitlines() if line.startswith("{")]
-        stop.set()
-        sampler.join()
+        sampler.stop()
         queue = mesh.queue(capped, UPLINK)
         call.terminate()
         print(f"{args.scenario}, {args.kbps} kbit/s, {args.seconds:.0f} s")
@@ -90,10 +73,9 @@ def main():
                 print(f"  t {event['t']:5.1f}  {event['type']} {event.get('reason', '')}")
         print("  webrtcbin received, kbit/s each second:", [round(r["bytes"] * 8 / 1000) for r in received])
         print(f"  tbf: {queue}")
-        steady = sorted(ms for t, ms in backlog if t >= 8)
-        if steady:
-            print(f"  capped queue from 8 s on ({len(steady)} samples): mean {statistics.mean(steady):.0f} ms, "
-                  f"95th percentile {steady[len(steady) * 95 // 100]:.0f} ms, worst {steady[-1]:.0f} ms")
+        summary = sampler.summary()
+        if summary:
+            print(f"  {summary}")
     finally:
         for process in processes:
             if process.poll() is None:
