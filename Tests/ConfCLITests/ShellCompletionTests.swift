@@ -2,22 +2,10 @@ import ConfApp
 import ConfCLI
 import Foundation
 import Testing
+import TestSupport
 
 /// Completion scripts exercised in the real shells (zsh and fish only where installed).
 @Suite struct ShellCompletionTests {
-    static func run(_ executable: String, _ arguments: [String], input: String? = nil) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
-    }
-
     static func which(_ name: String) -> String? {
         ["/usr/bin/", "/bin/", "/usr/local/bin/"].map { $0 + name }.first { FileManager.default.isExecutableFile(atPath: $0) }
     }
@@ -40,7 +28,7 @@ import Testing
         _conf
         printf '%s\\n' "${COMPREPLY[@]}"
         """
-        let result = try run("/bin/bash", ["--norc", "--noprofile", "-c", driver])
+        let result = try runToEnd("/bin/bash", ["--norc", "--noprofile", "-c", driver])
         #expect(result.status == 0, "\(result.output)")
         return result.output.split(separator: "\n").map(String.init)
     }
@@ -76,7 +64,7 @@ import Testing
         """
         let script = dir.appendingPathComponent("capture.zsh")
         try driver.write(to: script, atomically: true, encoding: .utf8)
-        let result = try run("/usr/bin/timeout", ["20", zsh, "-f", script.path, line])
+        let result = try runToEnd("/usr/bin/timeout", ["20", zsh, "-f", script.path, line])
         var hits = Set<String>()
         for part in result.output.components(separatedBy: "@@C@@").dropFirst() {
             let word = String(part.prefix { !$0.isWhitespace && $0 != "}" })
@@ -106,7 +94,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: dir) }
         let path = dir.appendingPathComponent("conf.fish")
         try FishCompletionGenerator.script(for: ConfProgram.program).write(to: path, atomically: true, encoding: .utf8)
-        let result = try Self.run(fish, ["--no-config", "-c", "source '\(path.path)'; complete -C 'conf j'; echo ---; complete -C 'conf join --se'; echo ---; complete -C 'conf host --resolution '"])
+        let result = try runToEnd(fish, ["--no-config", "-c", "source '\(path.path)'; complete -C 'conf j'; echo ---; complete -C 'conf join --se'; echo ---; complete -C 'conf host --resolution '"])
         let parts = result.output.components(separatedBy: "---\n")
         #expect(parts.count == 3, "\(result.output)")
         guard parts.count == 3 else { return }

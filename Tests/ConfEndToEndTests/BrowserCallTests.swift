@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// A guest in a real browser (headless Chromium, its fake camera and microphone) opens the link
 /// `conf host` prints and joins the call from the page the rendezvous serves.
@@ -168,10 +169,10 @@ struct BrowserCallTests {
         #expect(host.waitForExit(timeout: .seconds(15)) == 0)
     }
 
-    /// The guest's machine stops for 4 s (its browser frozen, as a laptop's lid closed): conf
-    /// reports the link lost after 2.5 s of silence and sets it up again; once the browser runs
-    /// again, the page takes the new connection (a restart, or a new offer on a live link) and
-    /// the link is up again with the same guest, media flowing.
+    /// The guest's machine stops (its browser frozen, as a laptop's lid closed) until conf
+    /// reports the link lost after 2.5 s of silence; once the browser runs again, the page sets
+    /// the link up again (its `restart` and a new offer) and it is up with the same guest, media
+    /// flowing.
     @Test func aGuestWhoseBrowserFreezesComesBackOnItsOwn() throws {
         let host = try ConfProcess(["host", "--listen", "127.0.0.1:0", "--no-tls", "--as", "ann", "--json"] + Self.media)
         let link = try #require(host.waitForEvent("room")?["browser_url"] as? String, "\(host.stderr)")
@@ -179,6 +180,9 @@ struct BrowserCallTests {
         let web = try #require(host.waitForEvent("peer-connected", timeout: .seconds(20))?["peer"] as? String, "\(browser.stderr.suffix(3000))")
         browser.freeze(true)
         let lost = host.waitForEvent("peer-disconnected", timeout: .seconds(10), where: { $0["peer"] as? String == web })
+        // Counted before the thaw: the new connection's picture may be reported before the test
+        // sees the link up again.
+        let pictures = browser.events.filter { $0["type"] as? String == "picture" }.count
         browser.freeze(false)
         #expect(lost != nil, "\(host.stdout.suffix(2000))")
         let again = ConfProcess.waitUntil(timeout: .seconds(30)) { host.events(ofType: "peer-connected").filter { $0["peer"] as? String == web }.count >= 2 }
@@ -187,7 +191,6 @@ struct BrowserCallTests {
         #expect(again, "the link came back: \(history)\npage: \(page)\n\(host.stderr.suffix(1500))")
         #expect(host.events(ofType: "peer-left").isEmpty, "the guest never left")
         // The page shows conf's picture on the new connection.
-        let pictures = browser.events.filter { $0["type"] as? String == "picture" }.count
         #expect(ConfProcess.waitUntil(timeout: .seconds(15)) { browser.events.filter { $0["type"] as? String == "picture" }.count > pictures },
                 "\(browser.stderr.suffix(2000))")
         withExtendedLifetime(browser) {}
@@ -389,7 +392,7 @@ struct FirefoxCallTests {
 struct CallPageScriptTests {
     @Test func theScriptsUnitTestsPass() throws {
         let tests = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Web")
-        let (status, text) = try ConfProcess.runToEnd("/usr/bin/node", ["--test", tests.appendingPathComponent("call.test.js").path])
+        let (status, text) = try runToEnd("/usr/bin/node", ["--test", tests.appendingPathComponent("call.test.js").path])
         #expect(status == 0, "\(text)")
         #expect(text.contains("# pass 5"), "\(text)")
     }

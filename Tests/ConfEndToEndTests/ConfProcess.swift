@@ -151,21 +151,6 @@ final class ConfProcess: @unchecked Sendable {
     }
 
     /// Waits for the first stdout line containing `text`.
-    /// Runs another program to its end (its output is small: read after it ends): its exit
-    /// status and what it wrote to stdout and stderr together.
-    static func runToEnd(_ executable: String, _ arguments: [String]) throws -> (Int32, String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, text)
-    }
-
     func waitForOutput(containing text: String, timeout: Duration = .seconds(10)) -> String? {
         var line: String?
         Self.waitUntil(timeout: timeout) {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// Interoperability with an independently written WebRTC stack: GStreamer's webrtcbin
 /// (Tests/Interop/webrtcbin_peer.py) joins a conf participant's room through the rendezvous,
@@ -11,7 +12,7 @@ import Testing
 
     /// Runs the webrtcbin peer to the end; its exit status and what it printed.
     static func runPeer(_ arguments: [String], script: String = script) throws -> (Int32, String) {
-        try ConfProcess.runToEnd("/usr/bin/python3", [script] + arguments)
+        try runToEnd("/usr/bin/python3", [script] + arguments)
     }
 
     @Test func webrtcbinExchangesChatWithConf() throws {
