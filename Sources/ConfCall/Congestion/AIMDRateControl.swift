@@ -18,6 +18,12 @@ import ConfCore
 /// let the estimate run away). `hold(now:)` and `drain(fraction:...)` are the same moves made
 /// for `StandingQueueGuard` instead of the detector.
 ///
+/// While the link is application-limited (we send well under the rate: a paused link's audio, an
+/// encoder still ramping up), what the path delivered is only what we gave it, and 0.85 of it
+/// would be the floor at the first over-use, however the rate was found (the camera VM of
+/// Tests/FLAKES.md, where a starved receiver's late reads read as over-use). A decrease is then
+/// `beta` × the rate itself, once per round trip, and the link's capacity is not learnt from it.
+///
 /// Start-up: until the first over-use the rate grows by `startupGrowthPerSecond` (×2 per second)
 /// instead of 8 %. libwebrtc finds the first capacity with probe bursts at 3× and 6× the start
 /// rate; we have no probes, and 8 % per second from 300 kbit/s would take 15 s to reach 1 Mbit/s.
@@ -55,7 +61,7 @@ struct AIMDRateControl: Sendable {
     }
 
     /// Takes the detector's signal after one feedback message and the acknowledged rate then.
-    mutating func update(_ usage: BandwidthUsage, acknowledged: Double?, now: Instant) {
+    mutating func update(_ usage: BandwidthUsage, acknowledged: Double?, applicationLimited: Bool = false, now: Instant) {
         if let acknowledged { lastAcknowledged = acknowledged }
         let throughput = acknowledged ?? lastAcknowledged ?? rate
         switch usage {
@@ -68,6 +74,8 @@ struct AIMDRateControl: Sendable {
             break
         case .increase:
             increase(throughput: throughput, now: now)
+        case .decrease where applicationLimited:
+            decrease(to: beta * rate, now: now)
         case .decrease:
             decrease(throughput: throughput, beta: beta, now: now)
         }
@@ -106,6 +114,13 @@ struct AIMDRateControl: Sendable {
             increased = rate + max(1000, rate * (growth.power(elapsed) - 1))
         }
         rate = min(maximum, max(minimum, min(increased, limit)))
+    }
+
+    private mutating func decrease(to decreased: Double, now: Instant) {
+        rate = max(minimum, min(rate, decreased))
+        inStartup = false
+        state = .hold
+        lastChange = now
     }
 
     private mutating func decrease(throughput: Double, beta: Double, now: Instant) {

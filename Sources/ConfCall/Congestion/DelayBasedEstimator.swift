@@ -30,7 +30,9 @@ struct DelayBasedEstimator: Sendable {
     mutating func setRate(_ value: Double, now: Instant) { rateControl.setRate(value, now: now) }
 
     /// Takes the reports of one feedback message and the acknowledged rate after it.
-    mutating func update(_ reports: [SentPacketHistory.Report], acknowledged: Double?, senderHeldUp: Bool, now: Instant) {
+    /// `applicationLimited`: we sent well under what we may lately (`AIMDRateControl`).
+    mutating func update(_ reports: [SentPacketHistory.Report], acknowledged: Double?, senderHeldUp: Bool,
+                         applicationLimited: Bool = false, now: Instant) {
         if let last = lastFeedback, now.since(last) > feedbackTimeout {
             grouper.reset()
             trendline = TrendlineEstimator(windowSize: trendline.windowSize, smoothing: trendline.smoothing)
@@ -51,13 +53,15 @@ struct DelayBasedEstimator: Sendable {
             let trend = trendline.update(sendDelta: delta.sendDelta, arrivalDelta: delta.arrivalDelta, arrival: arrivalMilliseconds)
             detector.detect(trend: trend, deltaCount: trendline.deltaCount, sendDelta: delta.sendDelta, arrival: arrivalMilliseconds)
         }
-        if detector.usage == .overusing && !rateControl.mayReduceFurther(now: now, acknowledged: acknowledged) { return }
-        let verdict = standingQueue.judge(reports, meter: queueDelay, senderHeldUp: senderHeldUp, now: now)
+        if detector.usage == .overusing,
+           !rateControl.mayReduceFurther(now: now, acknowledged: applicationLimited ? nil : acknowledged) { return }
+        let verdict = standingQueue.judge(reports, meter: queueDelay, senderHeldUp: senderHeldUp,
+                                          applicationLimited: applicationLimited, now: now)
         // Only sparse feedback slows the increase: conf's own (100-250 ms) leaves it libwebrtc's.
         rateControl.feedbackSpacing = standingQueue.isSparse ? .milliseconds(exactly: standingQueue.spacing ?? 100) : .milliseconds(100)
         switch verdict {
         case .follow:
-            rateControl.update(detector.usage, acknowledged: acknowledged, now: now)
+            rateControl.update(detector.usage, acknowledged: acknowledged, applicationLimited: applicationLimited, now: now)
         case .hold:
             // Not even for an over-use: the guard cut for the queue already, and what grows
             // in packets sent since the cut makes it cut again.
@@ -66,7 +70,7 @@ struct DelayBasedEstimator: Sendable {
             rateControl.drain(fraction: fraction, acknowledged: acknowledged, now: now)
         case .rebase:
             queueDelay.rebase(now: now)
-            rateControl.update(detector.usage, acknowledged: acknowledged, now: now)
+            rateControl.update(detector.usage, acknowledged: acknowledged, applicationLimited: applicationLimited, now: now)
         }
     }
 }

@@ -31,7 +31,10 @@ public struct LinkBandwidthEstimator: Sendable {
 
     public let configuration: Configuration
     private var history: SentPacketHistory
-    private var acknowledged = AcknowledgedBitrate()
+    private var acknowledged = BitrateWindow()
+    /// What we sent, on our clock: under `applicationLimitedShare` of what we may, the link is
+    /// application-limited (`AIMDRateControl`).
+    private var sent = BitrateWindow()
     private var prober = ProbeBitrateEstimator()
     private(set) var delayBased: DelayBasedEstimator
     private(set) var lossBased = LossBasedEstimator()
@@ -59,6 +62,7 @@ public struct LinkBandwidthEstimator: Sendable {
     /// `cluster`: the probe cluster the packet belongs to (`ProbeBitrateEstimator`), if any.
     public mutating func onSent(sequence: Int64, size: Int, at now: Instant, cluster: Int? = nil) {
         history.record(sequence: sequence, size: size, at: now, cluster: cluster)
+        sent.add(at: now, size: size)
     }
 
     /// Probe cluster `cluster` is leaving, aimed at `bitsPerSecond` in `packets` packets: what it
@@ -67,14 +71,20 @@ public struct LinkBandwidthEstimator: Sendable {
         prober.aim(cluster: cluster, bitsPerSecond: bitsPerSecond, packets: packets)
     }
 
+    /// Sending under this share of what we may is application-limited (libwebrtc's ALR detector
+    /// says so under 0.65 of its budget; lower here, where a link sent only some of the encoder's
+    /// temporal layers is still filling its rate).
+    static let applicationLimitedShare = 0.5
+
     /// `senderHeldUp`: our own loop ran late lately (`LoopLateness`; `StandingQueueGuard.judge`).
-    public mutating func onFeedback(_ packets: [PacketFeedback], at now: Instant, senderHeldUp: Bool = false) {
+    /// `allowed`: what the link may send now, when not `target` (a shared bottleneck's share).
+    public mutating func onFeedback(_ packets: [PacketFeedback], at now: Instant, senderHeldUp: Bool = false, allowed: Int? = nil) {
         let reports = history.match(packets, now: now)
         guard !reports.isEmpty else { return }
         lastTransportFeedback = now
         var lost = 0
         for report in reports {
-            if let arrival = report.arrival { acknowledged.add(arrival: arrival, size: report.size) } else { lost += 1 }
+            if let arrival = report.arrival { acknowledged.add(at: arrival, size: report.size) } else { lost += 1 }
         }
         var probed: Double?
         for report in reports {
@@ -82,7 +92,10 @@ public struct LinkBandwidthEstimator: Sendable {
                   let result = prober.received(cluster: cluster, sentAt: report.sentAt, arrival: arrival, size: report.size) else { continue }
             probed = max(probed ?? 0, result)
         }
-        delayBased.update(reports, acknowledged: acknowledged.bitsPerSecond, senderHeldUp: senderHeldUp, now: now)
+        sent.advance(to: now)
+        let applicationLimited = sent.bitsPerSecond.map { $0 < Self.applicationLimitedShare * Double(allowed ?? target) } ?? false
+        delayBased.update(reports, acknowledged: acknowledged.bitsPerSecond, senderHeldUp: senderHeldUp,
+                          applicationLimited: applicationLimited, now: now)
         // A probe that got through unqueued shows room the estimate has not grown into yet
         // (libwebrtc sets its rate to the probe's result); never while the path is over-used.
         if let probed, delayBased.usage != .overusing, probed > delayBased.rate { delayBased.setRate(probed, now: now) }

@@ -73,7 +73,7 @@ public struct LinkCongestionController<Item: Sendable>: Sendable {
 
     /// `senderHeldUp`: our own loop ran late lately (`LoopLateness`; `StandingQueueGuard.judge`).
     public mutating func onFeedback(_ packets: [PacketFeedback], at now: Instant, senderHeldUp: Bool = false) {
-        estimator.onFeedback(packets, at: now, senderHeldUp: senderHeldUp)
+        estimator.onFeedback(packets, at: now, senderHeldUp: senderHeldUp, allowed: target)
         pacer.setTarget(bitsPerSecond: target, now: now)
     }
 

@@ -37,6 +37,10 @@ import ConfCore
 /// two apart (a paused link's audio). Waiting for a second message before every cut would also
 /// tell them apart, at the cost of a longer queue each time one forms.
 ///
+/// Nor while we send well under what we may (application-limited: a paused link's audio): so
+/// little of ours cannot be what keeps a queue standing, and a cut would only keep the link from
+/// the probes that find its room again.
+///
 /// With frequent feedback the guard stands aside while our own loop is held up (`LoopLateness`):
 /// on a slow machine the wait it reads may be our own, which no cut drains (in the vivid camera
 /// test's emulated VM it cut a loopback link down to the small encoding). While sparse, the
@@ -85,7 +89,7 @@ struct StandingQueueGuard: Sendable {
     /// our own loop ran late lately (`LoopLateness`), so with frequent feedback what stands may be
     /// our own lateness, not the path's queue: the detector alone leads then.
     mutating func judge(_ reports: [SentPacketHistory.Report], meter: QueueDelayMeter, senderHeldUp: Bool,
-                        now: Instant) -> Verdict {
+                        applicationLimited: Bool = false, now: Instant) -> Verdict {
         let received = ReceivedSpan(reports)
         let previous = lastPacket
         if let latest = received.latest { lastPacket = latest }
@@ -96,7 +100,7 @@ struct StandingQueueGuard: Sendable {
             return .follow
         }
         // One packet alone cannot tell a queue from a reader that stalled.
-        if received.count < 2 || received.readAllAtOnce || received.including(previous).readAllAtOnce { return .hold }
+        if received.count < 2 || applicationLimited || received.readAllAtOnce || received.including(previous).readAllAtOnce { return .hold }
         guard let lastDrain else { return drain(standing, now: now) }
         guard let since = meter.standingQueueDelay(of: reports, sentAfter: lastDrain.at) else { return .hold }
         if since <= lastDrain.standing - Self.shrinkMargin {

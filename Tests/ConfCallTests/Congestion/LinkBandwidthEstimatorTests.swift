@@ -80,4 +80,40 @@ import Testing
         let statistics = estimator.statistics
         #expect(statistics.delayBased != nil && (statistics.queueDelay ?? .zero) >= .zero)
     }
+
+    /// Packets of `size` bytes every 20 ms for 4 s, fed back every 100 ms, over a path of 40 ms
+    /// that queues from 2 s on for 300 ms (each packet 5 ms later than the one before) and then
+    /// drains as fast: an over-use, with no queue left standing. The lowest target seen.
+    static func lowestTargetThroughAnOveruse(packetSize: Int) -> Int {
+        var estimator = LinkBandwidthEstimator()
+        estimator.onRoundTrip(.milliseconds(80), at: at(0))
+        var lowest = estimator.target
+        var pending: [PacketFeedback] = []
+        for packet in 0..<200 {
+            let sent = packet * 20
+            estimator.onSent(sequence: Int64(packet), size: packetSize, at: at(sent))
+            let intoQueue = sent - 2000
+            let queued = intoQueue < 0 ? 0 : intoQueue < 300 ? intoQueue / 4 : max(0, 75 - (intoQueue - 300) / 4)
+            pending.append(PacketFeedback(sequence: Int64(packet), arrival: at(sent + 40 + queued) + .seconds(700)))
+            if packet % 5 == 4 {
+                estimator.onFeedback(pending, at: at(sent + 40 + queued + 40))
+                pending.removeAll()
+                lowest = min(lowest, estimator.target)
+            }
+        }
+        return lowest
+    }
+
+    /// A paused link sends only its audio, far under its estimate: an over-use cuts the estimate
+    /// as GCC's AIMD did before it cut to what the path delivered (0.85 of it, once per round
+    /// trip), not to 0.85 of the audio, the floor, which a starved receiver's late reads made
+    /// of every probe's finding (Tests/FLAKES.md, the camera VM). A link that sends most of its
+    /// rate is still cut to 0.85 of what the path delivered. (Start-up has grown the estimate to
+    /// about 400 kbit/s by then.)
+    @Test func anOveruseWhileSendingLittleIsNotACutToWhatWasSent() {
+        let trickle = Self.lowestTargetThroughAnOveruse(packetSize: 100)  // 40 kbit/s of about 400
+        #expect(trickle > 250_000, "\(trickle)")
+        let filling = Self.lowestTargetThroughAnOveruse(packetSize: 700)  // 280 kbit/s
+        #expect(filling < 250_000 && filling > 150_000, "\(filling)")
+    }
 }

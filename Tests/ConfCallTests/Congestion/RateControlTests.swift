@@ -27,6 +27,18 @@ import Testing
         #expect(control.state == .increase && control.rate > 0.85 * 800_000 - 5000)
     }
 
+    /// Sending far under the rate (a paused link's audio), what the path delivered says nothing
+    /// of what it can carry: an over-use cuts the rate itself by `beta`, and teaches no capacity.
+    @Test func anOveruseWhileApplicationLimitedCutsTheRateItself() {
+        var limited = AIMDRateControl(start: 300_000, minimum: 30_000, maximum: 5_000_000)
+        limited.update(.overusing, acknowledged: 40_000, applicationLimited: true, now: Self.t0)
+        #expect(limited.rate == 0.85 * 300_000 && limited.state == .hold)
+        #expect(!limited.linkCapacity.hasEstimate)
+        var filling = AIMDRateControl(start: 300_000, minimum: 30_000, maximum: 5_000_000)
+        filling.update(.overusing, acknowledged: 40_000, now: Self.t0)
+        #expect(filling.rate == 30_000, "0.85 × 40 - 5 kbit/s, at the floor")
+    }
+
     @Test func startUpDoublesPerSecond() {
         var control = AIMDRateControl(start: 300_000, minimum: 30_000, maximum: 5_000_000)
         _ = Self.feed(&control, .normal, acknowledged: 2_000_000, from: Self.t0, seconds: 2)

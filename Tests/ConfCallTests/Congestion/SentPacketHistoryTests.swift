@@ -68,23 +68,36 @@ import Testing
     }
 }
 
-@Suite struct AcknowledgedBitrateTests {
+@Suite struct BitrateWindowTests {
     @Test func ratesTheLastHalfSecondOfArrivals() {
-        var rate = AcknowledgedBitrate()
+        var rate = BitrateWindow()
         let t0 = Instant(nanoseconds: 42)
-        for n in 0..<50 { rate.add(arrival: t0 + .milliseconds(n * 10), size: 1000) }  // 490 ms: not yet a window
+        for n in 0..<50 { rate.add(at: t0 + .milliseconds(n * 10), size: 1000) }  // 490 ms: not yet a window
         #expect(rate.bitsPerSecond == nil)
-        for n in 50..<100 { rate.add(arrival: t0 + .milliseconds(n * 10), size: 1000) }
+        for n in 50..<100 { rate.add(at: t0 + .milliseconds(n * 10), size: 1000) }
         #expect(rate.bitsPerSecond == 50 * 1000 * 8 / 0.5)  // 1000 bytes per 10 ms: 800 kbit/s
-        for n in 100..<150 { rate.add(arrival: t0 + .milliseconds(n * 10), size: 250) }
+        for n in 100..<150 { rate.add(at: t0 + .milliseconds(n * 10), size: 250) }
         #expect(rate.bitsPerSecond == 50 * 250 * 8 / 0.5)  // the older, bigger packets left the window
     }
 
+    /// What we sent is rated up to now: a sender that stopped has sent nothing a window later.
+    @Test func advancingEndsTheWindowNow() {
+        var rate = BitrateWindow()
+        let t0 = Instant(nanoseconds: 42)
+        for n in 0..<60 { rate.add(at: t0 + .milliseconds(n * 10), size: 1000) }
+        rate.advance(to: t0 + .milliseconds(840))
+        #expect(rate.bitsPerSecond == 25 * 1000 * 8 / 0.5)  // 350...590 ms are within the window ending at 840
+        rate.advance(to: t0 + .milliseconds(2000))
+        #expect(rate.bitsPerSecond == 0)
+        rate.advance(to: t0)  // the past: nothing changes
+        #expect(rate.bitsPerSecond == 0)
+    }
+
     @Test func anArrivalBeforeTheLatestCountsWithIt() {
-        var rate = AcknowledgedBitrate()
-        rate.add(arrival: Instant(nanoseconds: 10_000_000_000), size: 1000)
-        rate.add(arrival: Instant(nanoseconds: 10_600_000_000), size: 1000)
-        rate.add(arrival: .zero, size: 1000)  // a lying clock
+        var rate = BitrateWindow()
+        rate.add(at: Instant(nanoseconds: 10_000_000_000), size: 1000)
+        rate.add(at: Instant(nanoseconds: 10_600_000_000), size: 1000)
+        rate.add(at: .zero, size: 1000)  // a lying clock
         #expect(rate.bitsPerSecond == 2 * 1000 * 8 / 0.5)
     }
 }

@@ -15,7 +15,7 @@ import Testing
         /// A feedback message at `at` ms for ten packets sent over the `every` ms before it, each
         /// of which waited `queued` ms (the least of them `least`, if given) besides the 40 ms path.
         mutating func feedback(at: Double, every: Double, queued: Double, least: Double? = nil,
-                               senderHeldUp: Bool = false) -> StandingQueueGuard.Verdict {
+                               senderHeldUp: Bool = false, applicationLimited: Bool = false) -> StandingQueueGuard.Verdict {
             var reports: [SentPacketHistory.Report] = []
             for i in 0..<10 {
                 let sent = at - 40 - queued - every + every * Double(i + 1) / 10
@@ -27,7 +27,7 @@ import Testing
             let now = Instant.zero + .milliseconds(exactly: at)
             guardian.noteFeedback(now: now)
             meter.update(reports, now: now)
-            return guardian.judge(reports, meter: meter, senderHeldUp: senderHeldUp, now: now)
+            return guardian.judge(reports, meter: meter, senderHeldUp: senderHeldUp, applicationLimited: applicationLimited, now: now)
         }
 
         /// A message at `at` ms for `count` packets sent evenly over the `over` ms before the
@@ -69,6 +69,17 @@ import Testing
             #expect(feeder.feedback(at: at, every: every, queued: 400) == .hold, "every \(every) ms")
             #expect(!feeder.guardian.isSparse)
         }
+    }
+
+    /// While we send far under what we may (a paused link's audio), what stands is not ours to
+    /// drain: the guard holds the estimate, for as long as it stands, and cuts once we fill it.
+    @Test func aQueueWhileSendingLittleIsHeldNotCut() {
+        var (feeder, at) = Self.primed(every: 100)
+        for _ in 0..<50 {
+            #expect(feeder.feedback(at: at, every: 100, queued: 400, applicationLimited: true) == .hold)
+            at += 100
+        }
+        #expect(feeder.feedback(at: at, every: 100, queued: 400).drainFraction == 0.85)
     }
 
     /// Our own loop held up (an emulated machine, a loaded one): with frequent feedback the
