@@ -143,8 +143,7 @@ extension CallEngine {
         link.dtlsConnectedAt = now
         everConnected = true
         connectDeadline = nil
-        restarts[link.id] = nil
-        stallRestarts[link.id] = nil
+        peerSlots[link.id]?.connected()
         send(link.meter.senderReport(now: now), on: link)
         if !awaitsPeerSASNonce(link) { announce(link, now: now) }
         startVideoAtKeyFrame(on: link, now: now)
@@ -182,7 +181,9 @@ extension CallEngine {
             newLinkKeyFrameDue = nil  // the camera went off while waiting; turning it on asks anew
             return
         }
-        let forming = links.values.contains { $0.phase == .negotiating && now.since($0.triedSince) < Self.meshFormingWindow }
+        let forming = links.values.contains { link in
+            link.phase == .negotiating && now.since(peerSlots[link.id]?.triedSince ?? link.openedAt) < Self.meshFormingWindow
+        }
         guard !forming || now >= due else { return }
         newLinkKeyFrameDue = nil
         newLinkKeyFrameAsked = true
@@ -255,13 +256,11 @@ extension CallEngine {
         let id = link.id
         guard restart, roster[id] != nil, let mesh else { return }
         if mesh.isOfferer(to: id) {
-            let attempt = restarts[id, default: 0]
-            guard attempt < Self.maxRestarts else {
-                outputs.append(.note("conf: giving up on \(link.peer.name) (\(id)) after \(attempt) new attempts; the call goes on with the others"))
+            guard peerSlots[id, default: PeerSlot()].scheduleRestart(after: Self.restartDelay, limit: Self.maxRestarts, now: now) else {
+                let attempts = peerSlots[id]?.restartsInARow ?? 0
+                outputs.append(.note("conf: giving up on \(link.peer.name) (\(id)) after \(attempts) new attempts; the call goes on with the others"))
                 return
             }
-            restarts[id] = attempt + 1
-            restartAt[id] = now + Self.restartDelay * (1 << attempt)
         } else {
             // The answerer waits for the peer's next offer, which starts a fresh link.
             mesh.abandon(id)
@@ -270,8 +269,10 @@ extension CallEngine {
 
     /// Restarts that are due: the link to the peer is set up again from a new offer.
     func runRestarts(now: Instant) {
-        for (id, at) in restartAt.sorted(by: { $0.key < $1.key }) where at <= now {  // in id order, as `linksInOrder`
-            restartAt[id] = nil
+        func isDue(_ slot: PeerSlot) -> Bool { slot.restartDue.map { $0 <= now } ?? false }
+        guard peerSlots.values.contains(where: isDue) else { return }
+        for (id, slot) in peerSlots.sorted(by: { $0.key < $1.key }) where isDue(slot) {  // in id order, as `linksInOrder`
+            peerSlots[id]?.restartDue = nil
             guard roster[id] != nil, links[id]?.phase == .disconnected else { continue }
             mesh?.restart(id)
             drainMesh(now: now)

@@ -32,7 +32,7 @@ extension CallEngine {
     private func setUpAgain(_ link: PeerConnection, _ reason: DisconnectReason, now: Instant) {
         let id = link.id
         let offerer = mesh?.isOfferer(to: id) == true
-        link.triedSince = now  // every link forms again at once: a new try, not a failing one
+        peerSlots[id, default: PeerSlot()].triesAfresh(now: now)
         if link.phase == .disconnected {
             // Already waiting for a restart: make it now.
             guard offerer else { return }
@@ -41,8 +41,7 @@ extension CallEngine {
             disconnect(link, reason, now: now, restart: !offerer, tellingThePeer: false)
         }
         guard offerer else { return }  // the answerer waits for the new offer
-        restartAt[id] = nil
-        restarts[id] = nil
+        peerSlots[id]?.forgetRestarts()
         mesh?.restart(id)
         drainMesh(now: now)
     }

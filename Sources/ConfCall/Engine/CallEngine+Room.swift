@@ -21,9 +21,7 @@ extension CallEngine {
 
     func peerJoined(_ peer: Participant, now: Instant) {
         roster[peer.id] = peer
-        restarts[peer.id] = nil
-        restartAt[peer.id] = nil
-        stallRestarts[peer.id] = nil
+        peerSlots[peer.id] = PeerSlot()
         mesh?.peerJoined(peer)
         drainMesh(now: now)
     }
@@ -32,9 +30,7 @@ extension CallEngine {
         mesh?.peerLeft(id)
         drainMesh(now: now)
         roster[id] = nil
-        restarts[id] = nil
-        restartAt[id] = nil
-        stallRestarts[id] = nil
+        peerSlots[id] = nil
     }
 
     func signal(from id: ParticipantID, _ payload: JSONValue, now: Instant) {
@@ -70,13 +66,11 @@ extension CallEngine {
             old.phase = .disconnected
         }
         let link = PeerConnection(peer: peer, controlling: controlling, now: now, random: &random)
-        if let old, old.dtlsConnectedAt == nil {
-            link.triedSince = old.triedSince
-            link.setupAttempt = old.setupAttempt + 1
-        }
+        peerSlots[id, default: PeerSlot()].linkOpens(retrying: old.map { $0.dtlsConnectedAt == nil } ?? false, now: now)
         links[id] = link
-        let relayOnly = link.setupAttempt >= Self.relayOnlyFromAttempt
-        if relayOnly && link.setupAttempt == Self.relayOnlyFromAttempt {
+        let attempt = peerSlots[id]?.setupAttempt ?? 1
+        let relayOnly = attempt >= Self.relayOnlyFromAttempt
+        if relayOnly && attempt == Self.relayOnlyFromAttempt {
             outputs.append(.note("conf: still no path to \(peer.name) (\(id)): trying through the TURN relay alone, if there is one"))
         }
         outputs.append(.startIce(id, link.credentials, controlling: controlling, relayOnly: relayOnly))
@@ -158,7 +152,7 @@ extension CallEngine {
             teardown(link)
         }
         links.removeAll()
-        restartAt.removeAll()
+        peerSlots.removeAll()
         nextStatsAt = nil
         connectDeadline = nil
     }

@@ -23,7 +23,7 @@ extension CallEngine {
     /// When the link's set-up will count as stalled, if it is still where it is now.
     func stallDeadline(of link: PeerConnection) -> Instant? {
         guard link.phase == .negotiating, let negotiatedAt = link.negotiatedAt,
-              stallRestarts[link.id, default: 0] < Self.maxStallRestarts, mesh?.isOfferer(to: link.id) == true else { return nil }
+              peerSlots[link.id, default: PeerSlot()].stallRestarts < Self.maxStallRestarts, mesh?.isOfferer(to: link.id) == true else { return nil }
         guard let iceConnectedAt = link.iceConnectedAt else { return negotiatedAt + setupStallLimit }
         return link.heardDTLS ? nil : iceConnectedAt + setupStallLimit
     }
@@ -31,7 +31,7 @@ extension CallEngine {
     func restartIfStalled(_ link: PeerConnection, now: Instant) {
         guard let deadline = stallDeadline(of: link), now >= deadline else { return }
         let id = link.id
-        stallRestarts[id, default: 0] += 1
+        peerSlots[id, default: PeerSlot()].stalled()
         let stage = link.iceConnected ? "the peer's side of ICE has no working pair" : "no ICE check of ours was answered"
         outputs.append(.note("conf: no progress connecting to \(link.peer.name) (\(id)) in \(setupStallLimit.secondsForPeople) s (\(stage)): setting the link up again"))
         // Silently: the peer learns of it from the new offer, and has nothing to report either.

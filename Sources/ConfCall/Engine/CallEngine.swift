@@ -136,11 +136,8 @@ public final class CallEngine {
     var me: ParticipantID?
     var roster: [ParticipantID: Participant] = [:]
     var links: [ParticipantID: PeerConnection] = [:]
-    /// Restarts in a row per peer since its link last connected, and when the next one is due.
-    var restarts: [ParticipantID: Int] = [:]
-    var restartAt: [ParticipantID: Instant] = [:]
-    /// Set-ups given fresh agents because they stalled (CallEngine+Stall), per peer.
-    var stallRestarts: [ParticipantID: Int] = [:]
+    /// What outlives each peer's link: its set-up attempts and restarts.
+    var peerSlots: [ParticipantID: PeerSlot] = [:]
     var everConnected = false
     var sawNoPath: NoPathCause?
     var connectDeadline: Instant?
@@ -264,7 +261,7 @@ public final class CallEngine {
     public func nextDeadline() -> Instant? {
         // Runs every 5 ms and after each input: no arrays built.
         var earliest = EarliestDeadline()
-        for restart in restartAt.values { earliest.consider(restart) }
+        for slot in peerSlots.values { earliest.consider(slot.restartDue) }
         if !everConnected { earliest.consider(connectDeadline) }
         earliest.consider(nextStatsAt)
         if hasConnectedPeer { earliest.consider(nextRateUpdateAt) }

@@ -9,7 +9,8 @@ import ConfWire
 ///     negotiating ──ICE ready + DTLS done + fingerprint ok──▶ connected ──silence / ICE failed──▶ disconnected
 ///          └─────────── DTLS failure / ICE failed / connect timeout ───────────────────────────▶ disconnected
 ///
-/// A restart makes a new `PeerConnection`; a disconnected one is never used again.
+/// A restart makes a new `PeerConnection`; a disconnected one is never used again. What outlives
+/// it is the peer's `PeerSlot`.
 final class PeerConnection {
     enum Phase: Equatable { case negotiating, connected, disconnected }
 
@@ -17,12 +18,6 @@ final class PeerConnection {
     let credentials: IceCredentials
     let controlling: Bool
     let openedAt: Instant
-    /// When this peer was first tried: a restart of a link that never connected keeps its
-    /// predecessor's (`CallEngine.meshFormingWindow`).
-    var triedSince: Instant
-    /// Which set-up of this peer's link this is: 1, then one more for each restart while it has
-    /// never connected (`CallEngine.relayOnlyFromAttempt`).
-    var setupAttempt = 1
     let audioSSRC: SSRC
     let videoSSRC: SSRC
     var phase = Phase.negotiating
@@ -199,7 +194,6 @@ final class PeerConnection {
         self.controlling = controlling
         credentials = IceCredentials(using: &random)
         openedAt = now
-        triedSince = now
         lastHeard = now
         audioSSRC = SSRC(UInt32(truncatingIfNeeded: random.next()))
         videoSSRC = SSRC(UInt32(truncatingIfNeeded: random.next()))
