@@ -8,25 +8,19 @@ import ConfWire
 extension CallDriver {
     public func setAudioMuted(_ muted: Bool) {
         audio?.muted = muted
-        engine.setAudioMuted(muted, now: clock.now())
-        drain()
+        feed(.setAudioMuted(muted))
     }
 
     /// `mute-peer ann` or `mute-peer p2`.
     public func setLocallyMuted(_ who: String, _ muted: Bool) throws(CommandLineProblem) {
-        guard engine.setLocallyMuted(try peer(named: who), muted, now: clock.now()) else {
-            throw CommandLineProblem(message: "no participant \(who) is connected")
-        }
-        drain()
+        let id = try peer(named: who)
+        try command(.setLocallyMuted(id, muted), naming: who)
     }
 
     /// `camera off` stops capture and encoding too; `camera on` starts them at a key frame.
     public func setCamera(on: Bool) throws(CommandLineProblem) {
-        guard engine.setVideoMuted(!on, now: clock.now()) else {
-            throw CommandLineProblem(message: "this call sends no video (a listener, or --video-source none)")
-        }
+        try command(.setVideoMuted(!on))
         video?.paused = !on
-        drain()
     }
 
     /// `camera next` (the next camera conf can read after the one in use, in `conf devices`'
@@ -57,10 +51,8 @@ extension CallDriver {
 
     /// `hide ann` or `hide p2`; `show` undoes it.
     public func setVideoHidden(_ who: String, _ hidden: Bool) throws(CommandLineProblem) {
-        guard engine.setVideoHidden(try peer(named: who), hidden, now: clock.now()) else {
-            throw CommandLineProblem(message: "no participant \(who) is connected")
-        }
-        drain()
+        let id = try peer(named: who)
+        try command(.setVideoHidden(id, hidden), naming: who)
     }
 
     /// `ann` or `p2`; two called ann must be told apart by id.
@@ -74,8 +66,21 @@ extension CallDriver {
     }
 
     public func say(_ text: String) throws(CommandLineProblem) {
-        defer { drain() }
-        guard engine.say(text, now: clock.now()) else {
+        try command(.say(text))
+    }
+
+    /// Feeds a command; its refusal, if any, in words. `who`: how the command named the peer.
+    private func command(_ input: CallEngine.Input, naming who: String? = nil) throws(CommandLineProblem) {
+        let refusal = engine.handle(input, now: clock.now())
+        drain()
+        switch refusal {
+        case nil:
+            return
+        case .notConnected(let id):
+            throw CommandLineProblem(message: "no participant \(who ?? id.rawValue) is connected")
+        case .sendsNoVideo:
+            throw CommandLineProblem(message: "this call sends no video (a listener, or --video-source none)")
+        case .chatQueueFull:
             throw CommandLineProblem(message: "nobody is connected yet and \(CallEngine.maxHeldChat) messages already wait: this one was dropped")
         }
     }

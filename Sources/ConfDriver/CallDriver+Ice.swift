@@ -36,9 +36,10 @@ extension CallDriver {
                                          relayOnly: settings.relayOnly || (relayOnly && hasRelay), portMapping: settings.portMapping,
                                          credentials: (credentials.ufrag, credentials.pwd))
         } catch {
-            return engine.handle(.iceUnavailable(id, reason: "\(error)"), now: clock.now())
+            return feed(.iceUnavailable(id, reason: "\(error)"))
         }
         transports[id] = transport
+        feed(.iceStarted(id))
         // Callbacks of an agent that was replaced (a restart) or closed are not for the engine.
         transport.onCandidate = { [weak self, unowned transport] candidate in
             guard let self, self.transports[id] === transport else { return }

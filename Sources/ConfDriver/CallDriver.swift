@@ -79,6 +79,8 @@ public final class CallDriver {
     /// signals can reach the peers again (see ParticipantSession.networkChanged).
     public var onNetworkChanged: () -> Void = {}
     private var draining = false
+    /// Inputs that came while outputs were carried out (`feed`), handled once all are.
+    private var inputsWhileDraining: [CallEngine.Input] = []
     /// ICE agents being closed (TURN allocations released) when we leave.
     private var closing = 0
     private var onAllClosed: (() -> Void)?
@@ -102,18 +104,25 @@ public final class CallDriver {
 
     // MARK: Inputs
 
-    /// One input to the engine, then everything it wants done.
+    /// One input to the engine, then everything it wants done. An input that comes while the
+    /// outputs are being carried out (one they caused) waits until all of them are.
     public func feed(_ input: CallEngine.Input) {
+        guard !draining else { return inputsWhileDraining.append(input) }
         engine.handle(input, now: clock.now())
         drain()
     }
 
-    /// Carries out the engine's outputs (inputs they cause are fed as they come).
+    /// Carries out the engine's outputs, then the inputs they caused, until neither is left.
     public func drain() {
         guard !draining else { return }  // the loop below picks it up
         draining = true
         defer { draining = false }
-        while let output = engine.pollOutput() { perform(output) }
+        while true {
+            while let output = engine.pollOutput() { perform(output) }
+            guard !inputsWhileDraining.isEmpty else { break }
+            for input in inputsWhileDraining { engine.handle(input, now: clock.now()) }  // adds none: the engine calls nothing back
+            inputsWhileDraining.removeAll(keepingCapacity: true)
+        }
         rearm()
     }
 
@@ -206,20 +215,20 @@ public final class CallDriver {
             reporter.note("\(text)")
         case .audio(let id, let received, let muted):
             guard let peer = engine.participant(id), let level = audio?.play(received, from: peer, muted: muted, at: clock.now()) else { return }
-            engine.handle(.played(id, level: level), now: clock.now())
+            feed(.played(id, level: level))
         case .video(let id, let frame, let ssrc):
             guard let peer = engine.participant(id), let video else { return }
             if video.received(frame, ssrc: ssrc, from: peer, at: clock.now()) {
                 pictureArrived()
             } else {
-                engine.handle(.videoUndecodable(id), now: clock.now())
+                feed(.videoUndecodable(id))
             }
         case .keyFrameRequested:
             video?.keyFrameRequested()
         case .videoBitrate(let kbps):
             video?.setBitrate(kbps: kbps)
         case .smallVideoBitrate(let kbps):
-            if video?.setSmallBitrate(kbps: kbps) == false { engine.handle(.smallVideoUnavailable, now: clock.now()) }
+            if video?.setSmallBitrate(kbps: kbps) == false { feed(.smallVideoUnavailable) }
         case .smallKeyFrameRequested:
             video?.smallKeyFrameRequested()
         case .videoWanted(let wanted):

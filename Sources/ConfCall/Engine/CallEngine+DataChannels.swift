@@ -98,8 +98,8 @@ extension CallEngine {
     /// Sends a chat message to every peer in the room: at once where its chat channel is open,
     /// else when it opens (a link still coming up: in a mesh the links open one by one, and a
     /// message said between two would miss the later). With nobody here yet it is held for the
-    /// first peer whose channel opens. False when what waits is full.
-    public func say(_ text: String, now: Instant) -> Bool {
+    /// first peer whose channel opens.
+    func say(_ text: String) -> Refusal? {
         let present = linksInOrder.filter { $0.phase != .disconnected }
         var sent = false, waits = false
         for link in present {
@@ -111,11 +111,11 @@ extension CallEngine {
             }
         }
         if waits && !sent { outputs.append(.note("Nobody is connected yet: the message goes to each peer as its link comes up.")) }
-        if !present.isEmpty { return sent || waits }
-        guard heldChat.count < Self.maxHeldChat else { return false }
+        if !present.isEmpty { return sent || waits ? nil : .chatQueueFull }
+        guard heldChat.count < Self.maxHeldChat else { return .chatQueueFull }
         heldChat.append(text)
         outputs.append(.note("Nobody is connected yet: the message goes to the first peer who connects."))
-        return true
+        return nil
     }
 
     @discardableResult
@@ -126,7 +126,7 @@ extension CallEngine {
         return true
     }
 
-    public func setAudioMuted(_ muted: Bool, now: Instant) {
+    func setAudioMuted(_ muted: Bool) {
         guard muted != audioMuted else { return }
         audioMuted = muted
         mutedTalking = TalkingDetector()
@@ -134,12 +134,12 @@ extension CallEngine {
         for link in linksInOrder where link.controlOpen { sendState(to: link) }
     }
 
-    /// Stops (or resumes) playing one participant here; they are not told. False for nobody connected by that id.
-    public func setLocallyMuted(_ id: ParticipantID, _ muted: Bool, now: Instant) -> Bool {
-        guard let link = links[id] else { return false }
+    /// Stops (or resumes) playing one participant here; they are not told.
+    func setLocallyMuted(_ id: ParticipantID, _ muted: Bool) -> Refusal? {
+        guard let link = links[id] else { return .notConnected(id) }
         link.locallyMuted = muted
         outputs.append(.event(.peerMutedLocally(link.peer, muted: muted)))
-        return true
+        return nil
     }
 
     /// Our state, as the peer should know it: `wants_video` false while we hide its video.

@@ -87,9 +87,9 @@ extension CallEngine {
             case .open(let id, _):
                 // Gathering waits until the mesh knows the peer: an agent may report host
                 // candidates at once.
-                if links[id] != nil { outputs.append(.gather(id)) }
+                if links[id] != nil { emitOnceTheAgentIsUp(.gather(id), for: id) }
             case .signal(let id, let signal):
-                outputs.append(.signal(id, signal.json))
+                emitOnceTheAgentIsUp(.signal(id, signal.json), for: id)
             case .negotiated(let id, let negotiated):
                 guard let link = links[id], link.phase == .negotiating else { continue }
                 negotiatedLink(link, negotiated, now: now)
@@ -130,17 +130,25 @@ extension CallEngine {
         startDTLSIfReady(link, now: now)
     }
 
-    /// The driver could not make the agent: the link fails now (its offer or answer is not sent:
-    /// it would name an agent that does not exist) rather than at the connect timeout.
+    /// A link's signals and gathering wait until the driver has made its agent: an offer or
+    /// answer must not name an agent that does not exist (the peer would wait for it until the
+    /// connect timeout).
+    private func emitOnceTheAgentIsUp(_ output: Output, for id: ParticipantID) {
+        if let link = links[id], !link.agentStarted { link.waitingForAgent.append(output) } else { outputs.append(output) }
+    }
+
+    func iceStarted(_ id: ParticipantID) {
+        guard let link = links[id], !link.agentStarted else { return }
+        link.agentStarted = true
+        outputs.append(contentsOf: link.waitingForAgent)
+        link.waitingForAgent = []
+    }
+
+    /// The driver could not make the agent: the link fails now, its offer or answer unsent,
+    /// rather than at the connect timeout.
     func iceUnavailable(_ id: ParticipantID, reason: String, now: Instant) {
-        guard let link = links[id] else { return }
-        outputs.removeFirst(outputsRead)
-        outputsRead = 0
-        outputs.removeAll { output in
-            if case .signal(let to, _) = output { return to == id }
-            if case .gather(let to) = output { return to == id }
-            return false
-        }
+        guard let link = links[id], !link.agentStarted else { return }
+        link.waitingForAgent = []
         disconnect(link, .iceUnavailable(reason), now: now, restart: false)
     }
 

@@ -6,11 +6,9 @@ import ConfWire
 /// them: no video at all while its camera is off, none on a link whose peer hides it, and a key
 /// frame first when it starts again (the peer missed the frames in between).
 extension CallEngine {
-    /// False when we send no video at all (a listener, or no camera).
-    @discardableResult
-    public func setVideoMuted(_ muted: Bool, now: Instant) -> Bool {
-        guard configuration.sendsVideo else { return false }
-        guard muted != videoMuted else { return true }
+    func setVideoMuted(_ muted: Bool) -> Refusal? {
+        guard configuration.sendsVideo else { return .sendsNoVideo }
+        guard muted != videoMuted else { return nil }
         videoMuted = muted
         outputs.append(.event(.camera(on: !muted)))
         for link in linksInOrder {
@@ -21,18 +19,16 @@ extension CallEngine {
             outputs.append(.keyFrameRequested)
             if smallVideoAsked != nil { outputs.append(.smallKeyFrameRequested) }
         }
-        return true
+        return nil
     }
 
-    /// Stops (or resumes) getting one participant's video; the peer is asked to stop sending it.
-    /// False for nobody connected by that id.
-    public func setVideoHidden(_ id: ParticipantID, _ hidden: Bool, now: Instant) -> Bool {
-        guard let link = links[id], link.phase == .connected else { return false }
-        guard hidden != link.hidesPeerVideo else { return true }
+    func setVideoHidden(_ id: ParticipantID, _ hidden: Bool) -> Refusal? {
+        guard let link = links[id], link.phase == .connected else { return .notConnected(id) }
+        guard hidden != link.hidesPeerVideo else { return nil }
         link.hidesPeerVideo = hidden
         outputs.append(.event(.peerVideoHidden(link.peer, hidden: hidden)))
         if link.controlOpen { sendState(to: link) }
-        return true
+        return nil
     }
 
     /// What a view marks on a peer's tile: its microphone and camera as it told us, whether we

@@ -22,8 +22,11 @@ public final class CallEngine {
         case peerLeft(ParticipantID)
         /// A peer signal relayed by the rendezvous (offer, answer, candidate).
         case signal(from: ParticipantID, JSONValue)
-        /// The driver could not start the ICE agent `startIce` asked for. Fed at once, before the
-        /// next output is taken: the link's offer or answer still queued is then withdrawn.
+        /// The driver made the ICE agent `startIce` asked for: the link's offer or answer, its
+        /// candidates and its gathering, held until now, go out.
+        case iceStarted(ParticipantID)
+        /// The driver could not make the agent `startIce` asked for: the link fails now, and what
+        /// it held (an offer or answer naming an agent that does not exist) never goes out.
         case iceUnavailable(ParticipantID, reason: String)
         case iceState(ParticipantID, IceState)
         case selectedPair(ParticipantID, CandidatePair)
@@ -49,6 +52,17 @@ public final class CallEngine {
         case videoUndecodable(ParticipantID)
         /// An address of this machine came or went: every link is set up again on the new ones.
         case networkChanged
+        /// Chat to everyone in the room: at once where a chat channel is open, else when it opens
+        /// (with nobody here yet, to the first peer whose channel opens). Refused with
+        /// `chatQueueFull` when `maxHeldChat` messages already wait.
+        case say(String)
+        case setAudioMuted(Bool)
+        /// Stop (or resume) playing one participant here; they are not told.
+        case setLocallyMuted(ParticipantID, Bool)
+        /// Our camera off (true) or on again; refused with `sendsNoVideo` when we send none.
+        case setVideoMuted(Bool)
+        /// Stop (or resume) getting one participant's video; the peer is asked to stop sending it.
+        case setVideoHidden(ParticipantID, Bool)
         /// Leaving: every link is closed (close_notify sent) and its ICE agent released.
         case leave
         case timeout
@@ -59,8 +73,20 @@ public final class CallEngine {
 
     public enum IceState: Sendable, Equatable { case checking, connected, failed }
 
+    /// Why `handle` did nothing with a command.
+    public enum Refusal: Error, Equatable, Sendable {
+        /// Nobody is connected by that id (a link to them exists for `setLocallyMuted`).
+        case notConnected(ParticipantID)
+        /// We send no video at all: a listener, or no camera.
+        case sendsNoVideo
+        /// Nobody is connected yet and `maxHeldChat` messages already wait.
+        case chatQueueFull
+    }
+
     public enum Output: Sendable {
         /// Start the ICE agent of a link with these local credentials; gathering waits for `gather`.
+        /// Answer with `iceStarted` or `iceUnavailable`, at once or after the outputs already
+        /// queued: the link's signals wait for the answer.
         /// With `relayOnly`, the agent should use TURN relay candidates alone, when the driver has
         /// a TURN server (`CallEngine.relayOnlyFromAttempt`).
         case startIce(ParticipantID, IceCredentials, controlling: Bool, relayOnly: Bool)
@@ -201,13 +227,18 @@ public final class CallEngine {
 
     // MARK: Driving
 
-    public func handle(_ input: Input, now: Instant) {
+    /// Takes one input at `now`; what it causes comes out of `pollOutput()`. Returns why a
+    /// command was refused (nothing changed), or nil.
+    @discardableResult
+    public func handle(_ input: Input, now: Instant) -> Refusal? {
         self.now = max(self.now, now)
+        var refusal: Refusal?
         switch input {
         case .joined(let you, let role, let peers): joined(you: you, role: role, peers: peers, now: now)
         case .peerJoined(let peer): peerJoined(peer, now: now)
         case .peerLeft(let id): peerLeft(id, now: now)
         case .signal(let id, let payload): signal(from: id, payload, now: now)
+        case .iceStarted(let id): iceStarted(id)
         case .iceUnavailable(let id, let reason): iceUnavailable(id, reason: reason, now: now)
         case .iceState(let id, let state): iceState(id, state, now: now)
         case .selectedPair(let id, let pair): links[id]?.selectedPair = pair
@@ -221,7 +252,8 @@ public final class CallEngine {
         case .datagram(let id, let bytes):
             guard let link = links[id] else { break }
             received(bytes, on: link, now: now)
-            return service(now: now, only: link)
+            service(now: now, only: link)
+            return nil
         case .audioFrame(let opus, let level): sendAudio(opus, level: level, now: now)
         case .videoFrame(let frame, let captured): sendVideo(frame, layer: nil, captured: captured, now: now)
         case .layeredVideoFrame(let frame, let layer, let captured): sendVideo(frame, layer: layer, captured: captured, now: now)
@@ -234,13 +266,19 @@ public final class CallEngine {
         case .videoUndecodable(let id):
             if let link = links[id] { requestKeyFrame(on: link, now: now) }
         case .networkChanged: networkChanged(now: now)
+        case .say(let text): refusal = say(text)
+        case .setAudioMuted(let muted): setAudioMuted(muted)
+        case .setLocallyMuted(let id, let muted): refusal = setLocallyMuted(id, muted)
+        case .setVideoMuted(let muted): refusal = setVideoMuted(muted)
+        case .setVideoHidden(let id, let hidden): refusal = setVideoHidden(id, hidden)
         case .leave: leave()
         case .timeout: break
         case .loopLate(let lateness):
             loopLateness.record(lateness, now: now)
-            return  // nothing falls due for it; the tick that measured it services the engine
+            return nil  // nothing falls due for it; the tick that measured it services the engine
         }
         service(now: now)
+        return refusal
     }
 
     /// The next output, or nil when there is nothing to do until `nextDeadline()` or an input.

@@ -21,6 +21,10 @@ final class PeerConnection {
     let audioSSRC: SSRC
     let videoSSRC: SSRC
     var phase = Phase.negotiating
+    /// The driver made this link's ICE agent (`CallEngine.Input.iceStarted`); until then the
+    /// link's signals and gathering wait in `waitingForAgent`.
+    var agentStarted = false
+    var waitingForAgent: [CallEngine.Output] = []
 
     // Set up as negotiation and the handshake go on.
     var negotiated: NegotiatedLink? {

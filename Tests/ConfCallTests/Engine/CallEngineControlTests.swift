@@ -11,10 +11,10 @@ import Testing
         let bob = try call.add("bob")
         call.join(ann)
         call.run(for: .seconds(1))
-        #expect(ann.engine.say("early bird", now: call.now))
+        #expect(ann.engine.handle(.say("early bird"), now: call.now) == nil)
         call.step(ann)
-        for index in 1...99 { #expect(ann.engine.say("more \(index)", now: call.now)) }
-        #expect(!ann.engine.say("one too many", now: call.now), "100 messages wait at most")
+        for index in 1...99 { #expect(ann.engine.handle(.say("more \(index)"), now: call.now) == nil) }
+        #expect(ann.engine.handle(.say("one too many"), now: call.now) == .chatQueueFull, "100 messages wait at most")
         call.join(bob)
         #expect(call.run(for: .seconds(5)) { bob.chats.count == 100 })
         #expect(bob.chats.first == "early bird" && !bob.chats.contains("one too many"))
@@ -51,17 +51,17 @@ import Testing
         let hints = { ann.events.filter { if case .talkingWhileMuted = $0.event { true } else { false } }.count }
         call.run(for: .seconds(1))
         #expect(hints() == 0, "not muted: no hint")
-        ann.engine.setAudioMuted(true, now: call.now)
+        ann.engine.handle(.setAudioMuted(true), now: call.now)
         call.run(for: .seconds(3))
         #expect(hints() == 1)
-        ann.engine.setAudioMuted(false, now: call.now)
+        ann.engine.handle(.setAudioMuted(false), now: call.now)
         call.run(for: .seconds(1))
-        ann.engine.setAudioMuted(true, now: call.now)
+        ann.engine.handle(.setAudioMuted(true), now: call.now)
         call.run(for: .seconds(3))
         #expect(hints() == 1, "within 15 s of the last")
-        ann.engine.setAudioMuted(false, now: call.now)
+        ann.engine.handle(.setAudioMuted(false), now: call.now)
         call.run(for: .seconds(12))
-        ann.engine.setAudioMuted(true, now: call.now)
+        ann.engine.handle(.setAudioMuted(true), now: call.now)
         call.run(for: .seconds(2))
         #expect(hints() == 2)
     }
@@ -76,7 +76,7 @@ import Testing
         #expect(view.connected && view.path != nil && view.roundTrip != nil && !view.mutedHere && view.level == nil)
         #expect(ann.engine.ownLevel == 30)
         ann.engine.handle(.played(bob.id, level: 12), now: call.now)
-        #expect(ann.engine.setLocallyMuted(bob.id, true, now: call.now))
+        #expect(ann.engine.handle(.setLocallyMuted(bob.id, true), now: call.now) == nil)
         #expect(ann.engine.linkView(bob.id)?.level == 12 && ann.engine.linkView(bob.id)?.mutedHere == true)
         #expect(ann.engine.linkView(ParticipantID("p9")) == nil)
     }
@@ -86,7 +86,7 @@ import Testing
         call.run(for: .seconds(1))
         let before = bob.receivedAudioFrames[ann.id, default: 0]
         #expect(before > 20)
-        ann.engine.setAudioMuted(true, now: call.now)
+        ann.engine.handle(.setAudioMuted(true), now: call.now)
         call.step(ann)
         #expect(call.run(for: .seconds(1)) {
             bob.events.contains { if case .peerMuted(let who, true, false) = $0.event { who.id == ann.id } else { false } }
@@ -108,8 +108,8 @@ import Testing
         }
         let (ann, bob, cat) = (people[0], people[1], people[2])
         #expect(call.run(for: .seconds(5)) { call.fullMesh(people) })
-        #expect(ann.engine.setLocallyMuted(bob.id, true, now: call.now))
-        #expect(!ann.engine.setLocallyMuted(ParticipantID("p9"), true, now: call.now), "nobody by that id")
+        #expect(ann.engine.handle(.setLocallyMuted(bob.id, true), now: call.now) == nil)
+        #expect(ann.engine.handle(.setLocallyMuted(ParticipantID("p9"), true), now: call.now) == .notConnected(ParticipantID("p9")), "nobody by that id")
         call.step(ann)
         let mutedBefore = ann.mutedAudioFrames[bob.id, default: 0]
         call.run(for: .seconds(1))
@@ -135,7 +135,7 @@ extension CallEngineControlTests {
         // cy has begun a link to ann (its first signal to her went out); nothing is up yet.
         #expect(call.run(for: .seconds(5)) { cy.signalsSent > signals })
         #expect(!call.fullMesh([ann, bob, cy]), "ann's links are still coming up")
-        #expect(cy.engine.say("standup in five", now: call.now))
+        #expect(cy.engine.handle(.say("standup in five"), now: call.now) == nil)
         #expect(call.run(for: .seconds(5)) { ann.chats.contains("standup in five") })
         #expect(bob.chats == ["standup in five"])
         call.join(dan)

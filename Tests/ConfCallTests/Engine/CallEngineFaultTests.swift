@@ -53,6 +53,21 @@ import Testing
         #expect(bob.failed == nil, "the call itself has not failed yet")
     }
 
+    /// A link's offer, candidates and gathering wait for the driver to say its agent is up, and
+    /// go out when it does: the engine never has to take back an output it queued.
+    @Test func aLinksSignalsWaitForItsAgent() throws {
+        let call = SimulatedCall(seed: 19, handshake: .fakeDTLS)
+        let ann = try call.add("ann"), bob = try call.add("bob")
+        bob.holdsAgentAnswers = true  // bob joins second: he offers
+        call.join(ann)
+        call.join(bob)
+        call.run(for: .seconds(2))
+        #expect(bob.signalsSent == 0 && bob.agentAnswersHeld.count == 1)
+        bob.pending.append(contentsOf: bob.agentAnswersHeld)
+        #expect(call.run(for: .seconds(2)) { call.fullMesh([ann, bob]) })
+        #expect(bob.signalsSent > 0 && bob.disconnections.isEmpty)
+    }
+
     /// ICE that works one way only (one agent's checks all lost, the other's answered): the
     /// offerer sets the link up again once the set-up stalls, whichever side is stuck, and it
     /// connects well within the connect timeout with nothing reported on either side. It used

@@ -27,7 +27,7 @@ import Testing
         let (call, people) = try call(["ann", "bob"], seed: 41)
         let (ann, bob) = (people[0], people[1])
         #expect(bob.videoFrames[ann.id, default: 0] > 10)
-        #expect(ann.engine.setVideoMuted(true, now: call.now))
+        #expect(ann.engine.handle(.setVideoMuted(true), now: call.now) == nil)
         call.step(ann)
         #expect(has(ann) { $0 == .camera(on: false) })
         #expect(call.run(for: .seconds(1)) { has(bob) { if case .peerVideoMuted(let who) = $0 { who.id == ann.id } else { false } } })
@@ -41,7 +41,7 @@ import Testing
         #expect(!has(bob) { if case .peerMuted = $0 { true } else { false } }, "the microphone did not change")
 
         let requestsBefore = ann.keyFrameRequests
-        ann.engine.setVideoMuted(false, now: call.now)
+        ann.engine.handle(.setVideoMuted(false), now: call.now)
         call.step(ann)
         #expect(ann.keyFrameRequests > requestsBefore, "on again from a key frame")
         #expect(call.run(for: .seconds(1)) { has(bob) { if case .peerVideoUnmuted(let who) = $0 { who.id == ann.id } else { false } } })
@@ -53,8 +53,8 @@ import Testing
     @Test func hidingAPeersVideoStopsItsSendingToUsOnly() throws {
         let (call, people) = try call(["ann", "bob", "cat"], seed: 42)
         let (ann, bob, cat) = (people[0], people[1], people[2])
-        #expect(bob.engine.setVideoHidden(ann.id, true, now: call.now))
-        #expect(!bob.engine.setVideoHidden(ParticipantID("p9"), true, now: call.now), "nobody by that id")
+        #expect(bob.engine.handle(.setVideoHidden(ann.id, true), now: call.now) == nil)
+        #expect(bob.engine.handle(.setVideoHidden(ParticipantID("p9"), true), now: call.now) == .notConnected(ParticipantID("p9")), "nobody by that id")
         call.step(bob)
         #expect(has(bob) { if case .peerVideoHidden(let who, true) = $0 { who.id == ann.id } else { false } })
         #expect(bob.engine.marks(of: ann.id) == .init(hidden: true))
@@ -67,7 +67,7 @@ import Testing
         #expect(bob.receivedAudioFrames[ann.id, default: 0] > bobAudio + 120, "and bob her audio")
         #expect(!has(ann) { if case .peerVideoHidden = $0 { true } else { false } }, "ann only stops sending")
 
-        #expect(bob.engine.setVideoHidden(ann.id, false, now: call.now))
+        #expect(bob.engine.handle(.setVideoHidden(ann.id, false), now: call.now) == nil)
         call.step(bob)
         call.run(for: .seconds(1))
         #expect(bob.videoFrames[ann.id, default: 0] > bobFromAnn + 10, "shown again, from a key frame")
@@ -76,7 +76,7 @@ import Testing
     @Test func aListenerHasNoCameraToTurnOff() throws {
         let call = SimulatedCall(seed: 43, handshake: .fakeDTLS)
         let listener = try call.add("lou", role: .listener) { $0.sendsVideo = false }
-        #expect(!listener.engine.setVideoMuted(true, now: call.now))
+        #expect(listener.engine.handle(.setVideoMuted(true), now: call.now) == .sendsNoVideo)
         #expect(listener.events.isEmpty)
     }
 }

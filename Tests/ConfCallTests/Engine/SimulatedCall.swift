@@ -200,15 +200,16 @@ final class SimulatedCall {
         switch output {
         case .startIce(let id, let credentials, let controlling, let relayOnly):
             participant.relayOnlyAsked.append(relayOnly)
+            // Answered after the outputs already queued, as the real driver does.
             if participant.iceUnavailable {
-                // As a driver must: at once, before taking the next output.
-                participant.engine.handle(.iceUnavailable(id, reason: "no ICE here"), now: now)
+                participant.pending.append(.iceUnavailable(id, reason: "no ICE here"))
                 return
             }
             let agent = FakeIceAgent(credentials: credentials, controlling: controlling, address: participant.address)
             agent.deaf = participant.nextAgentIsDeaf || (participant.deafUnlessRelayOnly && !relayOnly)
             participant.nextAgentIsDeaf = false
             participant.agents[id] = agent
+            if participant.holdsAgentAnswers { participant.agentAnswersHeld.append(.iceStarted(id)) } else { participant.pending.append(.iceStarted(id)) }
         case .gather(let id):
             guard let agent = participant.agents[id] else { return }
             participant.pending.append(.localCandidate(id, agent.candidate))

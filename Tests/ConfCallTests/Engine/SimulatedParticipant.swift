@@ -43,6 +43,10 @@ extension SimulatedCall {
         var keyFramesAskedAt: [Instant] = []
         /// Its driver cannot start ICE agents (say, out of descriptors).
         var iceUnavailable = false
+        /// Its driver makes agents but does not say so (`iceStarted`) until the test releases
+        /// `agentAnswersHeld` into `pending`.
+        var holdsAgentAnswers = false
+        var agentAnswersHeld: [CallEngine.Input] = []
         /// Its next ICE agent is `deaf`: it answers checks but never connects.
         var nextAgentIsDeaf = false
         var signalsSent = 0
