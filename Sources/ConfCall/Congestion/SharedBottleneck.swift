@@ -11,19 +11,19 @@ import ConfCore
 ///
 /// `presumed` (our uplink): the links named to `group` share one queue until one is shown to be
 /// apart. Evidence alone was not enough there: links that share the uplink evenly seldom queue,
-/// so the evidence aged out of the window, each link went back to its own estimate, and the
-/// estimates drifted apart with nothing queued (kept runs of `bench/congestion.py uplink-cap`:
-/// 177 and 182 kbit/s against 286, so two links fell to the base layer). A link is apart once,
+/// so the evidence would age out of the window, each link go back to its own estimate, and the
+/// estimates drift apart with nothing queued (and the lower links fall to the base layer). A
+/// link is apart once,
 /// in at least `minimumCoincidences` of the window's samples and in more than it took part in
 /// coincidences, it was seen
 /// - waiting alone: at least `aloneDelay`, no other link's delay agreeing (behind a weak peer's
-///   downlink). Shorter waits do not count: on one shared uplink, one link's feedback that caught
-///   its own frame's burst read 32 ms against the others' 12-14;
+///   downlink). Shorter waits do not count: on one shared uplink, a link's feedback that catches
+///   its own frame's burst reads more than twice the others';
 /// - or not waiting (under `clearDelay`) while others wait together (a peer on our LAN, whose
 ///   link does not cross the uplink the others fill). Only once the link has been measured for
 ///   `clearAfter`: a link that starts while the uplink's queue stands takes that queue for the
-///   empty path and reads short delays until it drains (a kept run's last link to connect was
-///   apart for 10 s that way, at its own estimate, while the other two fell to the small encoding).
+///   empty path and reads short delays until it drains (it would be apart, at its own estimate,
+///   while the others fall to the small encoding).
 ///
 /// A link shown apart stays so until it takes part in `minimumCoincidences` coincidences, more
 /// than it was seen apart, or until it has not been seen apart for `apartMemory` (links that send

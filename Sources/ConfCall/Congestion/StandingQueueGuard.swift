@@ -2,12 +2,11 @@ import ConfCore
 
 /// What the delay-based estimate does about a queue that stands. GCC's detector reads the trend
 /// of the queuing delay, not its length: a queue that grew and then stopped growing reads as
-/// normal, and the estimate goes on increasing over it. Toward GStreamer's webrtcbin behind a
-/// 300 kbit/s bucket (bench/webrtcbin_capped.py) that held 180-380 ms of queue in about a third
-/// of the runs, in both of the ways webrtcbin sends its feedback: with its RTCP, as bursts of
-/// 15-20 small messages every ~900 ms (each over-use seen a second late; a cut to 0.85 drains a
-/// little, the increase fills it again), and every ~60 ms (its arrival times too noisy for the
-/// trend: the rate stayed over what the path delivered for ten seconds).
+/// normal, and the estimate goes on increasing over it. Peers whose feedback the trend reads
+/// badly keep such a queue: GStreamer's webrtcbin sends it with its RTCP, in bursts about a
+/// second apart (each over-use is seen a second late; a cut to 0.85 drains a little and the
+/// increase fills it again), or every ~60 ms with arrival times too noisy for the trend
+/// (bench/webrtcbin_capped.py behind a bucket; BENCHMARKS).
 ///
 /// So when even the least delayed packet of a feedback message waited `limit` or more
 /// (`QueueDelayMeter.standingQueueDelay`: a queue that stood through the whole message, not a

@@ -13,15 +13,14 @@ import ConfCore
 /// Mbit/s path) grew back from a 500 kbit/s phase at 8 % a second: 5-6 s.
 ///
 /// A shaper's token bucket (`tc tbf`, many ISPs' and routers' rate limits) lets a short cluster
-/// through at once, so a probe can report room the path does not have: the end-to-end test's
-/// 400 kbit/s bucket read a 606 kbit/s estimate that way. So each probe is on trial for
+/// through at once, so a probe can report room the path does not have (half as much again as
+/// the bucket's rate). So each probe is on trial for
 /// `probeTrial`: if the path over-uses, queues or loses in that time, the recent peak becomes
 /// what the path delivers now and the wait before the next probe doubles, up to
 /// `maximumProbeWait`; a trial passed resets the wait. That wait is short (libwebrtc probes an
 /// application-limited link every 5 s): in a low phase the trials fail by the estimate's own
 /// saw-tooth, and the wait is then what stands between capacity coming back and the link finding
-/// it. With 5 s the step back up took 2.5-6.5 s on real sockets, with 2 s 2.5-4.5 s, and the low
-/// phase kept its freezes and queues (BENCHMARKS "Probing back to what a link carried").
+/// it (BENCHMARKS "Probing back to what a link carried").
 extension CallEngine {
     static let peakMemory: Duration = .seconds(20)
     /// What the path delivered counts towards the peak once held this long.

@@ -8,9 +8,8 @@ import ConfWire
 /// frame-length controller makes the same trade), for 40 ms more delay and 60 ms lost with a
 /// packet. The encoder stays one for everyone; only this link's packets change. Pure.
 ///
-/// Only then, for now: tried on every link whose estimate stayed under 150 kbit/s for 3 s, the
-/// three senders behind one 300 kbit/s downlink (simulated, and end to end) shared it no better
-/// (BENCHMARKS "The shared downlink, and 60 ms packets on weak links with video tried").
+/// Only then, for now: on every weak link, senders behind one shared downlink shared it no
+/// better (BENCHMARKS "The shared downlink, and 60 ms packets on weak links with video tried").
 struct AudioPacketGatherer: Sendable {
     /// One packet to send: its Opus bytes, its length in 48 kHz samples, and the loudest of
     /// its frames' levels (RFC 6464: -dBov, 0 the loudest).

@@ -30,12 +30,11 @@ public struct InboundVideoStream: Sendable {
     /// Waits as long as a resend takes on this path, `roundTrip` (RTCP's, which holds the queues
     /// both ways): a missing packet is asked for again only after a round trip (the first answer
     /// cannot be back sooner), and a frame behind a gap is given up only once the first answer had
-    /// time to come, up to `maximumPatience`. With fixed waits (100 and 150 ms), a 200 ms queue in
-    /// front of a capped uplink made every lost packet a given-up frame and a key frame request,
-    /// whose key frame, sent to every link at once, filled the queue again. Not two round trips,
-    /// though that would let the second request's answer come: every later frame waits behind the
-    /// gap, and on the capped uplink 4 of 13 runs froze for 0.7-2.9 s that way (none of 7 with
-    /// one round trip; BENCHMARKS).
+    /// time to come, up to `maximumPatience`. A fixed wait shorter than the path's queue makes
+    /// every lost packet a given-up frame and a key frame request, and that key frame, sent to
+    /// every link at once, fills the queue again. Not two round trips, though that would let the
+    /// second request's answer come: every later frame waits behind the gap, and the picture
+    /// freezes for seconds.
     public mutating func setRoundTrip(_ roundTrip: Duration) {
         guard roundTrip >= .zero else { return }
         nack.retryAfter = max(NackTracker.minimumRetry, roundTrip + Self.resendMargin)

@@ -23,9 +23,9 @@ import ConfWire
 /// selector still waits for a frame the link can decode). On an uplink shared by several links
 /// their estimates saw-tooth unevenly, and the encoder follows the best of them, so a link's
 /// budget can dip under the two lower layers' share for one 200 ms update; going straight to the
-/// base layer then gave it a quarter of the frame rate, 267 ms between frames (a kept run of
-/// `bench/congestion.py uplink-cap`). A fall that lasts still reaches the base layer one spacing
-/// later; the pacer and the path's queue hold what the one step too many sends meanwhile.
+/// base layer would give it a quarter of the frame rate for that dip. A fall that lasts still
+/// reaches the base layer one spacing later; the pacer and the path's queue hold what the one
+/// step too many sends meanwhile.
 struct LinkLayerPolicy: Sendable {
     enum Change: Equatable, Sendable { case paused, resumed }
 

@@ -12,12 +12,10 @@ public enum VideoEncoding: String, Sendable, Equatable {
     case small
 
     /// The least a picture of this size is worth the full encoding at, kbit/s: `fullFloorBits`
-    /// a second for each pixel. Under it a link gets the small one. At 190 kbit/s, 640x480 at
-    /// 15 fps coded steadily (quantizer ~70 of 127, no frame skipped), but a picture that changed
-    /// at once (the test pattern's square wrapping round: a cut, a head turned) cost 4-10 KB in
-    /// two or three frames, several times the frame budget, and libvpx then skipped frames to pay
-    /// for them: 200-400 ms without a frame on every link, twice in twelve 20 s runs of
-    /// `bench/congestion.py uplink-cap`. Such a frame grows with the pixels, and the time to pay
+    /// a second for each pixel. Under it a link gets the small one. A steady picture codes well
+    /// under the floor, but one that changes at once (a cut, a head turned) costs several frame
+    /// budgets in two or three frames, and libvpx then skips frames to pay for them: hundreds of
+    /// ms without a frame on every link. Such a frame grows with the pixels, and the time to pay
     /// for it is its size over the rate, whatever the frame rate: so the floor is by pixels
     /// alone. libwebrtc keeps a table of the same kind (640x360 wants 300 kbit/s to start).
     public static func fullFloorKbps(width: Int, height: Int) -> Int {
@@ -51,9 +49,8 @@ struct LinkEncodingChoice: Sendable {
     /// (up to `longestWaitForFull`) each time a return to full did not last `fullTrial`. An
     /// estimate grows past what a link on the small encoding sends, so a return is a trial, as a
     /// probe is; a link that flaps pays a key frame each way, and a key frame of the full picture
-    /// is large: three links on a 1 Mbit/s uplink back to full after 2 s over the margin (a
-    /// probe's lift) went 530-595 ms without a frame and back to small (`bench/congestion.py
-    /// uplink-cap`), hence 5 s.
+    /// is large enough to hold a shared uplink's links half a second without a frame. A probe's
+    /// lift lasts about 2 s, hence 5.
     static let shortestWaitForFull: Duration = .seconds(5)
     static let longestWaitForFull: Duration = .seconds(32)
     static let fullTrial: Duration = .seconds(10)
