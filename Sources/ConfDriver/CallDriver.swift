@@ -211,8 +211,8 @@ public final class CallDriver {
             sendSignal(id, payload)
         case .event(let event):
             reporter.emit(event)
-        case .note(let text):
-            reporter.note("\(text)")
+        case .note(let note):
+            reporter.note("\(note.text)")
         case .audio(let id, let received, let muted):
             guard let peer = engine.participant(id), let level = audio?.play(received, from: peer, muted: muted, at: clock.now()) else { return }
             feed(.played(id, level: level))

@@ -63,7 +63,7 @@ extension CallEngine {
         guard label == Self.chatLabel, link.chatOpen else { return }
         link.chatOpen = false
         guard link.phase == .connected else { return }
-        outputs.append(.note("\(link.peer.name) (\(link.id)) closed the chat channel: your messages no longer reach them"))
+        outputs.append(.note(.chatClosed(link.peer)))
     }
 
     private func opened(_ label: String, on link: PeerConnection) {
@@ -110,11 +110,11 @@ extension CallEngine {
                 waits = true
             }
         }
-        if waits && !sent { outputs.append(.note("Nobody is connected yet: the message goes to each peer as its link comes up.")) }
+        if waits && !sent { outputs.append(.note(.chatWaitsForLinks)) }
         if !present.isEmpty { return sent || waits ? nil : .chatQueueFull }
         guard heldChat.count < Self.maxHeldChat else { return .chatQueueFull }
         heldChat.append(text)
-        outputs.append(.note("Nobody is connected yet: the message goes to the first peer who connects."))
+        outputs.append(.note(.chatWaitsForFirstPeer))
         return nil
     }
 

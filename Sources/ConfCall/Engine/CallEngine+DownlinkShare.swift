@@ -29,9 +29,7 @@ extension CallEngine {
         let sharing = share != nil
         if sharing != downlinkShared {
             downlinkShared = sharing
-            outputs.append(.note(sharing
-                ? "conf: \(members.count) peers' packets queue together on their way here (this downlink): each is asked to keep to an even share"
-                : "conf: this downlink no longer queues: the peers' shares are lifted"))
+            outputs.append(.note(.downlinkShared(peers: sharing ? members.count : nil)))
         }
         for link in connected {
             if group.contains(link.id), let share {

@@ -120,10 +120,9 @@ extension CallEngine {
     /// links that share our uplink (`shareBottleneck`) count as one, at the least of their
     /// budgets (a paused one aside); nil for no links. They send at one rate, so their budgets
     /// differ only by their resends, and one link's resends take that uplink from all of them.
-    /// Counted apart, the link without resends set the encoder and each link with a few lost its
-    /// top layer, half its frame rate; when libvpx then skipped base-layer pictures to pay for a
-    /// large one, those links went 333 ms without a frame while the others did not (a kept run
-    /// of `bench/congestion.py uplink-cap`).
+    /// Counted apart, the link without resends would set the encoder, and each link with a few
+    /// would lose its top layer, half its frame rate, and go without a frame whenever libvpx
+    /// skipped base-layer pictures to pay for a large one.
     func encodingBudgetKbps(_ links: [PeerConnection]) -> Int? {
         let grouped = links.filter { $0.congestion.share != nil && !$0.layerPolicy.paused }
         let apart = links.filter { $0.congestion.share == nil || $0.layerPolicy.paused }.map(videoBudgetKbps)
@@ -152,10 +151,10 @@ extension CallEngine {
     /// A link that cannot carry half the full encoding's frame rate, or the full picture's floor
     /// once its estimate has settled (`shareSettling` after it came up), moves to the small
     /// encoding where the driver makes one (`Configuration.smallVideo`, `LinkEncodingChoice`); it
-    /// pauses only when it cannot carry the small one's base layer. In a call's first seconds a
-    /// weak peer's link still counted in the uplink's group, whose least put every link under the
-    /// floor; they went small, and back to full with a 58-80 KB key frame that held both healthy
-    /// links 465-730 ms (`bench/congestion.py downlink-cap`).
+    /// pauses only when it cannot carry the small one's base layer. Not before its estimate has
+    /// settled: in a call's first seconds a weak peer's link still counts in the uplink's group,
+    /// whose least would put every link under the floor, and the way back to full is a key frame
+    /// large enough to hold the healthy links for half a second.
     func updateLayers(encoderKbps: Int, now: Instant) {
         guard configuration.sendsVideo else { return }
         let links = videoLinks
@@ -196,7 +195,7 @@ extension CallEngine {
     func smallVideoUnavailable(now: Instant) {
         guard configuration.smallVideo else { return }
         configuration.smallVideo = false
-        outputs.append(.note("conf: the small video encoding could not start: links too weak for the full one pause instead"))
+        outputs.append(.note(.smallVideoUnavailable))
         for link in videoLinks where link.encodingChoice.encoding == .small {
             link.encodingChoice = LinkEncodingChoice()
             switchEncoding(link, to: .full, keepingTheOld: false)
@@ -206,8 +205,8 @@ extension CallEngine {
 
     /// The link is sent `encoding` from its next key frame (asked for now; a small encoding that
     /// is only starting begins with one). `keepingTheOld`, it is sent the one it had until then,
-    /// at the layers it had: stopping that at once left it 265 ms without a frame at each switch
-    /// (`bench/congestion.py uplink-cap`). Back before that key frame came, it simply stays.
+    /// at the layers it had: stopping that at once would leave it a quarter of a second without a
+    /// frame at each switch. Back before that key frame came, it simply stays.
     private func switchEncoding(_ link: PeerConnection, to encoding: VideoEncoding, keepingTheOld: Bool) {
         if link.switchingFrom == encoding {
             link.switchingFrom = nil
@@ -223,7 +222,7 @@ extension CallEngine {
             link.layerPolicy = LinkLayerPolicy()  // judged afresh against the new encoding's rate
             link.congestion.dropQueued(.video)
         }
-        outputs.append(.note("conf: \(link.peer.name)'s link carries \(encoding == .small ? "only the small video (half the size)" : "the full video again")"))
+        outputs.append(.note(.linkEncoding(link.peer, encoding)))
         if encoding == .full || smallVideoAsked != nil { outputs.append(keyFrameRequest(for: link)) }
     }
 

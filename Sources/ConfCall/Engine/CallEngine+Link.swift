@@ -156,9 +156,9 @@ extension CallEngine {
     ///
     /// One request serves every link that waits, and while other links are still being set up
     /// (a room joined at once) it waits for them too, at most `meshFormingWait`. One encoder
-    /// serves every link, so a key frame for one goes to all: links that came up 330 ms apart
-    /// made two, each several frames' worth, into every link at once, at the start of the call
-    /// through a capped uplink (a kept run of `bench/congestion.py uplink-cap`).
+    /// serves every link, so a key frame for one goes to all: links that come up a few hundred ms
+    /// apart would otherwise make one each, several frames' worth apiece, into every link at once,
+    /// at the start of the call, where a capped uplink has the least room.
     private func startVideoAtKeyFrame(on link: PeerConnection, now: Instant) {
         guard configuration.sendsVideo, !videoMuted, !link.peerHidesOurVideo, link.negotiated?.video?.sends == true else { return }
         link.waitForKeyFrame()
@@ -207,7 +207,7 @@ extension CallEngine {
         if ShortAuthenticationString.commitment(to: nonce) == commitment {
             link.peerSASNonce = nonce
         } else {
-            outputs.append(.note("conf: \(link.peer.name) (\(link.id)) revealed a secret that does not match its commitment: no words to check on this link"))
+            outputs.append(.note(.secretDoesNotMatch(link.peer)))
         }
         if link.phase == .connected, !link.announced { announce(link, now: now) }
     }
@@ -215,7 +215,7 @@ extension CallEngine {
     /// A link whose peer's secret did not come within `sasNonceWait` is announced without words.
     func announceIfSASNonceLate(_ link: PeerConnection, now: Instant) {
         guard link.phase == .connected, awaitsPeerSASNonce(link), let up = link.dtlsConnectedAt, now >= up + Self.sasNonceWait else { return }
-        outputs.append(.note("conf: \(link.peer.name) (\(link.id)) did not reveal its secret: no words to check on this link"))
+        outputs.append(.note(.secretWithheld(link.peer)))
         announce(link, now: now)
     }
 
@@ -257,8 +257,7 @@ extension CallEngine {
         guard restart, roster[id] != nil, let mesh else { return }
         if mesh.isOfferer(to: id) {
             guard peerSlots[id, default: PeerSlot()].scheduleRestart(after: Self.restartDelay, limit: Self.maxRestarts, now: now) else {
-                let attempts = peerSlots[id]?.restartsInARow ?? 0
-                outputs.append(.note("conf: giving up on \(link.peer.name) (\(id)) after \(attempts) new attempts; the call goes on with the others"))
+                outputs.append(.note(.gaveUp(link.peer, attempts: peerSlots[id]?.restartsInARow ?? 0)))
                 return
             }
         } else {

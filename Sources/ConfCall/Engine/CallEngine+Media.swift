@@ -71,8 +71,7 @@ extension CallEngine {
 
     /// Once per link: the peer's audio packets are not whole 20 ms frames, so conf cannot play them.
     private func reportAudioPacketLength(_ link: PeerConnection) {
-        let length = link.audioIn?.lastOtherLength.map { "packets of \($0 % 48 == 0 ? "\($0 / 48)" : "\(Double($0) / 48)") ms" } ?? "malformed Opus packets"
-        outputs.append(.note("conf: \(link.peer.name) (\(link.id)) sends audio in \(length); conf plays 20 to 120 ms packets only, so that audio is dropped"))
+        outputs.append(.note(.unplayableAudio(link.peer, milliseconds: link.audioIn?.lastOtherLength.map { Double($0) / 48 })))
     }
 
     private func receivedVideo(_ packet: RTPPacket, on link: PeerConnection, now: Instant) {

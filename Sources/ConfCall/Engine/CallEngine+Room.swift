@@ -38,7 +38,7 @@ extension CallEngine {
         do {
             signal = try PeerSignal(json: payload)
         } catch {
-            outputs.append(.note("conf: ignored a bad signal from \(id): \(error)"))
+            outputs.append(.note(.ignoredSignal(from: id, reason: "\(error)")))
             return
         }
         if signal == .restart { return peerNetworkChanged(id, now: now) }
@@ -71,7 +71,7 @@ extension CallEngine {
         let attempt = peerSlots[id]?.setupAttempt ?? 1
         let relayOnly = attempt >= Self.relayOnlyFromAttempt
         if relayOnly && attempt == Self.relayOnlyFromAttempt {
-            outputs.append(.note("conf: still no path to \(peer.name) (\(id)): trying through the TURN relay alone, if there is one"))
+            outputs.append(.note(.tryingRelayOnly(peer)))
         }
         outputs.append(.startIce(id, link.credentials, controlling: controlling, relayOnly: relayOnly))
         return LocalEndpoint(iceUfrag: link.credentials.ufrag, icePwd: link.credentials.pwd, fingerprint: security.fingerprint,
@@ -100,8 +100,7 @@ extension CallEngine {
             case .remoteCandidatesDone(let id):
                 if links[id] != nil { outputs.append(.remoteCandidatesDone(id)) }
             case .candidateLimitReached(let id, let limit):
-                let name = roster[id]?.name ?? id.rawValue
-                outputs.append(.note("conf: \(name) (\(id)) sent more than \(limit) ICE candidates for one link; the rest are ignored"))
+                outputs.append(.note(.tooManyCandidates(from: id, name: roster[id]?.name ?? id.rawValue, limit: limit)))
             case .failed(let id, let error):
                 if let link = links[id] { disconnect(link, .negotiationFailed(error.description), now: now) }
             case .close(let id):

@@ -32,8 +32,7 @@ extension CallEngine {
         guard let deadline = stallDeadline(of: link), now >= deadline else { return }
         let id = link.id
         peerSlots[id, default: PeerSlot()].stalled()
-        let stage = link.iceConnected ? "the peer's side of ICE has no working pair" : "no ICE check of ours was answered"
-        outputs.append(.note("conf: no progress connecting to \(link.peer.name) (\(id)) in \(setupStallLimit.secondsForPeople) s (\(stage)): setting the link up again"))
+        outputs.append(.note(.setupStalled(link.peer, after: setupStallLimit, peerSide: link.iceConnected)))
         // Silently: the peer learns of it from the new offer, and has nothing to report either.
         link.phase = .disconnected
         teardown(link, tellingThePeer: false)

@@ -99,8 +99,9 @@ public final class CallEngine {
         case transmit(ParticipantID, [UInt8])
         case signal(ParticipantID, JSONValue)
         case event(CallEvent)
-        /// A line for the person with no event (hints, what was ignored): the driver shows it escaped.
-        case note(String)
+        /// A line for the person with no event (hints, what was ignored): the driver shows its
+        /// `text` escaped.
+        case note(CallNote)
         /// A peer's audio at its playout time: decode (or conceal) and play. `muted`: muted here.
         case audio(ParticipantID, ReceivedAudio, muted: Bool)
         /// A peer's complete VP8 frame, in order: decode and show or record.

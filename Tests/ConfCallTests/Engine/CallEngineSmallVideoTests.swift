@@ -49,7 +49,7 @@ extension CallEngineCongestionTests {
         call.run(for: .seconds(12))
         #expect(!ann.smallVideoBitrates.isEmpty, "the small encoding was asked for")
         #expect(ann.smallVideoBitrates.last.map { $0.kbps == nil } == true, "and given up: \(ann.smallVideoBitrates.suffix(3))")
-        #expect(ann.notes.contains { $0.contains("small video encoding could not start") }, "\(ann.notes)")
+        #expect(ann.notes.contains(.smallVideoUnavailable), "\(ann.notes)")
         let paused = ann.events.contains { if case .videoPaused(let peer, _) = $0.event { peer.id == cat.id } else { false } }
         #expect(paused, "cat's link paused: \(linkStats(ann, for: cat).suffix(3))")
     }

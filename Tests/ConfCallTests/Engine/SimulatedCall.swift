@@ -238,8 +238,8 @@ final class SimulatedCall {
             relay(to: to, .signal(from: from, payload))
         case .event(let event):
             participant.events.append((now, event))
-        case .note(let line):
-            participant.notes.append(line)
+        case .note(let note):
+            participant.notes.append(note)
         case .audio(let id, let audio, let muted):
             participant.audioFrames[id, default: 0] += 1
             if muted { participant.mutedAudioFrames[id, default: 0] += 1 }

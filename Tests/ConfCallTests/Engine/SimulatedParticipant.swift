@@ -78,7 +78,7 @@ extension SimulatedCall {
         var smallVideoBitrates: [(at: Instant, kbps: Int?)] = []
         var smallKeyFrameRequests = 0
         /// The engine's notes (human lines that are not events).
-        var notes: [String] = []
+        var notes: [CallNote] = []
         /// A driver whose small encoder will not start: it answers `.smallVideoUnavailable`.
         var smallEncoderFails = false
         /// How long a small encoder takes to give its first frame once asked (a real one: made,
