@@ -36,4 +36,16 @@ import Testing
         slot.forgetRestarts()
         #expect(slot.restartDue == nil && slot.restartsInARow == 0)
     }
+
+    /// A peer that joins again is not held to what failed before; its set-up run goes on.
+    @Test func joiningAgainForgetsTheRestartsButNotTheSetUp() {
+        var slot = PeerSlot()
+        slot.linkOpens(retrying: false, now: Self.t0)
+        slot.linkOpens(retrying: true, now: Self.t0 + .seconds(4))
+        _ = slot.scheduleRestart(after: .seconds(2), limit: 4, now: Self.t0 + .seconds(5))
+        slot.stalled()
+        slot.joined()
+        #expect(slot.restartsInARow == 0 && slot.restartDue == nil && slot.stallRestarts == 0)
+        #expect(slot.setupAttempt == 2 && slot.triedSince == Self.t0)
+    }
 }

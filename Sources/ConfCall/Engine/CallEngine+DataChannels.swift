@@ -136,7 +136,7 @@ extension CallEngine {
 
     /// Stops (or resumes) playing one participant here; they are not told.
     func setLocallyMuted(_ id: ParticipantID, _ muted: Bool) -> Refusal? {
-        guard let link = links[id] else { return .notConnected(id) }
+        guard let link = peerSlots[id]?.link else { return .notConnected(id) }
         link.locallyMuted = muted
         outputs.append(.event(.peerMutedLocally(link.peer, muted: muted)))
         return nil

@@ -102,7 +102,7 @@ extension CallEngine {
     /// second after link-up went out short of its upper layers (Tests/FLAKES.md, LossTests).
     func sayWhetherVideoIsWanted() {
         guard configuration.sendsVideo, !isLeaving else { return }
-        let live = links.values.lazy.filter { $0.phase != .disconnected }
+        let live = links.lazy.filter { $0.phase != .disconnected }
         let wanted = live.isEmpty || live.contains { !$0.peerHidesOurVideo && !$0.layerPolicy.paused }
         guard wanted != videoWantedSaid else { return }
         videoWantedSaid = wanted

@@ -10,10 +10,10 @@ extension CallEngine {
     /// the order can matter (whose packets the pacer takes first, which of equal links is the
     /// least): Swift seeds each dictionary's order apart, and a simulated call must replay from
     /// its seed.
-    var linksInOrder: [PeerConnection] { links.values.sorted { $0.id < $1.id } }
+    var linksInOrder: [PeerConnection] { links.sorted { $0.id < $1.id } }
 
     func iceState(_ id: ParticipantID, _ state: IceState, now: Instant) {
-        guard let link = links[id], link.phase != .disconnected else { return }
+        guard let link = peerSlots[id]?.link, link.phase != .disconnected else { return }
         switch state {
         case .checking: break
         case .connected:
@@ -181,7 +181,7 @@ extension CallEngine {
             newLinkKeyFrameDue = nil  // the camera went off while waiting; turning it on asks anew
             return
         }
-        let forming = links.values.contains { link in
+        let forming = links.contains { link in
             link.phase == .negotiating && now.since(peerSlots[link.id]?.triedSince ?? link.openedAt) < Self.meshFormingWindow
         }
         guard !forming || now >= due else { return }
@@ -272,7 +272,7 @@ extension CallEngine {
         guard peerSlots.values.contains(where: isDue) else { return }
         for (id, slot) in peerSlots.sorted(by: { $0.key < $1.key }) where isDue(slot) {  // in id order, as `linksInOrder`
             peerSlots[id]?.restartDue = nil
-            guard roster[id] != nil, links[id]?.phase == .disconnected else { continue }
+            guard roster[id] != nil, peerSlots[id]?.link?.phase == .disconnected else { continue }
             mesh?.restart(id)
             drainMesh(now: now)
         }

@@ -21,12 +21,12 @@ extension CallEngine {
 extension CallEngine {
     /// What the link to `id`'s congestion control knows now; nil without a connected link.
     public func congestionStatistics(_ id: ParticipantID) -> LinkBandwidthStatistics? {
-        guard let link = links[id], link.phase == .connected else { return nil }
+        guard let link = peerSlots[id]?.link, link.phase == .connected else { return nil }
         return link.congestion.statistics
     }
 
     /// The temporal layers the link to `id` is sent now (0 while its video is paused).
     public func videoLayers(_ id: ParticipantID) -> Int? {
-        links[id].map(forwardedLayers)
+        peerSlots[id]?.link.map(forwardedLayers)
     }
 }

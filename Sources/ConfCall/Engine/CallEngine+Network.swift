@@ -14,7 +14,7 @@ extension CallEngine {
     func networkChanged(now: Instant) {
         guard mesh != nil, !isLeaving else { return }
         for id in roster.keys.sorted() {
-            guard let link = links[id] else { continue }
+            guard let link = peerSlots[id]?.link else { continue }
             outputs.append(.signal(id, PeerSignal.restart.json))
             setUpAgain(link, .networkChanged(here: true), now: now)
         }
@@ -23,7 +23,7 @@ extension CallEngine {
     /// The peer's network changed: as the offerer we set the link up again; as the answerer we
     /// end it and take the new offer that follows.
     func peerNetworkChanged(_ id: ParticipantID, now: Instant) {
-        guard let link = links[id], !isLeaving else { return }
+        guard let link = peerSlots[id]?.link, !isLeaving else { return }
         setUpAgain(link, .networkChanged(here: false), now: now)
     }
 

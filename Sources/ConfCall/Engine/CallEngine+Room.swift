@@ -21,7 +21,7 @@ extension CallEngine {
 
     func peerJoined(_ peer: Participant, now: Instant) {
         roster[peer.id] = peer
-        peerSlots[peer.id] = PeerSlot()
+        peerSlots[peer.id, default: PeerSlot()].joined()
         mesh?.peerJoined(peer)
         drainMesh(now: now)
     }
@@ -59,7 +59,8 @@ extension CallEngine {
     /// and the driver is asked for an ICE agent with the link's credentials.
     private func openLink(to id: ParticipantID, controlling: Bool, now: Instant) -> LocalEndpoint {
         let peer = roster[id] ?? Participant(id: id, name: id.rawValue, role: .publisher)
-        let old = links.removeValue(forKey: id)
+        let old = peerSlots[id]?.link
+        peerSlots[id]?.link = nil
         if let old {  // a restart: the old link goes
             if old.phase == .connected { report(disconnected: old, .restarting) }
             if old.phase != .disconnected { teardown(old) }
@@ -67,7 +68,7 @@ extension CallEngine {
         }
         let link = PeerConnection(peer: peer, controlling: controlling, now: now, random: &random)
         peerSlots[id, default: PeerSlot()].linkOpens(retrying: old.map { $0.dtlsConnectedAt == nil } ?? false, now: now)
-        links[id] = link
+        peerSlots[id, default: PeerSlot()].link = link
         let attempt = peerSlots[id]?.setupAttempt ?? 1
         let relayOnly = attempt >= Self.relayOnlyFromAttempt
         if relayOnly && attempt == Self.relayOnlyFromAttempt {
@@ -87,24 +88,25 @@ extension CallEngine {
             case .open(let id, _):
                 // Gathering waits until the mesh knows the peer: an agent may report host
                 // candidates at once.
-                if links[id] != nil { emitOnceTheAgentIsUp(.gather(id), for: id) }
+                if peerSlots[id]?.link != nil { emitOnceTheAgentIsUp(.gather(id), for: id) }
             case .signal(let id, let signal):
                 emitOnceTheAgentIsUp(.signal(id, signal.json), for: id)
             case .negotiated(let id, let negotiated):
-                guard let link = links[id], link.phase == .negotiating else { continue }
+                guard let link = peerSlots[id]?.link, link.phase == .negotiating else { continue }
                 negotiatedLink(link, negotiated, now: now)
             case .remoteCandidate(let id, let candidate):
-                guard let link = links[id] else { continue }
+                guard let link = peerSlots[id]?.link else { continue }
                 link.noteCandidate(candidate, local: false)
                 outputs.append(.addRemoteCandidate(id, candidate))
             case .remoteCandidatesDone(let id):
-                if links[id] != nil { outputs.append(.remoteCandidatesDone(id)) }
+                if peerSlots[id]?.link != nil { outputs.append(.remoteCandidatesDone(id)) }
             case .candidateLimitReached(let id, let limit):
                 outputs.append(.note(.tooManyCandidates(from: id, name: roster[id]?.name ?? id.rawValue, limit: limit)))
             case .failed(let id, let error):
-                if let link = links[id] { disconnect(link, .negotiationFailed(error.description), now: now) }
+                if let link = peerSlots[id]?.link { disconnect(link, .negotiationFailed(error.description), now: now) }
             case .close(let id):
-                guard let link = links.removeValue(forKey: id) else { continue }
+                guard let link = peerSlots[id]?.link else { continue }
+                peerSlots[id]?.link = nil
                 if link.phase == .connected { report(disconnected: link, .left) }
                 if link.phase != .disconnected { teardown(link) }
                 link.phase = .disconnected
@@ -133,11 +135,11 @@ extension CallEngine {
     /// answer must not name an agent that does not exist (the peer would wait for it until the
     /// connect timeout).
     private func emitOnceTheAgentIsUp(_ output: Output, for id: ParticipantID) {
-        if let link = links[id], !link.agentStarted { link.waitingForAgent.append(output) } else { outputs.append(output) }
+        if let link = peerSlots[id]?.link, !link.agentStarted { link.waitingForAgent.append(output) } else { outputs.append(output) }
     }
 
     func iceStarted(_ id: ParticipantID) {
-        guard let link = links[id], !link.agentStarted else { return }
+        guard let link = peerSlots[id]?.link, !link.agentStarted else { return }
         link.agentStarted = true
         outputs.append(contentsOf: link.waitingForAgent)
         link.waitingForAgent = []
@@ -146,7 +148,7 @@ extension CallEngine {
     /// The driver could not make the agent: the link fails now, its offer or answer unsent,
     /// rather than at the connect timeout.
     func iceUnavailable(_ id: ParticipantID, reason: String, now: Instant) {
-        guard let link = links[id], !link.agentStarted else { return }
+        guard let link = peerSlots[id]?.link, !link.agentStarted else { return }
         link.waitingForAgent = []
         disconnect(link, .iceUnavailable(reason), now: now, restart: false)
     }
@@ -158,7 +160,6 @@ extension CallEngine {
             link.phase = .disconnected
             teardown(link)
         }
-        links.removeAll()
         peerSlots.removeAll()
         nextStatsAt = nil
         connectDeadline = nil

@@ -24,7 +24,7 @@ extension CallEngine {
     /// Our link to `id` as a roster shows it; nil for nobody by that id or no link (a listener's
     /// fellow listener).
     public func linkView(_ id: ParticipantID) -> LinkView? {
-        guard let link = links[id] else { return nil }
+        guard let link = peerSlots[id]?.link else { return nil }
         let connected = link.phase == .connected
         let statistics = connected ? link.congestion.statistics : nil
         let jitter = link.audioIn?.reception.map { Duration.nanoseconds(Int64($0.jitterMilliseconds * 1e6)) }

@@ -23,7 +23,7 @@ extension CallEngine {
     }
 
     func setVideoHidden(_ id: ParticipantID, _ hidden: Bool) -> Refusal? {
-        guard let link = links[id], link.phase == .connected else { return .notConnected(id) }
+        guard let link = peerSlots[id]?.link, link.phase == .connected else { return .notConnected(id) }
         guard hidden != link.hidesPeerVideo else { return nil }
         link.hidesPeerVideo = hidden
         outputs.append(.event(.peerVideoHidden(link.peer, hidden: hidden)))
@@ -52,7 +52,7 @@ extension CallEngine {
 
     /// The marks of participant `id`'s tile (none for nobody connected by that id).
     public func marks(of id: ParticipantID) -> PeerMarks {
-        guard let link = links[id] else { return PeerMarks() }
+        guard let link = peerSlots[id]?.link else { return PeerMarks() }
         return PeerMarks(muted: link.remoteAudioMuted, cameraOff: link.remoteVideoMuted, hidden: link.hidesPeerVideo,
                          talking: link.talking.isTalking)
     }

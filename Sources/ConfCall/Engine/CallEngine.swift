@@ -162,9 +162,10 @@ public final class CallEngine {
     /// Our own id in the room, from `joined`.
     var me: ParticipantID?
     var roster: [ParticipantID: Participant] = [:]
-    var links: [ParticipantID: PeerConnection] = [:]
-    /// What outlives each peer's link: its set-up attempts and restarts.
+    /// Each peer's link, and what outlives it: its set-up attempts and restarts.
     var peerSlots: [ParticipantID: PeerSlot] = [:]
+    /// Every link there is, in no order: a view of `peerSlots`, nothing copied.
+    var links: some Collection<PeerConnection> { peerSlots.values.lazy.compactMap(\.link) }
     var everConnected = false
     var sawNoPath: NoPathCause?
     var connectDeadline: Instant?
@@ -242,16 +243,16 @@ public final class CallEngine {
         case .iceStarted(let id): iceStarted(id)
         case .iceUnavailable(let id, let reason): iceUnavailable(id, reason: reason, now: now)
         case .iceState(let id, let state): iceState(id, state, now: now)
-        case .selectedPair(let id, let pair): links[id]?.selectedPair = pair
+        case .selectedPair(let id, let pair): peerSlots[id]?.link?.selectedPair = pair
         case .localCandidate(let id, let candidate):
-            links[id]?.noteCandidate(candidate, local: true)
+            peerSlots[id]?.link?.noteCandidate(candidate, local: true)
             mesh?.localCandidate(candidate, for: id)
             drainMesh(now: now)
         case .localGatheringDone(let id):
             mesh?.localGatheringDone(for: id)
             drainMesh(now: now)
         case .datagram(let id, let bytes):
-            guard let link = links[id] else { break }
+            guard let link = peerSlots[id]?.link else { break }
             received(bytes, on: link, now: now)
             service(now: now, only: link)
             return nil
@@ -261,11 +262,11 @@ public final class CallEngine {
         case .smallVideoFrame(let frame, let layer, let captured): sendVideo(frame, layer: layer, encoding: .small, captured: captured, now: now)
         case .smallVideoUnavailable: smallVideoUnavailable(now: now)
         case .played(let id, let level):
-            links[id]?.level = level
-            guard let link = links[id], let change = link.talking.update(level: level, now: now) else { break }
+            peerSlots[id]?.link?.level = level
+            guard let link = peerSlots[id]?.link, let change = link.talking.update(level: level, now: now) else { break }
             outputs.append(.event(.talking(.peer(link.peer), talking: change)))
         case .videoUndecodable(let id):
-            if let link = links[id] { requestKeyFrame(on: link, now: now) }
+            if let link = peerSlots[id]?.link { requestKeyFrame(on: link, now: now) }
         case .networkChanged: networkChanged(now: now)
         case .say(let text): refusal = say(text)
         case .setAudioMuted(let muted): setAudioMuted(muted)
@@ -300,12 +301,14 @@ public final class CallEngine {
     public func nextDeadline() -> Instant? {
         // Runs every 5 ms and after each input: no arrays built.
         var earliest = EarliestDeadline()
-        for slot in peerSlots.values { earliest.consider(slot.restartDue) }
+        for slot in peerSlots.values {  // the earliest: any order
+            earliest.consider(slot.restartDue)
+            if let link = slot.link { considerDeadlines(of: link, in: &earliest) }
+        }
         if !everConnected { earliest.consider(connectDeadline) }
         earliest.consider(nextStatsAt)
         if hasConnectedPeer { earliest.consider(nextRateUpdateAt) }
         earliest.consider(newLinkKeyFrameDue)
-        for link in links.values { considerDeadlines(of: link, in: &earliest) }  // the earliest: any order
         return earliest.instant
     }
 
@@ -316,7 +319,7 @@ public final class CallEngine {
 
     public var connectedPeers: [ParticipantID] { linksInOrder.filter { $0.phase == .connected }.map(\.id) }
 
-    var hasConnectedPeer: Bool { links.values.contains { $0.phase == .connected } }
+    var hasConnectedPeer: Bool { links.contains { $0.phase == .connected } }
 
-    public func isConnected(_ id: ParticipantID) -> Bool { links[id]?.phase == .connected }
+    public func isConnected(_ id: ParticipantID) -> Bool { peerSlots[id]?.link?.phase == .connected }
 }

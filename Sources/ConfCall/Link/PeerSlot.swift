@@ -1,9 +1,12 @@
 import ConfCore
 
-/// What the engine keeps of one peer across its links. A restart replaces the link (a fresh
-/// `PeerConnection`), never the slot: the set-up's attempts and the restarts counted against a
-/// failing peer live here, and start again only when a link connects or the peer joins anew.
+/// What the engine keeps of one peer: the link to it now, and what outlives that link. A restart
+/// replaces the link (a fresh `PeerConnection`), never the slot: the set-up's attempts and the
+/// restarts counted against a failing peer live here, and start again only when a link connects
+/// or the peer joins anew.
 struct PeerSlot {
+    /// The link to the peer now; nil before the mesh asks for one and after it closed.
+    var link: PeerConnection?
     /// Which set-up of the link this is since one last connected: 1, then one more for each
     /// restart of a link that never connected (`CallEngine.relayOnlyFromAttempt`).
     private(set) var setupAttempt = 0
@@ -34,6 +37,12 @@ struct PeerSlot {
     mutating func forgetRestarts() {
         restartsInARow = 0
         restartDue = nil
+    }
+
+    /// The peer joined (again): what was counted against it before is forgotten.
+    mutating func joined() {
+        forgetRestarts()
+        stallRestarts = 0
     }
 
     /// A link connected: failures count from zero again.

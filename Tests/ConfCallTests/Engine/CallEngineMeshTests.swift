@@ -19,7 +19,7 @@ import Testing
         #expect(annSide.sas == bobSide.sas && !annSide.sas.isEmpty, "both read the same words")
         // The profile DTLS agreed is reported, and the pacer counts its 16-byte tag (RFC 7714).
         #expect(annSide.srtp == "AEAD_AES_128_GCM" && bobSide.srtp == "AEAD_AES_128_GCM")
-        #expect(ann.engine.links[bob.id]?.srtpTagBytes == 16 && bob.engine.links[ann.id]?.srtpTagBytes == 16)
+        #expect(ann.engine.peerSlots[bob.id]?.link?.srtpTagBytes == 16 && bob.engine.peerSlots[ann.id]?.link?.srtpTagBytes == 16)
         let rtt = try #require(annSide.roundTrip)
         #expect(rtt >= .milliseconds(35) && rtt < .milliseconds(100), "a 20 ms one-way network: \(rtt)")
     }
@@ -134,7 +134,7 @@ func permutations(of items: [Int]) -> [[Int]] {
         for person in [ann, bob, cat] { call.join(person) }
         #expect(call.run(for: .seconds(5)) { bob.videoFrames[ann.id, default: 0] > 0 })
         call.run(for: .seconds(4))
-        #expect(ann.engine.links[cat.id]?.phase == .negotiating, "the link to cat is still negotiating")
+        #expect(ann.engine.peerSlots[cat.id]?.link?.phase == .negotiating, "the link to cat is still negotiating")
         call.join(dan)
         #expect(call.run(for: .seconds(5)) { dan.videoFrames[ann.id, default: 0] > 0 })
         let connected = try #require(ann.events.first { if case .peerConnected(let info) = $0.event { info.peer.id == dan.id } else { false } }?.at)
