@@ -27,6 +27,8 @@ public struct LinkCongestionController<Item: Sendable>: Sendable {
     public private(set) var nextDeadline: Instant?
     /// The next transport-wide sequence number; the first is 1.
     private var nextSequence: Int64 = 1
+    /// When the link probes, and towards what.
+    private(set) var probes = ProbeController()
 
     public init(estimator configuration: LinkBandwidthEstimator.Configuration = .init(),
                 pacer pacerConfiguration: Pacer<Item>.Configuration = .init()) {
@@ -65,6 +67,17 @@ public struct LinkCongestionController<Item: Sendable>: Sendable {
         var candidate = (latest & ~0xFFFF) | Int64(wire)
         if candidate - latest > 0x8000 { candidate -= 0x1_0000 } else if latest - candidate > 0x8000 { candidate += 0x1_0000 }
         return candidate
+    }
+
+    /// After a rate update of a link that carries video: the probe cluster to send, if one is
+    /// due (`ProbeController.afterFall`).
+    mutating func probeAfterFall(updateSpacing: Duration, mayProbe: Bool, now: Instant) -> ProbeController.Cluster? {
+        probes.afterFall(target: target, statistics: statistics, updateSpacing: updateSpacing, mayProbe: mayProbe, now: now)
+    }
+
+    /// On a paused link: the probe cluster towards `wanted` bits per second, if one is due.
+    mutating func probeTowardsResume(wanted: Double, now: Instant) -> ProbeController.Cluster? {
+        probes.towardsResume(target: target, wanted: wanted, statistics: statistics, now: now)
     }
 
     public mutating func onProbe(cluster: Int, aimedAt bitsPerSecond: Double, packets: Int) {

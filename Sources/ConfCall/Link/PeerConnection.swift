@@ -129,22 +129,6 @@ final class PeerConnection {
     var retransmissions = RetransmissionLimiter()
     /// What `retransmissions` resent of late, as a rate (bits per second), as of the last rate update.
     var recentResendBitsPerSecond = 0.0
-    /// Probing after a fall (CallEngine+Probing): the most the path delivered of late (bits per
-    /// second, and when).
-    var recentPeakDelivered: (bitsPerSecond: Int, at: Instant)?
-    /// The recent peak as it was when the target last fell well under it: what to probe back
-    /// towards, even after a long low phase (CallEngine+Probing).
-    var carriedBeforeFall: (bitsPerSecond: Int, at: Instant)?
-    /// What the path delivered at each of the last rate updates (`CallEngine.sustainedFor` of them).
-    var deliveredSamples: [(at: Instant, bitsPerSecond: Int)] = []
-    /// When the last cluster went.
-    var lastProbeAt: Instant?
-    /// The wait before the next probe (doubling after each that failed its trial), and since when
-    /// the last one is on trial (CallEngine+Probing).
-    var probeWait = CallEngine.probeInterval
-    var probeOnTrialSince: Instant?
-    /// The next cluster's number.
-    var nextProbeCluster = 1
     /// When the last key frame sent on this link is due to leave its pacer (CallEngine+Layers).
     var keyFrameSentAt: Instant?
     var traffic = LinkTraffic()
