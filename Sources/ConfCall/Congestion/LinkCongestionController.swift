@@ -75,9 +75,10 @@ public struct LinkCongestionController<Item: Sendable>: Sendable {
         probes.afterFall(target: target, statistics: statistics, updateSpacing: updateSpacing, mayProbe: mayProbe, now: now)
     }
 
-    /// On a paused link: the probe cluster towards `wanted` bits per second, if one is due.
-    mutating func probeTowardsResume(wanted: Double, now: Instant) -> ProbeController.Cluster? {
-        probes.towardsResume(target: target, wanted: wanted, statistics: statistics, now: now)
+    /// After a rate update of a paused link: the padding to send and the probe cluster, if one
+    /// is due (`ProbeController.whilePaused`).
+    mutating func probeWhilePaused(wanted: Double, audio: Double, updateSpacing: Duration, now: Instant) -> ProbeController.WhilePaused? {
+        probes.whilePaused(target: target, wanted: wanted, audio: audio, statistics: statistics, updateSpacing: updateSpacing, now: now)
     }
 
     public mutating func onProbe(cluster: Int, aimedAt bitsPerSecond: Double, packets: Int) {

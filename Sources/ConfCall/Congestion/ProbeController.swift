@@ -26,9 +26,15 @@ import ConfCore
 /// by the estimate's own saw-tooth, and the wait is then what stands between capacity coming back
 /// and the link finding it (BENCHMARKS "Probing back to what a link carried").
 ///
-/// A paused link probes too, towards what resuming needs (`towardsResume`), on the same schedule
-/// and trial: its padding fills only the estimate there is, which then grows by 8 % a second at
-/// best, and any over-use signal on a jittery path undoes that.
+/// A paused link (`whilePaused`) sends audio only, and an estimate may not grow much past what
+/// the path is seen to deliver (`AIMDRateControl`: 1.5 × the acknowledged rate): so until it can
+/// carry the base layer again, padding fills its estimate, up to what resuming needs, at each
+/// rate update. That padding fills only the estimate there is, which then grows by 8 % a second
+/// at best, and any over-use signal on a jittery path undoes that: so a paused link also sends
+/// clusters towards what resuming needs, on the schedule and trial of the probes after a fall.
+/// Neither goes into a queue the path already holds (`pausedQueueDelayLimit`): that would only
+/// delay the link's audio. A queue is what even the least delayed packet waited: the mean also
+/// counts jitter, which a receiver whose CPU is starved keeps high with no queue at all.
 struct ProbeController: Sendable {
     /// What to send: a cluster of padding lasting about `duration` at `bitsPerSecond`, its
     /// packets marked `cluster`, at least `minimumPackets` of them.
@@ -57,6 +63,15 @@ struct ProbeController: Sendable {
     static let maximumProbeWait: Duration = .seconds(2)
     /// Reported loss over this fails a probe's trial.
     static let trialLossFraction = 0.02
+    /// Paused links probe only while their packets wait less than this in the path's queues.
+    static let pausedQueueDelayLimit: Duration = .milliseconds(50)
+
+    /// What a paused link sends at one rate update: `paddingBytes` of padding, and a cluster
+    /// when one is due.
+    struct WhilePaused: Equatable, Sendable {
+        var paddingBytes: Int
+        var cluster: Cluster?
+    }
 
     /// The most the path delivered of late (bits per second, and when).
     private(set) var recentPeakDelivered: (bitsPerSecond: Int, at: Instant)?
@@ -96,12 +111,18 @@ struct ProbeController: Sendable {
         return start(bitsPerSecond: Double(min(carried, 2 * target)), now: now)
     }
 
-    /// A paused link's way back: a cluster aimed at `wanted` (what resuming needs), at most
-    /// three times the target, on the schedule and trial of the probes after a fall.
-    mutating func towardsResume(target: Int, wanted: Double, statistics: LinkBandwidthStatistics, now: Instant) -> Cluster? {
+    /// Takes one rate update of a paused link: `wanted`, what resuming needs (bits per second,
+    /// its audio included), and `audio`, what its audio takes now. Padding up to the least of the
+    /// target and `wanted`, beside the audio, for `updateSpacing`; and a cluster aimed at
+    /// `wanted`, at most three times the target, when one is due. Nil while a queue stands or the
+    /// path over-uses.
+    mutating func whilePaused(target: Int, wanted: Double, audio: Double, statistics: LinkBandwidthStatistics,
+                              updateSpacing: Duration, now: Instant) -> WhilePaused? {
+        guard statistics.usage != .overusing, (statistics.standingQueueDelay ?? .zero) < Self.pausedQueueDelayLimit else { return nil }
+        let padding = max(0, min(Double(target), wanted) - audio)
         judge(statistics, now: now)
-        guard Double(target) < wanted, isDue(now: now) else { return nil }
-        return start(bitsPerSecond: min(wanted, 3 * Double(target)), now: now)
+        let cluster = Double(target) < wanted && isDue(now: now) ? start(bitsPerSecond: min(wanted, 3 * Double(target)), now: now) : nil
+        return WhilePaused(paddingBytes: Int(padding * updateSpacing.milliseconds / 1000 / 8), cluster: cluster)
     }
 
     /// No cluster on trial, and the wait since the last one (`probeWait`) is over.

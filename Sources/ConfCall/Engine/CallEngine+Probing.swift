@@ -1,7 +1,7 @@
 import ConfCore
 
 /// Probes as each link's `ProbeController` asks: after a fall, towards what the link carried
-/// before it; on a paused link, towards what resuming needs. The controller decides when and at
+/// before it; on a paused link, padding and clusters towards what resuming needs. The controller decides when and at
 /// what rate; here the cluster becomes padding-only packets on the link's probe SSRC
 /// (`sendPadding`), and the estimator is told how many went.
 extension CallEngine {
@@ -19,10 +19,20 @@ extension CallEngine {
         send(cluster, on: link, transportSequenceID: id, now: now)
     }
 
-    /// A paused link's way back, beside its steady padding (`probe` in +Rates).
-    func probeTowardsResume(_ link: PeerConnection, wantedBitsPerSecond wanted: Double, transportSequenceID id: UInt8, now: Instant) {
-        guard let cluster = link.congestion.probeTowardsResume(wanted: wanted, now: now) else { return }
-        send(cluster, on: link, transportSequenceID: id, now: now)
+    /// A paused link at a rate update: padding that fills its estimate up to what resuming
+    /// needs, and now and then a cluster towards it (`ProbeController.whilePaused`). Padding-only
+    /// packets (RFC 3550 section 5.1) on a probe SSRC of their own: receivers drop them after
+    /// reading their transport sequence number (libwebrtc drops padding-only packets of an
+    /// unknown SSRC too).
+    func probeWhilePaused(_ link: PeerConnection, encoderKbps: Int, now: Instant) {
+        guard let id = transportSequenceID(link.negotiated?.video), sendsTransportFeedback(link),
+              link.congestion.pacer.queuedCount == 0 else { return }
+        let base = Double(LinkLayerPolicy.baseLayerKbps(encoderKbps: encoderKbps, layers: encodedLayers(for: link)))
+        let wanted = (base * link.layerPolicy.resumeMargin * 1.1) * 1000 + link.traffic.audioBitsPerSecond
+        guard let probe = link.congestion.probeWhilePaused(wanted: wanted, audio: link.traffic.audioBitsPerSecond,
+                                                            updateSpacing: Self.rateUpdateInterval, now: now) else { return }
+        sendPadding(probe.paddingBytes, on: link, transportSequenceID: id, now: now)
+        if let cluster = probe.cluster { send(cluster, on: link, transportSequenceID: id, now: now) }
     }
 
     private func send(_ cluster: ProbeController.Cluster, on link: PeerConnection, transportSequenceID id: UInt8, now: Instant) {

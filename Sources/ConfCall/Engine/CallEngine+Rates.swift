@@ -21,8 +21,6 @@ extension CallEngine {
     static let encoderUpdateInterval: Duration = .seconds(1)
     /// A target under this fraction of the one last asked goes to the encoder without waiting.
     static let sharpFall = 0.85
-    /// Paused links probe only while their packets wait less than this in the path's queues.
-    static let probeQueueDelayLimit: Duration = .milliseconds(50)
     /// A link is presumed to share our uplink only while its own estimate is at least this
     /// fraction of the best link's (`shareBottleneck`).
     static let presumedShareFloor = 0.5
@@ -55,7 +53,7 @@ extension CallEngine {
         askAudioEncoding(now: now)
         for link in videoLinks {
             let small = link.encodingChoice.encoding == .small ? smallVideoAsked?.kbps : nil
-            if link.layerPolicy.paused { probe(link, encoderKbps: small ?? encoderKbps, now: now) } else { probeAfterFall(link, now: now) }
+            if link.layerPolicy.paused { probeWhilePaused(link, encoderKbps: small ?? encoderKbps, now: now) } else { probeAfterFall(link, now: now) }
         }
     }
 
@@ -147,25 +145,6 @@ extension CallEngine {
         }
         audioEncodingAsked = (kbps, fec, lossPercent, now)
         outputs.append(.audioEncoding(bitrateKbps: kbps, fec: fec, expectedLossPercent: lossPercent))
-    }
-
-    /// A paused link sends audio only, and an estimate may not grow much past what the path is
-    /// seen to deliver (`AIMDRateControl`: 1.5 × the acknowledged rate): so until it can carry the
-    /// base layer again, padding-only packets (RFC 3550 section 5.1) on a probe SSRC of their own
-    /// fill its estimate, up to what resuming needs. Receivers drop them after reading their
-    /// transport sequence number (libwebrtc drops padding-only packets of an unknown SSRC too).
-    private func probe(_ link: PeerConnection, encoderKbps: Int, now: Instant) {
-        let statistics = link.congestion.statistics
-        // Not into a queue the path already holds: that would only delay the link's audio. A
-        // queue is what even the least delayed packet waited: the mean also counts jitter, which
-        // a receiver whose CPU is starved keeps high with no queue at all.
-        guard let id = transportSequenceID(link.negotiated?.video), sendsTransportFeedback(link), link.congestion.pacer.queuedCount == 0,
-              statistics.usage != .overusing, (statistics.standingQueueDelay ?? .zero) < Self.probeQueueDelayLimit else { return }
-        let base = Double(LinkLayerPolicy.baseLayerKbps(encoderKbps: encoderKbps, layers: encodedLayers(for: link)))
-        let wanted = (base * link.layerPolicy.resumeMargin * 1.1) * 1000 + link.traffic.audioBitsPerSecond
-        let rate = min(Double(link.congestion.target), wanted) - link.traffic.audioBitsPerSecond
-        sendPadding(Int(max(0, rate) * Self.rateUpdateInterval.milliseconds / 1000 / 8), on: link, transportSequenceID: id, now: now)
-        probeTowardsResume(link, wantedBitsPerSecond: wanted, transportSequenceID: id, now: now)
     }
 
     /// About `bytes` (at least `minimumPackets` packets) of padding-only packets on the link's

@@ -68,12 +68,23 @@ import Testing
         #expect(probes.carriedBeforeFall?.bitsPerSecond == 1_000_000, "the fall is still remembered")
     }
 
-    @Test func aPausedLinkProbesTowardsWhatResumingNeedsAtMostThreeTimesItsTarget() {
+    /// A paused link fills its estimate with padding up to what resuming needs, beside its
+    /// audio, and sends a cluster towards that now and then: at most three times its target, one
+    /// trial at a time. Nothing while a queue stands.
+    @Test func aPausedLinkPadsAndProbesTowardsWhatResumingNeeds() {
         var probes = ProbeController()
         let quiet = Self.statistics(target: 40_000, acknowledged: 8_000)
-        #expect(probes.towardsResume(target: 40_000, wanted: 200_000, statistics: quiet, now: Self.t0) == .init(cluster: 1, bitsPerSecond: 120_000))
-        #expect(probes.towardsResume(target: 40_000, wanted: 200_000, statistics: quiet, now: Self.t0 + .seconds(1)) == nil, "on trial")
-        #expect(probes.towardsResume(target: 40_000, wanted: 100_000, statistics: quiet, now: Self.t0 + .seconds(3))?.bitsPerSecond == 100_000)
-        #expect(probes.towardsResume(target: 150_000, wanted: 100_000, statistics: quiet, now: Self.t0 + .seconds(10)) == nil, "room enough")
+        func paused(target: Int, wanted: Double, at now: Instant, statistics: LinkBandwidthStatistics = quiet) -> ProbeController.WhilePaused? {
+            probes.whilePaused(target: target, wanted: wanted, audio: 8_000, statistics: statistics, updateSpacing: Self.spacing, now: now)
+        }
+        #expect(paused(target: 40_000, wanted: 200_000, at: Self.t0) == .init(paddingBytes: 32_000 / 5 / 8, cluster: .init(cluster: 1, bitsPerSecond: 120_000)))
+        #expect(paused(target: 40_000, wanted: 200_000, at: Self.t0 + .seconds(1)) == .init(paddingBytes: 800, cluster: nil), "on trial")
+        #expect(paused(target: 40_000, wanted: 100_000, at: Self.t0 + .seconds(3))?.cluster?.bitsPerSecond == 100_000)
+        #expect(paused(target: 150_000, wanted: 100_000, at: Self.t0 + .seconds(10)) == .init(paddingBytes: 92_000 / 5 / 8, cluster: nil),
+                "room enough: padding up to what resuming needs, no cluster")
+        let queued = Self.statistics(target: 40_000, acknowledged: 8_000, queueDelay: .milliseconds(60))
+        #expect(paused(target: 40_000, wanted: 200_000, at: Self.t0 + .seconds(20), statistics: queued) == nil)
+        let overusing = Self.statistics(target: 40_000, acknowledged: 8_000, usage: .overusing)
+        #expect(paused(target: 40_000, wanted: 200_000, at: Self.t0 + .seconds(30), statistics: overusing) == nil)
     }
 }
