@@ -251,7 +251,6 @@ final class SimulatedCall {
             case .lost: break
             }
         case .video(let id, _, _):
-            participant.videoFrameLog.append(id)
             participant.videoFramesAt[id, default: []].append(now)
             participant.videoFrames[id, default: 0] += 1
         case .keyFrameRequested:
@@ -262,7 +261,7 @@ final class SimulatedCall {
         case .smallVideoBitrate(let kbps):
             participant.smallVideoBitrates.append((now, kbps))
             if kbps != nil, participant.smallEncoderFails {
-                participant.engine.handle(.smallVideoUnavailable, now: now)
+                participant.pending.append(.smallVideoUnavailable)  // after the outputs queued, as the driver does
             } else if kbps == nil { participant.smallVideo = nil } else if participant.smallVideo == nil {
                 participant.smallVideo = LayeredVideoSource(startKbps: kbps!)
                 participant.smallVideoFrom = now + participant.smallEncoderStartsAfter
@@ -275,11 +274,10 @@ final class SimulatedCall {
             if wanted && !participant.videoWanted { participant.keyFramesOnWanted += 1 }
             participant.videoWanted = wanted
             participant.videoWantedSaid.append((now, wanted))
-        case .audioEncoding(let kbps, let fec, let loss):
-            participant.audioEncodings.append((kbps, fec, loss))
+        case .audioEncoding:
+            break
         case .callFailed(let noPath):
             participant.failed = noPath != nil
-            participant.failedCause = noPath
         }
     }
 

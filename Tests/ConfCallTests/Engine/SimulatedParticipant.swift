@@ -22,8 +22,6 @@ extension SimulatedCall {
         /// Agents not asked to be relay-only never connect (two symmetric NATs beside a TURN
         /// server, where only relay-only agents on both sides found a path).
         var deafUnlessRelayOnly = false
-        /// With `failed == true`: what the failing link's candidates said.
-        var failedCause: NoPathCause?
         /// Frames played out per peer (received or concealed), those received, those muted here.
         var audioFrames: [ParticipantID: Int] = [:]
         var receivedAudioFrames: [ParticipantID: Int] = [:]
@@ -54,7 +52,6 @@ extension SimulatedCall {
         var withholdsRTCP = false
         /// Transport feedback messages sent to each peer (read from the SRTCP header, which is clear).
         var transportFeedbackSent: [ParticipantID: Int] = [:]
-        var videoFrameLog: [ParticipantID] = []
         /// Sends a 20 ms audio frame this often while in the room (nil: no audio).
         var sendsAudio = false
         var nextAudioAt: Instant?
@@ -67,9 +64,8 @@ extension SimulatedCall {
         var sendsVideo = false
         var nextVideoAt: Instant?
         var videoFramesSent = 0
-        /// What the engine asked of the encoders (`.videoBitrate`, `.audioEncoding`).
+        /// What the engine asked of the video encoder (`.videoBitrate`).
         var videoBitrates: [(at: Instant, kbps: Int)] = []
-        var audioEncodings: [(kbps: Int, fec: Bool, lossPercent: Int)] = []
         /// Sends layered frames sized to the encoder target instead (SimulatedCall+Layers.swift).
         var layeredVideo: LayeredVideoSource?
         /// The small encoding while the engine asks for one (`.smallVideoBitrate`), made like
