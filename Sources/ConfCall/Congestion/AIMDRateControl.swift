@@ -26,7 +26,8 @@ import ConfCore
 ///
 /// Start-up: until the first over-use the rate grows by `startupGrowthPerSecond` (×2 per second)
 /// instead of 8 %. libwebrtc finds the first capacity with probe bursts at 3× and 6× the start
-/// rate; we have no probes, and 8 % per second from 300 kbit/s would take 15 s to reach 1 Mbit/s.
+/// rate; we probe only after a fall or while paused (`ProbeController`), and 8 % per second
+/// from 300 kbit/s would take 15 s to reach 1 Mbit/s.
 struct AIMDRateControl: Sendable {
     enum State: Sendable, Equatable { case hold, increase, decrease }
 

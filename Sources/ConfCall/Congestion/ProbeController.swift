@@ -36,7 +36,7 @@ import ConfCore
 /// delay the link's audio. A queue is what even the least delayed packet waited: the mean also
 /// counts jitter, which a receiver whose CPU is starved keeps high with no queue at all.
 struct ProbeController: Sendable {
-    /// What to send: a cluster of padding lasting about `duration` at `bitsPerSecond`, its
+    /// What to send: `bytes` of padding (about `clusterDuration` at `bitsPerSecond`), its
     /// packets marked `cluster`, at least `minimumPackets` of them.
     struct Cluster: Equatable, Sendable {
         var cluster: Int

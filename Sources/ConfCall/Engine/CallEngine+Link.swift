@@ -181,8 +181,9 @@ extension CallEngine {
             newLinkKeyFrameDue = nil  // the camera went off while waiting; turning it on asks anew
             return
         }
-        let forming = links.contains { link in
-            link.phase == .negotiating && now.since(peerSlots[link.id]?.triedSince ?? link.openedAt) < Self.meshFormingWindow
+        let forming = peerSlots.values.contains { slot in
+            guard slot.link?.phase == .negotiating, let since = slot.triedSince else { return false }
+            return now.since(since) < Self.meshFormingWindow
         }
         guard !forming || now >= due else { return }
         newLinkKeyFrameDue = nil

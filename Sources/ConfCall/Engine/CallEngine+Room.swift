@@ -135,21 +135,19 @@ extension CallEngine {
     /// answer must not name an agent that does not exist (the peer would wait for it until the
     /// connect timeout).
     private func emitOnceTheAgentIsUp(_ output: Output, for id: ParticipantID) {
-        if let link = peerSlots[id]?.link, !link.agentStarted { link.waitingForAgent.append(output) } else { outputs.append(output) }
+        if peerSlots[id]?.link?.holdUntilTheAgentIsUp(output) != true { outputs.append(output) }
     }
 
     func iceStarted(_ id: ParticipantID) {
         guard let link = peerSlots[id]?.link, !link.agentStarted else { return }
-        link.agentStarted = true
-        outputs.append(contentsOf: link.waitingForAgent)
-        link.waitingForAgent = []
+        outputs.append(contentsOf: link.agentIsUp())
     }
 
     /// The driver could not make the agent: the link fails now, its offer or answer unsent,
     /// rather than at the connect timeout.
     func iceUnavailable(_ id: ParticipantID, reason: String, now: Instant) {
         guard let link = peerSlots[id]?.link, !link.agentStarted else { return }
-        link.waitingForAgent = []
+        link.agentIsUnavailable()
         disconnect(link, .iceUnavailable(reason), now: now, restart: false)
     }
 

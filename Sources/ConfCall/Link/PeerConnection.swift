@@ -22,9 +22,26 @@ final class PeerConnection {
     let videoSSRC: SSRC
     var phase = Phase.negotiating
     /// The driver made this link's ICE agent (`CallEngine.Input.iceStarted`); until then the
-    /// link's signals and gathering wait in `waitingForAgent`.
-    var agentStarted = false
-    var waitingForAgent: [CallEngine.Output] = []
+    /// link's signals and gathering wait here (`holdUntilTheAgentIsUp`).
+    private(set) var agentStarted = false
+    private var waitingForAgent: [CallEngine.Output] = []
+
+    /// Keeps `output` until the driver has made the link's agent; false once it has (send it).
+    func holdUntilTheAgentIsUp(_ output: CallEngine.Output) -> Bool {
+        guard !agentStarted else { return false }
+        waitingForAgent.append(output)
+        return true
+    }
+
+    /// The agent is up: what waited for it, in order.
+    func agentIsUp() -> [CallEngine.Output] {
+        agentStarted = true
+        defer { waitingForAgent = [] }
+        return waitingForAgent
+    }
+
+    /// No agent could be made: what waited for it is dropped.
+    func agentIsUnavailable() { waitingForAgent = [] }
 
     // Set up as negotiation and the handshake go on.
     var negotiated: NegotiatedLink? {
