@@ -174,10 +174,17 @@ struct BrowserCallTests {
     /// the link up again (its `restart` and a new offer) and it is up with the same guest, media
     /// flowing.
     @Test func aGuestWhoseBrowserFreezesComesBackOnItsOwn() throws {
-        let host = try ConfProcess(["host", "--listen", "127.0.0.1:0", "--no-tls", "--as", "ann", "--json"] + Self.media)
+        let host = try ConfProcess(["host", "--listen", "127.0.0.1:0", "--no-tls", "--as", "ann", "--json", "--stats"] + Self.media)
         let link = try #require(host.waitForEvent("room")?["browser_url"] as? String, "\(host.stderr)")
         let browser = try HeadlessBrowser(link + "&name=web&join=1")
         let web = try #require(host.waitForEvent("peer-connected", timeout: .seconds(20))?["peer"] as? String, "\(browser.stderr.suffix(3000))")
+        // Frozen once conf has heard the page's audio: `peer-connected` comes when DTLS is up, and
+        // as the DTLS server conf gives a peer not heard from since the connect timeout (15 s)
+        // to finish its handshake (CallEngine.silenceLimit).
+        let heard = host.waitForEvent("audio-stats", timeout: .seconds(10), where: { stats in
+            (stats["peers"] as? [[String: Any]])?.contains { $0["peer"] as? String == web && ($0["kbps"] as? Double ?? 0) > 0 } == true
+        })
+        try #require(heard != nil, "\(host.stdout.suffix(2000))")
         browser.freeze(true)
         let lost = host.waitForEvent("peer-disconnected", timeout: .seconds(10), where: { $0["peer"] as? String == web })
         // Counted before the thaw: the new connection's picture may be reported before the test

@@ -27,7 +27,7 @@ struct LossTests {
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let host = try ConfProcess(["host", "--listen", "10.9.0.1:7373", "--as", "ann", "--json", "--resolution", "240p",
-                                    "--video-source", "pattern"], namespace: "\(prefix)-a")
+                                    "--video-source", "pattern", "--stats"], namespace: "\(prefix)-a")
         let command = try #require(host.waitForEvent("room")?["join_command"] as? String).split(separator: " ").dropFirst().map(String.init)
         let guest = try ConfProcess(command + ["--as", "bob", "--json", "--record", dir.path, "--duration", "6"], namespace: "\(prefix)-b")
         let connected = guest.waitForEvent("peer-connected", timeout: .seconds(20))
@@ -44,7 +44,15 @@ struct LossTests {
         let span = Double((stamps.last ?? 0) - (stamps.first ?? 0)) / 90_000
         let sent = Int((span * 15).rounded()) + 1
         #expect(span >= 6 - setup - 1.5, "the recording spans \(span) s of a call of \(6 - setup) s")
-        #expect(Double(recording.frames.count) >= Double(sent) * 0.9, "\(recording.frames.count) frames of the \(sent) sent in \(span) s")
+        // Where frames are missing (a gap of more than one frame time between two recorded ones)
+        // and what the sender's congestion control said, for a failure to be read.
+        let gaps = zip(stamps, stamps.dropFirst()).compactMap { earlier, later in
+            let missing = Int((Double(later - earlier) / 6_000).rounded()) - 1
+            return missing > 0 ? "\(missing) after \(String(format: "%.2f", Double(earlier - stamps[0]) / 90_000)) s" : nil
+        }
+        let stats = host.stdout.split(separator: "\n").filter { $0.contains("link-stats") || $0.contains("video-") }.joined(separator: "\n")
+        #expect(Double(recording.frames.count) >= Double(sent) * 0.9,
+                "\(recording.frames.count) frames of the \(sent) sent in \(span) s; missing: \(gaps)\nsender: \(stats)")
         let decoder = try VP8Decoder()
         #expect(recording.frames.allSatisfy { decoder.decode($0) != nil })
     }

@@ -17,6 +17,24 @@ import Testing
         #expect(call.run(for: .seconds(40)) { call.fullMesh([ann, bob]) && ann.connectedEvents.count == 2 && bob.connectedEvents.count == 2 })
     }
 
+    /// Nothing but the handshake gets through (no SRTP, no data channel): the DTLS client, whose
+    /// handshake the server's last flight finished, knows the peer is up and reports the silence
+    /// after the silence limit; the server, whose last flight may still be lost, would wait for
+    /// the connect timeout.
+    @Test func aPeerSilentRightAfterTheHandshakeIsLostAfterTheSilenceLimit() throws {
+        let call = SimulatedCall(seed: 14, handshake: .fakeDTLS)
+        call.delivers = { _, _, bytes in PacketKind(classifying: bytes) == .stun || bytes.first == 22 }
+        let ann = try call.add("ann"), bob = try call.add("bob")
+        call.join(ann)
+        call.join(bob)
+        let silence = { [ann, bob].first { $0.disconnections.contains { $0.code == .silence } } }
+        #expect(call.run(for: .seconds(6)) { silence() != nil })
+        let reporter = try #require(silence())
+        let up = try #require(reporter.events.first { if case .peerConnected = $0.event { true } else { false } }?.at)
+        let lost = try #require(reporter.events.first { if case .peerDisconnected = $0.event { true } else { false } }?.at)
+        #expect(lost.since(up) >= .milliseconds(2500) && lost.since(up) < .milliseconds(3000), "\(lost.since(up))")
+    }
+
     @Test func aKilledPeerEndsItsLinkWithoutRestarts() throws {
         let (call, ann, bob) = try SimulatedCall.connectedPair(seed: 12, within: .seconds(10))
         call.kill(bob)

@@ -15,6 +15,8 @@ final class SimulatedCall {
     let rendezvousDelay: Duration = .milliseconds(10)
     /// Runs before each datagram is handed to its participant (a test stalls the machine here).
     var beforeDelivery: ((_ from: ParticipantID, _ to: ParticipantID, _ bytes: [UInt8]) -> Void)?
+    /// Whether a datagram arriving now is delivered; the others are lost (a test's firewall).
+    var delivers: (_ from: ParticipantID, _ to: ParticipantID, _ bytes: [UInt8]) -> Bool = { _, _, _ in true }
     var random: SeededRandom
 
     /// Real DTLS (OpenSSL) keeps its retransmission timer in real time: only for runs where no
@@ -153,7 +155,7 @@ final class SimulatedCall {
         for item in due { item.action() }
         for delivery in network.deliver(upTo: now) {
             beforeDelivery?(delivery.from, delivery.to, delivery.bytes)
-            guard let to = participant(delivery.to), to.inRoom else { continue }
+            guard delivers(delivery.from, delivery.to, delivery.bytes), let to = participant(delivery.to), to.inRoom else { continue }
             if to.frozen {
                 if to.socketBuffer.count < 256 { to.socketBuffer.append((delivery.from, delivery.bytes)) }
                 continue
