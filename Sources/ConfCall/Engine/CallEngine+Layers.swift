@@ -36,15 +36,13 @@ extension CallEngine {
             newLinkKeyFrameAsked = false
             newLinkKeyFrameDue = nil  // the links waiting take this one
         }
-        for link in linksInOrder where link.phase == .connected && !link.peerHidesOurVideo
-            && (link.encodingChoice.encoding == encoding || link.switchingFrom == encoding)
-        {
+        for link in linksInOrder where link.phase == .connected && !link.peerHidesOurVideo && link.forwarding.mayGet(encoding) {
             guard let video = link.negotiated?.video, video.sends, link.srtp != nil else { continue }
-            guard forwards(place, of: encoding, on: link) else { continue }
+            guard link.forwarding.forwards(place, of: encoding) else { continue }
             link.videoOut.payloadType = video.payloadType
-            let packets = link.videoOut.packetize(link.pictureIDs.rewrite(payloads), mediaTime: ticks)
+            let packets = link.videoOut.packetize(link.forwarding.numbered(payloads), mediaTime: ticks)
             enqueue(packets, .video, on: link, transportSequenceID: transportSequenceID(video), now: now)
-            if place.keyFrame { link.keyFrameSentAt = now + link.congestion.pacer.queueTime }
+            if place.keyFrame { link.forwarding.keyFrameSentAt = now + link.congestion.pacer.queueTime }
         }
     }
 
@@ -57,30 +55,12 @@ extension CallEngine {
     /// s. A receiver whose frames stay unusable asks again (conf's at most every 300 ms, for each
     /// frame it cannot use), and that request is answered once the window has passed.
     func keyFrameAnswersPictureLoss(on link: PeerConnection, now: Instant) -> Bool {
-        guard let sent = link.keyFrameSentAt else { return true }
+        guard let sent = link.forwarding.keyFrameSentAt else { return true }
         return now.since(sent) >= min(link.meter.latest ?? .zero, Self.maximumHeldRoundTrip) + Self.keyFrameTransit
     }
 
     static let keyFrameTransit: Duration = .milliseconds(150)
     static let maximumHeldRoundTrip: Duration = .seconds(1)
-
-    /// Whether the link gets this frame: not while paused, from a key frame after a pause, then
-    /// as its layer selector says. A link moving to the other encoding is sent the one it had
-    /// until the new one's first key frame, and switches there with a new selector.
-    private func forwards(_ frame: VP8FrameLayer, of encoding: VideoEncoding, on link: PeerConnection) -> Bool {
-        guard !link.layerPolicy.paused else { return false }
-        if link.switchingFrom == encoding { return link.layerSelector.forward(frame) }
-        if link.videoWaitsForKeyFrame {
-            guard frame.keyFrame else { return false }
-            link.videoWaitsForKeyFrame = false
-            if link.switchingFrom != nil {
-                link.switchingFrom = nil
-                link.layerSelector = TemporalLayerSelector(maximumLayer: link.layerSelector.maximumLayer)
-                link.layerPolicy = LinkLayerPolicy()  // judged afresh against the new encoding's rate
-            }
-        }
-        return link.layerSelector.forward(frame)
-    }
 
     /// What the link's video may take, in kbit/s: its estimate less what its audio and its resends
     /// take. Resends count against it as libwebrtc counts its protection overhead: on a path
@@ -103,7 +83,7 @@ extension CallEngine {
     func sayWhetherVideoIsWanted() {
         guard configuration.sendsVideo, !isLeaving else { return }
         let live = links.lazy.filter { $0.phase != .disconnected }
-        let wanted = live.isEmpty || live.contains { !$0.peerHidesOurVideo && !$0.layerPolicy.paused }
+        let wanted = live.isEmpty || live.contains { !$0.peerHidesOurVideo && !$0.forwarding.paused }
         guard wanted != videoWantedSaid else { return }
         videoWantedSaid = wanted
         outputs.append(.videoWanted(wanted))
@@ -124,8 +104,8 @@ extension CallEngine {
     /// would lose its top layer, half its frame rate, and go without a frame whenever libvpx
     /// skipped base-layer pictures to pay for a large one.
     func encodingBudgetKbps(_ links: [PeerConnection]) -> Int? {
-        let grouped = links.filter { $0.congestion.share != nil && !$0.layerPolicy.paused }
-        let apart = links.filter { $0.congestion.share == nil || $0.layerPolicy.paused }.map(videoBudgetKbps)
+        let grouped = links.filter { $0.congestion.share != nil && !$0.forwarding.paused }
+        let apart = links.filter { $0.congestion.share == nil || $0.forwarding.paused }.map(videoBudgetKbps)
         return (apart + [grouped.map(videoBudgetKbps).min()].compactMap { $0 }).max()
     }
 
@@ -135,7 +115,7 @@ extension CallEngine {
     /// floor take all their budget in the small encoding); nil while no link is on it, or is
     /// still sent it until the full one's key frame.
     func smallTargetKbps(fullKbps: Int) -> Int? {
-        let onSmall = videoLinks.filter { $0.encodingChoice.encoding == .small || $0.switchingFrom == .small }
+        let onSmall = videoLinks.filter { $0.forwarding.mayGet(.small) }
         guard let best = encodingBudgetKbps(onSmall) else { return nil }
         return max(Self.minimumSmallVideoKbps, min(max(fullKbps / 2, fullVideoFloorKbps), best))
     }
@@ -160,9 +140,9 @@ extension CallEngine {
         let links = videoLinks
         if configuration.smallVideo {
             let halfFrameRate = LinkLayerPolicy.halfFrameRateKbps(encoderKbps: encoderKbps, layers: encodedLayers)
-            for link in links where !link.layerPolicy.paused {
+            for link in links where !link.forwarding.paused {
                 let fullNeeds = max(halfFrameRate, link.isUp(for: Self.shareSettling, now: now) ? fullVideoFloorKbps : 0)
-                guard let encoding = link.encodingChoice.update(budgetKbps: videoBudgetKbps(link), fullNeedsKbps: fullNeeds, now: now) else { continue }
+                guard let encoding = link.forwarding.chooseEncoding(budgetKbps: videoBudgetKbps(link), fullNeedsKbps: fullNeeds, now: now) else { continue }
                 // Under the floor but over the half-rate layers, the full picture still fits
                 // meanwhile; under those, it would overrun the link until the small one came.
                 switchEncoding(link, to: encoding, keepingTheOld: encoding == .full || videoBudgetKbps(link) >= halfFrameRate)
@@ -171,17 +151,16 @@ extension CallEngine {
         let smallKbps = smallTargetKbps(fullKbps: encoderKbps)
         askSmallVideoBitrate(smallKbps, now: now)
         for link in links {
-            let small = link.forwardedEncoding == .small
-            let change = link.layerPolicy.update(budgetKbps: videoBudgetKbps(link), encoderKbps: small ? smallKbps ?? encoderKbps : encoderKbps,
-                                                 layers: encodedLayers(for: link), now: now)
-            link.layerSelector.maximumLayer = link.layerPolicy.maximumLayer
+            let small = link.forwarding.encoding == .small
+            let change = link.forwarding.judge(budgetKbps: videoBudgetKbps(link), encoderKbps: small ? smallKbps ?? encoderKbps : encoderKbps,
+                                               layers: encodedLayers(for: link), now: now)
             switch change {
             case .paused:
                 link.congestion.dropQueued(.video)
                 link.congestion.dropQueued(.retransmission)
                 outputs.append(.event(.videoPaused(link.peer, reason: .bandwidth)))
             case .resumed:
-                link.waitForKeyFrame()
+                link.forwarding.waitForKeyFrame()
                 outputs.append(keyFrameRequest(for: link))
                 outputs.append(.event(.videoResumed(link.peer)))
             case nil:
@@ -196,31 +175,21 @@ extension CallEngine {
         guard configuration.smallVideo else { return }
         configuration.smallVideo = false
         outputs.append(.note(.smallVideoUnavailable))
-        for link in videoLinks where link.encodingChoice.encoding == .small {
-            link.encodingChoice = LinkEncodingChoice()
+        for link in videoLinks where link.forwarding.chosenEncoding == .small {
+            link.forwarding.forgetTheEncodingChoice()
             switchEncoding(link, to: .full, keepingTheOld: false)
         }
         askSmallVideoBitrate(nil, now: now)
     }
 
     /// The link is sent `encoding` from its next key frame (asked for now; a small encoding that
-    /// is only starting begins with one). `keepingTheOld`, it is sent the one it had until then,
-    /// at the layers it had: stopping that at once would leave it a quarter of a second without a
-    /// frame at each switch. Back before that key frame came, it simply stays.
+    /// is only starting begins with one), keeping the old one meanwhile or not as
+    /// `VideoForwarding.move` says; what was queued of the old one goes when it starts afresh.
     private func switchEncoding(_ link: PeerConnection, to encoding: VideoEncoding, keepingTheOld: Bool) {
-        if link.switchingFrom == encoding {
-            link.switchingFrom = nil
-            link.videoWaitsForKeyFrame = false
-            return
-        }
-        let keeps = keepingTheOld && !link.videoWaitsForKeyFrame
-        link.waitForKeyFrame()
-        if keeps {
-            link.switchingFrom = encoding == .small ? .full : .small
-        } else {
-            link.layerSelector = TemporalLayerSelector(maximumLayer: link.layerSelector.maximumLayer)
-            link.layerPolicy = LinkLayerPolicy()  // judged afresh against the new encoding's rate
-            link.congestion.dropQueued(.video)
+        switch link.forwarding.move(to: encoding, keepingTheOld: keepingTheOld) {
+        case .backBeforeTheKeyFrame: return
+        case .keepsTheOldMeanwhile: break
+        case .startsAfresh: link.congestion.dropQueued(.video)
         }
         outputs.append(.note(.linkEncoding(link.peer, encoding)))
         if encoding == .full || smallVideoAsked != nil { outputs.append(keyFrameRequest(for: link)) }
@@ -228,16 +197,16 @@ extension CallEngine {
 
     /// What asks for a key frame of the encoding the link is on.
     func keyFrameRequest(for link: PeerConnection) -> Output {
-        link.encodingChoice.encoding == .small ? .smallKeyFrameRequested : .keyFrameRequested
+        link.forwarding.chosenEncoding == .small ? .smallKeyFrameRequested : .keyFrameRequested
     }
 
     /// How many temporal layers the encoding the link is on makes.
     func encodedLayers(for link: PeerConnection) -> Int {
-        link.forwardedEncoding == .small ? smallEncodedLayers : encodedLayers
+        link.forwarding.encoding == .small ? smallEncodedLayers : encodedLayers
     }
 
     /// The temporal layers the link is being sent now: 0 while paused.
     func forwardedLayers(_ link: PeerConnection) -> Int {
-        link.layerPolicy.paused || configuration.sendsVideo == false ? 0 : min(encodedLayers(for: link), Int(link.layerSelector.currentLayer) + 1)
+        configuration.sendsVideo ? link.forwarding.forwardedLayers(encoded: encodedLayers(for: link)) : 0
     }
 }

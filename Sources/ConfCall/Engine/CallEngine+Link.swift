@@ -161,7 +161,7 @@ extension CallEngine {
     /// at the start of the call, where a capped uplink has the least room.
     private func startVideoAtKeyFrame(on link: PeerConnection, now: Instant) {
         guard configuration.sendsVideo, !videoMuted, !link.peerHidesOurVideo, link.negotiated?.video?.sends == true else { return }
-        link.waitForKeyFrame()
+        link.forwarding.waitForKeyFrame()
         guard firstVideoCapture != nil, !newLinkKeyFrameAsked else { return }
         if newLinkKeyFrameDue == nil { newLinkKeyFrameDue = now + Self.meshFormingWait }
         askNewLinkKeyFrameWhenDue(now: now)

@@ -11,7 +11,7 @@ extension CallEngine {
             figures.append(.init(peer: link.id, estimateKbps: Double(statistics.target) / 1000, sentKbps: link.traffic.sentRate(now: now) / 1000,
                                  roundTrip: statistics.roundTrip ?? link.meter.latest, lossPercent: (statistics.lossFraction ?? 0) * 100,
                                  queueDelay: statistics.queueDelay ?? .zero, videoLayers: forwardedLayers(link),
-                                 videoEncoding: link.encodingChoice.encoding, audioPacketMilliseconds: 20 * link.audioPackets.framesPerPacket,
+                                 videoEncoding: link.forwarding.chosenEncoding, audioPacketMilliseconds: 20 * link.audioPackets.framesPerPacket,
                                  sharedKbps: link.congestion.share.map { Double($0) / 1000 }))
         }
         if !figures.isEmpty { outputs.append(.event(.linkStats(figures))) }

@@ -28,7 +28,7 @@ extension CallEngine {
         guard let id = transportSequenceID(link.negotiated?.video), sendsTransportFeedback(link),
               link.congestion.pacer.queuedCount == 0 else { return }
         let base = Double(LinkLayerPolicy.baseLayerKbps(encoderKbps: encoderKbps, layers: encodedLayers(for: link)))
-        let wanted = (base * link.layerPolicy.resumeMargin * 1.1) * 1000 + link.traffic.audioBitsPerSecond
+        let wanted = (base * link.forwarding.layerPolicy.resumeMargin * 1.1) * 1000 + link.traffic.audioBitsPerSecond
         guard let probe = link.congestion.probeWhilePaused(wanted: wanted, audio: link.traffic.audioBitsPerSecond,
                                                             updateSpacing: Self.rateUpdateInterval, now: now) else { return }
         sendPadding(probe.paddingBytes, on: link, transportSequenceID: id, now: now)

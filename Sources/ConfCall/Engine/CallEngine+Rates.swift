@@ -47,13 +47,13 @@ extension CallEngine {
         let encoderKbps = encoderTargetKbps
         updateLayers(encoderKbps: encoderKbps, now: now)
         for link in linksInOrder where link.phase == .connected {
-            link.audioPackets.follow(weak: link.layerPolicy.paused, peerMaxPacketTime: link.negotiated?.audio?.remoteMaxPacketTime)
+            link.audioPackets.follow(weak: link.forwarding.paused, peerMaxPacketTime: link.negotiated?.audio?.remoteMaxPacketTime)
         }
         askVideoBitrate(encoderKbps, now: now)
         askAudioEncoding(now: now)
         for link in videoLinks {
-            let small = link.encodingChoice.encoding == .small ? smallVideoAsked?.kbps : nil
-            if link.layerPolicy.paused { probeWhilePaused(link, encoderKbps: small ?? encoderKbps, now: now) } else { probeAfterFall(link, now: now) }
+            let small = link.forwarding.chosenEncoding == .small ? smallVideoAsked?.kbps : nil
+            if link.forwarding.paused { probeWhilePaused(link, encoderKbps: small ?? encoderKbps, now: now) } else { probeAfterFall(link, now: now) }
         }
     }
 

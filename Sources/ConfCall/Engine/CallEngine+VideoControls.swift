@@ -12,7 +12,7 @@ extension CallEngine {
         videoMuted = muted
         outputs.append(.event(.camera(on: !muted)))
         for link in linksInOrder {
-            if muted { stopVideo(on: link) } else { link.waitForKeyFrame() }
+            if muted { stopVideo(on: link) } else { link.forwarding.waitForKeyFrame() }
             if link.controlOpen { sendState(to: link) }
         }
         if !muted {  // one key frame of each encoding serves every link
@@ -77,7 +77,7 @@ extension CallEngine {
 
     private func startVideoAgain(on link: PeerConnection) {
         guard !videoMuted else { return }
-        link.waitForKeyFrame()
+        link.forwarding.waitForKeyFrame()
         outputs.append(keyFrameRequest(for: link))
     }
 }

@@ -146,38 +146,18 @@ final class PeerConnection {
     var retransmissions = RetransmissionLimiter()
     /// What `retransmissions` resent of late, as a rate (bits per second), as of the last rate update.
     var recentResendBitsPerSecond = 0.0
-    /// When the last key frame sent on this link is due to leave its pacer (CallEngine+Layers).
-    var keyFrameSentAt: Instant?
     var traffic = LinkTraffic()
     /// How long the peer's audio queues on its way to us, and the share of our downlink we last
     /// told it to keep to (CallEngine+DownlinkShare).
     var incomingQueue = InboundQueueDelay()
     var downlinkShareSent: (bitsPerSecond: UInt64, at: Instant)?
 
-    // Temporal layers (CallEngine+Layers.swift): which frames of the one encoding this link gets.
-    var layerSelector = TemporalLayerSelector(maximumLayer: 2)
-    var layerPolicy = LinkLayerPolicy()
-    /// Which of our two encodings the link gets (CallEngine+Layers.swift).
-    var encodingChoice = LinkEncodingChoice()
-    var pictureIDs = VP8PictureIDRewriter()
-    /// After a pause, video starts again at a key frame (the link missed the frames in between).
-    var videoWaitsForKeyFrame = false
-    /// While it waits for the first key frame of the encoding it moves to, the one it is still
-    /// sent (CallEngine+Layers.swift); nil when not switching.
-    var switchingFrom: VideoEncoding?
+    /// Which of our video the link is sent (CallEngine+Layers.swift).
+    var forwarding = VideoForwarding()
 
     /// Whether the link has been connected (DTLS done) for at least `duration`.
     func isUp(for duration: Duration, now: Instant) -> Bool {
         dtlsConnectedAt.map { now.since($0) >= duration } ?? false
-    }
-
-    /// The encoding whose frames the link is sent now.
-    var forwardedEncoding: VideoEncoding { switchingFrom ?? encodingChoice.encoding }
-
-    /// Video starts again at a key frame of the link's encoding, and of no other.
-    func waitForKeyFrame() {
-        videoWaitsForKeyFrame = true
-        switchingFrom = nil
     }
 
     /// This end's secret for the words of a link without the DTLS exporter (a browser's): its
