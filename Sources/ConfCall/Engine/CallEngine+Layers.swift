@@ -89,35 +89,20 @@ extension CallEngine {
         outputs.append(.videoWanted(wanted))
     }
 
-    /// The encoder's target: the best budget among the links (`encodingBudgetKbps`), at least
-    /// `minimumVideoKbps`, at most the configured bitrate.
-    var encoderTargetKbps: Int {
-        let best = encodingBudgetKbps(videoLinks) ?? configuration.videoBitrateKbps
-        return min(configuration.videoBitrateKbps, max(Self.minimumVideoKbps, best))
+    /// The encoder's target, from the links that get our video (`VideoAllocator`).
+    func encoderTargetKbps(now: Instant) -> Int { videoAllocator.encoderTargetKbps(videoLinks.map { allocated($0, now: now) }) }
+
+    /// The allocator with this call's settings.
+    var videoAllocator: VideoAllocator {
+        VideoAllocator(videoBitrateKbps: configuration.videoBitrateKbps, minimumVideoKbps: Self.minimumVideoKbps,
+                       minimumSmallVideoKbps: Self.minimumSmallVideoKbps, fullVideoFloorKbps: fullVideoFloorKbps,
+                       smallVideo: configuration.smallVideo)
     }
 
-    /// The most one encoding should make for `links`: the best of their video budgets, where the
-    /// links that share our uplink (`shareBottleneck`) count as one, at the least of their
-    /// budgets (a paused one aside); nil for no links. They send at one rate, so their budgets
-    /// differ only by their resends, and one link's resends take that uplink from all of them.
-    /// Counted apart, the link without resends would set the encoder, and each link with a few
-    /// would lose its top layer, half its frame rate, and go without a frame whenever libvpx
-    /// skipped base-layer pictures to pay for a large one.
-    func encodingBudgetKbps(_ links: [PeerConnection]) -> Int? {
-        let grouped = links.filter { $0.congestion.share != nil && !$0.forwarding.paused }
-        let apart = links.filter { $0.congestion.share == nil || $0.forwarding.paused }.map(videoBudgetKbps)
-        return (apart + [grouped.map(videoBudgetKbps).min()].compactMap { $0 }).max()
-    }
-
-    /// The small encoding's target while some link is on it: the best budget among those links
-    /// (`encodingBudgetKbps`), within `minimumSmallVideoKbps` and half the full encoding's target
-    /// (a quarter of the pixels needs no more) or its floor, whichever is more (links under the
-    /// floor take all their budget in the small encoding); nil while no link is on it, or is
-    /// still sent it until the full one's key frame.
-    func smallTargetKbps(fullKbps: Int) -> Int? {
-        let onSmall = videoLinks.filter { $0.forwarding.mayGet(.small) }
-        guard let best = encodingBudgetKbps(onSmall) else { return nil }
-        return max(Self.minimumSmallVideoKbps, min(max(fullKbps / 2, fullVideoFloorKbps), best))
+    /// A link as the allocator sees it.
+    func allocated(_ link: PeerConnection, now: Instant) -> VideoAllocator.Link {
+        VideoAllocator.Link(id: link.id, budgetKbps: videoBudgetKbps(link), sharesUplink: link.congestion.share != nil,
+                            settled: link.isUp(for: Self.shareSettling, now: now), forwarding: link.forwarding)
     }
 
     /// What a link's budget must reach for the full encoding: the driver's floor for its picture
@@ -127,44 +112,34 @@ extension CallEngine {
         configuration.fullVideoFloorKbps.map { min($0, configuration.videoBitrateKbps / 2) } ?? 0
     }
 
-    /// Each link's encoding, layers and pause from its budget now; `video-paused` / `video-resumed`.
-    /// A link that cannot carry half the full encoding's frame rate, or the full picture's floor
-    /// once its estimate has settled (`shareSettling` after it came up), moves to the small
-    /// encoding where the driver makes one (`Configuration.smallVideo`, `LinkEncodingChoice`); it
-    /// pauses only when it cannot carry the small one's base layer. Not before its estimate has
-    /// settled: in a call's first seconds a weak peer's link still counts in the uplink's group,
-    /// whose least would put every link under the floor, and the way back to full is a key frame
-    /// large enough to hold the healthy links for half a second.
+    /// Each link's encoding, layers and pause from its budget now, as `VideoAllocator` says;
+    /// `video-paused` / `video-resumed`, key frame requests, the small encoder's target.
     func updateLayers(encoderKbps: Int, now: Instant) {
         guard configuration.sendsVideo else { return }
         let links = videoLinks
-        if configuration.smallVideo {
-            let halfFrameRate = LinkLayerPolicy.halfFrameRateKbps(encoderKbps: encoderKbps, layers: encodedLayers)
-            for link in links where !link.forwarding.paused {
-                let fullNeeds = max(halfFrameRate, link.isUp(for: Self.shareSettling, now: now) ? fullVideoFloorKbps : 0)
-                guard let encoding = link.forwarding.chooseEncoding(budgetKbps: videoBudgetKbps(link), fullNeedsKbps: fullNeeds, now: now) else { continue }
-                // Under the floor but over the half-rate layers, the full picture still fits
-                // meanwhile; under those, it would overrun the link until the small one came.
-                switchEncoding(link, to: encoding, keepingTheOld: encoding == .full || videoBudgetKbps(link) >= halfFrameRate)
-            }
+        var allocated = links.map { self.allocated($0, now: now) }
+        let allocator = videoAllocator
+        let moves = allocator.chooseEncodings(&allocated, encoderKbps: encoderKbps, layers: encodedLayers, now: now)
+        for (link, state) in zip(links, allocated) { link.forwarding = state.forwarding }
+        for move in moves {
+            guard let link = peerSlots[move.id]?.link else { continue }
+            movedEncoding(link, to: move.encoding, move.how)
         }
-        let smallKbps = smallTargetKbps(fullKbps: encoderKbps)
+        let smallKbps = allocator.smallTargetKbps(allocated, fullKbps: encoderKbps)
         askSmallVideoBitrate(smallKbps, now: now)
-        for link in links {
-            let small = link.forwarding.encoding == .small
-            let change = link.forwarding.judge(budgetKbps: videoBudgetKbps(link), encoderKbps: small ? smallKbps ?? encoderKbps : encoderKbps,
-                                               layers: encodedLayers(for: link), now: now)
+        let changes = allocator.judgeLayers(&allocated, encoderKbps: encoderKbps, smallKbps: smallKbps,
+                                            layers: { [self] in $0 == .small ? smallEncodedLayers : encodedLayers }, now: now)
+        for (link, state) in zip(links, allocated) { link.forwarding = state.forwarding }
+        for (id, change) in changes {
+            guard let link = peerSlots[id]?.link else { continue }
             switch change {
             case .paused:
                 link.congestion.dropQueued(.video)
                 link.congestion.dropQueued(.retransmission)
                 outputs.append(.event(.videoPaused(link.peer, reason: .bandwidth)))
             case .resumed:
-                link.forwarding.waitForKeyFrame()
                 outputs.append(keyFrameRequest(for: link))
                 outputs.append(.event(.videoResumed(link.peer)))
-            case nil:
-                break
             }
         }
     }
@@ -177,16 +152,16 @@ extension CallEngine {
         outputs.append(.note(.smallVideoUnavailable))
         for link in videoLinks where link.forwarding.chosenEncoding == .small {
             link.forwarding.forgetTheEncodingChoice()
-            switchEncoding(link, to: .full, keepingTheOld: false)
+            movedEncoding(link, to: .full, link.forwarding.move(to: .full, keepingTheOld: false))
         }
         askSmallVideoBitrate(nil, now: now)
     }
 
-    /// The link is sent `encoding` from its next key frame (asked for now; a small encoding that
-    /// is only starting begins with one), keeping the old one meanwhile or not as
-    /// `VideoForwarding.move` says; what was queued of the old one goes when it starts afresh.
-    private func switchEncoding(_ link: PeerConnection, to encoding: VideoEncoding, keepingTheOld: Bool) {
-        switch link.forwarding.move(to: encoding, keepingTheOld: keepingTheOld) {
+    /// The link moved to `encoding` (`VideoForwarding.move`), sent from its next key frame: asked
+    /// for now (a small encoding that is only starting begins with one); what was queued of the
+    /// old one goes when it starts afresh. Back before that key frame came, nothing changes.
+    private func movedEncoding(_ link: PeerConnection, to encoding: VideoEncoding, _ how: VideoForwarding.Move) {
+        switch how {
         case .backBeforeTheKeyFrame: return
         case .keepsTheOldMeanwhile: break
         case .startsAfresh: link.congestion.dropQueued(.video)

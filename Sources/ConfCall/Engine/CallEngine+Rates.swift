@@ -44,7 +44,7 @@ extension CallEngine {
         }
         shareBottleneck(now: now)
         if configuration.congestionControl { shareDownlink(now: now) }
-        let encoderKbps = encoderTargetKbps
+        let encoderKbps = encoderTargetKbps(now: now)
         updateLayers(encoderKbps: encoderKbps, now: now)
         for link in linksInOrder where link.phase == .connected {
             link.audioPackets.follow(weak: link.forwarding.paused, peerMaxPacketTime: link.negotiated?.audio?.remoteMaxPacketTime)

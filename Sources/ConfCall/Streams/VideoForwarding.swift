@@ -66,10 +66,12 @@ struct VideoForwarding: Sendable {
     }
 
     /// The link's budget now, against an encoder making `encoderKbps` in `layers` layers: its
-    /// layers follow, and it says when video pauses or resumes.
+    /// layers follow, and it says when video pauses or resumes (at a key frame: the link missed
+    /// the frames in between).
     mutating func judge(budgetKbps: Int, encoderKbps: Int, layers: Int, now: Instant) -> LinkLayerPolicy.Change? {
         let change = layerPolicy.update(budgetKbps: budgetKbps, encoderKbps: encoderKbps, layers: layers, now: now)
         layerSelector.maximumLayer = layerPolicy.maximumLayer
+        if change == .resumed { waitForKeyFrame() }
         return change
     }
 
