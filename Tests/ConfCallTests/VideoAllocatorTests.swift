@@ -10,8 +10,8 @@ import Testing
     let allocator = VideoAllocator(videoBitrateKbps: 1_000, minimumVideoKbps: 100, minimumSmallVideoKbps: 50, fullVideoFloorKbps: 300,
                                    smallVideo: true)
 
-    func link(_ number: Int, _ budgetKbps: Int, sharing: Bool = false, settled: Bool = true) -> VideoAllocator.Link {
-        VideoAllocator.Link(id: ParticipantID("p\(number)"), budgetKbps: budgetKbps, sharesUplink: sharing, settled: settled,
+    func link(_ number: Int, _ budgetKbps: Int, sharing: Bool = false, settled: Bool = true) -> VideoAllocator.Recipient {
+        VideoAllocator.Recipient(id: ParticipantID("p\(number)"), budgetKbps: budgetKbps, sharesUplink: sharing, settled: settled,
                             forwarding: VideoForwarding())
     }
 

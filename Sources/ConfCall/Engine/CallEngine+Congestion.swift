@@ -18,7 +18,7 @@ extension CallEngine {
     }
 
     /// Queues plain RTP packets on the link's pacer; audio leaves at once.
-    func enqueue(_ packets: [RTPPacket], _ kind: PacedPacket.Kind, on link: PeerConnection, transportSequenceID: UInt8?, now: Instant) {
+    func enqueue(_ packets: [RTPPacket], _ kind: PacedPacket.Kind, on link: Link, transportSequenceID: UInt8?, now: Instant) {
         for packet in packets {
             let paced = PacedPacket(packet: packet, kind: kind, transportSequenceID: transportSequenceID, srtpTagBytes: link.srtpTagBytes)
             link.congestion.enqueue(paced, size: paced.wireSize, priority: paced.priority, now: now)
@@ -27,7 +27,7 @@ extension CallEngine {
     }
 
     /// What the pacer lets out now: stamped, protected, transmitted.
-    func pumpPacer(_ link: PeerConnection, now: Instant) {
+    func pumpPacer(_ link: Link, now: Instant) {
         guard let srtp = link.srtp else { return }
         for (paced, sequence) in link.congestion.poll(now: now, cluster: \.probeCluster) {
             guard let datagram = srtp.protectRTP(paced.wireBytes(transportSequence: sequence)) else { continue }
@@ -39,12 +39,12 @@ extension CallEngine {
     // MARK: Receiving
 
     /// Whether we report what the peer sends in transport feedback (both listed transport-cc).
-    func sendsTransportFeedback(_ link: PeerConnection) -> Bool {
+    func sendsTransportFeedback(_ link: Link) -> Bool {
         configuration.congestionControl && link.negotiatesTransportFeedback
     }
 
     /// An RTP packet from the peer, as read: its transport sequence number, if any, recorded.
-    func recordArrival(_ packet: RTPPacket, on link: PeerConnection, now: Instant) {
+    func recordArrival(_ packet: RTPPacket, on link: Link, now: Instant) {
         guard sendsTransportFeedback(link), let negotiated = link.negotiated else { return }
         let section = packet.payloadType == negotiated.video?.payloadType ? negotiated.video : negotiated.audio
         guard let id = section?.transportSequenceExtension ?? negotiated.audio?.transportSequenceExtension ?? negotiated.video?.transportSequenceExtension,
@@ -55,7 +55,7 @@ extension CallEngine {
 
     /// The peer's RTCP that speaks of what the path carries: transport feedback, REMB, the loss
     /// its reports give for our streams.
-    func receivedCongestionFeedback(_ packets: [RTCPPacket], on link: PeerConnection, now: Instant) {
+    func receivedCongestionFeedback(_ packets: [RTCPPacket], on link: Link, now: Instant) {
         var lossFraction: UInt8?
         for packet in packets {
             switch packet {
@@ -80,13 +80,13 @@ extension CallEngine {
 
     /// The RTCP round trip, once measured: for the estimator's timing, and for how long the
     /// video receiver waits for a resend (`InboundVideoStream.setRoundTrip`).
-    func tookRoundTrip(on link: PeerConnection, now: Instant) {
+    func tookRoundTrip(on link: Link, now: Instant) {
         guard let roundTrip = link.meter.latest else { return }
         link.congestion.onRoundTrip(roundTrip, at: now)
         link.videoIn?.setRoundTrip(roundTrip)
     }
 
-    private func worstLoss(_ blocks: [RTCPPacket.ReportBlock], on link: PeerConnection, than worst: UInt8?) -> UInt8? {
+    private func worstLoss(_ blocks: [RTCPPacket.ReportBlock], on link: Link, than worst: UInt8?) -> UInt8? {
         let ours = blocks.filter { $0.ssrc == link.audioSSRC || $0.ssrc == link.videoSSRC }.map(\.fractionLost)
         guard let highest = ours.max() else { return worst }
         return max(worst ?? 0, highest)
@@ -95,13 +95,13 @@ extension CallEngine {
     // MARK: Time
 
     /// The pacer's next burst and the next transport feedback due, for `nextDeadline()`.
-    func considerCongestionDeadlines(of link: PeerConnection, in earliest: inout EarliestDeadline) {
+    func considerCongestionDeadlines(of link: Link, in earliest: inout EarliestDeadline) {
         earliest.consider(link.congestion.nextDeadline)
         if sendsTransportFeedback(link) { earliest.consider(link.feedbackRecorder.nextDeadline) }
     }
 
     /// Runs what is due on a connected link: the pacer, the transport feedback.
-    func serviceCongestion(_ link: PeerConnection, now: Instant) {
+    func serviceCongestion(_ link: Link, now: Instant) {
         if let due = link.congestion.nextDeadline, due <= now { pumpPacer(link, now: now) }
         guard sendsTransportFeedback(link) else { return }
         for feedback in link.feedbackRecorder.poll(now: now) { send(.transportFeedback(feedback), on: link) }

@@ -6,7 +6,7 @@ import ConfWire
 /// Data channels on each link: chat, and conf's control channel that carries the mute state.
 extension CallEngine {
     /// SCTP over the DTLS association; the offerer opens the channels (RFC 8832).
-    func startDataChannels(_ link: PeerConnection) {
+    func startDataChannels(_ link: Link) {
         guard let port = link.negotiated?.sctpPort, let dtls = link.dtls, let factory = dataChannelFactory else { return }
         let channels = factory.makeAssociation(isDTLSClient: dtls.role == .client)
         link.dataChannels = channels
@@ -32,7 +32,7 @@ extension CallEngine {
         for link in linksInOrder { drainDataChannels(link) }
     }
 
-    func drainDataChannels(_ link: PeerConnection) {
+    func drainDataChannels(_ link: Link) {
         guard let channels = link.dataChannels else { return }
         while let output = channels.pollOutput() {
             switch output {
@@ -58,7 +58,7 @@ extension CallEngine {
     }
 
     /// The peer reset one channel (RFC 8831 section 6.7): `say` skips it from then on.
-    private func channelClosed(_ label: String, on link: PeerConnection) {
+    private func channelClosed(_ label: String, on link: Link) {
         if label == Self.controlLabel { link.controlOpen = false }
         guard label == Self.chatLabel, link.chatOpen else { return }
         link.chatOpen = false
@@ -66,7 +66,7 @@ extension CallEngine {
         outputs.append(.note(.chatClosed(link.peer)))
     }
 
-    private func opened(_ label: String, on link: PeerConnection) {
+    private func opened(_ label: String, on link: Link) {
         if label == Self.controlLabel, !link.controlOpen {
             link.controlOpen = true
             sendState(to: link)
@@ -81,7 +81,7 @@ extension CallEngine {
         for text in waiting { say(text, to: link) }
     }
 
-    private func message(_ text: String, label: String, from link: PeerConnection) {
+    private func message(_ text: String, label: String, from link: Link) {
         if label == Self.controlLabel { return control(text, from: link) }
         guard label == Self.chatLabel else { return }
         // Listeners listen: their chat is not delivered (the room has no option to allow it).
@@ -119,7 +119,7 @@ extension CallEngine {
     }
 
     @discardableResult
-    private func say(_ text: String, to link: PeerConnection) -> Bool {
+    private func say(_ text: String, to link: Link) -> Bool {
         dataChannelOutputMayWait = true
         guard link.phase == .connected, link.dataChannels?.send(text: text, label: Self.chatLabel) == true else { return false }
         outputs.append(.event(.sent(to: link.peer, text: text)))
@@ -143,7 +143,7 @@ extension CallEngine {
     }
 
     /// Our state, as the peer should know it: `wants_video` false while we hide its video.
-    func sendState(to link: PeerConnection) {
+    func sendState(to link: Link) {
         let state = JSONValue.object(["type": "state", "audio_muted": .bool(audioMuted), "video_muted": .bool(videoMuted),
                                       "wants_video": .bool(!link.hidesPeerVideo)])
         _ = link.dataChannels?.send(text: state.serialized, label: Self.controlLabel)
@@ -152,7 +152,7 @@ extension CallEngine {
 
     /// Our secret for the words, to a peer without the DTLS exporter once the link is up
     /// (`{"type":"sas-nonce","nonce":HEX}`); conf peers derive their words from DTLS instead.
-    private func revealSASNonce(to link: PeerConnection) {
+    private func revealSASNonce(to link: Link) {
         guard link.negotiated?.peerExporterSAS == false else { return }
         let message = JSONValue.object(["type": "sas-nonce", "nonce": .string(Hex.string(link.sasNonce))])
         _ = link.dataChannels?.send(text: message.serialized, label: Self.controlLabel)
@@ -161,7 +161,7 @@ extension CallEngine {
 
     /// A control message from a peer: malformed ones are ignored; a field left out keeps its
     /// default (a conf that knows no `wants_video` wants video).
-    private func control(_ text: String, from link: PeerConnection) {
+    private func control(_ text: String, from link: Link) {
         guard let message = try? JSONValue.parse(text, maxDepth: 4) else { return }
         if message["type"] == "sas-nonce" {
             guard case .string(let hex)? = message["nonce"], let nonce = Hex.bytes(hex, count: ShortAuthenticationString.nonceLength) else { return }

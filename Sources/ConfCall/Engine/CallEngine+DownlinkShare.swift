@@ -40,7 +40,7 @@ extension CallEngine {
         }
     }
 
-    private func sendReceiverEstimate(_ bitsPerSecond: UInt64, on link: PeerConnection, now: Instant) {
+    private func sendReceiverEstimate(_ bitsPerSecond: UInt64, on link: Link, now: Instant) {
         if bitsPerSecond != Self.liftedEstimate, let last = link.downlinkShareSent, now.since(last.at) < Self.receiverEstimateRefresh,
            abs(Double(bitsPerSecond) - Double(last.bitsPerSecond)) < Double(last.bitsPerSecond) * Self.receiverEstimateChange { return }
         let ssrcs = [link.audioIn?.rtp.ssrc, link.videoIn?.rtp.ssrc].compactMap { $0 }

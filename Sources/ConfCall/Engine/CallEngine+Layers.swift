@@ -54,7 +54,7 @@ extension CallEngine {
     /// to every link at once: seen at the start through a capped uplink, eight key frames in 2.6
     /// s. A receiver whose frames stay unusable asks again (conf's at most every 300 ms, for each
     /// frame it cannot use), and that request is answered once the window has passed.
-    func keyFrameAnswersPictureLoss(on link: PeerConnection, now: Instant) -> Bool {
+    func keyFrameAnswersPictureLoss(on link: Link, now: Instant) -> Bool {
         guard let sent = link.forwarding.keyFrameSentAt else { return true }
         return now.since(sent) >= min(link.meter.latest ?? .zero, Self.maximumHeldRoundTrip) + Self.keyFrameTransit
     }
@@ -66,13 +66,13 @@ extension CallEngine {
     /// take. Resends count against it as libwebrtc counts its protection overhead: on a path
     /// that loses, media at the whole estimate plus the resends it asks for (up to half the
     /// estimate, `RetransmissionLimiter`) would overrun it and lose more.
-    func videoBudgetKbps(_ link: PeerConnection) -> Int {
+    func videoBudgetKbps(_ link: Link) -> Int {
         max(0, link.congestion.target - Int(link.traffic.audioBitsPerSecond) - Int(link.recentResendBitsPerSecond)) / 1000
     }
 
     /// The links that get our video, connected (a peer that hides it gets none, and its budget
     /// does not set the encoder's).
-    var videoLinks: [PeerConnection] {
+    var videoLinks: [Link] {
         linksInOrder.filter { $0.phase == .connected && $0.negotiated?.video?.sends == true && $0.srtp != nil && !$0.peerHidesOurVideo }
     }
 
@@ -100,8 +100,8 @@ extension CallEngine {
     }
 
     /// A link as the allocator sees it.
-    func allocated(_ link: PeerConnection, now: Instant) -> VideoAllocator.Link {
-        VideoAllocator.Link(id: link.id, budgetKbps: videoBudgetKbps(link), sharesUplink: link.congestion.share != nil,
+    func allocated(_ link: Link, now: Instant) -> VideoAllocator.Recipient {
+        VideoAllocator.Recipient(id: link.id, budgetKbps: videoBudgetKbps(link), sharesUplink: link.congestion.share != nil,
                             settled: link.isUp(for: Self.shareSettling, now: now), forwarding: link.forwarding)
     }
 
@@ -160,7 +160,7 @@ extension CallEngine {
     /// The link moved to `encoding` (`VideoForwarding.move`), sent from its next key frame: asked
     /// for now (a small encoding that is only starting begins with one); what was queued of the
     /// old one goes when it starts afresh. Back before that key frame came, nothing changes.
-    private func movedEncoding(_ link: PeerConnection, to encoding: VideoEncoding, _ how: VideoForwarding.Move) {
+    private func movedEncoding(_ link: Link, to encoding: VideoEncoding, _ how: VideoForwarding.Move) {
         switch how {
         case .backBeforeTheKeyFrame: return
         case .keepsTheOldMeanwhile: break
@@ -171,17 +171,17 @@ extension CallEngine {
     }
 
     /// What asks for a key frame of the encoding the link is on.
-    func keyFrameRequest(for link: PeerConnection) -> Output {
+    func keyFrameRequest(for link: Link) -> Output {
         link.forwarding.chosenEncoding == .small ? .smallKeyFrameRequested : .keyFrameRequested
     }
 
     /// How many temporal layers the encoding the link is on makes.
-    func encodedLayers(for link: PeerConnection) -> Int {
+    func encodedLayers(for link: Link) -> Int {
         link.forwarding.encoding == .small ? smallEncodedLayers : encodedLayers
     }
 
     /// The temporal layers the link is being sent now: 0 while paused.
-    func forwardedLayers(_ link: PeerConnection) -> Int {
+    func forwardedLayers(_ link: Link) -> Int {
         configuration.sendsVideo ? link.forwarding.forwardedLayers(encoded: encodedLayers(for: link)) : 0
     }
 }

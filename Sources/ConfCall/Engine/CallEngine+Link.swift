@@ -10,7 +10,7 @@ extension CallEngine {
     /// the order can matter (whose packets the pacer takes first, which of equal links is the
     /// least): Swift seeds each dictionary's order apart, and a simulated call must replay from
     /// its seed.
-    var linksInOrder: [PeerConnection] { links.sorted { $0.id < $1.id } }
+    var linksInOrder: [Link] { links.sorted { $0.id < $1.id } }
 
     func iceState(_ id: ParticipantID, _ state: IceState, now: Instant) {
         guard let link = peerSlots[id]?.link, link.phase != .disconnected else { return }
@@ -32,14 +32,14 @@ extension CallEngine {
     }
 
     /// The DTLS client starts once ICE has a pair; the server waits for the ClientHello.
-    func startDTLSIfReady(_ link: PeerConnection, now: Instant) {
+    func startDTLSIfReady(_ link: Link, now: Instant) {
         guard link.iceConnected, let dtls = link.dtls, dtls.role == .client, link.dtlsStartedAt == nil else { return }
         link.dtlsStartedAt = now
         dtls.start(now: now)
         drainDTLS(link, now: now)
     }
 
-    func received(_ datagram: [UInt8], on link: PeerConnection, now: Instant) {
+    func received(_ datagram: [UInt8], on link: Link, now: Instant) {
         guard link.phase != .disconnected else { return }
         switch PacketKind(classifying: datagram) {
         case .dtls:
@@ -83,7 +83,7 @@ extension CallEngine {
         }
     }
 
-    private func receivedRTCP(_ packets: [RTCPPacket], on link: PeerConnection, now: Instant) {
+    private func receivedRTCP(_ packets: [RTCPPacket], on link: Link, now: Instant) {
         for packet in packets {
             switch packet {
             case .pictureLossIndication:
@@ -101,7 +101,7 @@ extension CallEngine {
         }
     }
 
-    func drainDTLS(_ link: PeerConnection, now: Instant) {
+    func drainDTLS(_ link: Link, now: Instant) {
         guard let dtls = link.dtls else { return }
         while let output = dtls.pollOutput() {
             switch output {
@@ -136,7 +136,7 @@ extension CallEngine {
     /// first RTCP round trip follows (sender reports every 100 ms until one is answered, for
     /// `firstRoundTripWait`), and `link-stats` carries it: waiting for it held `peer-connected`
     /// back ~500 ms behind peers that send no RTCP at first (browsers, some WebRTC stacks).
-    private func connected(_ link: PeerConnection, now: Instant) {
+    private func connected(_ link: Link, now: Instant) {
         link.phase = .connected
         link.lastHeard = now
         link.lastReportSent = now
@@ -159,7 +159,7 @@ extension CallEngine {
     /// serves every link, so a key frame for one goes to all: links that come up a few hundred ms
     /// apart would otherwise make one each, several frames' worth apiece, into every link at once,
     /// at the start of the call, where a capped uplink has the least room.
-    private func startVideoAtKeyFrame(on link: PeerConnection, now: Instant) {
+    private func startVideoAtKeyFrame(on link: Link, now: Instant) {
         guard configuration.sendsVideo, !videoMuted, !link.peerHidesOurVideo, link.negotiated?.video?.sends == true else { return }
         link.forwarding.waitForKeyFrame()
         guard firstVideoCapture != nil, !newLinkKeyFrameAsked else { return }
@@ -196,14 +196,14 @@ extension CallEngine {
     static let sasNonceWait: Duration = .seconds(3)
 
     /// The link is up and its words wait for the peer's secret.
-    func awaitsPeerSASNonce(_ link: PeerConnection) -> Bool {
+    func awaitsPeerSASNonce(_ link: Link) -> Bool {
         guard !link.announced, let negotiated = link.negotiated else { return false }
         return !negotiated.peerExporterSAS && negotiated.peerSASCommitment != nil && link.peerSASNonce == nil
     }
 
     /// The peer revealed the secret it committed to (the control channel's `sas-nonce`): kept
     /// when it matches, and the link announced with its words if it was waiting for them.
-    func peerRevealedSASNonce(_ nonce: [UInt8], on link: PeerConnection, now: Instant) {
+    func peerRevealedSASNonce(_ nonce: [UInt8], on link: Link, now: Instant) {
         guard link.peerSASNonce == nil, let commitment = link.negotiated?.peerSASCommitment else { return }
         if ShortAuthenticationString.commitment(to: nonce) == commitment {
             link.peerSASNonce = nonce
@@ -214,13 +214,13 @@ extension CallEngine {
     }
 
     /// A link whose peer's secret did not come within `sasNonceWait` is announced without words.
-    func announceIfSASNonceLate(_ link: PeerConnection, now: Instant) {
+    func announceIfSASNonceLate(_ link: Link, now: Instant) {
         guard link.phase == .connected, awaitsPeerSASNonce(link), let up = link.dtlsConnectedAt, now >= up + Self.sasNonceWait else { return }
         outputs.append(.note(.secretWithheld(link.peer)))
         announce(link, now: now)
     }
 
-    private func announce(_ link: PeerConnection, now: Instant) {
+    private func announce(_ link: Link, now: Instant) {
         link.announced = true
         // Karn's rule: after a resent flight the answer cannot be matched to the copy it answers.
         let rtt = link.dtls?.retransmitted == true ? nil : link.dtlsConnectedAt.flatMap { link.handshakeRTT(connectedAt: $0) }
@@ -237,7 +237,7 @@ extension CallEngine {
     /// The words to read aloud: from the DTLS session with a peer that derives them so (conf);
     /// else from both certificates' SHA-256 fingerprints and both ends' revealed secrets, which a
     /// browser's page computes too; none with a peer that can do neither (webrtcbin).
-    private func sasWords(_ link: PeerConnection) -> [String] {
+    private func sasWords(_ link: Link) -> [String] {
         guard let negotiated = link.negotiated else { return [] }
         if negotiated.peerExporterSAS { return link.dtls?.sasWords ?? [] }
         guard let peerNonce = link.peerSASNonce, security.fingerprint.hashFunction == .sha256,
@@ -249,7 +249,7 @@ extension CallEngine {
 
     /// The link to a peer failed or ended: reported, its agent closed at once, and set up again
     /// later when it can be (the side that offered restarts; the other answers the new offer).
-    func disconnect(_ link: PeerConnection, _ reason: DisconnectReason, now: Instant, restart: Bool = true, tellingThePeer: Bool = true) {
+    func disconnect(_ link: Link, _ reason: DisconnectReason, now: Instant, restart: Bool = true, tellingThePeer: Bool = true) {
         guard link.phase != .disconnected else { return }
         report(disconnected: link, reason)
         link.phase = .disconnected
@@ -279,20 +279,20 @@ extension CallEngine {
         }
     }
 
-    func report(disconnected link: PeerConnection, _ reason: DisconnectReason) {
+    func report(disconnected link: Link, _ reason: DisconnectReason) {
         guard !isLeaving else { return }
         outputs.append(.event(.peerDisconnected(.init(peer: link.peer, reason: reason, wasConnected: link.phase == .connected))))
     }
 
     /// Once per link and kind: a listener sent what its role does not allow; it is dropped.
-    func reportIgnoredListener(_ link: PeerConnection, what: CallEvent.ListenerTraffic) {
+    func reportIgnoredListener(_ link: Link, what: CallEvent.ListenerTraffic) {
         outputs.append(.event(.listenerIgnored(link.peer, what: what)))
     }
 
     /// Closes what the link holds: data channels, DTLS (its close_notify goes out), the agent.
     /// With `tellingThePeer` false nothing goes out: the peer learns another way (a `restart`
     /// signal), and a close_notify, faster than the rendezvous's relay, would tell it we left.
-    func teardown(_ link: PeerConnection, tellingThePeer: Bool = true) {
+    func teardown(_ link: Link, tellingThePeer: Bool = true) {
         if tellingThePeer {
             link.dataChannels?.close()
             drainDataChannels(link)
@@ -305,7 +305,7 @@ extension CallEngine {
         outputs.append(.closeIce(link.id))
     }
 
-    func send(_ report: RTCPPacket, on link: PeerConnection) {
+    func send(_ report: RTCPPacket, on link: Link) {
         if let packet = link.srtp?.protectRTCP(report.bytes) { outputs.append(.transmit(link.id, packet)) }
     }
 }

@@ -37,7 +37,7 @@ extension CallEngine {
     /// A peer's NACK: those packets again from the history, if still in it, behind audio and
     /// ahead of new video in the pacer, each with a transport sequence number of its own; as
     /// many as `RetransmissionLimiter` lets through.
-    func resendVideo(_ sequences: [SequenceNumber], on link: PeerConnection, now: Instant) {
+    func resendVideo(_ sequences: [SequenceNumber], on link: Link, now: Instant) {
         let id = transportSequenceID(link.negotiated?.video)
         let roundTrip = link.congestion.estimator.roundTrip, target = link.congestion.target
         for packet in link.videoOut.resend(sequences).compactMap(RTPPacket.init(bytes:)) {
@@ -51,7 +51,7 @@ extension CallEngine {
 
     // MARK: Receiving
 
-    func receivedRTP(_ packet: RTPPacket, on link: PeerConnection, now: Instant) {
+    func receivedRTP(_ packet: RTPPacket, on link: Link, now: Instant) {
         guard let negotiated = link.negotiated else { return }
         if let video = negotiated.video, packet.payloadType == video.payloadType {
             guard configuration.receivesVideo, video.receives else { return }
@@ -70,11 +70,11 @@ extension CallEngine {
     }
 
     /// Once per link: the peer's audio packets are not whole 20 ms frames, so conf cannot play them.
-    private func reportAudioPacketLength(_ link: PeerConnection) {
+    private func reportAudioPacketLength(_ link: Link) {
         outputs.append(.note(.unplayableAudio(link.peer, milliseconds: link.audioIn?.lastOtherLength.map { Double($0) / 48 })))
     }
 
-    private func receivedVideo(_ packet: RTPPacket, on link: PeerConnection, now: Instant) {
+    private func receivedVideo(_ packet: RTPPacket, on link: Link, now: Instant) {
         if link.videoIn == nil {
             link.videoIn = InboundVideoStream(localSSRC: link.audioSSRC)
             if let roundTrip = link.meter.latest { link.videoIn!.setRoundTrip(roundTrip) }
@@ -86,7 +86,7 @@ extension CallEngine {
     }
 
     /// PLI (the driver's decoder could not use a frame), at most one each 300 ms per link.
-    func requestKeyFrame(on link: PeerConnection, now: Instant) {
+    func requestKeyFrame(on link: Link, now: Instant) {
         guard let request = link.videoIn?.keyFrameRequest(now: now) else { return }
         send(request, on: link)
     }
@@ -108,7 +108,7 @@ extension CallEngine {
     ///     on time ──late tick, nothing here──▶ deferred ──timer at the deferral's end──▶ on time
     ///        ▲                                    │   (conceals what is still missing)
     ///        └──────caught up (next turn ahead)───┘
-    func playOut(_ link: PeerConnection, now: Instant, afterDatagram: Bool = false) {
+    func playOut(_ link: Link, now: Instant, afterDatagram: Bool = false) {
         guard link.audioIn != nil, var due = link.audioPlayoutAt, now >= due else { return }
         let lateTick = now.since(due) >= Self.lateAudioTick  // measured before a long hold's reset below
         if now.since(due) > .milliseconds(200) { due = now }

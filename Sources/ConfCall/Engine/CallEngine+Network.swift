@@ -29,7 +29,7 @@ extension CallEngine {
 
     /// Ends the link and, as its offerer, makes a new one now: a change of network is not a
     /// failure, so it neither waits nor counts against the restarts a failing link is allowed.
-    private func setUpAgain(_ link: PeerConnection, _ reason: DisconnectReason, now: Instant) {
+    private func setUpAgain(_ link: Link, _ reason: DisconnectReason, now: Instant) {
         let id = link.id
         let offerer = mesh?.isOfferer(to: id) == true
         peerSlots[id, default: PeerSlot()].triesAfresh(now: now)

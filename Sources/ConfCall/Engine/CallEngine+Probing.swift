@@ -6,7 +6,7 @@ import ConfCore
 /// (`sendPadding`), and the estimator is told how many went.
 extension CallEngine {
     /// Called with every rate update, for each link that carries our video.
-    func probeAfterFall(_ link: PeerConnection, now: Instant) {
+    func probeAfterFall(_ link: Link, now: Instant) {
         // Of links that share a queue only the one whose rate they send at probes: each probe takes
         // the others' room, and only that link's estimate lifts them all. Not past what the
         // encoders want, and only where the peer tells us what arrived.
@@ -24,7 +24,7 @@ extension CallEngine {
     /// packets (RFC 3550 section 5.1) on a probe SSRC of their own: receivers drop them after
     /// reading their transport sequence number (libwebrtc drops padding-only packets of an
     /// unknown SSRC too).
-    func probeWhilePaused(_ link: PeerConnection, encoderKbps: Int, now: Instant) {
+    func probeWhilePaused(_ link: Link, encoderKbps: Int, now: Instant) {
         guard let id = transportSequenceID(link.negotiated?.video), sendsTransportFeedback(link),
               link.congestion.pacer.queuedCount == 0 else { return }
         let base = Double(LinkLayerPolicy.baseLayerKbps(encoderKbps: encoderKbps, layers: encodedLayers(for: link)))
@@ -35,7 +35,7 @@ extension CallEngine {
         if let cluster = probe.cluster { send(cluster, on: link, transportSequenceID: id, now: now) }
     }
 
-    private func send(_ cluster: ProbeController.Cluster, on link: PeerConnection, transportSequenceID id: UInt8, now: Instant) {
+    private func send(_ cluster: ProbeController.Cluster, on link: Link, transportSequenceID id: UInt8, now: Instant) {
         let packets = sendPadding(cluster.bytes, minimumPackets: cluster.minimumPackets, cluster: cluster.cluster, on: link,
                                   transportSequenceID: id, now: now)
         // Registered before any feedback on the cluster can be handled: the engine takes no

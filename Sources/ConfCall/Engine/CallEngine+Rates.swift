@@ -151,7 +151,7 @@ extension CallEngine {
     /// probe SSRC, through its pacer; `cluster` marks them for `ProbeBitrateEstimator`. Returns
     /// how many packets it queued.
     @discardableResult
-    func sendPadding(_ bytes: Int, minimumPackets: Int = 0, cluster: Int? = nil, on link: PeerConnection, transportSequenceID id: UInt8,
+    func sendPadding(_ bytes: Int, minimumPackets: Int = 0, cluster: Int? = nil, on link: Link, transportSequenceID id: UInt8,
                      now: Instant) -> Int {
         link.probeOut.payloadType = link.negotiated?.video?.payloadType ?? link.probeOut.payloadType
         var left = bytes, count = 0

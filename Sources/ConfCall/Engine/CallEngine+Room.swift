@@ -55,7 +55,7 @@ extension CallEngine {
     /// 15 s connect timeout, so a link that only needed another try is not sent through a relay.
     static let relayOnlyFromAttempt = 3
 
-    /// The mesh wants a link to `id`: a fresh `PeerConnection` (a restart replaces the old one),
+    /// The mesh wants a link to `id`: a fresh `Link` (a restart replaces the old one),
     /// and the driver is asked for an ICE agent with the link's credentials.
     private func openLink(to id: ParticipantID, controlling: Bool, now: Instant) -> LocalEndpoint {
         let peer = roster[id] ?? Participant(id: id, name: id.rawValue, role: .publisher)
@@ -66,7 +66,7 @@ extension CallEngine {
             if old.phase != .disconnected { teardown(old) }
             old.phase = .disconnected
         }
-        let link = PeerConnection(peer: peer, controlling: controlling, now: now, random: &random)
+        let link = Link(peer: peer, controlling: controlling, now: now, random: &random)
         peerSlots[id, default: PeerSlot()].linkOpens(retrying: old.map { $0.dtlsConnectedAt == nil } ?? false, now: now)
         peerSlots[id, default: PeerSlot()].link = link
         let attempt = peerSlots[id]?.setupAttempt ?? 1
@@ -114,7 +114,7 @@ extension CallEngine {
         }
     }
 
-    private func negotiatedLink(_ link: PeerConnection, _ negotiated: NegotiatedLink, now: Instant) {
+    private func negotiatedLink(_ link: Link, _ negotiated: NegotiatedLink, now: Instant) {
         link.negotiated = negotiated
         link.negotiatedAt = now
         outputs.append(.setRemoteCredentials(link.id, ufrag: negotiated.remoteUfrag, pwd: negotiated.remotePwd))

@@ -21,14 +21,14 @@ extension CallEngine {
     var setupStallLimit: Duration { max(.seconds(4), configuration.connectTimeout / 3) }
 
     /// When the link's set-up will count as stalled, if it is still where it is now.
-    func stallDeadline(of link: PeerConnection) -> Instant? {
+    func stallDeadline(of link: Link) -> Instant? {
         guard link.phase == .negotiating, let negotiatedAt = link.negotiatedAt,
               peerSlots[link.id, default: PeerSlot()].stallRestarts < Self.maxStallRestarts, mesh?.isOfferer(to: link.id) == true else { return nil }
         guard let iceConnectedAt = link.iceConnectedAt else { return negotiatedAt + setupStallLimit }
         return link.heardDTLS ? nil : iceConnectedAt + setupStallLimit
     }
 
-    func restartIfStalled(_ link: PeerConnection, now: Instant) {
+    func restartIfStalled(_ link: Link, now: Instant) {
         guard let deadline = stallDeadline(of: link), now >= deadline else { return }
         let id = link.id
         peerSlots[id, default: PeerSlot()].stalled()

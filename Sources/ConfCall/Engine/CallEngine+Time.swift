@@ -5,7 +5,7 @@ import ConfWire
 /// What is due at a given time: DTLS retransmissions, reports, silence, timeouts, restarts,
 /// audio playout, statistics.
 extension CallEngine {
-    func considerDeadlines(of link: PeerConnection, in earliest: inout EarliestDeadline) {
+    func considerDeadlines(of link: Link, in earliest: inout EarliestDeadline) {
         guard link.phase != .disconnected else { return }
         earliest.consider(link.dtls?.timeout)
         if link.phase == .negotiating {
@@ -24,7 +24,7 @@ extension CallEngine {
 
     /// What is due by `now`. `only`: after a datagram from one peer, that link alone (with what
     /// is not per link): the others' deadlines did not move, and `.timeout` comes for them.
-    func service(now: Instant, only: PeerConnection? = nil) {
+    func service(now: Instant, only: Link? = nil) {
         if isLeaving { return }
         runRestarts(now: now)
         if let only {
@@ -53,7 +53,7 @@ extension CallEngine {
         }
     }
 
-    private func serviceLink(_ link: PeerConnection, now: Instant, afterDatagram: Bool = false) {
+    private func serviceLink(_ link: Link, now: Instant, afterDatagram: Bool = false) {
         guard link.phase != .disconnected else { return }
         if let dtls = link.dtls, let timeout = dtls.timeout, now >= timeout {
             dtls.handleTimeout(now: now)
@@ -88,7 +88,7 @@ extension CallEngine {
         }
     }
 
-    func measuresFirstRoundTrip(_ link: PeerConnection, at time: Instant) -> Bool {
+    func measuresFirstRoundTrip(_ link: Link, at time: Instant) -> Bool {
         link.measuresFirstRoundTrip(at: time, wait: Self.firstRoundTripWait)
     }
 
@@ -97,19 +97,19 @@ extension CallEngine {
     /// timeout, not the silence limit. As the client, the server's last flight is what finished
     /// ours, so the peer is done too and has no reason to stay quiet: a peer that stops right
     /// after the handshake, before its first packet of media, is lost after the silence limit.
-    func silenceLimit(_ link: PeerConnection) -> Duration {
+    func silenceLimit(_ link: Link) -> Duration {
         link.heardSRTP || link.dtls?.role == .client ? Self.silenceLimit : max(Self.silenceLimit, configuration.connectTimeout)
     }
 
     /// How often the peer gets a report from us: it is how the peer knows we are there (see
     /// `silenceLimit`). With no audio going out (a listener, muted), four a second, so that even
     /// 30 % loss leaves it hearing from us several times within the limit.
-    func reportInterval(for link: PeerConnection) -> Duration {
+    func reportInterval(for link: Link) -> Duration {
         link.sendsAudio && !audioMuted && configuration.sendsAudio ? Self.reportInterval : Self.reportInterval / 2
     }
 
     /// A report twice a second: SR when we send audio, with a block for what we receive.
-    private func sendReport(_ link: PeerConnection, now: Instant) {
+    private func sendReport(_ link: Link, now: Instant) {
         link.lastReportSent = now
         var reception = link.audioIn?.reception
         // Audio gathered for a long packet has been captured, not sent: "now" on the RTP clock is past it.
@@ -119,7 +119,7 @@ extension CallEngine {
     }
 
     /// A link that did not come up within --connect-timeout, reported for what held it up.
-    func timedOut(_ link: PeerConnection, now: Instant) {
+    func timedOut(_ link: Link, now: Instant) {
         let timeout = configuration.connectTimeout
         if link.negotiated == nil {
             disconnect(link, .connectTimeout(timeout, stalledAt: .unanswered), now: now)

@@ -63,19 +63,19 @@ extension CallEngine {
     }
 
     /// The peer's `wants_video`: it hides our video, or shows it again.
-    func peerWantsVideo(_ wants: Bool, on link: PeerConnection) {
+    func peerWantsVideo(_ wants: Bool, on link: Link) {
         guard wants == link.peerHidesOurVideo else { return }
         link.peerHidesOurVideo = !wants
         if wants { startVideoAgain(on: link) } else { stopVideo(on: link) }
     }
 
     /// What waits to go is dropped: it would only delay the link's audio.
-    private func stopVideo(on link: PeerConnection) {
+    private func stopVideo(on link: Link) {
         link.congestion.dropQueued(.video)
         link.congestion.dropQueued(.retransmission)
     }
 
-    private func startVideoAgain(on link: PeerConnection) {
+    private func startVideoAgain(on link: Link) {
         guard !videoMuted else { return }
         link.forwarding.waitForKeyFrame()
         outputs.append(keyFrameRequest(for: link))

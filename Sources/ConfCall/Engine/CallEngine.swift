@@ -8,7 +8,7 @@ import ConfWire
 /// `handle(.timeout, now:)` next. The engine never reads a clock, opens a socket or starts a
 /// thread; the driver (ConfDriver) owns the ICE agents, codecs and devices.
 ///
-/// It runs the mesh's negotiation (ConfSession.Mesh), and per peer a `PeerConnection`: ICE as the
+/// It runs the mesh's negotiation (ConfSession.Mesh), and per peer a `Link`: ICE as the
 /// driver's agent reports it, DTLS and SRTP (through `LinkSecurity`), RTCP reports and round
 /// trips, liveness, restarts with a growing delay, the data channels (chat and conf's control
 /// channel), the listen-only rule, and the RTP streams of audio and video.
@@ -165,7 +165,7 @@ public final class CallEngine {
     /// Each peer's link, and what outlives it: its set-up attempts and restarts.
     var peerSlots: [ParticipantID: PeerSlot] = [:]
     /// Every link there is, in no order: a view of `peerSlots`, nothing copied.
-    var links: some Collection<PeerConnection> { peerSlots.values.lazy.compactMap(\.link) }
+    var links: some Collection<Link> { peerSlots.values.lazy.compactMap(\.link) }
     var everConnected = false
     var sawNoPath: NoPathCause?
     var connectDeadline: Instant?

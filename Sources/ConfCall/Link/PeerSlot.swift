@@ -1,12 +1,12 @@
 import ConfCore
 
 /// What the engine keeps of one peer: the link to it now, and what outlives that link. A restart
-/// replaces the link (a fresh `PeerConnection`), never the slot: the set-up's attempts and the
+/// replaces the link (a fresh `Link`), never the slot: the set-up's attempts and the
 /// restarts counted against a failing peer live here, and start again only when a link connects
 /// or the peer joins anew.
 struct PeerSlot {
     /// The link to the peer now; nil before the mesh asks for one and after it closed.
-    var link: PeerConnection?
+    var link: Link?
     /// Which set-up of the link this is since one last connected: 1, then one more for each
     /// restart of a link that never connected (`CallEngine.relayOnlyFromAttempt`).
     private(set) var setupAttempt = 0

@@ -23,7 +23,7 @@ import ConfWire
 /// is a key frame large enough to hold the healthy links for half a second.
 struct VideoAllocator: Sendable {
     /// One link that gets our video, as the allocator sees it.
-    struct Link: Sendable {
+    struct Recipient: Sendable {
         let id: ParticipantID
         /// What its video may take now, kbit/s.
         let budgetKbps: Int
@@ -54,7 +54,7 @@ struct VideoAllocator: Sendable {
 
     /// The most one encoding should make for `links`: the best of their budgets, the links that
     /// share our uplink counting as one at the least of theirs (a paused one aside); nil for none.
-    static func encodingBudgetKbps(_ links: [Link]) -> Int? {
+    static func encodingBudgetKbps(_ links: [Recipient]) -> Int? {
         let grouped = links.filter { $0.sharesUplink && !$0.forwarding.paused }.map(\.budgetKbps)
         let apart = links.filter { !$0.sharesUplink || $0.forwarding.paused }.map(\.budgetKbps)
         return (apart + [grouped.min()].compactMap { $0 }).max()
@@ -62,7 +62,7 @@ struct VideoAllocator: Sendable {
 
     /// The full encoder's target: the best budget among the links, at least `minimumVideoKbps`,
     /// at most `videoBitrateKbps`.
-    func encoderTargetKbps(_ links: [Link]) -> Int {
+    func encoderTargetKbps(_ links: [Recipient]) -> Int {
         min(videoBitrateKbps, max(minimumVideoKbps, Self.encodingBudgetKbps(links) ?? videoBitrateKbps))
     }
 
@@ -70,7 +70,7 @@ struct VideoAllocator: Sendable {
     /// among those links, within `minimumSmallVideoKbps` and half the full encoding's target (a
     /// quarter of the pixels needs no more) or its floor, whichever is more (links under the floor
     /// take all their budget in the small encoding); nil while no link is on it.
-    func smallTargetKbps(_ links: [Link], fullKbps: Int) -> Int? {
+    func smallTargetKbps(_ links: [Recipient], fullKbps: Int) -> Int? {
         guard let best = Self.encodingBudgetKbps(links.filter { $0.forwarding.mayGet(.small) }) else { return nil }
         return max(minimumSmallVideoKbps, min(max(fullKbps / 2, fullVideoFloorKbps), best))
     }
@@ -79,7 +79,7 @@ struct VideoAllocator: Sendable {
     /// `layers` layers. Under the floor but over the half-rate layers, the full picture still
     /// fits meanwhile, so a link moving to small keeps it until the small one's key frame; under
     /// those, it would overrun the link until the small one came.
-    func chooseEncodings(_ links: inout [Link], encoderKbps: Int, layers: Int, now: Instant) -> [Move] {
+    func chooseEncodings(_ links: inout [Recipient], encoderKbps: Int, layers: Int, now: Instant) -> [Move] {
         guard smallVideo else { return [] }
         let halfFrameRate = LinkLayerPolicy.halfFrameRateKbps(encoderKbps: encoderKbps, layers: layers)
         var moves: [Move] = []
@@ -97,7 +97,7 @@ struct VideoAllocator: Sendable {
     /// Each link's layers and pause from its budget against the encoding it is sent (`smallKbps`
     /// for the small one, the full one's target while the small one has none), `layers(encoding)`
     /// made; the links whose video paused or resumed.
-    func judgeLayers(_ links: inout [Link], encoderKbps: Int, smallKbps: Int?, layers: (VideoEncoding) -> Int,
+    func judgeLayers(_ links: inout [Recipient], encoderKbps: Int, smallKbps: Int?, layers: (VideoEncoding) -> Int,
                      now: Instant) -> [(id: ParticipantID, change: LinkLayerPolicy.Change)] {
         var changes: [(id: ParticipantID, change: LinkLayerPolicy.Change)] = []
         for index in links.indices {

@@ -9,9 +9,9 @@ import ConfWire
 ///     negotiating ──ICE ready + DTLS done + fingerprint ok──▶ connected ──silence / ICE failed──▶ disconnected
 ///          └─────────── DTLS failure / ICE failed / connect timeout ───────────────────────────▶ disconnected
 ///
-/// A restart makes a new `PeerConnection`; a disconnected one is never used again. What outlives
+/// A restart makes a new `Link`; a disconnected one is never used again. What outlives
 /// it is the peer's `PeerSlot`.
-final class PeerConnection {
+final class Link {
     enum Phase: Equatable { case negotiating, connected, disconnected }
 
     let peer: Participant
