@@ -31,13 +31,13 @@ public final class CallDriver {
     let loop: EventLoop
     let reporter: EventReporter
     let clock: any MonotonicClock
-    public var settings: Settings
     public private(set) var engine: CallEngine!
-    var transports: [ParticipantID: IceTransport] = [:]
-    /// One per TURN-over-TLS server, shared by every link's agent.
-    var tunnels: [String: TURNOverTLSTunnel] = [:]
-    /// Where ICE agents gather host candidates; looked at again each second (`watchNetwork`).
-    var addresses: [String]
+    /// A libnice agent per link, the TURN-over-TLS tunnels, the machine's addresses.
+    private var ice: IceAgents!
+    public var settings: Settings {
+        get { ice.settings }
+        set { ice.settings = newValue }
+    }
     private let sendSignal: (ParticipantID, JSONValue) -> Void
     /// Nobody connected within the connect timeout: whether some link found no network path.
     private let onCallFailed: (_ noPath: NoPathCause?) -> Void
@@ -68,7 +68,6 @@ public final class CallDriver {
     /// the tick ran: how late the tick comes is how held up this loop is.
     private var wakeAt: Instant?
     private var overdue: Duration?
-    var networkWatch: Timer?
     var viewTimer: Timer?
     var window: VideoWindow?
     var windowTimer: Timer?
@@ -81,9 +80,6 @@ public final class CallDriver {
     private var draining = false
     /// Inputs that came while outputs were carried out (`feed`), handled once all are.
     private var inputsWhileDraining: [CallEngine.Input] = []
-    /// ICE agents being closed (TURN allocations released) when we leave.
-    private var closing = 0
-    private var onAllClosed: (() -> Void)?
 
     public init(loop: EventLoop, reporter: EventReporter, clock: any MonotonicClock, random: any RandomNumberGenerator,
                 security: any LinkSecurity, configuration: CallEngine.Configuration, settings: Settings,
@@ -91,15 +87,15 @@ public final class CallDriver {
         self.loop = loop
         self.reporter = reporter
         self.clock = clock
-        self.settings = settings
         self.sendSignal = sendSignal
         self.onCallFailed = onCallFailed
-        addresses = Self.localAddresses()
         let factory = UsrsctpFactory(loop: loop) { [weak self] in
             self?.engine.dataChannelsHaveOutput()
             self?.drain()
         }
         engine = CallEngine(configuration: configuration, security: security, dataChannels: factory, random: random)
+        ice = IceAgents(loop: loop, settings: settings, onInput: { [weak self] in self?.feed($0) },
+                        note: { [weak reporter] in reporter?.note("\($0)") })
     }
 
     // MARK: Inputs
@@ -178,7 +174,11 @@ public final class CallDriver {
         ticker = loop.deadlineTimer { [weak self] in self?.tick() }
         ticker?.wake(at: clock.now())
         feed(.joined(you: joined.you, role: joined.role, peers: joined.peers))
-        watchNetwork()
+        ice.watchAddresses { [weak self] addresses in
+            guard let self else { return }
+            self.reporter.note("conf: this machine's addresses changed (\(addresses.filter { $0 != "127.0.0.1" }.joined(separator: ", "))): connecting again")
+            self.onNetworkChanged()
+        }
     }
 
     public func peerLeft(_ id: ParticipantID) {
@@ -191,22 +191,8 @@ public final class CallDriver {
 
     private func perform(_ output: CallEngine.Output) {
         switch output {
-        case .startIce(let id, let credentials, let controlling, let relayOnly):
-            startIce(id, credentials: credentials, controlling: controlling, relayOnly: relayOnly)
-        case .gather(let id):
-            transports[id]?.gather()
-        case .setRemoteCredentials(let id, let ufrag, let pwd):
-            transports[id]?.setRemoteCredentials(ufrag: ufrag, pwd: pwd)
-        case .addRemoteCandidate(let id, let candidate):
-            transports[id]?.addRemote(candidate)
-        case .remoteCandidatesDone(let id):
-            transports[id]?.remoteGatheringDone()
-        case .closeIce(let id):
-            guard let transport = transports.removeValue(forKey: id) else { return }
-            closing += 1
-            transport.close { [weak self] in self?.closed() }
-        case .transmit(let id, let datagram):
-            transports[id]?.send(datagram)
+        case .startIce, .gather, .setRemoteCredentials, .addRemoteCandidate, .remoteCandidatesDone, .closeIce, .transmit:
+            ice.perform(output)
         case .signal(let id, let payload):
             sendSignal(id, payload)
         case .event(let event):
@@ -246,7 +232,6 @@ public final class CallDriver {
     /// half a second at most.
     public func close(then done: @escaping () -> Void) {
         ticker?.cancel()
-        networkWatch?.cancel()
         stopViews()
         stopWindow()
         commands?.stop()
@@ -254,22 +239,6 @@ public final class CallDriver {
         audio?.close()
         video?.close()
         feed(.leave)
-        var finished = false
-        let finish = {
-            guard !finished else { return }
-            finished = true
-            done()
-        }
-        if closing == 0 { return finish() }
-        onAllClosed = finish
-        loop.schedule(after: .milliseconds(500), finish)
-    }
-
-    private func closed() {
-        closing -= 1
-        if closing == 0, let onAllClosed {
-            self.onAllClosed = nil
-            onAllClosed()
-        }
+        ice.whenClosed(within: .milliseconds(500), done)
     }
 }
