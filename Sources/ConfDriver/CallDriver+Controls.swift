@@ -31,7 +31,7 @@ extension CallDriver {
             if let self, let session { self.runLine(line, session: session) }
         }
         terminal.onEnd = { [weak session] in session?.leave(reason: .command) }
-        startScreen(view, you: joined.you, name: name, joined: joined, showsVideo: showsVideo)
+        views.startScreen(view, you: joined.you, name: name, joined: joined, showsVideo: showsVideo)
     }
 
     /// The window (`--video-view window`, or `auto` with a display); its keys run as commands.
@@ -45,7 +45,7 @@ extension CallDriver {
             return
         }
         if !window.drawsNames { reporter.note("conf: no font found for names in the video window (install fonts-dejavu-core)") }
-        startWindow(window) { [weak self, weak session] action in
+        views.startWindow(window) { [weak self, weak session] action in
             guard let self, let session else { return }
             let command: CallCommand
             switch action {

@@ -58,9 +58,8 @@ public final class CallDriver {
     /// Opens a camera at the room's size (`camera next`); set once we are in the room.
     public var openCamera: ((String) throws(CommandLineProblem) -> CameraVideoSource)?
     public var commands: LineReader?
-    var terminalView: TerminalView?
-    var screen: ScreenView?
-    var screenTimer: Timer?
+    /// The call screen, the terminal view, the window.
+    public private(set) var views: CallViews!
     /// Wakes the driver when the engine, the audio source or the video pipeline next needs it
     /// (`rearm()` after every input), rather than on a fixed tick.
     private var ticker: DeadlineTimer?
@@ -68,12 +67,6 @@ public final class CallDriver {
     /// the tick ran: how late the tick comes is how held up this loop is.
     private var wakeAt: Instant?
     private var overdue: Duration?
-    var viewTimer: Timer?
-    var window: VideoWindow?
-    var windowTimer: Timer?
-    /// When the window was last drawn: a picture that arrives draws it at once unless this was
-    /// under 16 ms ago (then the window's timer does, within 33 ms).
-    var windowDrawnAt: Instant?
     /// Called when this machine's addresses change. The owner feeds `.networkChanged` once
     /// signals can reach the peers again (see ParticipantSession.networkChanged).
     public var onNetworkChanged: () -> Void = {}
@@ -94,6 +87,7 @@ public final class CallDriver {
             self?.drain()
         }
         engine = CallEngine(configuration: configuration, security: security, dataChannels: factory, random: random)
+        views = CallViews(loop: loop, clock: clock, reporter: reporter, engine: engine) { [unowned self] in (self.audio, self.video) }
         ice = IceAgents(loop: loop, settings: settings, onInput: { [weak self] in self?.feed($0) },
                         note: { [weak reporter] in reporter?.note("\($0)") })
     }
@@ -205,7 +199,7 @@ public final class CallDriver {
         case .video(let id, let frame, let ssrc):
             guard let peer = engine.participant(id), let video else { return }
             if video.received(frame, ssrc: ssrc, from: peer, at: clock.now()) {
-                pictureArrived()
+                views.pictureArrived()
             } else {
                 feed(.videoUndecodable(id))
             }
@@ -228,12 +222,19 @@ public final class CallDriver {
 
     // MARK: Leaving
 
+    /// The screen and the terminal view closed before the session's last lines ("Left the room",
+    /// an error), so that they are printed on the normal screen instead of vanishing with the
+    /// alternate one; the window stays until `close`.
+    public func stopViews() {
+        views.stopTerminalView()
+        views.stopScreen()
+    }
+
     /// Closes every link (we are leaving); `done` once TURN allocations are released, or after
     /// half a second at most.
     public func close(then done: @escaping () -> Void) {
         ticker?.cancel()
-        stopViews()
-        stopWindow()
+        views.stopAll()
         commands?.stop()
         sounds = nil  // it plays on the audio pipeline's speaker, which closes now
         audio?.close()

@@ -79,7 +79,7 @@ public enum CallSetup {
                 let showsVideo = options.view == .terminal || (options.viewIsAuto && options.view == .none && options.video.enabled)
                 driver.startScreen(on: terminal, for: session, joined: joined, name: options.name, showsVideo: showsVideo)
             } else {
-                if options.view == .terminal { driver.startTerminalView(TerminalView()) }
+                if options.view == .terminal { driver.views.startTerminalView(TerminalView()) }
                 if options.screen { reporter.note("conf: cannot take the terminal for the call screen: line commands on stdin instead") }
             }
             if options.view == .window, let session {

@@ -6,7 +6,7 @@ import ConfWire
 
 /// The call screen (`--ui screen`, the default on a terminal): the engine's facts copied into it
 /// five times a second and drawn where they changed; event lines go into its chat pane.
-extension CallDriver {
+extension CallViews {
     public func startScreen(_ view: ScreenView, you: ParticipantID, name: String, joined: ServerMessage.Joined, showsVideo: Bool) {
         screen = view
         reporter.humanSink = { line, event in view.show(line, event: event) }
@@ -84,13 +84,6 @@ extension CallDriver {
     static func shown(_ old: Double?, _ new: Double?, within margin: Double) -> Double? {
         guard let old, let new else { return new }
         return abs(new - old) < margin ? old : new
-    }
-
-    /// The terminal view or the screen closed: the session's last lines ("Left the room", an
-    /// error) are printed on the normal screen instead of vanishing with the alternate one.
-    public func stopViews() {
-        stopTerminalView()
-        stopScreen()
     }
 
     /// The terminal back to the normal screen before the session's last lines.

@@ -9,7 +9,7 @@ import ConfWire
 /// second: glass-to-glass delay, BENCHMARKS.md); everything else is looked at 30 times a second
 /// and drawn when it changed. Its keys come back as window actions for the owner to run like
 /// stdin commands.
-extension CallDriver {
+extension CallViews {
     public func startWindow(_ window: VideoWindow, onAction: @escaping (VideoWindow.Action) -> Void) {
         self.window = window
         windowTimer = loop.schedule(every: .milliseconds(33)) { [weak self] in

@@ -6,7 +6,7 @@ import ConfWire
 
 /// The terminal view (`--video-view terminal`): each connected peer's newest picture, redrawn
 /// on a timer; event lines go into it while it shows.
-extension CallDriver {
+extension CallViews {
     /// Redraws the terminal view five times a second while the call lasts; event lines go to it.
     public func startTerminalView(_ view: TerminalView) {
         terminalView = view
@@ -20,11 +20,6 @@ extension CallDriver {
             }, now: self.clock.now())
             return true
         }
-    }
-
-    /// The peers connected now, in id order (the order they joined in): the views' tiles.
-    func connectedParticipants() -> [Participant] {
-        engine.connectedPeers.compactMap { engine.participant($0) }.sorted { $0.id < $1.id }
     }
 
     /// Leaves the terminal view before the session's last lines ("Left the room", an error), so
