@@ -7,29 +7,14 @@ import Testing
 /// sending 20 ms audio frames and layered video sized to what the engine asks of the encoder,
 /// over links with a bandwidth cap and a drop-tail queue.
 @Suite struct CallEngineCongestionTests {
-    /// Everyone in the room, connected, sending audio and layered video (--video-bitrate `videoKbps`).
+    /// Everyone in the room, connected, sending audio and layered video (--video-bitrate `videoKbps`):
+    /// `SimulatedCall.connectedMesh`.
     func mesh(_ names: [String], seed: UInt64, videoKbps: Int = 600,
               configure: (String, inout CallEngine.Configuration) -> Void = { _, _ in },
               beforeJoining: (SimulatedCall, [SimulatedCall.Participant]) -> Void = { _, _ in })
         throws -> (SimulatedCall, [SimulatedCall.Participant])
     {
-        let call = SimulatedCall(seed: seed, handshake: .fakeDTLS)
-        let people = try names.map { name in
-            try call.add(name) {
-                $0.videoBitrateKbps = videoKbps
-                $0.statsInterval = .seconds(1)
-                configure(name, &$0)
-            }
-        }
-        for person in people {
-            person.sendsAudio = true
-            person.sendsVideo = true
-            person.layeredVideo = LayeredVideoSource(startKbps: videoKbps)
-        }
-        beforeJoining(call, people)
-        for person in people { call.join(person) }
-        #expect(call.run(for: .seconds(5)) { call.fullMesh(people) })
-        return (call, people)
+        try SimulatedCall.connectedMesh(names, seed: seed, media: .audioAndVideo(kbps: videoKbps), configure: configure, beforeJoining: beforeJoining)
     }
 
     func cap(_ call: SimulatedCall, from: SimulatedCall.Participant, to: SimulatedCall.Participant, bitsPerSecond: Int?) {

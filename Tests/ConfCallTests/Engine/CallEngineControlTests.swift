@@ -36,7 +36,7 @@ import Testing
 
     @Test func leavingReportsNoPeerAsGoneWhileThePeerSeesUsLeave() throws {
         for seed in 22..<32 as Range<UInt64> {
-            let (call, ann, bob) = try SimulatedCall.connectedPair(seed: seed, sendingAudio: true)
+            let (call, ann, bob) = try SimulatedCall.connectedPair(seed: seed, media: .audio)
             call.leave(bob)
             #expect(call.run(for: .seconds(5)) { ann.disconnections.contains { $0.peer == bob.id } })
             #expect(bob.disconnections.isEmpty, "seed \(seed): \(bob.disconnections)")
@@ -47,7 +47,7 @@ import Testing
     /// Talking into a muted microphone is said once (the sim's microphone is always loud), and
     /// not again within 15 s even after muting anew; later it is.
     @Test func talkingWhileMutedIsSaidAtMostEvery15Seconds() throws {
-        let (call, ann, _) = try SimulatedCall.connectedPair(seed: 34, sendingAudio: true)
+        let (call, ann, _) = try SimulatedCall.connectedPair(seed: 34, media: .audio)
         let hints = { ann.events.filter { if case .talkingWhileMuted = $0.event { true } else { false } }.count }
         call.run(for: .seconds(1))
         #expect(hints() == 0, "not muted: no hint")
@@ -69,7 +69,7 @@ import Testing
     /// What the call screen's roster reads: the link's path, round trip and loss once connected,
     /// what was muted here, the last level played, our microphone's level.
     @Test func theRosterViewFollowsTheLink() throws {
-        let (call, ann, bob) = try SimulatedCall.connectedPair(seed: 35, sendingAudio: true)
+        let (call, ann, bob) = try SimulatedCall.connectedPair(seed: 35, media: .audio)
         call.run(for: .seconds(3))
         #expect(ann.engine.participants.map(\.id) == [bob.id])
         let view = try #require(ann.engine.linkView(bob.id))
@@ -82,7 +82,7 @@ import Testing
     }
 
     @Test func mutingStopsOurAudioAndTellsThePeer() throws {
-        let (call, ann, bob) = try SimulatedCall.connectedPair(seed: 33, sendingAudio: true)
+        let (call, ann, bob) = try SimulatedCall.connectedPair(seed: 33, media: .audio)
         call.run(for: .seconds(1))
         let before = bob.receivedAudioFrames[ann.id, default: 0]
         #expect(before > 20)

@@ -11,19 +11,11 @@ import Testing
     /// loop is held up cannot tell that reading from its own lateness and leaves it to the
     /// detector, which reads trends: the reading stands.
     @Test(arguments: [false, true]) func aLongerRouteIsJudgedOnlyByAPromptSender(heldUp: Bool) throws {
-        let call = SimulatedCall(seed: 51, handshake: .fakeDTLS)
-        let people = try ["ann", "bob"].map { name in
-            try call.add(name) { $0.videoBitrateKbps = 600; $0.statsInterval = .seconds(1) }
-        }
-        for person in people {
-            person.sendsAudio = true
-            person.sendsVideo = true
-            person.layeredVideo = LayeredVideoSource(startKbps: 600)
-        }
+        let (call, people) = try SimulatedCall.connectedMesh(["ann", "bob"], seed: 51, media: .audioAndVideo(kbps: 600),
+                                                             beforeJoining: { call, people in
+            call.network.setConditions(LinkConditions(delay: .milliseconds(20)), from: people[0].id, to: people[1].id)
+        })
         let ann = people[0], bob = people[1]
-        call.network.setConditions(LinkConditions(delay: .milliseconds(20)), from: ann.id, to: bob.id)
-        for person in people { call.join(person) }
-        #expect(call.run(for: .seconds(5)) { call.fullMesh(people) })
         call.run(for: .seconds(8))
         call.network.setConditions(LinkConditions(delay: .milliseconds(220)), from: ann.id, to: bob.id)
         let start = call.now

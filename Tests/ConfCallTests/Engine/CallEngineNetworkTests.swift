@@ -8,7 +8,7 @@ struct CallEngineNetworkTests {
     /// ann in the room first, bob joins: bob offers the link (the newcomer offers).
     @Test(arguments: [false, true])
     func aChangedNetworkSetsTheLinkUpAgainAtOnce(onTheOfferer: Bool) throws {
-        let (call, ann, bob) = try SimulatedCall.connectedPair(seed: onTheOfferer ? 41 : 42, sendingAudio: true)
+        let (call, ann, bob) = try SimulatedCall.connectedPair(seed: onTheOfferer ? 41 : 42, media: .audio)
         let moved = onTheOfferer ? bob : ann, other = onTheOfferer ? ann : bob
         let changedAt = call.now
         moved.pending.append(.networkChanged)
@@ -24,7 +24,7 @@ struct CallEngineNetworkTests {
     }
 
     @Test func changesInARowNeverUseUpTheRestartsAFailingLinkIsAllowed() throws {
-        let (call, ann, bob) = try SimulatedCall.connectedPair(seed: 43, sendingAudio: true)
+        let (call, ann, bob) = try SimulatedCall.connectedPair(seed: 43, media: .audio)
         for round in 1...6 {
             ann.pending.append(.networkChanged)
             #expect(call.run(for: .seconds(3)) { bob.connectedEvents.count == round + 1 }, "round \(round): \(bob.disconnections)")

@@ -8,15 +8,7 @@ import Testing
 @Suite struct CallEngineVideoControlTests {
     /// Everyone connected, sending audio and layered video, for 2 s.
     private func call(_ names: [String], seed: UInt64) throws -> (SimulatedCall, [SimulatedCall.Participant]) {
-        let call = SimulatedCall(seed: seed, handshake: .fakeDTLS)
-        let people = try names.map { try call.add($0) }
-        for person in people {
-            person.sendsAudio = true
-            person.sendsVideo = true
-            person.layeredVideo = LayeredVideoSource(startKbps: 600)
-            call.join(person)
-        }
-        #expect(call.run(for: .seconds(5)) { call.fullMesh(people) })
+        let (call, people) = try SimulatedCall.connectedMesh(names, seed: seed, media: .audioAndVideo(kbps: 600))
         call.run(for: .seconds(2))
         return (call, people)
     }
