@@ -37,11 +37,8 @@ extension CallEngine {
         while let output = channels.pollOutput() {
             switch output {
             case .packet(let packet):
-                guard let dtls = link.dtls else { continue }
-                dtls.send(packet)
-                while let out = dtls.pollOutput() {
-                    if case .send(let datagram) = out { outputs.append(.transmit(link.id, datagram)) }
-                }
+                link.sendOverDTLS(packet)
+                outputs.append(contentsOf: link.takeOutbox())
             case .opened(let label): opened(label, on: link)
             case .message(let label, let text): message(text, label: label, from: link)
             case .closed(label: nil):

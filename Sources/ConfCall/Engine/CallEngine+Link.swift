@@ -33,22 +33,36 @@ extension CallEngine {
 
     /// The DTLS client starts once ICE has a pair; the server waits for the ClientHello.
     func startDTLSIfReady(_ link: Link, now: Instant) {
-        guard link.iceConnected, let dtls = link.dtls, dtls.role == .client, link.dtlsStartedAt == nil else { return }
-        link.dtlsStartedAt = now
-        dtls.start(now: now)
-        drainDTLS(link, now: now)
+        carryOut(link.startDTLSIfReady(now: now, security: security), on: link, now: now)
+    }
+
+    /// What the link's transport did: its datagrams first, then its events in order. A link that
+    /// came up gets its data channels before what DTLS held behind the handshake is drained.
+    func carryOut(_ events: [Link.TransportEvent], on link: Link, now: Instant) {
+        var events = events
+        while true {
+            outputs.append(contentsOf: link.takeOutbox())
+            for event in events {
+                switch event {
+                case .connected:
+                    connected(link, now: now)
+                    startDataChannels(link)
+                case .ended(let reason):
+                    disconnect(link, reason, now: now)
+                case .dataChannelInput:
+                    dataChannelOutputMayWait = true
+                }
+            }
+            guard events.last == .connected, link.phase == .connected else { return }
+            events = link.drainDTLS(now: now, security: security)
+        }
     }
 
     func received(_ datagram: [UInt8], on link: Link, now: Instant) {
         guard link.phase != .disconnected else { return }
         switch PacketKind(classifying: datagram) {
         case .dtls:
-            guard let dtls = link.dtls else { return }
-            link.heardDTLS = true
-            if link.dtlsStartedAt == nil { link.dtlsStartedAt = now }
-            dtls.handle(datagram: datagram, now: now)
-            if dtls.isConnected { link.lastHeard = now }
-            drainDTLS(link, now: now)
+            carryOut(link.receivedDTLS(datagram, now: now, security: security), on: link, now: now)
         case .rtcp:
             guard let plain = link.srtp?.unprotectRTCP(datagram) else { return }
             link.lastHeard = now
@@ -101,46 +115,13 @@ extension CallEngine {
         }
     }
 
-    func drainDTLS(_ link: Link, now: Instant) {
-        guard let dtls = link.dtls else { return }
-        while let output = dtls.pollOutput() {
-            switch output {
-            case .send(let datagram):
-                if link.dtlsConnectedAt == nil { link.lastHandshakeFlightAt = now }
-                outputs.append(.transmit(link.id, datagram))
-            case .connected(let keys):
-                do {
-                    link.srtp = try security.makeSRTP(keys: keys)
-                    link.srtpProfile = keys.profile
-                } catch {
-                    disconnect(link, .dtlsFailed(.srtp, detail: "\(error)"), now: now)
-                    return
-                }
-                connected(link, now: now)
-                startDataChannels(link)
-            case .applicationData(let packet):
-                link.dataChannels?.receive(packet)
-                dataChannelOutputMayWait = true
-            case .failed(let reason):
-                disconnect(link, .dtlsFailed(.handshake, detail: reason), now: now)
-            case .closed:
-                // Still in the room (else peer-left follows and cancels it): set up again,
-                // as after a silence. SIGSTOP races this: the peer's close_notify may be read
-                // before our own silence timer fires.
-                disconnect(link, .closedByPeer, now: now)
-            }
-        }
-    }
 
     /// DTLS is up: the link is announced at once, with the round trip the handshake measured. The
     /// first RTCP round trip follows (sender reports every 100 ms until one is answered, for
     /// `firstRoundTripWait`), and `link-stats` carries it: waiting for it held `peer-connected`
     /// back ~500 ms behind peers that send no RTCP at first (browsers, some WebRTC stacks).
     private func connected(_ link: Link, now: Instant) {
-        link.phase = .connected
-        link.lastHeard = now
-        link.lastReportSent = now
-        link.dtlsConnectedAt = now
+        link.becameConnected(now: now)
         everConnected = true
         connectDeadline = nil
         peerSlots[link.id]?.connected()
@@ -252,7 +233,7 @@ extension CallEngine {
     func disconnect(_ link: Link, _ reason: DisconnectReason, now: Instant, restart: Bool = true, tellingThePeer: Bool = true) {
         guard link.phase != .disconnected else { return }
         report(disconnected: link, reason)
-        link.phase = .disconnected
+        link.end()
         teardown(link, tellingThePeer: tellingThePeer)
         let id = link.id
         guard restart, roster[id] != nil, let mesh else { return }
@@ -299,8 +280,8 @@ extension CallEngine {
         }
         link.dataChannels = nil
         if tellingThePeer {
-            link.dtls?.close()
-            while let output = link.dtls?.pollOutput() { if case .send(let datagram) = output { outputs.append(.transmit(link.id, datagram)) } }
+            link.closeDTLS()
+            outputs.append(contentsOf: link.takeOutbox())
         }
         outputs.append(.closeIce(link.id))
     }

@@ -64,7 +64,7 @@ extension CallEngine {
         if let old {  // a restart: the old link goes
             if old.phase == .connected { report(disconnected: old, .restarting) }
             if old.phase != .disconnected { teardown(old) }
-            old.phase = .disconnected
+            old.end()
         }
         let link = Link(peer: peer, controlling: controlling, now: now, random: &random)
         peerSlots[id, default: PeerSlot()].linkOpens(retrying: old.map { $0.dtlsConnectedAt == nil } ?? false, now: now)
@@ -109,7 +109,7 @@ extension CallEngine {
                 peerSlots[id]?.link = nil
                 if link.phase == .connected { report(disconnected: link, .left) }
                 if link.phase != .disconnected { teardown(link) }
-                link.phase = .disconnected
+                link.end()
             }
         }
     }
@@ -155,7 +155,7 @@ extension CallEngine {
     func leave() {
         isLeaving = true
         for link in linksInOrder where link.phase != .disconnected {
-            link.phase = .disconnected
+            link.end()
             teardown(link)
         }
         peerSlots.removeAll()

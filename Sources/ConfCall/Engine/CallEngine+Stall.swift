@@ -34,7 +34,7 @@ extension CallEngine {
         peerSlots[id, default: PeerSlot()].stalled()
         outputs.append(.note(.setupStalled(link.peer, after: setupStallLimit, peerSide: link.iceConnected)))
         // Silently: the peer learns of it from the new offer, and has nothing to report either.
-        link.phase = .disconnected
+        link.end()
         teardown(link, tellingThePeer: false)
         mesh?.restart(id)
         drainMesh(now: now)

@@ -55,10 +55,7 @@ extension CallEngine {
 
     private func serviceLink(_ link: Link, now: Instant, afterDatagram: Bool = false) {
         guard link.phase != .disconnected else { return }
-        if let dtls = link.dtls, let timeout = dtls.timeout, now >= timeout {
-            dtls.handleTimeout(now: now)
-            drainDTLS(link, now: now)
-        }
+        carryOut(link.serviceDTLSTimer(now: now, security: security), on: link, now: now)
         playOut(link, now: now, afterDatagram: afterDatagram)
         if link.phase == .negotiating {
             restartIfStalled(link, now: now)

@@ -3,14 +3,15 @@ import ConfCrypto
 import ConfSession
 import ConfWire
 
-/// Everything the engine knows of the link to one peer: ICE as reported by the driver's agent,
-/// then DTLS over it, then SRTP and the data channels.
+/// The link to one peer: ICE as reported by the driver's agent, then DTLS over it (driven here,
+/// Link+Transport), then SRTP and the data channels, and the state of its streams, congestion
+/// controller and video forwarding. The engine routes inputs to it and keeps what spans links.
 ///
 ///     negotiating ──ICE ready + DTLS done + fingerprint ok──▶ connected ──silence / ICE failed──▶ disconnected
 ///          └─────────── DTLS failure / ICE failed / connect timeout ───────────────────────────▶ disconnected
 ///
-/// A restart makes a new `Link`; a disconnected one is never used again. What outlives
-/// it is the peer's `PeerSlot`.
+/// Its phase moves only by `becameConnected` and `end`. A restart makes a new `Link`; a
+/// disconnected one is never used again. What outlives it is the peer's `PeerSlot`.
 final class Link {
     enum Phase: Equatable { case negotiating, connected, disconnected }
 
@@ -20,7 +21,8 @@ final class Link {
     let openedAt: Instant
     let audioSSRC: SSRC
     let videoSSRC: SSRC
-    var phase = Phase.negotiating
+    /// Moves only by `becameConnected` and `end`, never back.
+    private(set) var phase = Phase.negotiating
     /// The driver made this link's ICE agent (`CallEngine.Input.iceStarted`); until then the
     /// link's signals and gathering wait here (`holdUntilTheAgentIsUp`).
     private(set) var agentStarted = false
@@ -59,6 +61,8 @@ final class Link {
     private(set) var sendsAudio = false
     private(set) var audioPayloadType: PayloadType?
     var dtls: (any DTLSConnection)?
+    /// Datagrams the link's transport queued, for the engine to pass on at once (`takeOutbox`).
+    var outbox: [CallEngine.Output] = []
     var srtp: (any RTPProtector)?
     /// What SRTP adds to each RTP packet on this link, for the pacer's sizes (`PacedPacket`).
     var srtpTagBytes: Int { srtp?.rtpOverhead ?? PacedPacket.defaultSRTPTagBytes }
@@ -195,6 +199,19 @@ final class Link {
     }
 
     var id: ParticipantID { peer.id }
+
+    /// DTLS is up and SRTP keyed: the link is connected, heard from now, its reports start now.
+    func becameConnected(now: Instant) {
+        phase = .connected
+        lastHeard = now
+        lastReportSent = now
+        dtlsConnectedAt = now
+    }
+
+    /// The link is over (failed, left, replaced, or we leave); it is never used again.
+    func end() {
+        phase = .disconnected
+    }
 
     /// A round trip measured on the DTLS handshake: from our last flight (the answer to the
     /// ClientHello for the server, the Finished flight for the client) to the peer's answer that

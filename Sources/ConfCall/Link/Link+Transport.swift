@@ -1,0 +1,103 @@
+import ConfCore
+import ConfCrypto
+import ConfWire
+
+/// The link's own transport: DTLS driven over ICE (the client starts once ICE has a pair, the
+/// server answers the ClientHello), SRTP keyed from it, the peer's DTLS records taken in. The
+/// datagrams it sends wait in `outbox` for the engine to pass on at once (so that they keep
+/// their place among the engine's outputs); what the engine must act on comes back as
+/// `TransportEvent`s, in order.
+extension Link {
+    /// What the transport did that reaches beyond the link.
+    enum TransportEvent: Equatable {
+        /// DTLS is up and SRTP keyed.
+        case connected
+        /// The handshake, SRTP or the association failed, or the peer closed it.
+        case ended(DisconnectReason)
+        /// The data channels took a packet and may have output (the engine drains them).
+        case dataChannelInput
+    }
+
+    /// Whatever the link queued to send, in order; empty afterwards.
+    func takeOutbox() -> [CallEngine.Output] {
+        defer { outbox.removeAll(keepingCapacity: true) }
+        return outbox
+    }
+
+    /// The DTLS client starts once ICE has a pair; the server waits for the ClientHello.
+    func startDTLSIfReady(now: Instant, security: any LinkSecurity) -> [TransportEvent] {
+        guard iceConnected, let dtls, dtls.role == .client, dtlsStartedAt == nil else { return [] }
+        dtlsStartedAt = now
+        dtls.start(now: now)
+        return drainDTLS(now: now, security: security)
+    }
+
+    /// A DTLS record from the peer (the handshake, its close, or data channel packets).
+    func receivedDTLS(_ datagram: [UInt8], now: Instant, security: any LinkSecurity) -> [TransportEvent] {
+        guard let dtls else { return [] }
+        heardDTLS = true
+        if dtlsStartedAt == nil { dtlsStartedAt = now }
+        dtls.handle(datagram: datagram, now: now)
+        if dtls.isConnected { lastHeard = now }
+        return drainDTLS(now: now, security: security)
+    }
+
+    /// A handshake flight whose timer ran out is sent again.
+    func serviceDTLSTimer(now: Instant, security: any LinkSecurity) -> [TransportEvent] {
+        guard let dtls, let timeout = dtls.timeout, now >= timeout else { return [] }
+        dtls.handleTimeout(now: now)
+        return drainDTLS(now: now, security: security)
+    }
+
+    /// A data channel packet (SCTP) to the peer, inside DTLS.
+    func sendOverDTLS(_ packet: [UInt8]) {
+        guard let dtls else { return }
+        dtls.send(packet)
+        while let output = dtls.pollOutput() {
+            if case .send(let datagram) = output { outbox.append(.transmit(id, datagram)) }
+        }
+    }
+
+    /// The association closed from our side: its close_notify to the outbox.
+    func closeDTLS() {
+        guard let dtls else { return }
+        dtls.close()
+        while let output = dtls.pollOutput() {
+            if case .send(let datagram) = output { outbox.append(.transmit(id, datagram)) }
+        }
+    }
+
+    /// DTLS's outputs carried out: datagrams to the outbox, keys to SRTP, application data to the
+    /// data channels. Stops at `.connected` (the engine then opens the data channels, which the
+    /// records buffered behind the handshake may be for, and drains again), and at a failure to
+    /// key SRTP (the link is over).
+    func drainDTLS(now: Instant, security: any LinkSecurity) -> [TransportEvent] {
+        guard let dtls else { return [] }
+        var events: [TransportEvent] = []
+        while let output = dtls.pollOutput() {
+            switch output {
+            case .send(let datagram):
+                if dtlsConnectedAt == nil { lastHandshakeFlightAt = now }
+                outbox.append(.transmit(id, datagram))
+            case .connected(let keys):
+                do {
+                    srtp = try security.makeSRTP(keys: keys)
+                    srtpProfile = keys.profile
+                } catch {
+                    events.append(.ended(.dtlsFailed(.srtp, detail: "\(error)")))
+                    return events
+                }
+                events.append(.connected)
+                return events
+            case .applicationData(let packet):
+                dataChannels?.receive(packet)
+                events.append(.dataChannelInput)
+            case .failed(let reason):
+                events.append(.ended(.dtlsFailed(.handshake, detail: reason)))
+            case .closed:
+                events.append(.ended(.closedByPeer))
+            }
+        }
+        return events
+    }
+}
