@@ -64,28 +64,16 @@ extension CallEngine {
         case .dtls:
             carryOut(link.receivedDTLS(datagram, now: now, security: security), on: link, now: now)
         case .rtcp:
-            guard let plain = link.srtp?.unprotectRTCP(datagram) else { return }
-            link.lastHeard = now
-            link.heardSRTP = true
-            guard let packets = RTCPPacket.parseCompound(plain) else { return }
+            guard let packets = link.receiveRTCP(datagram, now: now) else { return }
             receivedRTCP(packets, on: link, now: now)
         case .rtp:
-            // The listen-only role is enforced here too, whatever was negotiated: a listener's
-            // media is dropped unread (the rendezvous's roster says who listens).
-            if link.peer.role == .listener {
-                link.droppedFromListener += 1
-                if link.droppedFromListener == 1 { reportIgnoredListener(link, what: .media) }
+            let packet: RTPPacket
+            switch link.receiveRTP(datagram, now: now) {
+            case .packet(let arrived): packet = arrived
+            case .fromListener(let first):
+                if first { reportIgnoredListener(link, what: .media) }
                 return
-            }
-            guard let plain = link.srtp?.unprotectRTP(datagram) else { return }
-            link.lastHeard = now
-            link.heardSRTP = true
-            guard let packet = RTPPacket(bytes: plain) else { return }
-            let audio = packet.payloadType == link.audioPayloadType
-            link.traffic.received(datagramBytes: datagram.count, audio: audio, at: now)
-            if audio {
-                let samples = OpusPacketDuration.samples(in: packet.payload) ?? 960
-                link.incomingQueue.record(rtpTimestamp: packet.timestamp, samples: samples, at: now)
+            case .dropped: return
             }
             recordArrival(packet, on: link, now: now)
             // Padding only on an SSRC that is not the peer's video (our probes): it was there for the

@@ -89,13 +89,9 @@ extension CallEngine {
         link.measuresFirstRoundTrip(at: time, wait: Self.firstRoundTripWait)
     }
 
-    /// As the DTLS server, until the peer's first SRTP packet its side of the handshake may still
-    /// be retrying (our last flight lost, under heavy loss for seconds): it gets the connect
-    /// timeout, not the silence limit. As the client, the server's last flight is what finished
-    /// ours, so the peer is done too and has no reason to stay quiet: a peer that stops right
-    /// after the handshake, before its first packet of media, is lost after the silence limit.
+    /// How long `link` may go unheard (`Link.silenceLimit`).
     func silenceLimit(_ link: Link) -> Duration {
-        link.heardSRTP || link.dtls?.role == .client ? Self.silenceLimit : max(Self.silenceLimit, configuration.connectTimeout)
+        link.silenceLimit(Self.silenceLimit, connectTimeout: configuration.connectTimeout)
     }
 
     /// How often the peer gets a report from us: it is how the peer knows we are there (see
