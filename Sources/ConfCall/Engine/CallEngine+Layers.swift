@@ -41,7 +41,7 @@ extension CallEngine {
             guard link.forwarding.forwards(place, of: encoding) else { continue }
             link.videoOut.payloadType = video.payloadType
             let packets = link.videoOut.packetize(link.forwarding.numbered(payloads), mediaTime: ticks)
-            enqueue(packets, .video, on: link, transportSequenceID: transportSequenceID(video), now: now)
+            enqueue(packets, .video, on: link, transportSequenceID: link.transportSequenceID(video), now: now)
             if place.keyFrame { link.forwarding.keyFrameSentAt = now + link.congestion.pacer.queueTime }
         }
     }

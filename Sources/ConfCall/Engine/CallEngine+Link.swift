@@ -75,7 +75,7 @@ extension CallEngine {
                 return
             case .dropped: return
             }
-            recordArrival(packet, on: link, now: now)
+            link.recordArrival(packet, now: now)
             // Padding only on an SSRC that is not the peer's video (our probes): it was there for the
             // transport feedback. Padding on the video stream itself goes on, for its sequence numbers.
             guard !packet.payload.isEmpty || packet.ssrc == link.videoIn?.rtp.ssrc else { return }
@@ -94,9 +94,9 @@ extension CallEngine {
             default: break
             }
         }
-        receivedCongestionFeedback(packets, on: link, now: now)
+        link.receivedCongestionFeedback(packets, senderHeldUp: loopLateness.isHeldUp(now: now), now: now)
         if let answer = link.meter.received(packets, now: now) { send(answer, on: link) }
-        tookRoundTrip(on: link, now: now)
+        link.tookRoundTrip(now: now)
         if measuresFirstRoundTrip(link, at: now) {
             // The peer has its keys now (it sent this): our earlier SR may have come too soon.
             send(link.meter.senderReport(now: now), on: link)
@@ -274,7 +274,25 @@ extension CallEngine {
         outputs.append(.closeIce(link.id))
     }
 
+    /// Passes on what the link queued to send, in order, among the engine's outputs.
+    func flush(_ link: Link) {
+        outputs.append(contentsOf: link.takeOutbox())
+    }
+
     func send(_ report: RTCPPacket, on link: Link) {
-        if let packet = link.srtp?.protectRTCP(report.bytes) { outputs.append(.transmit(link.id, packet)) }
+        link.sendRTCP(report)
+        flush(link)
+    }
+
+    /// Queues plain RTP packets on the link's pacer; audio leaves at once.
+    func enqueue(_ packets: [RTPPacket], _ kind: PacedPacket.Kind, on link: Link, transportSequenceID: UInt8?, now: Instant) {
+        link.enqueue(packets, kind, transportSequenceID: transportSequenceID, now: now)
+        flush(link)
+    }
+
+    /// What the link's pacer lets out now.
+    func pumpPacer(_ link: Link, now: Instant) {
+        link.pumpPacer(now: now)
+        flush(link)
     }
 }

@@ -29,7 +29,7 @@ extension CallEngine {
                 link.audioOut.payloadType = audio.payloadType
                 // The RTP clock advances by what the packet plays (RFC 7587 section 4.1: 48 kHz).
                 let packets = link.audioOut.packetize([packet.opus], duration: packet.samples, extensions: extensions)
-                enqueue(packets, .audio, on: link, transportSequenceID: transportSequenceID(audio), now: now)
+                enqueue(packets, .audio, on: link, transportSequenceID: link.transportSequenceID(audio), now: now)
             }
         }
     }
@@ -38,7 +38,7 @@ extension CallEngine {
     /// ahead of new video in the pacer, each with a transport sequence number of its own; as
     /// many as `RetransmissionLimiter` lets through.
     func resendVideo(_ sequences: [SequenceNumber], on link: Link, now: Instant) {
-        let id = transportSequenceID(link.negotiated?.video)
+        let id = link.transportSequenceID(link.negotiated?.video)
         let roundTrip = link.congestion.estimator.roundTrip, target = link.congestion.target
         for packet in link.videoOut.resend(sequences).compactMap(RTPPacket.init(bytes:)) {
             let paced = PacedPacket(packet: packet, kind: .retransmission, transportSequenceID: id, srtpTagBytes: link.srtpTagBytes)

@@ -10,10 +10,10 @@ extension CallEngine {
         // Of links that share a queue only the one whose rate they send at probes: each probe takes
         // the others' room, and only that link's estimate lifts them all. Not past what the
         // encoders want, and only where the peer tells us what arrived.
-        let id = transportSequenceID(link.negotiated?.video)
+        let id = link.transportSequenceID(link.negotiated?.video)
         let mayProbe = (link.congestion.share == nil || sharedLeast == link.id)
             && Double(link.congestion.target) < Double(configuration.videoBitrateKbps) * 1000 + link.traffic.audioBitsPerSecond
-            && id != nil && sendsTransportFeedback(link)
+            && id != nil && link.sendsTransportFeedback
         guard let cluster = link.congestion.probeAfterFall(updateSpacing: Self.rateUpdateInterval, mayProbe: mayProbe, now: now),
               let id else { return }
         send(cluster, on: link, transportSequenceID: id, now: now)
@@ -25,7 +25,7 @@ extension CallEngine {
     /// reading their transport sequence number (libwebrtc drops padding-only packets of an
     /// unknown SSRC too).
     func probeWhilePaused(_ link: Link, encoderKbps: Int, now: Instant) {
-        guard let id = transportSequenceID(link.negotiated?.video), sendsTransportFeedback(link),
+        guard let id = link.transportSequenceID(link.negotiated?.video), link.sendsTransportFeedback,
               link.congestion.pacer.queuedCount == 0 else { return }
         let base = Double(LinkLayerPolicy.baseLayerKbps(encoderKbps: encoderKbps, layers: encodedLayers(for: link)))
         let wanted = (base * link.forwarding.layerPolicy.resumeMargin * 1.1) * 1000 + link.traffic.audioBitsPerSecond

@@ -67,6 +67,7 @@ extension CallEngine {
             old.end()
         }
         let link = Link(peer: peer, controlling: controlling, now: now, random: &random)
+        link.congestionControl = configuration.congestionControl
         peerSlots[id, default: PeerSlot()].linkOpens(retrying: old.map { $0.dtlsConnectedAt == nil } ?? false, now: now)
         peerSlots[id, default: PeerSlot()].link = link
         let attempt = peerSlots[id]?.setupAttempt ?? 1

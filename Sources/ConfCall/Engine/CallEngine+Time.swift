@@ -17,7 +17,7 @@ extension CallEngine {
             earliest.consider(link.lastHeard + silenceLimit(link))
             let quick = link.lastReportSent + Self.firstRoundTripReportInterval
             earliest.consider(measuresFirstRoundTrip(link, at: quick) ? quick : link.lastReportSent + reportInterval(for: link))
-            considerCongestionDeadlines(of: link, in: &earliest)
+            link.considerCongestionDeadlines(in: &earliest)
         }
         earliest.consider(link.audioWaitDeferredUntil ?? link.audioPlayoutAt)
     }
@@ -69,7 +69,8 @@ extension CallEngine {
         }
         guard link.phase == .connected else { return }
         announceIfSASNonceLate(link, now: now)
-        serviceCongestion(link, now: now)
+        link.serviceCongestion(now: now)
+        flush(link)
         if now.since(link.lastHeard) >= silenceLimit(link) {
             disconnect(link, .silence(limit: silenceLimit(link)), now: now)
             return

@@ -292,7 +292,10 @@ public final class CallEngine {
             outputsRead = 0
             drainDataChannelsIfWaiting()
         }
-        guard outputsRead < outputs.count else { return nil }
+        guard outputsRead < outputs.count else {
+            assert(links.allSatisfy { $0.outbox.isEmpty }, "a link's datagrams were not passed on (CallEngine.flush)")
+            return nil
+        }
         defer { outputsRead += 1 }
         return outputs[outputsRead]
     }

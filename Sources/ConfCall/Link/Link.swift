@@ -61,6 +61,8 @@ final class Link {
     private(set) var sendsAudio = false
     private(set) var audioPayloadType: PayloadType?
     var dtls: (any DTLSConnection)?
+    /// Whether the link runs congestion control (`Configuration.congestionControl`).
+    var congestionControl = true
     /// Datagrams the link's transport queued, for the engine to pass on at once (`takeOutbox`).
     var outbox: [CallEngine.Output] = []
     var srtp: (any RTPProtector)?
