@@ -19,7 +19,7 @@ extension CallEngine {
             earliest.consider(measuresFirstRoundTrip(link, at: quick) ? quick : link.lastReportSent + reportInterval(for: link))
             link.considerCongestionDeadlines(in: &earliest)
         }
-        earliest.consider(link.audioWaitDeferredUntil ?? link.audioPlayoutAt)
+        earliest.consider(link.nextPlayout)
     }
 
     /// What is due by `now`. `only`: after a datagram from one peer, that link alone (with what

@@ -150,7 +150,6 @@ public final class CallEngine {
     /// apart), then left alone until the peer leaves and comes back.
     static let maxRestarts = 4
     public static let maxHeldChat = 100
-    static let audioFrameDuration: Duration = .milliseconds(20)
 
     public var configuration: Configuration
     let security: any LinkSecurity

@@ -63,7 +63,8 @@ final class Link {
     var dtls: (any DTLSConnection)?
     /// Whether the link runs congestion control (`Configuration.congestionControl`).
     var congestionControl = true
-    /// Datagrams the link's transport queued, for the engine to pass on at once (`takeOutbox`).
+    /// What the link queued: datagrams to the peer, frames and audio for the driver; the engine
+    /// passes them on at once (`takeOutbox`, `CallEngine.flush`), in order among its outputs.
     var outbox: [CallEngine.Output] = []
     var srtp: (any RTPProtector)?
     /// What SRTP adds to each RTP packet on this link, for the pacer's sizes (`PacedPacket`).
