@@ -95,25 +95,22 @@ extension CallEngine {
             }
         }
         link.receivedCongestionFeedback(packets, senderHeldUp: loopLateness.isHeldUp(now: now), now: now)
-        if let answer = link.meter.received(packets, now: now) { send(answer, on: link) }
-        link.tookRoundTrip(now: now)
-        if measuresFirstRoundTrip(link, at: now) {
-            // The peer has its keys now (it sent this): our earlier SR may have come too soon.
-            send(link.meter.senderReport(now: now), on: link)
-        }
+        link.measureRoundTrip(packets, now: now)
+        flush(link)
     }
 
 
     /// DTLS is up: the link is announced at once, with the round trip the handshake measured. The
     /// first RTCP round trip follows (sender reports every 100 ms until one is answered, for
-    /// `firstRoundTripWait`), and `link-stats` carries it: waiting for it held `peer-connected`
+    /// `Link.firstRoundTripWait`), and `link-stats` carries it: waiting for it held `peer-connected`
     /// back ~500 ms behind peers that send no RTCP at first (browsers, some WebRTC stacks).
     private func connected(_ link: Link, now: Instant) {
         link.becameConnected(now: now)
         everConnected = true
         connectDeadline = nil
         peerSlots[link.id]?.connected()
-        send(link.meter.senderReport(now: now), on: link)
+        link.sendFirstReport(now: now)
+        flush(link)
         if !awaitsPeerSASNonce(link) { announce(link, now: now) }
         startVideoAtKeyFrame(on: link, now: now)
     }

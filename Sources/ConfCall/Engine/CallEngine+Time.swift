@@ -15,8 +15,7 @@ extension CallEngine {
         if link.phase == .connected {
             if awaitsPeerSASNonce(link) { earliest.consider(link.dtlsConnectedAt.map { $0 + Self.sasNonceWait }) }
             earliest.consider(link.lastHeard + silenceLimit(link))
-            let quick = link.lastReportSent + Self.firstRoundTripReportInterval
-            earliest.consider(measuresFirstRoundTrip(link, at: quick) ? quick : link.lastReportSent + reportInterval(for: link))
+            earliest.consider(link.nextReport(interval: reportInterval(for: link)))
             link.considerCongestionDeadlines(in: &earliest)
         }
         earliest.consider(link.nextPlayout)
@@ -75,19 +74,8 @@ extension CallEngine {
             disconnect(link, .silence(limit: silenceLimit(link)), now: now)
             return
         }
-        if measuresFirstRoundTrip(link, at: now) {
-            // The peer may not have had its keys when our first SR came: ask again until answered.
-            if now.since(link.lastReportSent) >= Self.firstRoundTripReportInterval {
-                link.lastReportSent = now
-                send(link.meter.senderReport(now: now), on: link)
-            }
-        } else if now.since(link.lastReportSent) >= reportInterval(for: link) {
-            sendReport(link, now: now)
-        }
-    }
-
-    func measuresFirstRoundTrip(_ link: Link, at time: Instant) -> Bool {
-        link.measuresFirstRoundTrip(at: time, wait: Self.firstRoundTripWait)
+        link.sendReportIfDue(interval: reportInterval(for: link), now: now)
+        flush(link)
     }
 
     /// How long `link` may go unheard (`Link.silenceLimit`).
@@ -100,16 +88,6 @@ extension CallEngine {
     /// 30 % loss leaves it hearing from us several times within the limit.
     func reportInterval(for link: Link) -> Duration {
         link.sendsAudio && !audioMuted && configuration.sendsAudio ? Self.reportInterval : Self.reportInterval / 2
-    }
-
-    /// A report twice a second: SR when we send audio, with a block for what we receive.
-    private func sendReport(_ link: Link, now: Instant) {
-        link.lastReportSent = now
-        var reception = link.audioIn?.reception
-        // Audio gathered for a long packet has been captured, not sent: "now" on the RTP clock is past it.
-        let sent = link.audioOut.senderInfo.map { ($0.packets, $0.octets, $0.rtpTimestamp &+ link.audioPackets.pendingSamples) }
-        send(link.meter.report(now: now, sent: sent, reception: &reception), on: link)
-        link.audioIn?.reception = reception
     }
 
     /// A link that did not come up within --connect-timeout, reported for what held it up.

@@ -142,9 +142,6 @@ public final class CallEngine {
     /// A vanished peer is declared gone after this long without an authenticated packet.
     static let silenceLimit: Duration = .milliseconds(2500)
     static let reportInterval: Duration = .milliseconds(500)
-    /// How long after DTLS sender reports go out every `firstRoundTripReportInterval`, until one is answered.
-    static let firstRoundTripWait: Duration = .milliseconds(500)
-    static let firstRoundTripReportInterval: Duration = .milliseconds(100)
     static let restartDelay: Duration = .seconds(2)
     /// A link that keeps failing is set up again at most this many times in a row (2, 4, 8, 16 s
     /// apart), then left alone until the peer leaves and comes back.

@@ -99,12 +99,6 @@ final class Link {
     var dtlsStartedAt: Instant?
     /// When our last handshake datagram went out, before DTLS connected (see `handshakeRTT`).
     var lastHandshakeFlightAt: Instant?
-    /// Whether sender reports still go every 100 ms at `time`: from DTLS up until one is answered
-    /// (a round trip measured), for at most `wait`.
-    func measuresFirstRoundTrip(at time: Instant, wait: Duration) -> Bool {
-        guard meter.latest == nil, let up = dtlsConnectedAt else { return false }
-        return time < up + wait
-    }
 
     // Liveness (RTCP both ways).
     var lastHeard: Instant
