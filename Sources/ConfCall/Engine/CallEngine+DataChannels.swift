@@ -5,16 +5,10 @@ import ConfWire
 
 /// Data channels on each link: chat, and conf's control channel that carries the mute state.
 extension CallEngine {
-    /// SCTP over the DTLS association; the offerer opens the channels (RFC 8832).
+    /// SCTP over the DTLS association (`Link.startChannels`).
     func startDataChannels(_ link: Link) {
-        guard let port = link.negotiated?.sctpPort, let dtls = link.dtls, let factory = dataChannelFactory else { return }
-        let channels = factory.makeAssociation(isDTLSClient: dtls.role == .client)
-        link.dataChannels = channels
-        channels.connect(remotePort: port)
-        if link.controlling {
-            channels.open(label: Self.chatLabel)
-            channels.open(label: Self.controlLabel)
-        }
+        guard let factory = dataChannelFactory else { return }
+        link.startChannels(with: factory)
         dataChannelOutputMayWait = true
     }
 
@@ -44,8 +38,7 @@ extension CallEngine {
             case .closed(label: nil):
                 // The peer ended the association (SCTP ABORT or shutdown): the same as its
                 // DTLS close_notify, whichever of the two is read first.
-                link.chatOpen = false
-                link.controlOpen = false
+                _ = link.channelClosed(nil)
                 disconnect(link, .closedByPeer, now: now)
                 return
             case .closed(label: let label?):
@@ -56,35 +49,33 @@ extension CallEngine {
 
     /// The peer reset one channel (RFC 8831 section 6.7): `say` skips it from then on.
     private func channelClosed(_ label: String, on link: Link) {
-        if label == Self.controlLabel { link.controlOpen = false }
-        guard label == Self.chatLabel, link.chatOpen else { return }
-        link.chatOpen = false
-        guard link.phase == .connected else { return }
+        guard link.channelClosed(label), link.phase == .connected else { return }
         outputs.append(.note(.chatClosed(link.peer)))
     }
 
+    /// The control channel opened: our state goes (and the secret for the words); the chat
+    /// channel: `--say`'s messages, then what waited for it on this link and for a first peer.
     private func opened(_ label: String, on link: Link) {
-        if label == Self.controlLabel, !link.controlOpen {
-            link.controlOpen = true
+        switch link.channelOpened(label) {
+        case .control:
             sendState(to: link)
             revealSASNonce(to: link)
+        case .chat(let waiting):
+            for text in configuration.say { say(text, to: link) }
+            let held = heldChat
+            heldChat = []
+            for text in waiting + held { say(text, to: link) }
+        case nil:
+            break
         }
-        guard label == Self.chatLabel, !link.chatOpen else { return }
-        link.chatOpen = true
-        for text in configuration.say { say(text, to: link) }
-        let waiting = link.chatWaiting + heldChat
-        link.chatWaiting = []
-        heldChat = []
-        for text in waiting { say(text, to: link) }
     }
 
     private func message(_ text: String, label: String, from link: Link) {
-        if label == Self.controlLabel { return control(text, from: link) }
-        guard label == Self.chatLabel else { return }
+        if label == Link.controlLabel { return control(text, from: link) }
+        guard label == Link.chatLabel else { return }
         // Listeners listen: their chat is not delivered (the room has no option to allow it).
         if link.peer.role == .listener {
-            link.refusedListenerChat += 1
-            if link.refusedListenerChat == 1 { reportIgnoredListener(link, what: .chat) }
+            if link.refuseListenerChat() { reportIgnoredListener(link, what: .chat) }
             return
         }
         outputs.append(.event(.chat(from: link.peer, text: text)))
@@ -102,8 +93,7 @@ extension CallEngine {
         for link in present {
             if link.chatOpen {
                 sent = say(text, to: link) || sent
-            } else if link.chatWaiting.count < Self.maxHeldChat {
-                link.chatWaiting.append(text)
+            } else if link.holdChat(text, limit: Self.maxHeldChat) {
                 waits = true
             }
         }
@@ -118,7 +108,7 @@ extension CallEngine {
     @discardableResult
     private func say(_ text: String, to link: Link) -> Bool {
         dataChannelOutputMayWait = true
-        guard link.phase == .connected, link.dataChannels?.send(text: text, label: Self.chatLabel) == true else { return false }
+        guard link.sendChat(text) else { return false }
         outputs.append(.event(.sent(to: link.peer, text: text)))
         return true
     }
@@ -143,7 +133,7 @@ extension CallEngine {
     func sendState(to link: Link) {
         let state = JSONValue.object(["type": "state", "audio_muted": .bool(audioMuted), "video_muted": .bool(videoMuted),
                                       "wants_video": .bool(!link.hidesPeerVideo)])
-        _ = link.dataChannels?.send(text: state.serialized, label: Self.controlLabel)
+        link.sendControl(state)
         dataChannelOutputMayWait = true
     }
 
@@ -152,7 +142,7 @@ extension CallEngine {
     private func revealSASNonce(to link: Link) {
         guard link.negotiated?.peerExporterSAS == false else { return }
         let message = JSONValue.object(["type": "sas-nonce", "nonce": .string(Hex.string(link.sasNonce))])
-        _ = link.dataChannels?.send(text: message.serialized, label: Self.controlLabel)
+        link.sendControl(message)
         dataChannelOutputMayWait = true
     }
 
@@ -166,14 +156,9 @@ extension CallEngine {
         }
         guard message["type"] == "state" else { return }
         let audio = message["audio_muted"]?.boolValue ?? false, video = message["video_muted"]?.boolValue ?? false
-        if audio != link.remoteAudioMuted {
-            link.remoteAudioMuted = audio
-            outputs.append(.event(.peerMuted(link.peer, audio: audio, video: video)))
-        }
-        if video != link.remoteVideoMuted {
-            link.remoteVideoMuted = video
-            outputs.append(.event(video ? .peerVideoMuted(link.peer) : .peerVideoUnmuted(link.peer)))
-        }
+        let changed = link.peerState(audioMuted: audio, videoMuted: video)
+        if changed.audio { outputs.append(.event(.peerMuted(link.peer, audio: audio, video: video))) }
+        if changed.video { outputs.append(.event(video ? .peerVideoMuted(link.peer) : .peerVideoUnmuted(link.peer))) }
         peerWantsVideo(message["wants_video"]?.boolValue ?? true, on: link)
     }
 }

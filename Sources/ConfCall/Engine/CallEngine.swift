@@ -136,9 +136,6 @@ public final class CallEngine {
         case lost(next: [UInt8]?)
     }
 
-    static let chatLabel = "chat"
-    /// conf's own state messages between participants (mute), JSON text.
-    static let controlLabel = "conf-control"
     /// A vanished peer is declared gone after this long without an authenticated packet.
     static let silenceLimit: Duration = .milliseconds(2500)
     static let reportInterval: Duration = .milliseconds(500)
