@@ -5,20 +5,16 @@ import ConfWire
 /// What is due at a given time: DTLS retransmissions, reports, silence, timeouts, restarts,
 /// audio playout, statistics.
 extension CallEngine {
+    /// The link's own deadlines (`Link.considerDeadlines`), and the engine's for it: the connect
+    /// timeout and a stalled set-up while it negotiates, the wait for a peer's secret once up.
     func considerDeadlines(of link: Link, in earliest: inout EarliestDeadline) {
         guard link.phase != .disconnected else { return }
-        earliest.consider(link.dtls?.timeout)
+        link.considerDeadlines(in: &earliest, silenceLimit: silenceLimit(link), reportInterval: reportInterval(for: link))
         if link.phase == .negotiating {
             earliest.consider(link.openedAt + configuration.connectTimeout)
             earliest.consider(stallDeadline(of: link))
         }
-        if link.phase == .connected {
-            if awaitsPeerSASNonce(link) { earliest.consider(link.dtlsConnectedAt.map { $0 + Self.sasNonceWait }) }
-            earliest.consider(link.lastHeard + silenceLimit(link))
-            earliest.consider(link.nextReport(interval: reportInterval(for: link)))
-            link.considerCongestionDeadlines(in: &earliest)
-        }
-        earliest.consider(link.nextPlayout)
+        if link.phase == .connected, awaitsPeerSASNonce(link) { earliest.consider(link.dtlsConnectedAt.map { $0 + Self.sasNonceWait }) }
     }
 
     /// What is due by `now`. `only`: after a datagram from one peer, that link alone (with what

@@ -210,6 +210,18 @@ final class Link {
         phase = .disconnected
     }
 
+    /// What the link itself has due next: its DTLS timer and playout, and once connected the end
+    /// of the silence it allows, its next report, its pacer and its transport feedback.
+    func considerDeadlines(in earliest: inout EarliestDeadline, silenceLimit: Duration, reportInterval: Duration) {
+        earliest.consider(dtls?.timeout)
+        if phase == .connected {
+            earliest.consider(lastHeard + silenceLimit)
+            earliest.consider(nextReport(interval: reportInterval))
+            considerCongestionDeadlines(in: &earliest)
+        }
+        earliest.consider(nextPlayout)
+    }
+
     /// A round trip measured on the DTLS handshake: from our last flight (the answer to the
     /// ClientHello for the server, the Finished flight for the client) to the peer's answer that
     /// completed it; one real round trip plus the peer's processing (a few ms of ECDSA). Measured
