@@ -21,7 +21,9 @@ import Testing
 
     /// What `link` queued to send, as datagrams.
     func datagrams(_ link: Link) -> [[UInt8]] {
-        link.takeOutbox().compactMap { if case .transmit(_, let bytes) = $0 { bytes } else { nil } }
+        var outputs: [CallEngine.Output] = []
+        link.passOutbox(to: &outputs)
+        return outputs.compactMap { if case .transmit(_, let bytes) = $0 { bytes } else { nil } }
     }
 
     /// The client starts only once ICE has a pair; the flights then go back and forth through

@@ -32,7 +32,7 @@ extension CallEngine {
             switch output {
             case .packet(let packet):
                 link.sendOverDTLS(packet)
-                outputs.append(contentsOf: link.takeOutbox())
+                flush(link)
             case .opened(let label): opened(label, on: link)
             case .message(let label, let text): message(text, label: label, from: link)
             case .closed(label: nil):

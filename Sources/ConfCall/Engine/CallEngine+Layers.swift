@@ -42,7 +42,7 @@ extension CallEngine {
             link.videoOut.payloadType = video.payloadType
             let packets = link.videoOut.packetize(link.forwarding.numbered(payloads), mediaTime: ticks)
             enqueue(packets, .video, on: link, transportSequenceID: link.transportSequenceID(video), now: now)
-            if place.keyFrame { link.forwarding.keyFrameSentAt = now + link.congestion.pacer.queueTime }
+            if place.keyFrame { link.forwarding.sentKeyFrame(leaving: now + link.congestion.pacer.queueTime) }
         }
     }
 
@@ -89,9 +89,6 @@ extension CallEngine {
         outputs.append(.videoWanted(wanted))
     }
 
-    /// The encoder's target, from the links that get our video (`VideoAllocator`).
-    func encoderTargetKbps(now: Instant) -> Int { videoAllocator.encoderTargetKbps(videoLinks.map { allocated($0, now: now) }) }
-
     /// The allocator with this call's settings.
     var videoAllocator: VideoAllocator {
         VideoAllocator(videoBitrateKbps: configuration.videoBitrateKbps, minimumVideoKbps: Self.minimumVideoKbps,
@@ -102,7 +99,7 @@ extension CallEngine {
     /// A link as the allocator sees it.
     func allocated(_ link: Link, now: Instant) -> VideoAllocator.Recipient {
         VideoAllocator.Recipient(id: link.id, budgetKbps: videoBudgetKbps(link), sharesUplink: link.congestion.share != nil,
-                            settled: link.isUp(for: Self.shareSettling, now: now), forwarding: link.forwarding)
+                                 settled: link.isUp(for: Self.shareSettling, now: now), forwarding: link.forwarding)
     }
 
     /// What a link's budget must reach for the full encoding: the driver's floor for its picture
@@ -112,13 +109,15 @@ extension CallEngine {
         configuration.fullVideoFloorKbps.map { min($0, configuration.videoBitrateKbps / 2) } ?? 0
     }
 
-    /// Each link's encoding, layers and pause from its budget now, as `VideoAllocator` says;
-    /// `video-paused` / `video-resumed`, key frame requests, the small encoder's target.
-    func updateLayers(encoderKbps: Int, now: Instant) {
-        guard configuration.sendsVideo else { return }
+    /// The encoder's target, and each link's encoding, layers and pause from its budget now, as
+    /// `VideoAllocator` says; `video-paused` / `video-resumed`, key frame requests, the small
+    /// encoder's target. Returns the full encoder's target.
+    func updateLayers(now: Instant) -> Int {
         let links = videoLinks
         var allocated = links.map { self.allocated($0, now: now) }
         let allocator = videoAllocator
+        let encoderKbps = allocator.encoderTargetKbps(allocated)
+        guard configuration.sendsVideo else { return encoderKbps }
         let moves = allocator.chooseEncodings(&allocated, encoderKbps: encoderKbps, layers: encodedLayers, now: now)
         for (link, state) in zip(links, allocated) { link.forwarding = state.forwarding }
         for move in moves {
@@ -142,6 +141,7 @@ extension CallEngine {
                 outputs.append(.event(.videoResumed(link.peer)))
             }
         }
+        return encoderKbps
     }
 
     /// No small encoding after all (its encoder would not start): the links waiting for it go back

@@ -41,7 +41,7 @@ extension CallEngine {
     func carryOut(_ events: [Link.TransportEvent], on link: Link, now: Instant) {
         var events = events
         while true {
-            outputs.append(contentsOf: link.takeOutbox())
+            flush(link)
             for event in events {
                 switch event {
                 case .connected:
@@ -98,7 +98,6 @@ extension CallEngine {
         link.measureRoundTrip(packets, now: now)
         flush(link)
     }
-
 
     /// DTLS is up: the link is announced at once, with the round trip the handshake measured. The
     /// first RTCP round trip follows (sender reports every 100 ms until one is answered, for
@@ -266,14 +265,14 @@ extension CallEngine {
         link.dataChannels = nil
         if tellingThePeer {
             link.closeDTLS()
-            outputs.append(contentsOf: link.takeOutbox())
+            flush(link)
         }
         outputs.append(.closeIce(link.id))
     }
 
     /// Passes on what the link queued to send, in order, among the engine's outputs.
     func flush(_ link: Link) {
-        outputs.append(contentsOf: link.takeOutbox())
+        link.passOutbox(to: &outputs)
     }
 
     func send(_ report: RTCPPacket, on link: Link) {

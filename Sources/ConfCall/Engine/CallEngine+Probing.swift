@@ -1,9 +1,9 @@
 import ConfCore
 
 /// Probes as each link's `ProbeController` asks: after a fall, towards what the link carried
-/// before it; on a paused link, padding and clusters towards what resuming needs. The controller decides when and at
-/// what rate; here the cluster becomes padding-only packets on the link's probe SSRC
-/// (`sendPadding`), and the estimator is told how many went.
+/// before it; on a paused link, padding and clusters towards what resuming needs. The controller
+/// decides when and at what rate; here the cluster becomes padding-only packets on the link's
+/// probe SSRC (`sendPadding`), and the estimator is told how many went.
 extension CallEngine {
     /// Called with every rate update, for each link that carries our video.
     func probeAfterFall(_ link: Link, now: Instant) {

@@ -44,8 +44,7 @@ extension CallEngine {
         }
         shareBottleneck(now: now)
         if configuration.congestionControl { shareDownlink(now: now) }
-        let encoderKbps = encoderTargetKbps(now: now)
-        updateLayers(encoderKbps: encoderKbps, now: now)
+        let encoderKbps = updateLayers(now: now)
         for link in linksInOrder where link.phase == .connected {
             link.audioPackets.follow(weak: link.forwarding.paused, peerMaxPacketTime: link.negotiated?.audio?.remoteMaxPacketTime)
         }
@@ -147,23 +146,12 @@ extension CallEngine {
         outputs.append(.audioEncoding(bitrateKbps: kbps, fec: fec, expectedLossPercent: lossPercent))
     }
 
-    /// About `bytes` (at least `minimumPackets` packets) of padding-only packets on the link's
-    /// probe SSRC, through its pacer; `cluster` marks them for `ProbeBitrateEstimator`. Returns
-    /// how many packets it queued.
+    /// Padding through the link's pacer (`Link.queuePadding`); how many packets it queued.
     @discardableResult
     func sendPadding(_ bytes: Int, minimumPackets: Int = 0, cluster: Int? = nil, on link: Link, transportSequenceID id: UInt8,
                      now: Instant) -> Int {
-        link.probeOut.payloadType = link.negotiated?.video?.payloadType ?? link.probeOut.payloadType
-        var left = bytes, count = 0
-        while left > 0 || count < minimumPackets, let packet = link.probeOut.packetize([[]], duration: 0).first {
-            var probe = PacedPacket(packet: packet, kind: .probe, transportSequenceID: id, srtpTagBytes: link.srtpTagBytes)
-            probe.padding = 255
-            probe.probeCluster = cluster
-            left -= probe.wireSize
-            count += 1
-            link.congestion.enqueue(probe, size: probe.wireSize, priority: probe.priority, now: now)
-        }
-        pumpPacer(link, now: now)
+        let count = link.queuePadding(bytes, minimumPackets: minimumPackets, cluster: cluster, transportSequenceID: id, now: now)
+        flush(link)
         return count
     }
 }

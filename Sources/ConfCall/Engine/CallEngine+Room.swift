@@ -66,8 +66,7 @@ extension CallEngine {
             if old.phase != .disconnected { teardown(old) }
             old.end()
         }
-        let link = Link(peer: peer, controlling: controlling, now: now, random: &random)
-        link.congestionControl = configuration.congestionControl
+        let link = Link(peer: peer, controlling: controlling, congestionControl: configuration.congestionControl, now: now, random: &random)
         peerSlots[id, default: PeerSlot()].linkOpens(retrying: old.map { $0.dtlsConnectedAt == nil } ?? false, now: now)
         peerSlots[id, default: PeerSlot()].link = link
         let attempt = peerSlots[id]?.setupAttempt ?? 1

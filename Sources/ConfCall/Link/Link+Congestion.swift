@@ -37,6 +37,24 @@ extension Link {
         }
     }
 
+    /// About `bytes` (at least `minimumPackets` packets) of padding-only packets on the probe
+    /// SSRC, through the pacer; `cluster` marks them for `ProbeBitrateEstimator`. Returns how
+    /// many packets it queued.
+    func queuePadding(_ bytes: Int, minimumPackets: Int, cluster: Int?, transportSequenceID id: UInt8, now: Instant) -> Int {
+        probeOut.payloadType = negotiated?.video?.payloadType ?? probeOut.payloadType
+        var left = bytes, count = 0
+        while left > 0 || count < minimumPackets, let packet = probeOut.packetize([[]], duration: 0).first {
+            var probe = PacedPacket(packet: packet, kind: .probe, transportSequenceID: id, srtpTagBytes: srtpTagBytes)
+            probe.padding = 255
+            probe.probeCluster = cluster
+            left -= probe.wireSize
+            count += 1
+            congestion.enqueue(probe, size: probe.wireSize, priority: probe.priority, now: now)
+        }
+        pumpPacer(now: now)
+        return count
+    }
+
     /// An RTCP packet to the peer, protected, to the outbox.
     func sendRTCP(_ report: RTCPPacket) {
         if let packet = srtp?.protectRTCP(report.bytes) { outbox.append(.transmit(id, packet)) }

@@ -18,10 +18,12 @@ extension Link {
         case dataChannelInput
     }
 
-    /// Whatever the link queued to send, in order; empty afterwards.
-    func takeOutbox() -> [CallEngine.Output] {
-        defer { outbox.removeAll(keepingCapacity: true) }
-        return outbox
+    /// Whatever the link queued, in order, appended to `outputs`; the outbox is empty afterwards
+    /// (and keeps its storage: this runs for every packet).
+    func passOutbox(to outputs: inout [CallEngine.Output]) {
+        guard !outbox.isEmpty else { return }
+        outputs.append(contentsOf: outbox)
+        outbox.removeAll(keepingCapacity: true)
     }
 
     /// The DTLS client starts once ICE has a pair; the server waits for the ClientHello.
@@ -51,18 +53,20 @@ extension Link {
 
     /// A data channel packet (SCTP) to the peer, inside DTLS.
     func sendOverDTLS(_ packet: [UInt8]) {
-        guard let dtls else { return }
-        dtls.send(packet)
-        while let output = dtls.pollOutput() {
-            if case .send(let datagram) = output { outbox.append(.transmit(id, datagram)) }
-        }
+        dtls?.send(packet)
+        queueDTLSDatagrams()
     }
 
     /// The association closed from our side: its close_notify to the outbox.
     func closeDTLS() {
-        guard let dtls else { return }
-        dtls.close()
-        while let output = dtls.pollOutput() {
+        dtls?.close()
+        queueDTLSDatagrams()
+    }
+
+    /// What DTLS has to send once connected (or closing), to the outbox; nothing else it says
+    /// matters then.
+    private func queueDTLSDatagrams() {
+        while let output = dtls?.pollOutput() {
             if case .send(let datagram) = output { outbox.append(.transmit(id, datagram)) }
         }
     }

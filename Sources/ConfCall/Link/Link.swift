@@ -62,9 +62,9 @@ final class Link {
     private(set) var audioPayloadType: PayloadType?
     var dtls: (any DTLSConnection)?
     /// Whether the link runs congestion control (`Configuration.congestionControl`).
-    var congestionControl = true
+    let congestionControl: Bool
     /// What the link queued: datagrams to the peer, frames and audio for the driver; the engine
-    /// passes them on at once (`takeOutbox`, `CallEngine.flush`), in order among its outputs.
+    /// passes them on at once (`passOutbox`, `CallEngine.flush`), in order among its outputs.
     var outbox: [CallEngine.Output] = []
     var srtp: (any RTPProtector)?
     /// What SRTP adds to each RTP packet on this link, for the pacer's sizes (`PacedPacket`).
@@ -175,7 +175,8 @@ final class Link {
     var droppedFromListener = 0
     var refusedListenerChat = 0
 
-    init<R: RandomNumberGenerator>(peer: Participant, controlling: Bool, now: Instant, random: inout R) {
+    init<R: RandomNumberGenerator>(peer: Participant, controlling: Bool, congestionControl: Bool = true, now: Instant, random: inout R) {
+        self.congestionControl = congestionControl
         self.peer = peer
         self.controlling = controlling
         credentials = IceCredentials(using: &random)

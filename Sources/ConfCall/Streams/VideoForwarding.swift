@@ -21,7 +21,12 @@ struct VideoForwarding: Sendable {
     /// sent; nil when not moving.
     private(set) var switchingFrom: VideoEncoding?
     /// When the last key frame sent on this link is due to leave its pacer (`CallEngine.keyFrameAnswersPictureLoss`).
-    var keyFrameSentAt: Instant?
+    private(set) var keyFrameSentAt: Instant?
+
+    /// A key frame went to the link's pacer, due out at `leaving`.
+    mutating func sentKeyFrame(leaving: Instant) {
+        keyFrameSentAt = leaving
+    }
 
     /// No video at all: the link's budget cannot carry its encoding's base layer.
     var paused: Bool { layerPolicy.paused }
