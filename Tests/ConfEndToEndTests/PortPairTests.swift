@@ -14,7 +14,13 @@ struct PortPairTests {
     @Test func aHostOnPortZeroFindsANumberFreeForTCPAndUDP() throws {
         try Self.inCrowdedNamespace { namespace in
             for run in 0..<4 {
-                let host = try ConfProcess(["host", "--listen", "127.0.0.1:0", "--as", "ann", "--json", "--no-tls"], namespace: namespace)
+                // Each run on an address of its own: the host's own connection to its rendezvous
+                // takes an ephemeral port too, and the closed connections of the runs before
+                // stay in TIME_WAIT for a minute. To one address, two of them took both odd
+                // free numbers (connect's) and the next connect failed with "Cannot assign
+                // requested address" (Tests/FLAKES.md).
+                let host = try ConfProcess(["host", "--listen", "127.0.0.\(run + 1):0", "--as", "ann", "--json", "--no-tls"],
+                                           namespace: namespace)
                 let command = try #require(host.waitForEvent("room")?["join_command"] as? String, "run \(run): \(host.stderr)")
                 let port = try #require(command.split(separator: ":").last.map(String.init))
                 #expect(Self.free.contains(port), "run \(run): \(command)")
@@ -39,7 +45,7 @@ struct PortPairTests {
     }
 
     /// Runs `body` in a namespace of its own whose ephemeral ports are 40000-40009, with TCP
-    /// 40000-40005 held by listeners.
+    /// 40000-40005 held by listeners on every address.
     static func inCrowdedNamespace(_ body: (String) throws -> Void) throws {
         let namespace = "pp\(getpid() % 10_000)\(Int.random(in: 0..<100))"
         try NetworkChangeTests.ip(["netns", "add", namespace])
@@ -52,7 +58,7 @@ struct PortPairTests {
             import socket, sys
             held = []
             for port in range(40000, 40006):
-                s = socket.socket(); s.bind(("127.0.0.1", port)); s.listen(); held.append(s)
+                s = socket.socket(); s.bind(("0.0.0.0", port)); s.listen(); held.append(s)
             print("held", flush=True)
             sys.stdin.read()
             """]
