@@ -4,13 +4,19 @@ GStreamer pipelines doing the same Opus work (one 48 kHz mono encoder at 32 kbit
 per other participant, paced in real time). conf also does ICE, DTLS, SRTP, RTCP and jitter
 buffering on top; the GStreamer figure is the codec work alone.
 
-    bench/audio_cpu.py CONF_BINARY PARTICIPANTS [SECONDS]
+    bench/audio_cpu.py CONF_BINARY PARTICIPANTS [SECONDS] [--json]
+
+--json: the text goes to stderr and one JSON object of the figures to stdout (bench/run-all).
 """
-import os, subprocess, sys
+import json, os, subprocess, sys
 from cpu_usage import beside_gstreamer, start_room
 
-conf, n = sys.argv[1], int(sys.argv[2])
-seconds = float(sys.argv[3]) if len(sys.argv) > 3 else 20
+as_json = "--json" in sys.argv
+arguments = [a for a in sys.argv[1:] if a != "--json"]
+if as_json:
+    sys.stdout = sys.stderr
+conf, n = arguments[0], int(arguments[1])
+seconds = float(arguments[2]) if len(arguments) > 2 else 20
 env = dict(os.environ, CONF_AUDIO_SINK="none")
 
 
@@ -33,3 +39,6 @@ print(f"{n}-party audio call, {seconds:.0f} s, per participant process (mean CPU
 print(f"  conf       CPU {cpu_conf:.2f} s ({cpu_conf / seconds * 100:.1f} % of a core), peak RSS {rss_conf:.1f} MiB")
 print(f"  GStreamer  CPU {cpu_gst:.2f} s ({cpu_gst / seconds * 100:.1f} % of a core), peak RSS {rss_gst:.1f} MiB")
 print(f"  ratio conf/GStreamer: CPU {cpu_conf / cpu_gst:.2f}, RSS {rss_conf / rss_gst:.2f}")
+if as_json:
+    print(json.dumps({"participants": n, "seconds": seconds, "conf_cpu_s": cpu_conf, "gst_cpu_s": cpu_gst,
+                      "conf_rss_mib": rss_conf, "gst_rss_mib": rss_gst}), file=sys.__stdout__)

@@ -81,6 +81,8 @@ def run_scenario(conf, scenario, args):
             processes.append(participants[i])
         unconnected = [f"n{i}" for i, p in participants.items() if not p.wait_for(connected_to_all(count), 45)]
         start = time.perf_counter()
+        wire = conf_call.Sampler(1, lambda: {i: mesh.wire_bytes(i) for i in participants})
+        samplers.append((None, wire))
         for i, direction, _ in caps:
             samplers.append(((i, direction), conf_call.Sampler(0.1, lambda i=i, d=direction: mesh.queue(i, d))))
         changes = [(start, caps[0][2])] if caps else []
@@ -101,10 +103,13 @@ def run_scenario(conf, scenario, args):
         for i, p in participants.items():  # kept with the recordings under --keep
             with open(os.path.join(work, f"events-n{i}.jsonl"), "w") as f:
                 f.writelines(json.dumps(e) + "\n" for _, e in p.events)
+        samplers = [(k, sampler) for k, sampler in samplers if k is not None]
         call = congestion_report.Call(scenario=scenario, participants=participants, records=records, births=births.seen,
                                       caps=caps, changes=changes, queues={k: s.samples for k, s in samplers},
                                       start=start, end=end, settle=args.settle, unconnected=unconnected)
-        return congestion_report.analyse(call)
+        result = congestion_report.analyse(call)
+        result["wire"] = wire_rates(wire.samples, start + args.settle)
+        return result
     finally:
         for _, sampler in samplers:
             sampler.stopped.set()
@@ -116,6 +121,17 @@ def run_scenario(conf, scenario, args):
             print(f"recordings kept in {work}")
         else:
             shutil.rmtree(work, ignore_errors=True)
+
+
+def wire_rates(samples, after):
+    """Each participant's uplink and downlink in kbit/s from its eth0 counters (sampled every
+    second), from the first sample at or after `after` (the settle) to the last: {"n1": {...}}."""
+    steady = [(t, counters) for t, counters in samples if t >= after]
+    if len(steady) < 2:
+        return {}
+    (t0, first), (t1, last) = steady[0], steady[-1]
+    return {f"n{i}": {"up_kbps": (last[i][0] - first[i][0]) * 8 / (t1 - t0) / 1000,
+                      "down_kbps": (last[i][1] - first[i][1]) * 8 / (t1 - t0) / 1000, "seconds": t1 - t0} for i in first}
 
 
 def main():

@@ -241,6 +241,9 @@ def print_table(result):
                   f"estimate {show(f['estimate_kbps'])}, shared {show(f['shared_kbps'])} kbit/s")
         if len(long) > 30:
             print(f"     ... and {len(long) - 30} more")
+    if result.get("wire"):
+        print("   on the wire after the settle (each participant's veth, the kernel's counters, Ethernet/IP/UDP included): "
+              + ", ".join(f"{k} up {w['up_kbps']:.0f} down {w['down_kbps']:.0f}" for k, w in result["wire"].items()) + " kbit/s")
     for q in result["queues"]:
         print(f"   tbf at {q['where']}: through {q['through_kbps']:.0f} kbit/s, queue delay peak {q['delay_peak_ms']:.0f} ms, "
               f"median {q['delay_median_ms']:.0f} ms, {q['drops']} packets dropped")

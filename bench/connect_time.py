@@ -6,7 +6,9 @@ other; a new `conf join` starts; we time, from its start, the `joined` event (re
 each `peer-connected` (with the link's own ICE/DTLS/RTT steps from setup_ms) and the first chat
 message from each peer (their --say arrives once the SCTP data channel is open).
 
-    bench/connect_time.py CONF_BINARY PARTICIPANTS RUNS
+    bench/connect_time.py CONF_BINARY PARTICIPANTS RUNS [--json]
+
+--json: the text goes to stderr and one JSON object of the medians (ms) to stdout (bench/run-all).
 """
 import json, os, statistics, subprocess, sys, threading, time, urllib.request
 
@@ -87,7 +89,14 @@ def main(conf, n, runs):
     print(f"    per link, from its offer: ICE ready {median['ice']:.1f}, DTLS done {median['dtls']:.1f}, "
           f"+RTCP round trip {median['rtt_probe']:.1f}")
     print(f"  chat from all {n - 1} (SCTP up) {median['all_chat']:.1f}")
+    return median
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]))
+    as_json = "--json" in sys.argv
+    arguments = [a for a in sys.argv[1:] if a != "--json"]
+    if as_json:
+        sys.stdout = sys.stderr
+    median = main(arguments[0], int(arguments[1]), int(arguments[2]))
+    if as_json:
+        print(json.dumps({"participants": int(arguments[1]), "runs": int(arguments[2]), "median_ms": median}), file=sys.__stdout__)

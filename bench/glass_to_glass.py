@@ -3,7 +3,7 @@
 on the receiver's screen, through everything conf does in between (encode, packetise, pace, SRTP,
 loopback, frame assembly, decode, the window's redraw, the X server).
 
-    bench/glass_to_glass.py CONF_BINARY [SAMPLES] [RESOLUTION]         RESOLUTION: 240p, 480p (default) or 720p
+    bench/glass_to_glass.py CONF_BINARY [SAMPLES] [RESOLUTION] [--json]     RESOLUTION: 240p, 480p (default) or 720p
 
 The sender sends `--video-source pattern:clock` (each picture carries CLOCK_MONOTONIC's
 milliseconds, drawn as 24 black and white cells); the receiver shows it in its window
@@ -12,14 +12,19 @@ back and reads the time back from the cells: each picture appeared between the s
 screenshot without it and the end of the first with it; the midpoint less its stamp is its delay,
 within half that bracket. Both run on this
 machine, on the same clock. Not included: a camera's exposure and readout, a display's scanout.
-Needs Xvfb, xwd and xdotool (scripts/install-deps --test).
+Needs Xvfb, xwd and xdotool (scripts/install-deps --test). --json: the text goes to stderr and
+one JSON object of the figures (ms) to stdout (bench/run-all).
 """
-import os, statistics, struct, subprocess, sys, time
+import json, os, statistics, struct, subprocess, sys, time
 from cpu_usage import start_room
 
-conf = sys.argv[1]
-samples = int(sys.argv[2]) if len(sys.argv) > 2 else 200
-resolution = sys.argv[3] if len(sys.argv) > 3 else "480p"
+as_json = "--json" in sys.argv
+arguments = [a for a in sys.argv[1:] if a != "--json"]
+if as_json:
+    sys.stdout = sys.stderr
+conf = arguments[0]
+samples = int(arguments[1]) if len(arguments) > 1 else 200
+resolution = arguments[2] if len(arguments) > 2 else "480p"
 COLUMNS, ROWS = 12, 2
 
 xvfb = subprocess.Popen(["Xvfb", "-displayfd", "1", "-screen", "0", "640x480x24", "-nolisten", "tcp"],
@@ -118,3 +123,7 @@ delays.sort()
 print(f"glass-to-glass video delay, {resolution} at 30 fps, pattern:clock to the receiver's window on Xvfb, {len(delays)} pictures")
 print(f"  median {statistics.median(delays):.0f} ms, p95 {delays[int(0.95 * (len(delays) - 1))]:.0f} ms, "
       f"min {delays[0]:.0f} ms, max {delays[-1]:.0f} ms (each within ±{statistics.median(brackets) / 2:.0f} ms: the screenshot's own time)")
+if as_json:
+    print(json.dumps({"resolution": resolution, "pictures": len(delays), "median_ms": statistics.median(delays),
+                      "p95_ms": delays[int(0.95 * (len(delays) - 1))], "min_ms": delays[0], "max_ms": delays[-1],
+                      "within_ms": statistics.median(brackets) / 2}), file=sys.__stdout__)

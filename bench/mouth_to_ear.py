@@ -7,7 +7,7 @@ channel is B's speaker (a remapped sink "right"). One recording of both.monitor 
 each click (left) and, later, B's playback of it (right), on one clock. The delay is the distance
 between matching onsets: capture, Opus, SRTP, network, jitter buffer, decoding and playback.
 
-    bench/mouth_to_ear.py CONF_BINARY [SECONDS] [--timeline] [--stall MS@S]
+    bench/mouth_to_ear.py CONF_BINARY [SECONDS] [--timeline] [--stall MS@S] [--json]
 
 --timeline also prints each click's delay in the order they were played, with the receiver's
 `audio-stats` (its jitter buffer's level, target, concealed and skipped audio) between them, so
@@ -17,11 +17,16 @@ that a run whose delay stepped up shows when and in which part.
 loaded machine would: its packets then come in a burst, the receiver's playout waits for the
 gap, and the median of the clicks after the stall, over the last 5 s, shows whether that delay
 was given back.
+
+--json: the text goes to stderr and one JSON object of the figures (ms) to stdout (bench/run-all).
 """
 import datetime, json, os, signal, struct, subprocess, sys, tempfile, time, urllib.request, wave
 
 timeline = "--timeline" in sys.argv
-arguments = [a for a in sys.argv[1:] if a != "--timeline"]
+as_json = "--json" in sys.argv
+arguments = [a for a in sys.argv[1:] if a not in ("--timeline", "--json")]
+if as_json:
+    sys.stdout = sys.stderr
 stall = None
 if "--stall" in arguments:
     at = arguments.index("--stall")
@@ -148,3 +153,6 @@ if not delays:
 print(f"mouth-to-ear through PulseAudio: {len(delays)} clicks of {len(sent)}; "
       f"median {delays[len(delays) // 2]:.1f} ms, p95 {delays[int(len(delays) * 0.95) - 1]:.1f} ms, "
       f"min {delays[0]:.1f} ms, max {delays[-1]:.1f} ms; median of the last 5 s {last[len(last) // 2] if last else float('nan'):.1f} ms")
+if as_json:
+    print(json.dumps({"seconds": seconds, "clicks": len(sent), "heard": len(delays), "median_ms": delays[len(delays) // 2],
+                      "p95_ms": delays[int(len(delays) * 0.95) - 1], "min_ms": delays[0], "max_ms": delays[-1]}), file=sys.__stdout__)

@@ -93,6 +93,12 @@ class Mesh:
                 return {"bytes": qdisc.get("bytes", 0), "drops": qdisc.get("drops", 0), "backlog": qdisc.get("backlog", 0)}
         return None
 
+    def wire_bytes(self, i):
+        """Participant i's eth0 counters from the kernel: (bytes sent, bytes received), Ethernet,
+        IP and UDP headers included: everything its uplink and downlink carried."""
+        link = json.loads(run("ip", "-n", self.namespace(i), "-s", "-j", "link", "show", "eth0"))[0]["stats64"]
+        return link["tx"]["bytes"], link["rx"]["bytes"]
+
     def inside(self, namespace):
         """The command prefix that runs a program in `namespace`."""
         return ["ip", "netns", "exec", namespace]

@@ -5,6 +5,7 @@
 # generator processes (default: one per 4,000 rooms, as one process may hold 20,000 descriptors);
 # PROCESSES: the rendezvous's --processes (default 1). LOAD_PLAIN_WS=1: the clients open /v1/ws
 # without ?room= (the rendezvous hands each join to the worker that holds its room).
+# CONF: the conf binary (default .build/release/conf, built if missing).
 # The load generator is bench/rendezvous_load.c, compiled to .build/bench/rendezvous_load when
 # missing or older than its source; LOAD_GENERATOR=python runs bench/rendezvous_load.py instead
 # (same phases and output, but it takes as much CPU as the server, so on a small machine its
@@ -16,7 +17,8 @@ workers=${2:-}
 generators=${3:-$(( (rooms + 3999) / 4000 ))}
 processes=${4:-1}
 ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)"
-[[ -x .build/release/conf ]] || swift build -c release >/dev/null
+conf=${CONF:-.build/release/conf}
+[[ -n ${CONF:-} || -x $conf ]] || swift build -c release >/dev/null
 case ${LOAD_GENERATOR:-c} in
 c)
     load=(.build/bench/rendezvous_load)
@@ -28,7 +30,7 @@ python) load=(python3 bench/rendezvous_load.py) ;;
 *) echo "LOAD_GENERATOR must be c or python, not $LOAD_GENERATOR" >&2; exit 2 ;;
 esac
 out=$(mktemp)
-.build/release/conf rendezvous --listen 127.0.0.1:0 --quiet --rooms-per-minute 1000000 --max-rooms 100000000 --max-connections-per-client 1000000 \
+"$conf" rendezvous --listen 127.0.0.1:0 --quiet --rooms-per-minute 1000000 --max-rooms 100000000 --max-connections-per-client 1000000 \
     ${workers:+--workers "$workers"} --processes "$processes" >"$out" &
 server=$!
 trap 'kill $server 2>/dev/null; rm -f "$out"' EXIT

@@ -12,7 +12,7 @@ writes what it encoded; both are decoded afterwards and each picture compared wi
 frame it shows (bench/video_scores.py). conf's figures count from the start of its process
 (signalling, ICE and the estimate's climb included); GStreamer starts at its target.
 
-    bench/video_cpu.py CONF_BINARY PARTICIPANTS RESOLUTION [SECONDS] [apart]      RESOLUTION: 480p or 720p
+    bench/video_cpu.py CONF_BINARY PARTICIPANTS RESOLUTION [SECONDS] [apart] [--json]     RESOLUTION: 480p or 720p
 
 `apart` runs conf's call first and GStreamer's pipelines after it, for calls too big for the
 machine's cores to hold both at once (4 parties or 720p on 2 cores: then conf's encoder drops the
@@ -24,16 +24,21 @@ the Opus work GStreamer's side does not have; `--video-bitrate N` there sets GSt
 
 Makes the clip with gst-launch-1.0 (Debian's gstreamer1.0-tools): SECONDS of GStreamer's moving
 zone plate at 30 fps, at the room's size, in /tmp (480p: 14 MB a second). Needs python3-numpy,
-python3-gi and gir1.2-gstreamer-1.0.
+python3-gi and gir1.2-gstreamer-1.0. --json: the text goes to stderr and one JSON object of the
+figures to stdout (bench/run-all).
 """
 import json, os, subprocess, sys, tempfile
 from cpu_usage import measure, start_room, zone_plate_clip
 from media_recordings import ivf_frames
 from video_scores import decode, matched_scores, read_y4m, summary
 
-conf, n, resolution = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-seconds = int(sys.argv[4]) if len(sys.argv) > 4 else 10
-apart = sys.argv[5:6] == ["apart"]
+as_json = "--json" in sys.argv
+arguments = [a for a in sys.argv[1:] if a != "--json"]
+if as_json:
+    sys.stdout = sys.stderr
+conf, n, resolution = arguments[0], int(arguments[1]), arguments[2]
+seconds = int(arguments[3]) if len(arguments) > 3 else 10
+apart = arguments[4:5] == ["apart"]
 width, height = {"480p": (640, 480), "720p": (1280, 720)}[resolution]
 conf_args = os.environ.get("CONF_ARGS", "").split()
 kbps = int(conf_args[conf_args.index("--video-bitrate") + 1]) if "--video-bitrate" in conf_args else 600
@@ -101,3 +106,12 @@ print(f"  gstreamer 0's encoding: {gst_encoded.get('frames', 0)} frames, {gst_kb
 conf_cpu = sum(c for c, _ in figures[:n]) / n
 gst_cpu = sum(c for c, _ in figures[n:]) / n
 print(f"  conf / gstreamer CPU: {conf_cpu / gst_cpu:.2f}")
+if as_json:
+    def psnr(scores):
+        return {"mean": sum(scores) / len(scores), "median": scores[len(scores) // 2], "p5": scores[len(scores) // 20]} if scores else None
+    print(json.dumps({"participants": n, "resolution": resolution, "seconds": seconds, "apart": apart, "kbps_asked": kbps,
+                      "conf": [{"cpu_s": cpu, "rss_mib": rss, "sent_kbps_a_link": sent_kbps(outputs[i])} for i, (cpu, rss) in enumerate(figures[:n])],
+                      "gst": [{"cpu_s": cpu, "rss_mib": rss} for cpu, rss in figures[n:]],
+                      "conf_video": {"frames": len(conf_frames), "kbps": conf_kbps, "psnr": psnr(conf_scores)},
+                      "gst_video": {"frames": gst_encoded.get("frames", 0), "kbps": gst_kbps, "psnr": psnr(gst_scores)},
+                      "cpu_ratio": conf_cpu / gst_cpu}), file=sys.__stdout__)
