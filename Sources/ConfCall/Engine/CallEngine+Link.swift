@@ -12,34 +12,11 @@ extension CallEngine {
     /// its seed.
     var linksInOrder: [Link] { links.sorted { $0.id < $1.id } }
 
-    func iceState(_ id: ParticipantID, _ state: IceState, now: Instant) {
-        guard let link = peerSlots[id]?.link, link.phase != .disconnected else { return }
-        switch state {
-        case .checking: break
-        case .connected:
-            link.iceConnected = true
-            if link.iceConnectedAt == nil { link.iceConnectedAt = now }
-            startDTLSIfReady(link, now: now)
-        case .failed:
-            if link.phase == .connected {
-                disconnect(link, .pathFailed, now: now)
-            } else {
-                let cause = link.noPathCause
-                sawNoPath = cause
-                disconnect(link, .noPath(within: nil, cause: cause), now: now)
-            }
-        }
-    }
-
-    /// The DTLS client starts once ICE has a pair; the server waits for the ClientHello.
-    func startDTLSIfReady(_ link: Link, now: Instant) {
-        carryOut(link.startDTLSIfReady(now: now, security: security), on: link, now: now)
-    }
-
-    /// What the link's transport did: its datagrams first, then its events in order. A link that
-    /// came up gets its data channels before what DTLS held behind the handshake is drained.
-    func carryOut(_ events: [Link.TransportEvent], on link: Link, now: Instant) {
-        var events = events
+    /// Hands the link one input and acts on what it did: its datagrams, frames and audio pass
+    /// on first, then its events in order. A link that came up gets its data channels before
+    /// what DTLS held behind the handshake is drained.
+    func handle(_ input: Link.Input, on link: Link, now: Instant) {
+        var events = link.handle(input, now: now)
         while true {
             flush(link)
             for event in events {
@@ -51,52 +28,17 @@ extension CallEngine {
                     disconnect(link, reason, now: now)
                 case .dataChannelInput:
                     dataChannelOutputMayWait = true
+                case .pictureLost:
+                    if keyFrameAnswersPictureLoss(on: link, now: now) { outputs.append(keyFrameRequest(for: link)) }
+                case .listenerMediaIgnored:
+                    reportIgnoredListener(link, what: .media)
+                case .unplayableAudio(let milliseconds):
+                    outputs.append(.note(.unplayableAudio(link.peer, milliseconds: milliseconds)))
                 }
             }
             guard events.last == .connected, link.phase == .connected else { return }
-            events = link.drainDTLS(now: now, security: security)
+            events = link.handle(.channelsStarted, now: now)
         }
-    }
-
-    func received(_ datagram: [UInt8], on link: Link, now: Instant) {
-        guard link.phase != .disconnected else { return }
-        switch PacketKind(classifying: datagram) {
-        case .dtls:
-            carryOut(link.receivedDTLS(datagram, now: now, security: security), on: link, now: now)
-        case .rtcp:
-            guard let packets = link.receiveRTCP(datagram, now: now) else { return }
-            receivedRTCP(packets, on: link, now: now)
-        case .rtp:
-            let packet: RTPPacket
-            switch link.receiveRTP(datagram, now: now) {
-            case .packet(let arrived): packet = arrived
-            case .fromListener(let first):
-                if first { reportIgnoredListener(link, what: .media) }
-                return
-            case .dropped: return
-            }
-            link.recordArrival(packet, now: now)
-            // Padding only on an SSRC that is not the peer's video (our probes): it was there for the
-            // transport feedback. Padding on the video stream itself goes on, for its sequence numbers.
-            guard !packet.payload.isEmpty || packet.ssrc == link.videoIn?.rtp.ssrc else { return }
-            receivedRTP(packet, on: link, now: now)
-        case .stun, .turnChannel, .unknown:
-            break
-        }
-    }
-
-    private func receivedRTCP(_ packets: [RTCPPacket], on link: Link, now: Instant) {
-        for packet in packets {
-            switch packet {
-            case .pictureLossIndication:
-                if keyFrameAnswersPictureLoss(on: link, now: now) { outputs.append(keyFrameRequest(for: link)) }
-            case .negativeAcknowledgement(_, _, let lost): resendVideo(lost, on: link, now: now)
-            default: break
-            }
-        }
-        link.receivedCongestionFeedback(packets, senderHeldUp: loopLateness.isHeldUp(now: now), now: now)
-        link.measureRoundTrip(packets, now: now)
-        flush(link)
     }
 
     /// DTLS is up: the link is announced at once, with the round trip the handshake measured. The
@@ -104,7 +46,6 @@ extension CallEngine {
     /// `Link.firstRoundTripWait`), and `link-stats` carries it: waiting for it held `peer-connected`
     /// back ~500 ms behind peers that send no RTCP at first (browsers, some WebRTC stacks).
     private func connected(_ link: Link, now: Instant) {
-        link.becameConnected(now: now)
         everConnected = true
         connectDeadline = nil
         peerSlots[link.id]?.connected()
@@ -216,6 +157,7 @@ extension CallEngine {
     /// later when it can be (the side that offered restarts; the other answers the new offer).
     func disconnect(_ link: Link, _ reason: DisconnectReason, now: Instant, restart: Bool = true, tellingThePeer: Bool = true) {
         guard link.phase != .disconnected else { return }
+        if case .noPath(_, let cause) = reason { sawNoPath = cause }
         report(disconnected: link, reason)
         link.end()
         teardown(link, tellingThePeer: tellingThePeer)

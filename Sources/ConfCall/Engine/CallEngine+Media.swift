@@ -27,36 +27,11 @@ extension CallEngine {
         }
     }
 
-    func resendVideo(_ sequences: [SequenceNumber], on link: Link, now: Instant) {
-        link.resendVideo(sequences, now: now)
-        flush(link)
-    }
-
     // MARK: Receiving
-
-    func receivedRTP(_ packet: RTPPacket, on link: Link, now: Instant) {
-        guard let negotiated = link.negotiated else { return }
-        if let video = negotiated.video, packet.payloadType == video.payloadType {
-            guard configuration.receivesVideo, video.receives else { return }
-            link.receiveVideo(packet, now: now)
-            flush(link)
-        } else if let audio = negotiated.audio, packet.payloadType == audio.payloadType {
-            guard configuration.receivesAudio, audio.receives else { return }
-            if link.receiveAudio(packet, now: now) == .unplayable(first: true) {
-                // The peer's audio packets are not whole 20 ms frames, so conf cannot play them.
-                outputs.append(.note(.unplayableAudio(link.peer, milliseconds: link.audioIn?.lastOtherLength.map { Double($0) / 48 })))
-            }
-        }
-    }
 
     /// PLI (the driver's decoder could not use a frame), at most one each 300 ms per link.
     func requestKeyFrame(on link: Link, now: Instant) {
         link.requestKeyFrame(now: now)
-        flush(link)
-    }
-
-    func playOut(_ link: Link, now: Instant, afterDatagram: Bool = false) {
-        link.playOut(now: now, afterDatagram: afterDatagram)
         flush(link)
     }
 

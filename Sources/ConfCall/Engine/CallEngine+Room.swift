@@ -66,7 +66,7 @@ extension CallEngine {
             if old.phase != .disconnected { teardown(old) }
             old.end()
         }
-        let link = Link(peer: peer, controlling: controlling, congestionControl: configuration.congestionControl, now: now, random: &random)
+        let link = Link(peer: peer, controlling: controlling, settings: linkSettings, now: now, random: &random)
         peerSlots[id, default: PeerSlot()].linkOpens(retrying: old.map { $0.dtlsConnectedAt == nil } ?? false, now: now)
         peerSlots[id, default: PeerSlot()].link = link
         let attempt = peerSlots[id]?.setupAttempt ?? 1
@@ -115,20 +115,18 @@ extension CallEngine {
     }
 
     private func negotiatedLink(_ link: Link, _ negotiated: NegotiatedLink, now: Instant) {
-        link.negotiated = negotiated
-        link.negotiatedAt = now
         outputs.append(.setRemoteCredentials(link.id, ufrag: negotiated.remoteUfrag, pwd: negotiated.remotePwd))
         for candidate in negotiated.remoteCandidates {
             link.noteCandidate(candidate, local: false)
             outputs.append(.addRemoteCandidate(link.id, candidate))
         }
-        do {
-            link.dtls = try security.makeDTLS(role: negotiated.dtlsRole, remoteFingerprints: negotiated.remoteFingerprints)
-        } catch {
-            disconnect(link, .dtlsFailed(.setup, detail: "\(error)"), now: now)
-            return
-        }
-        startDTLSIfReady(link, now: now)
+        handle(.negotiated(negotiated), on: link, now: now)
+    }
+
+    /// What every link is made with, from the configuration.
+    private var linkSettings: Link.Settings {
+        Link.Settings(security: security, congestionControl: configuration.congestionControl, receivesAudio: configuration.receivesAudio,
+                      receivesVideo: configuration.receivesVideo, connectTimeout: configuration.connectTimeout)
     }
 
     /// A link's signals and gathering wait until the driver has made its agent: an offer or

@@ -9,7 +9,7 @@ extension CallEngine {
     /// timeout and a stalled set-up while it negotiates, the wait for a peer's secret once up.
     func considerDeadlines(of link: Link, in earliest: inout EarliestDeadline) {
         guard link.phase != .disconnected else { return }
-        link.considerDeadlines(in: &earliest, silenceLimit: silenceLimit(link), reportInterval: reportInterval(for: link))
+        link.considerDeadlines(in: &earliest, reportInterval: reportInterval(for: link))
         if link.phase == .negotiating {
             earliest.consider(link.openedAt + configuration.connectTimeout)
             earliest.consider(stallDeadline(of: link))
@@ -48,35 +48,22 @@ extension CallEngine {
         }
     }
 
+    /// The engine's deadlines for the link (a stalled set-up, the connect timeout, the wait for
+    /// the peer's secret), then the link's own.
     private func serviceLink(_ link: Link, now: Instant, afterDatagram: Bool = false) {
         guard link.phase != .disconnected else { return }
-        carryOut(link.serviceDTLSTimer(now: now, security: security), on: link, now: now)
-        playOut(link, now: now, afterDatagram: afterDatagram)
         if link.phase == .negotiating {
             restartIfStalled(link, now: now)
             guard link.phase == .negotiating else { return }
+            // Each link gets --connect-timeout to come up; one that does not is reported (the
+            // call goes on with the others).
+            if now.since(link.openedAt) >= configuration.connectTimeout {
+                timedOut(link, now: now)
+                return
+            }
         }
-        // Each link gets --connect-timeout to come up; one that does not is reported (the call
-        // goes on with the others).
-        if link.phase == .negotiating, now.since(link.openedAt) >= configuration.connectTimeout {
-            timedOut(link, now: now)
-            return
-        }
-        guard link.phase == .connected else { return }
         announceIfSASNonceLate(link, now: now)
-        link.serviceCongestion(now: now)
-        flush(link)
-        if now.since(link.lastHeard) >= silenceLimit(link) {
-            disconnect(link, .silence(limit: silenceLimit(link)), now: now)
-            return
-        }
-        link.sendReportIfDue(interval: reportInterval(for: link), now: now)
-        flush(link)
-    }
-
-    /// How long `link` may go unheard (`Link.silenceLimit`).
-    func silenceLimit(_ link: Link) -> Duration {
-        link.silenceLimit(Self.silenceLimit, connectTimeout: configuration.connectTimeout)
+        handle(.timeout(reportInterval: reportInterval(for: link), afterDatagram: afterDatagram), on: link, now: now)
     }
 
     /// How often the peer gets a report from us: it is how the peer knows we are there (see
@@ -93,9 +80,7 @@ extension CallEngine {
             disconnect(link, .connectTimeout(timeout, stalledAt: .unanswered), now: now)
         } else if !link.iceConnected {
             // Negotiated through the rendezvous (TCP), yet no UDP check came back.
-            let cause = link.noPathCause
-            sawNoPath = cause
-            disconnect(link, .noPath(within: timeout, cause: cause), now: now)
+            disconnect(link, .noPath(within: timeout, cause: link.noPathCause), now: now)
         } else {
             disconnect(link, .connectTimeout(timeout, stalledAt: .handshake), now: now)
         }

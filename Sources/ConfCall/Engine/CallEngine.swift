@@ -136,8 +136,6 @@ public final class CallEngine {
         case lost(next: [UInt8]?)
     }
 
-    /// A vanished peer is declared gone after this long without an authenticated packet.
-    static let silenceLimit: Duration = .milliseconds(2500)
     static let reportInterval: Duration = .milliseconds(500)
     static let restartDelay: Duration = .seconds(2)
     /// A link that keeps failing is set up again at most this many times in a row (2, 4, 8, 16 s
@@ -235,7 +233,8 @@ public final class CallEngine {
         case .signal(let id, let payload): signal(from: id, payload, now: now)
         case .iceStarted(let id): iceStarted(id)
         case .iceUnavailable(let id, let reason): iceUnavailable(id, reason: reason, now: now)
-        case .iceState(let id, let state): iceState(id, state, now: now)
+        case .iceState(let id, let state):
+            if let link = peerSlots[id]?.link { handle(.iceState(state), on: link, now: now) }
         case .selectedPair(let id, let pair): peerSlots[id]?.link?.selectedPair = pair
         case .localCandidate(let id, let candidate):
             peerSlots[id]?.link?.noteCandidate(candidate, local: true)
@@ -246,7 +245,7 @@ public final class CallEngine {
             drainMesh(now: now)
         case .datagram(let id, let bytes):
             guard let link = peerSlots[id]?.link else { break }
-            received(bytes, on: link, now: now)
+            handle(.datagram(bytes, senderHeldUp: loopLateness.isHeldUp(now: now)), on: link, now: now)
             service(now: now, only: link)
             return nil
         case .audioFrame(let opus, let level): sendAudio(opus, level: level, now: now)

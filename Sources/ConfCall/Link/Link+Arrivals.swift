@@ -51,8 +51,11 @@ extension Link {
     /// under heavy loss for seconds): it gets the connect timeout. As the client, the server's
     /// last flight is what finished ours, so the peer is done too and has no reason to stay
     /// quiet: a peer that stops right after the handshake, before its first packet of media, is
-    /// lost after `limit`.
-    func silenceLimit(_ limit: Duration, connectTimeout: Duration) -> Duration {
-        heardSRTP || dtls?.role == .client ? limit : max(limit, connectTimeout)
+    /// lost after `Link.silenceLimit`.
+    var silenceLimit: Duration {
+        heardSRTP || dtls?.role == .client ? Self.silenceLimit : max(Self.silenceLimit, settings.connectTimeout)
     }
+
+    /// A vanished peer is declared gone after this long without an authenticated packet.
+    static let silenceLimit: Duration = .milliseconds(2500)
 }

@@ -6,18 +6,8 @@ import ConfWire
 /// server answers the ClientHello), SRTP keyed from it, the peer's DTLS records taken in. The
 /// datagrams it sends wait in `outbox` for the engine to pass on at once (so that they keep
 /// their place among the engine's outputs); what the engine must act on comes back as
-/// `TransportEvent`s, in order.
+/// `Event`s, in order.
 extension Link {
-    /// What the transport did that reaches beyond the link.
-    enum TransportEvent: Equatable {
-        /// DTLS is up and SRTP keyed.
-        case connected
-        /// The handshake, SRTP or the association failed, or the peer closed it.
-        case ended(DisconnectReason)
-        /// The data channels took a packet and may have output (the engine drains them).
-        case dataChannelInput
-    }
-
     /// Whatever the link queued, in order, appended to `outputs`; the outbox is empty afterwards
     /// (and keeps its storage: this runs for every packet).
     func passOutbox(to outputs: inout [CallEngine.Output]) {
@@ -27,28 +17,28 @@ extension Link {
     }
 
     /// The DTLS client starts once ICE has a pair; the server waits for the ClientHello.
-    func startDTLSIfReady(now: Instant, security: any LinkSecurity) -> [TransportEvent] {
+    func startDTLSIfReady(now: Instant) -> [Event] {
         guard iceConnected, let dtls, dtls.role == .client, dtlsStartedAt == nil else { return [] }
         dtlsStartedAt = now
         dtls.start(now: now)
-        return drainDTLS(now: now, security: security)
+        return drainDTLS(now: now)
     }
 
     /// A DTLS record from the peer (the handshake, its close, or data channel packets).
-    func receivedDTLS(_ datagram: [UInt8], now: Instant, security: any LinkSecurity) -> [TransportEvent] {
+    func receivedDTLS(_ datagram: [UInt8], now: Instant) -> [Event] {
         guard let dtls else { return [] }
         heardDTLS = true
         if dtlsStartedAt == nil { dtlsStartedAt = now }
         dtls.handle(datagram: datagram, now: now)
         if dtls.isConnected { lastHeard = now }
-        return drainDTLS(now: now, security: security)
+        return drainDTLS(now: now)
     }
 
     /// A handshake flight whose timer ran out is sent again.
-    func serviceDTLSTimer(now: Instant, security: any LinkSecurity) -> [TransportEvent] {
+    func serviceDTLSTimer(now: Instant) -> [Event] {
         guard let dtls, let timeout = dtls.timeout, now >= timeout else { return [] }
         dtls.handleTimeout(now: now)
-        return drainDTLS(now: now, security: security)
+        return drainDTLS(now: now)
     }
 
     /// A data channel packet (SCTP) to the peer, inside DTLS.
@@ -71,13 +61,13 @@ extension Link {
         }
     }
 
-    /// DTLS's outputs carried out: datagrams to the outbox, keys to SRTP, application data to the
-    /// data channels. Stops at `.connected` (the engine then opens the data channels, which the
-    /// records buffered behind the handshake may be for, and drains again), and at a failure to
-    /// key SRTP (the link is over).
-    func drainDTLS(now: Instant, security: any LinkSecurity) -> [TransportEvent] {
+    /// DTLS's outputs carried out: datagrams to the outbox, keys to SRTP (the link is then
+    /// connected), application data to the data channels. Stops at `.connected` (the engine then
+    /// opens the data channels, which the records buffered behind the handshake may be for, and
+    /// hands in `.channelsStarted`), and at a failure to key SRTP (the link is over).
+    func drainDTLS(now: Instant) -> [Event] {
         guard let dtls else { return [] }
-        var events: [TransportEvent] = []
+        var events: [Event] = []
         while let output = dtls.pollOutput() {
             switch output {
             case .send(let datagram):
@@ -85,12 +75,13 @@ extension Link {
                 outbox.append(.transmit(id, datagram))
             case .connected(let keys):
                 do {
-                    srtp = try security.makeSRTP(keys: keys)
+                    srtp = try settings.security.makeSRTP(keys: keys)
                     srtpProfile = keys.profile
                 } catch {
                     events.append(.ended(.dtlsFailed(.srtp, detail: "\(error)")))
                     return events
                 }
+                becameConnected(now: now)
                 events.append(.connected)
                 return events
             case .applicationData(let packet):

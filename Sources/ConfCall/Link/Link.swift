@@ -10,8 +10,10 @@ import ConfWire
 ///     negotiating ──ICE ready + DTLS done + fingerprint ok──▶ connected ──silence / ICE failed──▶ disconnected
 ///          └─────────── DTLS failure / ICE failed / connect timeout ───────────────────────────▶ disconnected
 ///
-/// Its phase moves only by `becameConnected` and `end`. A restart makes a new `Link`; a
-/// disconnected one is never used again. What outlives it is the peer's `PeerSlot`.
+/// Its one way in is `handle(_:now:)` (Link+Input); what it sends waits in `outbox`. It becomes
+/// connected by itself, when DTLS keys SRTP; it ends when the engine says (`end`), which reports
+/// it first. A restart makes a new `Link`; a disconnected one is never used again. What
+/// outlives it is the peer's `PeerSlot`.
 final class Link {
     enum Phase: Equatable { case negotiating, connected, disconnected }
 
@@ -21,7 +23,7 @@ final class Link {
     let openedAt: Instant
     let audioSSRC: SSRC
     let videoSSRC: SSRC
-    /// Moves only by `becameConnected` and `end`, never back.
+    /// Moves only by `becameConnected` (from the link's transport) and `end`, never back.
     private(set) var phase = Phase.negotiating
     /// The driver made this link's ICE agent (`CallEngine.Input.iceStarted`); until then the
     /// link's signals and gathering wait here (`holdUntilTheAgentIsUp`).
@@ -61,8 +63,19 @@ final class Link {
     private(set) var sendsAudio = false
     private(set) var audioPayloadType: PayloadType?
     var dtls: (any DTLSConnection)?
-    /// Whether the link runs congestion control (`Configuration.congestionControl`).
-    let congestionControl: Bool
+    /// What the call's configuration says of every link, fixed for its life.
+    struct Settings {
+        /// DTLS and SRTP are made through it.
+        let security: any LinkSecurity
+        /// Whether the link runs congestion control (`Configuration.congestionControl`).
+        var congestionControl = true
+        var receivesAudio = true
+        var receivesVideo = true
+        /// How long a link has to come up (`Configuration.connectTimeout`).
+        var connectTimeout: Duration = .seconds(15)
+    }
+    let settings: Settings
+    var congestionControl: Bool { settings.congestionControl }
     /// What the link queued: datagrams to the peer, frames and audio for the driver; the engine
     /// passes them on at once (`passOutbox`, `CallEngine.flush`), in order among its outputs.
     var outbox: [CallEngine.Output] = []
@@ -175,8 +188,8 @@ final class Link {
     var droppedFromListener = 0
     var refusedListenerChat = 0
 
-    init<R: RandomNumberGenerator>(peer: Participant, controlling: Bool, congestionControl: Bool = true, now: Instant, random: inout R) {
-        self.congestionControl = congestionControl
+    init<R: RandomNumberGenerator>(peer: Participant, controlling: Bool, settings: Settings, now: Instant, random: inout R) {
+        self.settings = settings
         self.peer = peer
         self.controlling = controlling
         credentials = IceCredentials(using: &random)
@@ -198,7 +211,8 @@ final class Link {
 
     var id: ParticipantID { peer.id }
 
-    /// DTLS is up and SRTP keyed: the link is connected, heard from now, its reports start now.
+    /// DTLS is up and SRTP keyed (the link's own transport, `drainDTLS`, calls it then): the
+    /// link is connected, heard from now, its reports start now.
     func becameConnected(now: Instant) {
         phase = .connected
         lastHeard = now
@@ -213,7 +227,7 @@ final class Link {
 
     /// What the link itself has due next: its DTLS timer and playout, and once connected the end
     /// of the silence it allows, its next report, its pacer and its transport feedback.
-    func considerDeadlines(in earliest: inout EarliestDeadline, silenceLimit: Duration, reportInterval: Duration) {
+    func considerDeadlines(in earliest: inout EarliestDeadline, reportInterval: Duration) {
         earliest.consider(dtls?.timeout)
         if phase == .connected {
             earliest.consider(lastHeard + silenceLimit)
