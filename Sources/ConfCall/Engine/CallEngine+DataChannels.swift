@@ -19,44 +19,19 @@ extension CallEngine {
 
     /// Every link's data channel output, when some may wait: the associations are asked only
     /// after the engine gave them work or the driver said they have output (the flag), not on
-    /// every `pollOutput`.
+    /// every `pollOutput`; again while what they said gave them more (a channel opened, our
+    /// state sent on it).
     func drainDataChannelsIfWaiting() {
-        guard dataChannelOutputMayWait else { return }
-        dataChannelOutputMayWait = false
-        for link in linksInOrder { drainDataChannels(link) }
-    }
-
-    func drainDataChannels(_ link: Link) {
-        guard let channels = link.dataChannels else { return }
-        while let output = channels.pollOutput() {
-            switch output {
-            case .packet(let packet):
-                link.sendOverDTLS(packet)
-                flush(link)
-            case .opened(let label): opened(label, on: link)
-            case .message(let label, let text): message(text, label: label, from: link)
-            case .closed(label: nil):
-                // The peer ended the association (SCTP ABORT or shutdown): the same as its
-                // DTLS close_notify, whichever of the two is read first.
-                _ = link.channelClosed(nil)
-                disconnect(link, .closedByPeer, now: now)
-                return
-            case .closed(label: let label?):
-                channelClosed(label, on: link)
-            }
+        while dataChannelOutputMayWait {
+            dataChannelOutputMayWait = false
+            for link in linksInOrder { handle(.channelsHaveOutput, on: link, now: now) }
         }
-    }
-
-    /// The peer reset one channel (RFC 8831 section 6.7): `say` skips it from then on.
-    private func channelClosed(_ label: String, on link: Link) {
-        guard link.channelClosed(label), link.phase == .connected else { return }
-        outputs.append(.note(.chatClosed(link.peer)))
     }
 
     /// The control channel opened: our state goes (and the secret for the words); the chat
     /// channel: `--say`'s messages, then what waited for it on this link and for a first peer.
-    private func opened(_ label: String, on link: Link) {
-        switch link.channelOpened(label) {
+    func opened(_ opening: Link.ChannelOpening, on link: Link) {
+        switch opening {
         case .control:
             sendState(to: link)
             revealSASNonce(to: link)
@@ -65,20 +40,7 @@ extension CallEngine {
             let held = heldChat
             heldChat = []
             for text in waiting + held { say(text, to: link) }
-        case nil:
-            break
         }
-    }
-
-    private func message(_ text: String, label: String, from link: Link) {
-        if label == Link.controlLabel { return control(text, from: link) }
-        guard label == Link.chatLabel else { return }
-        // Listeners listen: their chat is not delivered (the room has no option to allow it).
-        if link.peer.role == .listener {
-            if link.refuseListenerChat() { reportIgnoredListener(link, what: .chat) }
-            return
-        }
-        outputs.append(.event(.chat(from: link.peer, text: text)))
     }
 
     // MARK: Commands
@@ -148,7 +110,7 @@ extension CallEngine {
 
     /// A control message from a peer: malformed ones are ignored; a field left out keeps its
     /// default (a conf that knows no `wants_video` wants video).
-    private func control(_ text: String, from link: Link) {
+    func control(_ text: String, from link: Link) {
         guard let message = try? JSONValue.parse(text, maxDepth: 4) else { return }
         if message["type"] == "sas-nonce" {
             guard case .string(let hex)? = message["nonce"], let nonce = Hex.bytes(hex, count: ShortAuthenticationString.nonceLength) else { return }

@@ -34,6 +34,11 @@ extension CallEngine {
                     reportIgnoredListener(link, what: .media)
                 case .unplayableAudio(let milliseconds):
                     outputs.append(.note(.unplayableAudio(link.peer, milliseconds: milliseconds)))
+                case .channelOpened(let opening): opened(opening, on: link)
+                case .chat(let text): outputs.append(.event(.chat(from: link.peer, text: text)))
+                case .control(let text): control(text, from: link)
+                case .listenerChatIgnored: reportIgnoredListener(link, what: .chat)
+                case .chatClosed: outputs.append(.note(.chatClosed(link.peer)))
                 }
             }
             guard events.last == .connected, link.phase == .connected else { return }
@@ -200,15 +205,8 @@ extension CallEngine {
     /// With `tellingThePeer` false nothing goes out: the peer learns another way (a `restart`
     /// signal), and a close_notify, faster than the rendezvous's relay, would tell it we left.
     func teardown(_ link: Link, tellingThePeer: Bool = true) {
-        if tellingThePeer {
-            link.dataChannels?.close()
-            drainDataChannels(link)
-        }
-        link.dataChannels = nil
-        if tellingThePeer {
-            link.closeDTLS()
-            flush(link)
-        }
+        link.close(tellingThePeer: tellingThePeer)
+        flush(link)
         outputs.append(.closeIce(link.id))
     }
 

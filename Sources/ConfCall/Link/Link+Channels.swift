@@ -33,7 +33,7 @@ extension Link {
     }
 
     /// The channel `label` opened; nil when it is no channel of ours or was open already.
-    func channelOpened(_ label: String) -> ChannelOpening? {
+    private func channelOpened(_ label: String) -> ChannelOpening? {
         if label == Self.controlLabel, !controlOpen {
             controlOpen = true
             return .control
@@ -46,7 +46,7 @@ extension Link {
 
     /// The peer reset one channel (RFC 8831 section 6.7), or ended the association (`label`
     /// nil): true when the chat channel was open and is no longer.
-    func channelClosed(_ label: String?) -> Bool {
+    private func channelClosed(_ label: String?) -> Bool {
         if label == nil || label == Self.controlLabel { controlOpen = false }
         guard label == nil || label == Self.chatLabel, chatOpen else { return false }
         chatOpen = false
@@ -70,15 +70,58 @@ extension Link {
         _ = dataChannels?.send(text: message.serialized, label: Self.controlLabel)
     }
 
-    /// A chat message from a listener, refused: true for the first (reported once).
-    func refuseListenerChat() -> Bool {
-        refusedListenerChat += 1
-        return refusedListenerChat == 1
-    }
-
     /// The peer's `state`: which of its microphone and camera changed.
     func peerState(audioMuted audio: Bool, videoMuted video: Bool) -> (audio: Bool, video: Bool) {
         defer { (remoteAudioMuted, remoteVideoMuted) = (audio, video) }
         return (audio != remoteAudioMuted, video != remoteVideoMuted)
+    }
+
+    /// What the association said: its packets to the peer (through DTLS, to the outbox), and as
+    /// events what the engine acts on. A listener's chat is dropped here (reported once). The
+    /// association ended by the peer (SCTP ABORT or shutdown) ends the link, the same as its
+    /// DTLS close_notify, whichever of the two is read first.
+    func drainChannels() -> [Event] {
+        guard let channels = dataChannels else { return [] }
+        var events: [Event] = []
+        while let output = channels.pollOutput() {
+            switch output {
+            case .packet(let packet):
+                sendOverDTLS(packet)
+            case .opened(let label):
+                if let opening = channelOpened(label) { events.append(.channelOpened(opening)) }
+            case .message(Self.controlLabel, let text):
+                events.append(.control(text))
+            case .message(Self.chatLabel, let text):
+                // Listeners listen: their chat is not delivered (the room has no option to allow it).
+                guard peer.role != .listener else {
+                    refusedListenerChat += 1
+                    if refusedListenerChat == 1 { events.append(.listenerChatIgnored) }
+                    continue
+                }
+                events.append(.chat(text))
+            case .message:
+                break
+            case .closed(label: nil):
+                _ = channelClosed(nil)
+                events.append(.ended(.closedByPeer))
+                return events
+            case .closed(label: let label?):
+                if channelClosed(label), phase == .connected { events.append(.chatClosed) }
+            }
+        }
+        return events
+    }
+
+    /// Closes the data channels and DTLS with their goodbyes to the outbox, or, not
+    /// `tellingThePeer`, drops them without a word.
+    func close(tellingThePeer: Bool) {
+        if tellingThePeer, let channels = dataChannels {
+            channels.close()
+            while let output = channels.pollOutput() {
+                if case .packet(let packet) = output { sendOverDTLS(packet) }
+            }
+        }
+        dataChannels = nil
+        if tellingThePeer { closeDTLS() }
     }
 }

@@ -20,6 +20,9 @@ extension Link {
         /// After `.connected`, the engine opened the data channels: DTLS's records that waited
         /// behind the handshake (they may be for those channels) are read now.
         case channelsStarted
+        /// The data channels may have output: the engine gave them work, or the driver said
+        /// they have (usrsctp's own timers).
+        case channelsHaveOutput
         /// What is due by `now`: the DTLS timer, playout, and once connected the pacer,
         /// feedback, the silence limit and a report every `reportInterval`. `afterDatagram`:
         /// serviced right after a datagram (playout then never conceals, `playOut`).
@@ -36,6 +39,16 @@ extension Link {
         case ended(DisconnectReason)
         /// The data channels took a packet and may have output.
         case dataChannelInput
+        /// A data channel of ours opened; what the engine should send on it.
+        case channelOpened(ChannelOpening)
+        /// A chat message from the peer (a listener's never comes).
+        case chat(String)
+        /// A message on conf's control channel, unread.
+        case control(String)
+        /// A listener sent chat, dropped; only the first time.
+        case listenerChatIgnored
+        /// The peer closed the chat channel while the link is up.
+        case chatClosed
         /// The peer lost our video (PLI): one encoder serves every link, so the engine decides.
         case pictureLost
         /// A listener sent media, dropped unread; only the first time.
@@ -52,6 +65,7 @@ extension Link {
         case .iceState(let state): return iceChanged(to: state, now: now)
         case .datagram(let datagram, let senderHeldUp): return received(datagram, senderHeldUp: senderHeldUp, now: now)
         case .channelsStarted: return drainDTLS(now: now)
+        case .channelsHaveOutput: return drainChannels()
         case .timeout(let reportInterval, let afterDatagram): return service(reportInterval: reportInterval, afterDatagram: afterDatagram, now: now)
         }
     }
