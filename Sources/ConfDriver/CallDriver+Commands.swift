@@ -27,7 +27,7 @@ extension CallDriver {
     /// order) or `camera /dev/videoN`: the new one is opened first, so a camera that will not open
     /// leaves the call on the old one.
     public func switchCamera(to path: String?) throws(CommandLineProblem) {
-        guard let video, video.sends, let openCamera else {
+        guard let video, video.sends, let openCamera = devices.openCamera else {
             throw CommandLineProblem(message: "this call sends no video (a listener, no camera when it started, or --video-source none)")
         }
         let current = (video.currentSource as? CameraVideoSource)?.path

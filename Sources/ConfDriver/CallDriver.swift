@@ -41,22 +41,10 @@ public final class CallDriver {
     private let sendSignal: (ParticipantID, JSONValue) -> Void
     /// Nobody connected within the connect timeout: whether some link found no network path.
     private let onCallFailed: (_ noPath: NoPathCause?) -> Void
-    public var audio: AudioPipeline?
-    public var video: VideoPipeline?
-    /// Someone joined, left, wrote: a short sound on the speaker (nil with --no-sounds or --json).
-    /// It follows the events as they are reported, whether the engine or the rendezvous session
-    /// had them.
-    public var sounds: LocalSounds? {
-        didSet {
-            reporter.onEvent = sounds == nil ? nil : { [weak self] event in
-                guard let self, let sounds = self.sounds else { return }
-                sounds.react(to: event, now: self.clock.now())
-                self.rearm()
-            }
-        }
-    }
-    /// Opens a camera at the room's size (`camera next`); set once we are in the room.
-    public var openCamera: ((String) throws(CommandLineProblem) -> CameraVideoSource)?
+    /// The audio and video pipelines, the sounds, the camera opener.
+    public private(set) var devices: CallDevices!
+    var audio: AudioPipeline? { devices.audio }
+    var video: VideoPipeline? { devices.video }
     public var commands: LineReader?
     /// The call screen, the terminal view, the window.
     public private(set) var views: CallViews!
@@ -87,6 +75,8 @@ public final class CallDriver {
             self?.drain()
         }
         engine = CallEngine(configuration: configuration, security: security, dataChannels: factory, random: random)
+        devices = CallDevices(reporter: reporter, clock: clock, feed: { [weak self] in self?.feed($0) },
+                              soundQueued: { [weak self] in self?.rearm() })
         views = CallViews(loop: loop, clock: clock, reporter: reporter, engine: engine) { [unowned self] in (self.audio, self.video) }
         ice = IceAgents(loop: loop, settings: settings, onInput: { [weak self] in self?.feed($0) },
                         note: { [weak reporter] in reporter?.note("\($0)") })
@@ -121,10 +111,7 @@ public final class CallDriver {
     private func rearm() {
         guard let ticker else { return }
         let now = clock.now()
-        var next = engine.nextDeadline()
-        if let due = audio?.nextFrameDue(now: now), next.map({ due < $0 }) ?? true { next = due }
-        if let due = video?.nextTickDue(now: now), next.map({ due < $0 }) ?? true { next = due }
-        if let due = sounds?.nextFrameDue, next.map({ due < $0 }) ?? true { next = due }
+        let next = [engine.nextDeadline(), devices.nextDue(now: now)].compactMap { $0 }.min()
         // Rounded up to the end of its 5 ms slot, as a fixed 5 ms tick would run it: what falls
         // due within one slot shares a wakeup (each costs a poll of every socket), and a slot with
         // nothing due is skipped. "Now" (a device to poll, a frame with the encoder) is the next slot.
@@ -148,23 +135,14 @@ public final class CallDriver {
         let late = max(wakeAt.map { now.since($0) } ?? .zero, overdue ?? .zero)
         (wakeAt, overdue) = (nil, nil)
         if late >= .milliseconds(10) { engine.handle(.loopLate(by: late), now: now) }
-        for frame in audio?.frames(now: now) ?? [] {
-            engine.handle(.audioFrame(opus: frame.opus, level: frame.level), now: now)
-        }
-        video?.tick(now: now)
-        sounds?.tick(now: now)
+        devices.tick(now: now)
         if let deadline = engine.nextDeadline(), deadline <= now { engine.handle(.timeout, now: now) }
         drain()
     }
 
     /// We are in the room: media and time start.
     public func joined(_ joined: ServerMessage.Joined) {
-        video?.onEncodedFrame = { [weak self] frame, captured in
-            self?.feed(.layeredVideoFrame(frame.data, layer: frame.layer, captured: captured))
-        }
-        video?.onSmallEncodedFrame = { [weak self] frame, captured in
-            self?.feed(.smallVideoFrame(frame.data, layer: frame.layer, captured: captured))
-        }
+        devices.startSending()
         ticker = loop.deadlineTimer { [weak self] in self?.tick() }
         ticker?.wake(at: clock.now())
         feed(.joined(you: joined.you, role: joined.role, peers: joined.peers))
@@ -177,8 +155,7 @@ public final class CallDriver {
 
     public func peerLeft(_ id: ParticipantID) {
         feed(.peerLeft(id))
-        audio?.peerLeft(id)
-        video?.peerLeft(id)
+        devices.peerLeft(id)
     }
 
     // MARK: Outputs
@@ -193,30 +170,11 @@ public final class CallDriver {
             reporter.emit(event)
         case .note(let note):
             reporter.note("\(note.text)")
-        case .audio(let id, let received, let muted):
-            guard let peer = engine.participant(id), let level = audio?.play(received, from: peer, muted: muted, at: clock.now()) else { return }
-            feed(.played(id, level: level))
-        case .video(let id, let frame, let ssrc):
-            guard let peer = engine.participant(id), let video else { return }
-            if video.received(frame, ssrc: ssrc, from: peer, at: clock.now()) {
-                views.pictureArrived()
-            } else {
-                feed(.videoUndecodable(id))
-            }
-        case .keyFrameRequested:
-            video?.keyFrameRequested()
-        case .videoBitrate(let kbps):
-            video?.setBitrate(kbps: kbps)
-        case .smallVideoBitrate(let kbps):
-            if video?.setSmallBitrate(kbps: kbps) == false { feed(.smallVideoUnavailable) }
-        case .smallKeyFrameRequested:
-            video?.smallKeyFrameRequested()
-        case .videoWanted(let wanted):
-            video?.encodes = wanted
-        case .audioEncoding(let kbps, let fec, let loss):
-            audio?.setEncoding(bitrateKbps: kbps, fec: fec, expectedLossPercent: loss)
         case .callFailed(let noPath):
             onCallFailed(noPath)
+        default:
+            let media = devices.perform(output, participant: engine.participant, pictureArrived: views.pictureArrived)
+            assert(media, "an output nobody carries out: \(output)")
         }
     }
 
@@ -236,9 +194,7 @@ public final class CallDriver {
         ticker?.cancel()
         views.stopAll()
         commands?.stop()
-        sounds = nil  // it plays on the audio pipeline's speaker, which closes now
-        audio?.close()
-        video?.close()
+        devices.close()
         feed(.leave)
         ice.whenClosed(within: .milliseconds(500), done)
     }

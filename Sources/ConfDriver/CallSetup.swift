@@ -61,8 +61,7 @@ public enum CallSetup {
             do throws(CommandFailure) {
                 let media = try CallMedia.open(audio: options.audio, video: options.video, sends: publishes, resolution: joined.resolution,
                                                loop: loop, reporter: reporter)
-                (driver.audio, driver.video, driver.sounds) = (media.audio, media.video, media.sounds)
-                driver.openCamera = CallMedia.cameraOpener(resolution: joined.resolution, loop: loop)
+                driver.devices.use(media, openCamera: CallMedia.cameraOpener(resolution: joined.resolution, loop: loop))
             } catch {
                 session?.leave(failing: error)
                 return
