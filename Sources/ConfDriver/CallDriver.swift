@@ -45,7 +45,8 @@ public final class CallDriver {
     public private(set) var devices: CallDevices!
     var audio: AudioPipeline? { devices.audio }
     var video: VideoPipeline? { devices.video }
-    public var commands: LineReader?
+    /// stdin's commands, the call screen's keys and line, the window's keys.
+    public private(set) var controls: CallControls!
     /// The call screen, the terminal view, the window.
     public private(set) var views: CallViews!
     /// Wakes the driver when the engine, the audio source or the video pipeline next needs it
@@ -78,6 +79,7 @@ public final class CallDriver {
         devices = CallDevices(reporter: reporter, clock: clock, feed: { [weak self] in self?.feed($0) },
                               soundQueued: { [weak self] in self?.rearm() })
         views = CallViews(loop: loop, clock: clock, reporter: reporter, engine: engine) { [unowned self] in (self.audio, self.video) }
+        controls = CallControls(driver: self)
         ice = IceAgents(loop: loop, settings: settings, onInput: { [weak self] in self?.feed($0) },
                         note: { [weak reporter] in reporter?.note("\($0)") })
     }
@@ -90,6 +92,19 @@ public final class CallDriver {
         guard !draining else { return inputsWhileDraining.append(input) }
         engine.handle(input, now: clock.now())
         drain()
+    }
+
+    /// A person's command (`CallControls`), handled at once with its refusal; one that comes
+    /// while outputs are carried out (a key read while a view redraws) waits for them, as
+    /// `feed`'s inputs do, and is not refused.
+    func command(_ input: CallEngine.Input) -> CallEngine.Refusal? {
+        guard !draining else {
+            inputsWhileDraining.append(input)
+            return nil
+        }
+        let refusal = engine.handle(input, now: clock.now())
+        drain()
+        return refusal
     }
 
     /// Carries out the engine's outputs, then the inputs they caused, until neither is left.
@@ -193,7 +208,7 @@ public final class CallDriver {
     public func close(then done: @escaping () -> Void) {
         ticker?.cancel()
         views.stopAll()
-        commands?.stop()
+        controls.stop()
         devices.close()
         feed(.leave)
         ice.whenClosed(within: .milliseconds(500), done)

@@ -76,17 +76,17 @@ public enum CallSetup {
             driver.joined(joined)
             if options.screen, let session, let terminal = RawTerminal(loop: loop) {
                 let showsVideo = options.view == .terminal || (options.viewIsAuto && options.view == .none && options.video.enabled)
-                driver.startScreen(on: terminal, for: session, joined: joined, name: options.name, showsVideo: showsVideo)
+                driver.controls.startScreen(on: terminal, for: session, joined: joined, name: options.name, showsVideo: showsVideo)
             } else {
                 if options.view == .terminal { driver.views.startTerminalView(TerminalView()) }
                 if options.screen { reporter.note("conf: cannot take the terminal for the call screen: line commands on stdin instead") }
             }
             if options.view == .window, let session {
-                driver.openWindow(for: session, title: "conf — \(joined.roomName)")
+                driver.controls.openWindow(for: session, title: "conf — \(joined.roomName)")
             }
-            if options.startMuted { driver.setAudioMuted(true) }
+            if options.startMuted { driver.controls.setAudioMuted(true) }
         }
-        if !options.screen { driver.readCommands(for: session) }
+        if !options.screen { driver.controls.readCommands(for: session) }
         session.onLeaving = { driver.feed(.leave) }
         driver.onNetworkChanged = { [weak session] in session?.networkChanged() }
         session.onSignalPathConfirmed = { driver.feed(.networkChanged) }

@@ -4,11 +4,11 @@ import ConfCore
 import ConfIO
 import ConfWire
 
-/// The stdin commands that act on the call.
-extension CallDriver {
+/// The commands that act on the call, whichever control gave them.
+extension CallControls {
     public func setAudioMuted(_ muted: Bool) {
-        audio?.muted = muted
-        feed(.setAudioMuted(muted))
+        devices.audio?.muted = muted
+        _ = driver.command(.setAudioMuted(muted))
     }
 
     /// `mute-peer ann` or `mute-peer p2`.
@@ -20,14 +20,14 @@ extension CallDriver {
     /// `camera off` stops capture and encoding too; `camera on` starts them at a key frame.
     public func setCamera(on: Bool) throws(CommandLineProblem) {
         try command(.setVideoMuted(!on))
-        video?.paused = !on
+        devices.video?.paused = !on
     }
 
     /// `camera next` (the next camera conf can read after the one in use, in `conf devices`'
     /// order) or `camera /dev/videoN`: the new one is opened first, so a camera that will not open
     /// leaves the call on the old one.
     public func switchCamera(to path: String?) throws(CommandLineProblem) {
-        guard let video, video.sends, let openCamera = devices.openCamera else {
+        guard let video = devices.video, video.sends, let openCamera = devices.openCamera else {
             throw CommandLineProblem(message: "this call sends no video (a listener, no camera when it started, or --video-source none)")
         }
         let current = (video.currentSource as? CameraVideoSource)?.path
@@ -46,7 +46,7 @@ extension CallDriver {
         let camera = try openCamera(target)
         video.replaceSource(with: camera)
         reporter.emit(.cameraSwitched(device: target, mode: camera.mode))
-        drain()
+        driver.drain()
     }
 
     /// `hide ann` or `hide p2`; `show` undoes it.
@@ -71,9 +71,7 @@ extension CallDriver {
 
     /// Feeds a command; its refusal, if any, in words. `who`: how the command named the peer.
     private func command(_ input: CallEngine.Input, naming who: String? = nil) throws(CommandLineProblem) {
-        let refusal = engine.handle(input, now: clock.now())
-        drain()
-        switch refusal {
+        switch driver.command(input) {
         case nil:
             return
         case .notConnected(let id):

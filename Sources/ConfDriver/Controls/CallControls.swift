@@ -4,13 +4,28 @@ import ConfIO
 import ConfMedia
 import ConfWire
 
-/// Where a person's commands come from (stdin's lines, the call screen's keys and input line,
-/// the window's keys); each becomes one `CallCommand`, run here. A bad one is reported as an
-/// event and the call goes on.
-extension CallDriver {
+/// A person's controls of the call: where commands come from (stdin's lines, the call screen's
+/// keys and input line, the window's keys), each parsed into one `CallCommand` and run here
+/// (CallControls+Commands) on the engine and the devices. A bad one is reported as an event and
+/// the call goes on.
+///
+/// Threading: the event loop thread only.
+public final class CallControls {
+    unowned let driver: CallDriver
+    /// stdin's reader, when commands come from stdin.
+    private var commands: LineReader?
+
+    var engine: CallEngine { driver.engine }
+    var reporter: EventReporter { driver.reporter }
+    var devices: CallDevices { driver.devices }
+
+    init(driver: CallDriver) {
+        self.driver = driver
+    }
+
     /// Commands on stdin, one a line.
     public func readCommands(for session: ParticipantSession) {
-        let reader = LineReader(loop: loop)
+        let reader = LineReader(loop: driver.loop)
         reader.onLine = { [weak self, weak session] line in
             if let self, let session { self.runLine(line, session: session) }
         }
@@ -31,7 +46,7 @@ extension CallDriver {
             if let self, let session { self.runLine(line, session: session) }
         }
         terminal.onEnd = { [weak session] in session?.leave(reason: .command) }
-        views.startScreen(view, you: joined.you, name: name, joined: joined, showsVideo: showsVideo)
+        driver.views.startScreen(view, you: joined.you, name: name, joined: joined, showsVideo: showsVideo)
     }
 
     /// The window (`--video-view window`, or `auto` with a display); its keys run as commands.
@@ -45,7 +60,7 @@ extension CallDriver {
             return
         }
         if !window.drawsNames { reporter.note("conf: no font found for names in the video window (install fonts-dejavu-core)") }
-        views.startWindow(window) { [weak self, weak session] action in
+        driver.views.startWindow(window) { [weak self, weak session] action in
             guard let self, let session else { return }
             let command: CallCommand
             switch action {
@@ -84,7 +99,7 @@ extension CallDriver {
         case .say(let text): try say(text)
         case .play(let path):
             do {
-                audio?.play(try WAVFile.read(path: path))
+                devices.audio?.play(try WAVFile.read(path: path))
             } catch {
                 throw CommandLineProblem(message: "play: \(error)")
             }
@@ -94,5 +109,10 @@ extension CallDriver {
                 throw CommandLineProblem(message: "not connected to the rendezvous right now: try again in a moment")
             }
         }
+    }
+
+    /// No more commands from stdin (we are leaving).
+    func stop() {
+        commands?.stop()
     }
 }
