@@ -1,7 +1,7 @@
 import ConfCore
 
-/// One direction of a path with a bottleneck: packets wait in a first-in first-out queue that
-/// drains at `capacity` bits per second, then travel `propagation`. A packet that would wait more
+/// One direction of a path with a bottleneck: packets wait in a drop-tail queue that drains at
+/// `capacity` bits per second (`DropTailQueue`), then travel `propagation`. A packet that would wait more
 /// than `queueLimit` is dropped (drop-tail); each packet is also lost with probability `loss`
 /// before the queue, drawn from a seeded generator. Deliveries come out in sending order.
 struct SimulatedBottleneck {
@@ -14,18 +14,20 @@ struct SimulatedBottleneck {
         var queued: Duration
     }
 
-    var capacity: Int
+    var capacity: Int {
+        get { queue.bitsPerSecond }
+        set { queue.bitsPerSecond = newValue }
+    }
     var propagation: Duration
-    var queueLimit: Duration = .milliseconds(500)
+    private var queue: DropTailQueue
     var loss = 0.0
     var random: SeededRandom
-    private var busyUntil = Instant.zero
     private var inFlight: [Delivery] = []
     private var nextDue = 0
     private(set) var dropped = 0
 
-    init(capacity: Int, propagation: Duration, seed: UInt64 = 1) {
-        self.capacity = capacity
+    init(capacity: Int, propagation: Duration, queueLimit: Duration = .milliseconds(500), seed: UInt64 = 1) {
+        queue = DropTailQueue(bitsPerSecond: capacity, limit: .wait(queueLimit))
         self.propagation = propagation
         random = SeededRandom(seed: seed)
     }
@@ -35,14 +37,11 @@ struct SimulatedBottleneck {
             dropped += 1
             return
         }
-        let start = max(now, busyUntil)
-        let waited = start.since(now)
-        guard waited <= queueLimit else {
+        guard let (leaves, waited) = queue.admit(size, at: now) else {
             dropped += 1
             return
         }
-        busyUntil = start + .nanoseconds(Int64(size) * 8 * 1_000_000_000 / Int64(capacity))
-        inFlight.append(Delivery(sequence: sequence, size: size, sentAt: now, arrival: busyUntil + propagation, queued: waited))
+        inFlight.append(Delivery(sequence: sequence, size: size, sentAt: now, arrival: leaves + propagation, queued: waited))
     }
 
     /// The packets that arrived by `now`, in order.

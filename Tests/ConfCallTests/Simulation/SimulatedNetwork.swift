@@ -40,25 +40,7 @@ final class SimulatedNetwork<Node: Hashable> {
     /// One node's shared uplink: a rate and a drop-tail queue every datagram it sends goes
     /// through first, before its pair's own conditions; or its downlink, which every datagram
     /// to it goes through last, after them.
-    struct Uplink: Equatable, Sendable {
-        var bandwidth: Int
-        var queueLimit: Int = 64 * 1024
-        fileprivate var busyUntil = Instant.zero
-
-        init(bandwidth: Int, queueLimit: Int = 64 * 1024) {
-            self.bandwidth = bandwidth
-            self.queueLimit = queueLimit
-        }
-
-        /// Takes `bytes` entering the queue at `now`: when they leave it, or nil when the queue is full.
-        fileprivate mutating func pass(_ bytes: Int, at now: Instant) -> Instant? {
-            let start = max(now, busyUntil)
-            let backlog = Double(start.since(now).nanosecondsClamped) * Double(bandwidth) / 8e9
-            guard backlog + Double(bytes) <= Double(queueLimit) else { return nil }
-            busyUntil = start + .nanoseconds(Int64(bytes) * 8 * 1_000_000_000 / Int64(max(1, bandwidth)))
-            return busyUntil
-        }
-    }
+    typealias Uplink = DropTailQueue
     private var inFlight = TimedQueue<Datagram>()
     private var random: SeededRandom
 
@@ -197,7 +179,7 @@ final class SimulatedNetwork<Node: Hashable> {
     private func transmit(_ datagram: Datagram, over link: inout LinkState, with conditions: LinkConditions, now sent: Instant) {
         var now = sent
         if uplinks[datagram.pair.from] != nil {
-            guard let left = uplinks[datagram.pair.from]!.pass(datagram.bytes.count, at: now) else {
+            guard let left = uplinks[datagram.pair.from]!.admit(datagram.bytes.count, at: now)?.leaves else {
                 link.counters.droppedByQueue += 1
                 return
             }
@@ -205,19 +187,12 @@ final class SimulatedNetwork<Node: Hashable> {
         }
         var leaves = now
         if let bandwidth = conditions.bandwidth, bandwidth > 0 {
-            // A token bucket: `busyUntil` is when the bucket is empty with every datagram accepted
-            // so far paid for; it holds at most `burst` bytes of credit (that much earlier than now).
-            let credit = Duration.nanoseconds(Int64(max(0, conditions.burst)) * 8 * 1_000_000_000 / Int64(bandwidth))
-            let start = max(now - credit, link.busyUntil)
-            // Bytes accepted but not yet sent, counting what is left of the one on the wire.
-            let backlog = Double(start.since(now).nanosecondsClamped) * Double(bandwidth) / 8e9
-            if backlog + Double(datagram.bytes.count) > Double(conditions.queueLimit) {
+            (link.cap.bitsPerSecond, link.cap.limit, link.cap.burst) = (bandwidth, .bytes(conditions.queueLimit), conditions.burst)
+            guard let left = link.cap.admit(datagram.bytes.count, at: now)?.leaves else {
                 link.counters.droppedByQueue += 1
                 return
             }
-            let serialisation = Int64(datagram.bytes.count) * 8 * 1_000_000_000 / Int64(bandwidth)
-            link.busyUntil = start + .nanoseconds(serialisation)
-            leaves = max(now, link.busyUntil)
+            leaves = left
         }
 
         if isLost(on: &link, with: conditions) {
@@ -242,7 +217,7 @@ final class SimulatedNetwork<Node: Hashable> {
             if into < length { arrives = arrives + .nanoseconds(length - into) }
         }
         if downlinks[datagram.pair.to] != nil {
-            guard let left = downlinks[datagram.pair.to]!.pass(datagram.bytes.count, at: arrives) else {
+            guard let left = downlinks[datagram.pair.to]!.admit(datagram.bytes.count, at: arrives)?.leaves else {
                 link.counters.droppedByQueue += 1
                 return
             }
@@ -297,9 +272,8 @@ private struct NodePair: Hashable {
 
 /// One direction's moving parts.
 private struct LinkState {
-    /// When the link's transmitter finishes serialising everything accepted so far (bandwidth cap;
-    /// with a burst, when its token bucket is empty).
-    var busyUntil = Instant.zero
+    /// The bandwidth cap's queue, set from the conditions before each datagram (they may change).
+    var cap = DropTailQueue(bitsPerSecond: 1, limit: .bytes(0))
     /// The Gilbert-Elliott chain's state.
     var inBadState = false
     var counters = LinkCounters()
