@@ -11,36 +11,13 @@ extension CallEngine {
     /// One encoded frame of `encoding`; `layer` nil for a stream without temporal layers (`.videoFrame`).
     func sendVideo(_ frame: [UInt8], layer: VP8FrameLayer?, encoding: VideoEncoding = .full, captured: Instant, now: Instant) {
         guard configuration.sendsVideo, !videoMuted else { return }
-        let first = firstVideoCapture ?? captured
-        firstVideoCapture = first
-        let ticks = UInt32(truncatingIfNeeded: Int64(captured.since(first).milliseconds * 90))
-        let payloads: [[UInt8]]
-        let place: VP8FrameLayer
-        if let layer {
-            let layers = min(3, Int(layer.temporalLayer) + 1)
-            if encoding == .small {
-                smallEncodedLayers = max(smallEncodedLayers, layers)
-                payloads = smallVideoPacketizer.packetize(frame, layer: layer)
-            } else {
-                encodedLayers = max(encodedLayers, layers)
-                payloads = videoPacketizer.packetize(frame, layer: layer)
-            }
-            place = layer
-        } else {
-            encodedLayers = 1
-            payloads = videoPacketizer.packetize(frame)
-            // RFC 6386 section 9.1: bit 0 of the frame tag is clear on a key frame.
-            place = VP8FrameLayer(keyFrame: frame.first.map { $0 & 1 == 0 } ?? false)
-        }
-        if place.keyFrame, encoding == .full {
-            newLinkKeyFrameAsked = false
-            newLinkKeyFrameDue = nil  // the links waiting take this one
-        }
+        let packetized = outgoingVideo.packetize(frame, layer: layer, encoding: encoding, captured: captured)
+        let place = packetized.place
         for link in linksInOrder where link.phase == .connected && !link.peerHidesOurVideo && link.forwarding.mayGet(encoding) {
             guard let video = link.negotiated?.video, video.sends, link.srtp != nil else { continue }
             guard link.forwarding.forwards(place, of: encoding) else { continue }
             link.videoOut.payloadType = video.payloadType
-            let packets = link.videoOut.packetize(link.forwarding.numbered(payloads), mediaTime: ticks)
+            let packets = link.videoOut.packetize(link.forwarding.numbered(packetized.payloads), mediaTime: packetized.mediaTime)
             enqueue(packets, .video, on: link, transportSequenceID: link.transportSequenceID(video), now: now)
             if place.keyFrame { link.forwarding.sentKeyFrame(leaving: now + link.congestion.pacer.queueTime) }
         }
@@ -84,8 +61,8 @@ extension CallEngine {
         guard configuration.sendsVideo, !isLeaving else { return }
         let live = links.lazy.filter { $0.phase != .disconnected }
         let wanted = live.isEmpty || live.contains { !$0.peerHidesOurVideo && !$0.forwarding.paused }
-        guard wanted != videoWantedSaid else { return }
-        videoWantedSaid = wanted
+        guard wanted != outgoingVideo.wantedSaid else { return }
+        outgoingVideo.wantedSaid = wanted
         outputs.append(.videoWanted(wanted))
     }
 
@@ -118,7 +95,7 @@ extension CallEngine {
         let allocator = videoAllocator
         let encoderKbps = allocator.encoderTargetKbps(allocated)
         guard configuration.sendsVideo else { return encoderKbps }
-        let moves = allocator.chooseEncodings(&allocated, encoderKbps: encoderKbps, layers: encodedLayers, now: now)
+        let moves = allocator.chooseEncodings(&allocated, encoderKbps: encoderKbps, layers: outgoingVideo.layers(of: .full), now: now)
         for (link, state) in zip(links, allocated) { link.forwarding = state.forwarding }
         for move in moves {
             guard let link = peerSlots[move.id]?.link else { continue }
@@ -127,7 +104,7 @@ extension CallEngine {
         let smallKbps = allocator.smallTargetKbps(allocated, fullKbps: encoderKbps)
         askSmallVideoBitrate(smallKbps, now: now)
         let changes = allocator.judgeLayers(&allocated, encoderKbps: encoderKbps, smallKbps: smallKbps,
-                                            layers: { [self] in $0 == .small ? smallEncodedLayers : encodedLayers }, now: now)
+                                            layers: { [outgoingVideo] in outgoingVideo.layers(of: $0) }, now: now)
         for (link, state) in zip(links, allocated) { link.forwarding = state.forwarding }
         for (id, change) in changes {
             guard let link = peerSlots[id]?.link else { continue }
@@ -167,7 +144,7 @@ extension CallEngine {
         case .startsAfresh: link.congestion.dropQueued(.video)
         }
         outputs.append(.note(.linkEncoding(link.peer, encoding)))
-        if encoding == .full || smallVideoAsked != nil { outputs.append(keyFrameRequest(for: link)) }
+        if encoding == .full || outgoingVideo.smallAsked != nil { outputs.append(keyFrameRequest(for: link)) }
     }
 
     /// What asks for a key frame of the encoding the link is on.
@@ -177,7 +154,7 @@ extension CallEngine {
 
     /// How many temporal layers the encoding the link is on makes.
     func encodedLayers(for link: Link) -> Int {
-        link.forwarding.encoding == .small ? smallEncodedLayers : encodedLayers
+        outgoingVideo.layers(of: link.forwarding.encoding)
     }
 
     /// The temporal layers the link is being sent now: 0 while paused.

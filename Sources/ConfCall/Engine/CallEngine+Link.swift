@@ -73,8 +73,8 @@ extension CallEngine {
     private func startVideoAtKeyFrame(on link: Link, now: Instant) {
         guard configuration.sendsVideo, !videoMuted, !link.peerHidesOurVideo, link.negotiated?.video?.sends == true else { return }
         link.forwarding.waitForKeyFrame()
-        guard firstVideoCapture != nil, !newLinkKeyFrameAsked else { return }
-        if newLinkKeyFrameDue == nil { newLinkKeyFrameDue = now + Self.meshFormingWait }
+        guard outgoingVideo.hasStarted, !outgoingVideo.newLinkKeyFrameAsked else { return }
+        if outgoingVideo.newLinkKeyFrameDue == nil { outgoingVideo.newLinkKeyFrameDue = now + Self.meshFormingWait }
         askNewLinkKeyFrameWhenDue(now: now)
     }
 
@@ -85,11 +85,11 @@ extension CallEngine {
     static let meshFormingWindow: Duration = .seconds(3)
 
     /// Asks the key frame that links which came up wait for, once no other link is being set up
-    /// or `newLinkKeyFrameDue` has come.
+    /// or `OutgoingVideo.newLinkKeyFrameDue` has come.
     func askNewLinkKeyFrameWhenDue(now: Instant) {
-        guard let due = newLinkKeyFrameDue else { return }
+        guard let due = outgoingVideo.newLinkKeyFrameDue else { return }
         guard configuration.sendsVideo, !videoMuted else {
-            newLinkKeyFrameDue = nil  // the camera went off while waiting; turning it on asks anew
+            outgoingVideo.newLinkKeyFrameDue = nil  // the camera went off while waiting; turning it on asks anew
             return
         }
         let forming = peerSlots.values.contains { slot in
@@ -97,8 +97,7 @@ extension CallEngine {
             return now.since(since) < Self.meshFormingWindow
         }
         guard !forming || now >= due else { return }
-        newLinkKeyFrameDue = nil
-        newLinkKeyFrameAsked = true
+        outgoingVideo.askedNewLinkKeyFrame()
         outputs.append(.keyFrameRequested)
     }
 

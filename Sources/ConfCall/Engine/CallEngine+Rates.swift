@@ -15,12 +15,6 @@ extension CallEngine {
     static let minimumSmallVideoKbps = 50
     /// Opus's range (kbit/s) as the links allow it.
     static let audioKbpsRange = 16...64
-    /// A new encoder target is given only when it moved by more than this fraction, and at most
-    /// this often.
-    static let videoBitrateHysteresis = 0.1
-    static let encoderUpdateInterval: Duration = .seconds(1)
-    /// A target under this fraction of the one last asked goes to the encoder without waiting.
-    static let sharpFall = 0.85
     /// A link is presumed to share our uplink only while its own estimate is at least this
     /// fraction of the best link's (`shareBottleneck`).
     static let presumedShareFloor = 0.5
@@ -51,7 +45,7 @@ extension CallEngine {
         askVideoBitrate(encoderKbps, now: now)
         askAudioEncoding(now: now)
         for link in videoLinks {
-            let small = link.forwarding.chosenEncoding == .small ? smallVideoAsked?.kbps : nil
+            let small = link.forwarding.chosenEncoding == .small ? outgoingVideo.smallAsked?.kbps : nil
             if link.forwarding.paused { probeWhilePaused(link, encoderKbps: small ?? encoderKbps, now: now) } else { probeAfterFall(link, now: now) }
         }
     }
@@ -98,33 +92,13 @@ extension CallEngine {
     }
 
     private func askVideoBitrate(_ kbps: Int, now: Instant) {
-        guard configuration.sendsVideo, !videoLinks.isEmpty, Self.asksEncoder(kbps, after: videoBitrateAsked, now: now) else { return }
-        videoBitrateAsked = (kbps, now)
+        guard configuration.sendsVideo, !videoLinks.isEmpty, outgoingVideo.askFull(kbps, now: now) else { return }
         outputs.append(.videoBitrate(kbps: kbps))
     }
 
-    /// The small encoding follows its links like the full one (hysteresis, once a second, a sharp
-    /// fall at once); it starts when the first link needs it and stops when the last leaves it.
+    /// The small encoding's target (`OutgoingVideo.askSmall`); nil stops it.
     func askSmallVideoBitrate(_ kbps: Int?, now: Instant) {
-        guard let kbps else {
-            if smallVideoAsked != nil { outputs.append(.smallVideoBitrate(kbps: nil)) }
-            smallVideoAsked = nil
-            return
-        }
-        guard Self.asksEncoder(kbps, after: smallVideoAsked, now: now) else { return }
-        if smallVideoAsked == nil { smallEncodedLayers = 1 }
-        smallVideoAsked = (kbps, now)
-        outputs.append(.smallVideoBitrate(kbps: kbps))
-    }
-
-    /// Whether a video encoder last asked for `asked` is given `kbps` now: when it moved by more
-    /// than the hysteresis, at most once per `encoderUpdateInterval`, and a sharp fall at once
-    /// (every frame encoded at the old rate would wait in the pacer and then fill the path's queue).
-    private static func asksEncoder(_ kbps: Int, after asked: (kbps: Int, at: Instant)?, now: Instant) -> Bool {
-        guard let asked else { return true }
-        let sharpFall = Double(kbps) < sharpFall * Double(asked.kbps)
-        return (sharpFall || now.since(asked.at) >= encoderUpdateInterval)
-            && Double(abs(kbps - asked.kbps)) > Double(asked.kbps) * videoBitrateHysteresis
+        if let change = outgoingVideo.askSmall(kbps, now: now) { outputs.append(.smallVideoBitrate(kbps: change)) }
     }
 
     /// Opus from the worst link: an eighth of its estimate within 16...64 kbit/s (never above the
@@ -140,7 +114,7 @@ extension CallEngine {
         let fec = lossPercent >= 1
         if let asked = audioEncodingAsked {
             let same = asked.bitrateKbps == kbps && asked.fec == fec && abs(asked.lossPercent - lossPercent) < 2
-            guard !same, now.since(asked.at) >= Self.encoderUpdateInterval else { return }
+            guard !same, now.since(asked.at) >= OutgoingVideo.updateInterval else { return }
         }
         audioEncodingAsked = (kbps, fec, lossPercent, now)
         outputs.append(.audioEncoding(bitrateKbps: kbps, fec: fec, expectedLossPercent: lossPercent))

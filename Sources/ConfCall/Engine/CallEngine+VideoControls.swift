@@ -17,7 +17,7 @@ extension CallEngine {
         }
         if !muted {  // one key frame of each encoding serves every link
             outputs.append(.keyFrameRequested)
-            if smallVideoAsked != nil { outputs.append(.smallKeyFrameRequested) }
+            if outgoingVideo.smallAsked != nil { outputs.append(.smallKeyFrameRequested) }
         }
         return nil
     }

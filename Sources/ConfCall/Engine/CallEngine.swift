@@ -182,19 +182,9 @@ public final class CallEngine {
     /// `say` typed before any chat channel was open: sent to the first peer whose channel opens.
     var heldChat: [String] = []
     var nextStatsAt: Instant?
-    var videoPacketizer = VP8Packetizer()
-    var firstVideoCapture: Instant?
-    /// A key frame was asked for links that came up, and none has been sent since.
-    var newLinkKeyFrameAsked = false
-    /// While other links are being set up: when that key frame is asked at the latest.
-    var newLinkKeyFrameDue: Instant?
-    /// How many temporal layers the encoder makes (1 for `.videoFrame`), as its frames say.
-    var encodedLayers = 1
-    /// The small encoding (`VideoEncoding`): its own packetiser (its own TL0PICIDX), layers, and
-    /// the target last asked (nil while it is off).
-    var smallVideoPacketizer = VP8Packetizer()
-    var smallEncodedLayers = 1
-    var smallVideoAsked: (kbps: Int, at: Instant)?
+    /// Our video's packetisers, layers, media clock, the key frame new links wait for, and what
+    /// the encoders were last asked.
+    var outgoingVideo = OutgoingVideo()
     // Rates (CallEngine+Rates.swift): when they are looked at next, and what was last asked for.
     var nextRateUpdateAt: Instant?
     /// Which links share a queue (our uplink, presumed for those that get our video), and the one
@@ -204,9 +194,6 @@ public final class CallEngine {
     /// Which peers' packets queue together on their way to us: our downlink (CallEngine+DownlinkShare).
     var downlinkBottleneck = SharedBottleneck<ParticipantID>()
     var downlinkShared = false
-    var videoBitrateAsked: (kbps: Int, at: Instant)?
-    /// What `.videoWanted` last said; the driver starts with the encoder on.
-    var videoWantedSaid = true
     var loopLateness = LoopLateness()
     var audioEncodingAsked: (bitrateKbps: Int, fec: Bool, lossPercent: Int, at: Instant)?
 
@@ -303,7 +290,7 @@ public final class CallEngine {
         if !everConnected { earliest.consider(connectDeadline) }
         earliest.consider(nextStatsAt)
         if hasConnectedPeer { earliest.consider(nextRateUpdateAt) }
-        earliest.consider(newLinkKeyFrameDue)
+        earliest.consider(outgoingVideo.newLinkKeyFrameDue)
         return earliest.instant
     }
 

@@ -299,7 +299,7 @@ import Testing
     /// On a path that loses packets at random, the resends NACKs ask for come out of the video's
     /// budget, so that media and resends together stay within the estimate (they came on top of
     /// it, up to half as much again). Not exactly within: the encoder is asked again only when its
-    /// target moved by more than `videoBitrateHysteresis` (10 %), and follows a new one within a
+    /// target moved by more than `OutgoingVideo.hysteresis` (10 %), and follows a new one within a
     /// second. Over six seeds, sent against estimated came to 1.01-1.05 over the whole and more
     /// than 5 % over in 4-7 reports of 15; with resends on top, 1.08-1.16 and 10-14 of 15.
     @Test(arguments: [38, 138, 238] as [UInt64]) func resendsComeOutOfTheVideoBudget(seed: UInt64) throws {
