@@ -73,7 +73,7 @@ let package = Package(
         .target(name: "ConfCallMedia", dependencies: ["ConfCore", "ConfWire", "ConfCall", "ConfMedia"]),
         .target(name: "ConfDriver", dependencies: ["ConfCore", "ConfWire", "ConfCrypto", "ConfCall", "ConfMedia", "ConfIO", "ConfCallMedia", "ConfScreen"]),
         .target(name: "ConfApp", dependencies: ["ConfCore", "ConfWire", "ConfRendezvous", "ConfSession", "ConfCrypto", "ConfCall", "ConfMedia", "ConfIO",
-                                                "ConfCLI", "ConfCallMedia", "ConfDriver", "ConfWeb"]),
+                                                "ConfCLI", "ConfCallMedia", "ConfDriver", "ConfScreen", "ConfWeb"]),
         .executableTarget(name: "conf", dependencies: ["ConfApp", "ConfCore"]),
         // bench/README: what the call screen's drawing costs.
         .executableTarget(name: "screen-bench", dependencies: ["ConfScreen"], path: "bench/screen-bench"),

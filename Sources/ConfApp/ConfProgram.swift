@@ -1,5 +1,7 @@
+import ConfCall
 import ConfCLI
 import ConfDriver
+import ConfScreen
 import ConfWire
 
 /// conf's command tree: the single source of its parser, `--help`, completions and man page.
@@ -7,6 +9,8 @@ public enum ConfProgram {
     public static let version = "0.1.0"
 
     static let resolutions = Resolution.allCases.map(\.rawValue)
+    /// Where a rendezvous listens when --listen is not given: every interface, IPv6 and IPv4.
+    static let defaultListen = "[::]:7373"
 
     static let server = OptionSpec(
         "server", short: "s", value: "ADDR",
@@ -37,9 +41,14 @@ public enum ConfProgram {
         completion: .choices(["on", "off"]), environment: "CONF_PORT_MAPPING", configurable: true, default: "on")
     static let relayOnly = OptionSpec(
         "relay-only", help: "connect only through the --turn server, so that peers never learn your addresses")
-    static let connectTimeout = OptionSpec(
-        "connect-timeout", value: "SECONDS", help: "exit with status 8 when others are in the room but none connects within this time",
-        default: "15")
+    /// What `--connect-timeout` does: every link has that long to come up; only a join into a
+    /// room where others already are can find nobody at all and exit 8.
+    static func connectTimeout(exits: Bool) -> OptionSpec {
+        let perLink = "a link to a peer that does not come up within this time is given up (peer-disconnected, connect-timeout) and tried again"
+        return OptionSpec("connect-timeout", value: "SECONDS",
+                          help: exits ? perLink + "; when others are in the room but none connects within it, conf exits with status 8" : perLink,
+                          default: "15")
+    }
     static let videoSource = OptionSpec(
         "video-source", value: "SOURCE",
         help: "what you send as video, at the room's resolution: auto (the first camera conf can read, as conf devices marks it; no video when there is none), v4l2:/dev/videoN (a camera: YUYV, NV12, YU12 or MJPEG), pattern (a moving test picture), pattern:noisy (the same under grain that takes the whole bitrate), pattern:clock (the time each picture was made, drawn in cells: for measuring delay), file:PATH.y4m (a YUV4MPEG2 clip, 4:2:0, looped, at its frame rate, in its own shape) or none",
@@ -77,11 +86,15 @@ public enum ConfProgram {
     static let muted = OptionSpec("muted", help: "start with the microphone muted (the `unmute` command turns it on)")
     static let play = OptionSpec("play", value: "FILE", help: "mix this WAV file into what you send, once, at the start", completion: .file)
     static let audioBitrate = OptionSpec("audio-bitrate", value: "BPS", help: "the most Opus is given, in bits per second: it follows the worst link between 16000 and this (at most 64000)", default: "32000")
-    static let callOptions = [say, audioSource, audioSink, mic, speaker, muted, play, record, audioBitrate, stats, ui, videoSource, videoBitrate, videoView, stun, turn, relayOnly, portMapping, connectTimeout, noAudio, noVideo, noSounds]
+    static func callOptions(joining: Bool) -> [OptionSpec] {
+        [say, audioSource, audioSink, mic, speaker, muted, play, record, audioBitrate, stats, ui, videoSource, videoBitrate, videoView, stun, turn,
+         relayOnly, portMapping, connectTimeout(exits: joining), noAudio, noVideo, noSounds]
+    }
     static let json = OptionSpec(
         "json", short: "j", help: "print events as JSON on stdout, one object a line; human-readable text goes to stderr")
 
-    static let commandsHelp = "During the call, commands on stdin, one a line: mute, unmute, mute-peer WHO, unmute-peer WHO (stop playing one participant, here only; WHO is a name or an id, like ann or p2), camera off, camera on (stop and resume sending video), camera next, camera /dev/videoN (send from another camera), hide WHO, show WHO (stop and resume getting one participant's video), say TEXT (chat to everyone in the room; a peer whose link is still coming up gets it when it is up; typed before anyone is connected, it is kept and sent to the first peer who connects), play FILE.wav, leave."
+    static let commandsHelp = "During the call, commands on stdin, one a line (after / on the call screen): \(CallCommand.help). "
+        + "The man page's CALL COMMANDS says what each does."
 
     static let host = CommandSpec(
         "host", abstract: "open a room, print how others join it, and join it",
@@ -92,13 +105,14 @@ public enum ConfProgram {
         ],
         options: [
             OptionSpec("name", short: "n", value: "NAME", help: "the room's name (3 to 64 characters)", default: "conf"),
-            OptionSpec("resolution", short: "r", value: "RES", help: "the video size everyone sends",
+            OptionSpec("resolution", short: "r", value: "RES", help: "the video size everyone sends: "
+                       + Resolution.allCases.map { "\($0.rawValue) (\($0.size.width)x\($0.size.height))" }.joined(separator: ", "),
                        completion: .choices(resolutions), configurable: true, default: Resolution.default.rawValue),
             server,
             OptionSpec("listen", short: "l", value: "ADDR",
                        help: "where the embedded rendezvous listens, HOST:PORT (port 0 picks a free one)",
-                       configurable: true, default: "[::]:7373"),
-            noTLS, ca, fingerprint, me, duration] + callOptions + [json,
+                       configurable: true, default: defaultListen),
+            noTLS, ca, fingerprint, me, duration] + callOptions(joining: false) + [json,
         ],
         examples: [
             Example("conf host --name standup", "Open a room on a rendezvous inside this process and join it."),
@@ -113,7 +127,7 @@ public enum ConfProgram {
             ArgumentSpec("ROOM", help: "the room id, like 4821-7734"),
             ArgumentSpec("PIN", help: "the room's pin or listen-only pin: six digits"),
         ],
-        options: [server, ca, fingerprint, me, duration] + callOptions + [json],
+        options: [server, ca, fingerprint, me, duration] + callOptions(joining: true) + [json],
         examples: [
             Example("conf join 4821-7734 381204 --server 192.0.2.5:7373", "Join the room that conf host printed."),
             Example("conf join 4821-7734 381204 --duration 30 --json", "Join for 30 seconds, printing events as JSON (a script)."),
@@ -127,7 +141,7 @@ public enum ConfProgram {
         ],
         options: [
             OptionSpec("listen", short: "l", value: "ADDR", help: "where to listen, HOST:PORT (port 0 picks a free one)",
-                       configurable: true, default: "[::]:7373"),
+                       configurable: true, default: defaultListen),
             OptionSpec("tls-cert", value: "FILE", help: "serve HTTPS and WSS with this PEM certificate (needs --tls-key)", completion: .file),
             OptionSpec("tls-key", value: "FILE", help: "the PEM private key of --tls-cert", completion: .file),
             OptionSpec("stun", value: "HOST:PORT", help: "a STUN server to hand to participants (port 3478 if none is given); without one, the rendezvous hands out itself: it answers STUN on UDP at its own port, at the address each participant reached it by", repeatable: true),
@@ -189,67 +203,57 @@ public enum ConfProgram {
             description: [
                 "conf puts up to four people in one call with no media server: every participant connects directly to every other. A small rendezvous hands out a room id, a pin and a listen-only pin, and relays the participants' negotiation messages; it never sees media.",
                 "conf host opens a room (running the rendezvous inside itself unless told of a standing one) and prints the command others paste to join. conf join joins. Both run without a terminal too: --duration, --json and the exit status make them scriptable.",
-                "In a terminal (stdin and stdout a terminal, no --json, no --ui lines) the call has a screen: a header, the roster with each link's quality, level meter and the words to compare, others' video when no window shows it, the chat pane and an input line. Keys: m microphone, v camera, Tab or the arrows select someone, x mute them here, h hide their video, c their words are compared, Enter chat (a line starting with / is any stdin command: /camera next, /mute-peer ann), PgUp and PgDn scroll the chat, ? the keys, q leave (asks once), Ctrl-L draw again. Pasted text goes into the input line, never acts as keys. Colours follow COLORTERM (24-bit where it says truecolor, else 256) and NO_COLOR (none). The terminal is given back on every way out: leaving, Ctrl-C, SIGINT, SIGTERM, SIGHUP, SIGQUIT, a crash.",
+                "In a terminal (stdin and stdout a terminal, no --json, no --ui lines) the call has a screen: a header, the roster with each link's quality, level meter and the words to compare, others' video when no window shows it, the chat pane and an input line. Its keys are under CALL SCREEN KEYS; Enter opens the input line, where a line is chat and a line starting with / is a call command (/camera next, /mute-peer ann). Pasted text goes into the input line, never acts as keys. Colours follow COLORTERM (24-bit where it says truecolor, else 256) and NO_COLOR (none). The terminal is given back on every way out: leaving, Ctrl-C, SIGINT, SIGTERM, SIGHUP, SIGQUIT, a crash.",
             ],
             exitCodes: ExitCode.allCases.map { ($0.rawValue, $0.meaning) },
-            environment: [
-                ("CONF_SERVER", "the rendezvous to use, as --server; the command line wins over it"),
-                ("CONF_NAME", "your name in calls, as --as"),
-                ("CONF_CA", "a PEM file of certificates to trust for a wss:// rendezvous, as --ca"),
-                ("CONF_AUDIO_SOURCE, CONF_AUDIO_SINK", "defaults for --audio-source and --audio-sink"),
-                ("CONF_STUN, CONF_TURN", "STUN and TURN servers, as --stun and --turn; several separated by spaces"),
-                ("CONF_PORT_MAPPING", "on or off, as --port-mapping"),
+            environment: optionEnvironment + [
                 ("http_proxy, https_proxy, all_proxy, no_proxy", "the proxy to reach the rendezvous through (ws:// and wss://), and hosts reached directly, as curl reads them (HTTPS_PROXY, ALL_PROXY and NO_PROXY too; localhost, 127.0.0.0/8 and ::1 are always reached directly; socks5h:// is taken as socks5://). A wss:// rendezvous goes through a CONNECT tunnel, which any proxy allows; ws:// goes as an absolute-form request, which some refuse. Media and TURN never go through it: where UDP is blocked, give --turn with ?transport=tcp or tls"),
                 ("PULSE_SERVER", "the PulseAudio server to use (read by libpulse)"),
+                ("USER", "your name in calls when --as, CONF_NAME and the config file give none"),
                 ("XDG_CONFIG_HOME", "where the config file is looked for (default ~/.config)"),
+                ("XDG_STATE_HOME", "where conf rendezvous and the built-in rendezvous keep their secret and TLS key (default ~/.local/state)"),
                 ("NO_COLOR", "when set and not empty, no colour in output (the call screen's video is then drawn in characters)"),
                 ("COLORTERM", "truecolor or 24bit: the call screen uses 24-bit colour, else the 256-colour palette"),
             ],
             files: [
-                ("$XDG_CONFIG_HOME/conf/config", "optional settings, one 'key = value' a line, '#' starts a comment; keys are long option names: server, ca, as, resolution, listen, audio-source, audio-sink, mic, speaker, ui, video-source, video-view, stun, turn (several separated by spaces), port-mapping. Command-line options beat environment variables, which beat this file."),
+                ("$XDG_CONFIG_HOME/conf/config", "optional settings, one 'key = value' a line, '#' starts a comment; the keys are under CONFIG FILE. Command-line options beat environment variables, which beat this file."),
                 ("$XDG_STATE_HOME/conf/rendezvous-tls.pem", "the built-in rendezvous's TLS key and self-signed certificate (mode 0600), made by the first conf host: its fingerprint is what join lines name; remove it to make a new one"),
             ],
-            events: [
-                ("room", "room, pin, listen_pin, name, resolution, join_command, listen_join_command, browser_url, listen_browser_url", "conf host created the room; the commands join as a publisher and as a listener, and the links open the call page in a browser (the pin in the fragment; add &name=NAME to fill the name, &join=1 to join at once)"),
-                ("reachability", "verdict, address, via, advice", "conf host with its built-in rendezvous: whether others on the internet reach it. verdict: reachable (a router forwards the port, or the address is public), closed (no router opened it: forward TCP and UDP PORT, or use --server) or carrier-grade-nat (the router has no public address: use --server); address: what the join command names; via: upnp, nat-pmp, pcp, public or none; advice: what to do, in words"),
-                ("joined", "you, role, room, name, resolution, peers", "you are in the room; peers lists {id, name, role} of everyone already there"),
-                ("peer-joined", "peer, name, role", "someone joined"),
-                ("peer-left", "peer", "someone left or their connection dropped"),
-                ("peer-connected", "peer, name, path, local, remote, rtt_ms, sas, srtp, setup_ms",
-                 "a direct encrypted link to a peer is up (reported when DTLS is); path is host, srflx, prflx or relay; rtt_ms is the DTLS handshake's round trip (null if none was measured; RTCP's is in link-stats); sas is four words to compare with the peer aloud; setup_ms has ice, dtls and connected, in ms from the offer"),
-                ("peer-disconnected", "peer, code, reason",
-                 "the link to a peer ended; code is left, restarting, no-path, path-failed, connect-timeout, silence, negotiation-failed, dtls-failed or network-changed, reason says it in words; a failed link is set up again while the peer stays"),
-                ("chat", "from, name, text", "a chat message from a peer, over the encrypted data channel"),
-                ("listener-ignored", "peer, what", "a listen-only participant sent media or chat anyway; dropped (reported once per peer and kind)"),
-                ("sent", "to, text", "your chat message went to that peer"),
-                ("muted", "audio, video", "your own mute state changed (--muted, the mute and unmute commands)"),
-                ("peer-muted", "peer, audio, video", "a peer muted or unmuted itself"),
-                ("peer-muted-locally", "peer, muted", "you stopped or resumed playing a peer (mute-peer, unmute-peer)"),
-                ("camera", "on", "your camera turned off (camera off: no video is sent) or on again"),
-                ("camera-switched", "device, mode", "you send from another camera now (camera next), in this mode"),
-                ("peer-video-muted", "peer", "that peer turned its camera off"),
-                ("peer-video-unmuted", "peer", "that peer turned its camera on again"),
-                ("peer-video-hidden", "peer, hidden", "you stopped or resumed getting that peer's video (hide, show); it stops sending it to you"),
-                ("talking", "peer, talking", "someone (you included, by your own id) started or stopped talking"),
-                ("talking-while-muted", "", "you started talking while muted: nobody hears it (at most every 15 s)"),
-                ("audio-stats", "peers", "with --stats, every 2 s: per peer {peer, kbps, loss_percent, jitter_ms, buffer_ms, target_ms, concealed_ms, skipped_ms}"),
-                ("link-stats", "links", "with --stats, every 2 s: per link {peer, estimate_kbps, sent_kbps, rtt_ms, loss_percent, queue_delay_ms, video_layers, video_encoding, audio_packet_ms, shared_kbps}: what congestion control sees of the path to that peer (rtt_ms 0 before measured; video_layers 0 while paused; video_encoding full, or small: half the width and height, for a link that cannot carry half the full one's frame rate or what the full picture needs; audio_packet_ms 20, or 60 while the link is weak and the peer plays such packets; shared_kbps, while this link shares our uplink with others (the links that get our video do, until one's packets are seen to wait alone), the one rate they all send at (the least of their estimates), else 0)"),
-                ("video-paused", "peer, reason", "that peer stops getting your video: its link cannot carry even the small encoding's base layer (reason bandwidth); its audio goes on"),
-                ("video-resumed", "peer", "that peer gets your video again, from a key frame"),
-                ("devices", "sources, sinks, cameras", "conf devices: the sound server's sources and sinks, each {name, description, monitor, default}, and the cameras, each {path, name, default, modes: [{format, width, height, fps}]}"),
-                ("devices-missing", "devices, reason", "no sound server: the call goes on without the default microphone or speaker"),
-                ("device-lost", "device, peer", "a microphone, camera or speaker (peer: whose stream) went away; the call goes on without it"),
-                ("record-error", "peer, path, error", "a --record file could not be written; that recording stopped, the call goes on"),
-                ("knocking", "room, message", "the room is locked after too many wrong pins: your join waits for someone in the call to let you in"),
-                ("knock", "knock, name, role", "someone with the right pin knocks on your locked room: answer with admit KNOCK or deny KNOCK on stdin"),
-                ("knock-ended", "knock, outcome", "a knock was admitted, denied, withdrawn or expired (by anyone in the call)"),
-                ("rendezvous-lost", "code, reason", "the connection to the rendezvous broke (code: closed, stopped-answering, closed-while-resuming, network-changed); the links stay up and conf reconnects"),
-                ("rendezvous-back", "", "the seat in the room was taken back after rendezvous-lost"),
-                ("rendezvous-closed", "reason", "no rendezvous from now on (host-left, resume-refused, no-resume); the call goes on with those connected"),
-                ("left", "reason", "you left: duration, signal, command, host-left, nobody-left, or the code of the error that ended the call"),
-                ("error", "code, message", "something failed; code is stable (wrong-pin, room-full, no-such-room, rate-limited, rendezvous-unreachable, bad-command, ...)"),
-            ],
-            sections: [("Calling across the internet", internetParagraphs)]))
+            events: CallEvent.Kind.allCases.map { ($0.rawValue, $0.documentation.members.joined(separator: ", "), $0.documentation.meaning) },
+            sections: [("Calling across the internet", internetParagraphs)],
+            lists: [
+                ReferenceList(title: "Call commands", intro: "During a call, on stdin, one a line, or after / on the call screen's input line:",
+                              entries: CallCommand.reference.map { ($0.usage, $0.meaning) }),
+                ReferenceList(title: "Call screen keys", intro: "On the call screen, outside its input line (? shows them in the call):",
+                              entries: CallScreen.keyReference.map { ($0.label, $0.meaning) }),
+                ReferenceList(title: "Config file", intro: "Keys of $XDG_CONFIG_HOME/conf/config (default ~/.config/conf/config), one 'key = value' a line, as the long options of the same name; stun and turn take several, separated by spaces:",
+                              entries: configKeys),
+            ]))
+
+    /// The options' environment variables, one entry per variable, from the command tree.
+    static var optionEnvironment: [(name: String, meaning: String)] {
+        var seen = Set<String>()
+        var entries: [(name: String, meaning: String)] = []
+        for command in [host, join, rendezvous] {
+            for option in command.options {
+                guard let variable = option.environment, seen.insert(variable).inserted else { continue }
+                entries.append((variable, "as --\(option.long): \(option.help)"))
+            }
+        }
+        return entries
+    }
+
+    /// Every key the config file takes, with what its option does.
+    static var configKeys: [(term: String, meaning: String)] {
+        var seen = Set<String>()
+        var entries: [(term: String, meaning: String)] = []
+        for command in [host, join, rendezvous] {
+            for option in command.options where option.isConfigurable && seen.insert(option.long).inserted {
+                entries.append((option.long, option.help))
+            }
+        }
+        return entries.sorted { $0.term < $1.term }
+    }
 
     /// The man page's CALLING ACROSS THE INTERNET (the README says the same in short).
     static let internetParagraphs = [

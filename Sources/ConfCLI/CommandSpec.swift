@@ -111,11 +111,16 @@ public struct ProgramInfo: Sendable {
     public var events: [(name: String, fields: String, meaning: String)]
     /// Further sections of the man page, after COMMANDS: a title and its paragraphs.
     public var sections: [(title: String, paragraphs: [String])]
+    /// Sections that are lists, after those: a title, a sentence before the list, and its
+    /// entries (what is typed or pressed, and what it does).
+    public var lists: [ReferenceList]
 
     public init(version: String, summary: String, description: [String], exitCodes: [(code: Int32, meaning: String)],
                 environment: [(name: String, meaning: String)], files: [(path: String, meaning: String)],
-                events: [(name: String, fields: String, meaning: String)], sections: [(title: String, paragraphs: [String])] = []) {
+                events: [(name: String, fields: String, meaning: String)], sections: [(title: String, paragraphs: [String])] = [],
+                lists: [ReferenceList] = []) {
         self.sections = sections
+        self.lists = lists
         self.version = version
         self.summary = summary
         self.description = description
@@ -123,6 +128,19 @@ public struct ProgramInfo: Sendable {
         self.environment = environment
         self.files = files
         self.events = events
+    }
+}
+
+/// A list in the reference: the call's commands, the screen's keys, the config file's keys.
+public struct ReferenceList: Sendable {
+    public var title: String
+    public var intro: String
+    public var entries: [(term: String, meaning: String)]
+
+    public init(title: String, intro: String, entries: [(term: String, meaning: String)]) {
+        self.title = title
+        self.intro = intro
+        self.entries = entries
     }
 }
 

@@ -32,6 +32,10 @@ public enum ManPageGenerator {
         for (title, paragraphs) in info.sections {
             out += ".SH \(escape(title.uppercased()))\n" + paragraphs.map(escape).joined(separator: "\n.PP\n") + "\n"
         }
+        for list in info.lists {
+            out += ".SH \(escape(list.title.uppercased()))\n\(escape(list.intro))\n"
+            for (term, meaning) in list.entries { out += ".TP\n.B \(escape(term))\n\(escape(meaning))\n" }
+        }
         out += ".SH OPTIONS\nWithout a command:\n"
         for option in root.allOptions(isRoot: true) { out += optionEntry(option) }
         out += ".SH EXIT STATUS\n"

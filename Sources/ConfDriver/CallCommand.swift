@@ -1,6 +1,8 @@
 import ConfWire
 
-/// A command typed on stdin during a call, one a line (README, "Commands").
+/// A command typed on stdin during a call, one a line, or after `/` on the call screen. `reference`
+/// is the one description of them: `--help`, the man page, docs/REFERENCE.md and the screen's
+/// `?` are made from it, and a test parses each of its examples.
 public enum CallCommand: Equatable {
     case mute, unmute
     case mutePeer(String), unmutePeer(String)
@@ -16,8 +18,36 @@ public enum CallCommand: Equatable {
     /// A publisher's answer to a knock on a locked room.
     case admit(KnockID), deny(KnockID)
 
-    public static let help = "mute, unmute, mute-peer WHO, unmute-peer WHO, camera off, camera on, camera next, camera /dev/videoN, hide WHO, show WHO, say TEXT, play FILE.wav, "
-        + "admit KNOCK, deny KNOCK, leave"
+    /// One form of a command: how it is written, what it does, and a line that runs it.
+    public struct Form: Sendable {
+        public let usage: String
+        public let meaning: String
+        public let example: String
+    }
+
+    public static let reference: [Form] = [
+        Form(usage: "mute", meaning: "turn your microphone off (others hear nothing from you)", example: "mute"),
+        Form(usage: "unmute", meaning: "turn it on again", example: "unmute"),
+        Form(usage: "mute-peer WHO", meaning: "stop playing one participant, here only; WHO is a name or an id (two of one name: the id)",
+             example: "mute-peer ann"),
+        Form(usage: "unmute-peer WHO", meaning: "play them again", example: "unmute-peer p2"),
+        Form(usage: "camera off", meaning: "stop sending video (capture and encoding stop too)", example: "camera off"),
+        Form(usage: "camera on", meaning: "send video again, from a key frame", example: "camera on"),
+        Form(usage: "camera next", meaning: "send from the next camera conf can read (conf devices lists them)", example: "camera next"),
+        Form(usage: "camera /dev/videoN", meaning: "send from this camera", example: "camera /dev/video1"),
+        Form(usage: "hide WHO", meaning: "stop getting one participant's video (it stops sending it to you)", example: "hide ann"),
+        Form(usage: "show WHO", meaning: "get it again", example: "show ann"),
+        Form(usage: "say TEXT", meaning: "chat to everyone in the room; a peer whose link is still coming up gets it when it is up, "
+             + "and typed before anyone is connected it waits for the first", example: "say hello"),
+        Form(usage: "play FILE.wav", meaning: "mix a WAV file into what you send, once", example: "play chime.wav"),
+        Form(usage: "admit KNOCK", meaning: "let in someone knocking on a room locked by wrong pins (the knock line names KNOCK)",
+             example: "admit k1"),
+        Form(usage: "deny KNOCK", meaning: "turn them away", example: "deny k1"),
+        Form(usage: "leave", meaning: "leave the call (quit does the same)", example: "leave"),
+    ]
+
+    /// The commands' forms in one line, as errors and the screen's `?` list them.
+    public static let help = reference.map(\.usage).joined(separator: ", ")
 
     /// Nil for an empty line; throws a message naming the problem for anything unknown.
     public static func parse(_ line: String) throws(CommandLineProblem) -> CallCommand? {

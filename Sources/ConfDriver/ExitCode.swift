@@ -17,7 +17,7 @@ public enum ExitCode: Int32, Sendable, CaseIterable {
 
     public var meaning: String {
         switch self {
-        case .ok: "success: the call ended as asked (duration reached, left, or the host ended the room)"
+        case .ok: "success: the call ended as asked (--duration reached, leave, a signal), or nobody is left to talk to: the others left, or the host left with its built-in rendezvous while nobody was connected to you"
         case .failure: "any other error; the message says which"
         case .usage: "bad command line or config file: unknown option or command, missing or invalid argument"
         case .wrongPin: "wrong pin for the room"

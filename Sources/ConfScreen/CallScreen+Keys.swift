@@ -2,6 +2,44 @@
 /// line, where a line is chat and a line starting with `/` is a stdin command (`/mute`,
 /// `/camera next`); `q` asks once before leaving.
 extension CallScreen {
+    /// One line of the keys' reference: what is pressed, the keys it stands for, what they do.
+    public struct KeyHelp: Sendable {
+        public let label: String
+        public let keys: [Key]
+        public let meaning: String
+        /// The few words the `?` box has room for.
+        public let short: String
+        /// How the `?` box names the keys, when the label is too long for it.
+        public let boxLabel: String
+
+        init(label: String, keys: [Key], meaning: String, short: String, boxLabel: String? = nil) {
+            self.label = label
+            self.keys = keys
+            self.meaning = meaning
+            self.short = short
+            self.boxLabel = boxLabel ?? label
+        }
+    }
+
+    /// The keys outside the input line: the `?` box, the man page and docs/REFERENCE.md list
+    /// these, and a test presses each.
+    public static let keyReference: [KeyHelp] = [
+        KeyHelp(label: "m", keys: [.character("m")], meaning: "microphone on or off", short: "microphone"),
+        KeyHelp(label: "v", keys: [.character("v")], meaning: "camera on or off", short: "camera"),
+        KeyHelp(label: "Tab, Shift-Tab, Up, Down, j, k", keys: [.tab, .backTab, .down, .up, .character("j"), .character("k")],
+                meaning: "select someone", short: "select someone", boxLabel: "Tab"),
+        KeyHelp(label: "x", keys: [.character("x")], meaning: "mute the one selected here (others still hear them), or play them again", short: "mute them here"),
+        KeyHelp(label: "h", keys: [.character("h")], meaning: "hide their video, or show it", short: "hide their video"),
+        KeyHelp(label: "c", keys: [.character("c")], meaning: "mark their words as compared", short: "words compared"),
+        KeyHelp(label: "Enter, i", keys: [.enter, .character("i")], meaning: "chat: type a line, Enter sends it to everyone; Up and Down recall earlier lines",
+                short: "chat", boxLabel: "Enter"),
+        KeyHelp(label: "/", keys: [.character("/")], meaning: "a command, as on stdin: /camera next", short: "a command"),
+        KeyHelp(label: "PgUp, PgDn, End", keys: [.pageUp, .pageDown, .end], meaning: "scroll the chat (End: back to the newest)", short: "scroll chat", boxLabel: "PgUp PgDn"),
+        KeyHelp(label: "?", keys: [.character("?")], meaning: "these keys", short: "these keys"),
+        KeyHelp(label: "q", keys: [.character("q")], meaning: "leave (asks once); Ctrl-C leaves at once", short: "leave"),
+        KeyHelp(label: "Ctrl-L", keys: [.control("l")], meaning: "draw the screen again", short: "draw again"),
+    ]
+
     public mutating func handle(_ key: Key) -> Action? {
         switch mode {
         case .typing: return typing(key)

@@ -148,16 +148,13 @@ extension CallScreen {
     }
 
     private func drawHelp(on canvas: inout Canvas) {
-        let lines = [
-            "Keys", "",
-            "m  microphone on/off        v  camera on/off",
-            "Tab, arrows  select someone x  mute them here",
-            "h  hide their video         c  words compared",
-            "Enter  chat                 /  a command",
-            "PgUp PgDn  scroll the chat  q  leave",
-            "",
-            "Commands after /:",
-        ] + Self.wrap(commandsHelp, width: 44) + ["", "any key closes this"]
+        // Two to a line, in the reference's order.
+        let cells = Self.keyReference.map { "\($0.boxLabel)  \($0.short)" }
+        let leftWidth = stride(from: 0, to: cells.count, by: 2).map { cells[$0].count }.max() ?? 0
+        let keys = stride(from: 0, to: cells.count, by: 2).map { index in
+            index + 1 < cells.count ? cells[index] + String(repeating: " ", count: leftWidth + 1 - cells[index].count) + cells[index + 1] : cells[index]
+        }
+        let lines = ["Keys", ""] + keys + ["", "Commands after /:"] + Self.wrap(commandsHelp, width: 44) + ["", "any key closes this"]
         let width = min(canvas.columns - 2, 50)
         let top = max(1, (canvas.rows - lines.count) / 2 - 1)
         let left = max(0, (canvas.columns - width) / 2)

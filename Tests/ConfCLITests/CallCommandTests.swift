@@ -25,6 +25,20 @@ import Testing
         }
     }
 
+    /// Each documented form's example is a command, and each command's first word is documented.
+    @Test(arguments: CallCommand.reference.map(\.example))
+    func everyDocumentedExampleParses(_ line: String) throws {
+        #expect(try CallCommand.parse(line) != nil)
+    }
+
+    @Test func everyCommandWordIsDocumented() throws {
+        let documented = Set(CallCommand.reference.map { String($0.usage.split(separator: " ")[0]) })
+        for word in ["mute", "unmute", "mute-peer", "unmute-peer", "camera", "hide", "show", "say", "play", "admit", "deny", "leave"] {
+            #expect(documented.contains(word), "\(word) is a command but not in CallCommand.reference")
+        }
+        #expect(throws: CommandLineProblem.self) { try CallCommand.parse("dance") }
+    }
+
     @Test func notAdmittedHasItsOwnExitCode() {
         #expect(ExitCode(ErrorCode.notAdmitted) == .notAdmitted && ExitCode.notAdmitted.rawValue == 10)
     }

@@ -6,7 +6,7 @@ import ConfWeb
 import Foundation
 import Testing
 
-/// The committed completions and man page must be what the command tree generates. To re-record
+/// The committed completions, man page and docs/REFERENCE.md must be what the command tree generates. To re-record
 /// after changing the tree: `CONF_UPDATE_GENERATED=1 swift test --filter GeneratedFilesTests`.
 @Suite struct GeneratedFilesTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -15,6 +15,7 @@ import Testing
         ("completions/_conf", ZshCompletionGenerator.script(for: ConfProgram.program)),
         ("completions/conf.fish", FishCompletionGenerator.script(for: ConfProgram.program)),
         ("man/conf.1", ManPageGenerator.page(for: ConfProgram.program)),
+        ("docs/REFERENCE.md", MarkdownReferenceGenerator.page(for: ConfProgram.program)),
         ("Sources/ConfWeb/CallPageSources.swift", callPageSources()),
         ("Tests/Web/tile-layout-cases.json", tileLayoutCases()),
     ]

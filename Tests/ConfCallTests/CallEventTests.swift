@@ -63,6 +63,17 @@ import Testing
         #expect(Set(Self.samples.map(\.type)) == Set(CallEvent.allTypes))
     }
 
+    /// What the documentation (the man page's JSON EVENTS, docs/REFERENCE.md) says an event
+    /// carries is what its JSON has.
+    @Test(arguments: samples)
+    func theDocumentedMembersAreTheJSONsMembers(_ event: CallEvent) throws {
+        guard case .object(let members) = event.json(at: Self.time) else {
+            Issue.record("not an object")
+            return
+        }
+        #expect(members.dropFirst(3).map(\.key) == event.kind.documentation.members)
+    }
+
     @Test(arguments: samples)
     func jsonStartsWithTypeTimeAndWallClock(_ event: CallEvent) throws {
         guard case .object(let members) = event.json(at: Self.time) else {

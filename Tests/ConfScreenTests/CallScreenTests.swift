@@ -90,6 +90,23 @@ struct CallScreenTests {
         #expect(help.contains("mute them here") && help.contains("words compared"), "\(help)")
     }
 
+    /// Every key the reference lists does what it says rather than fall through to "? shows the
+    /// keys" (with someone selected, for the keys that act on them).
+    @Test func everyDocumentedKeyIsAKey() {
+        for entry in CallScreen.keyReference {
+            for key in entry.keys {
+                var screen = screen()
+                _ = screen.handle(.tab)
+                let action = screen.handle(key)
+                let acted = action != nil || screen.mode != .normal || screen.hint == nil
+                #expect(acted && screen.hint != "? shows the keys", "\(entry.label) (\(key)): \(screen.hint ?? "")")
+            }
+        }
+        var screen = screen()
+        _ = screen.handle(.character("z"))
+        #expect(screen.hint == "? shows the keys", "a key that is none is told so")
+    }
+
     @Test func aPasteIsTypedIntoTheInputLineNeverRunAsKeys() {
         var screen = screen()
         #expect(screen.handle(.paste("Notes:\nsee the faq\nq\n")) == nil)

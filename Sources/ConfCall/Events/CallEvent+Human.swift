@@ -150,7 +150,7 @@ extension CallEvent {
             case .duration: "the duration ran out"
             case .signal: "interrupted"
             case .command: "you typed leave"
-            case .hostLeft: "the host ended the room"
+            case .hostLeft: "the host left, with its rendezvous, while nobody was connected to you"
             case .nobodyLeft: "nobody else is left in the call"
             case .failed(let code): code
             }

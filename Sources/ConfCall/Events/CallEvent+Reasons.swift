@@ -69,6 +69,7 @@ extension CallEvent {
         case signal
         /// The `leave` command on stdin.
         case command
+        /// The host left with its built-in rendezvous while no link was up.
         case hostLeft
         /// The rendezvous was gone and the last link ended.
         case nobodyLeft

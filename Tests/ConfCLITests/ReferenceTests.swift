@@ -1,0 +1,93 @@
+import ConfApp
+import ConfCLI
+import Foundation
+import Testing
+
+/// What the reference (man page, docs/REFERENCE.md) and the hand-written pages say of conf's
+/// command line is what the parser and the config reader take.
+@Suite struct ReferenceTests {
+    static let root = EventDocumentationTests.root
+    static let program = ConfProgram.program
+
+    static var documentedConfigKeys: [String] {
+        program.info.lists.first { $0.title == "Config file" }?.entries.map(\.term) ?? []
+    }
+
+    @Test func theConfigKeysListedAreTheKeysTheReaderTakes() throws {
+        let listed = Self.documentedConfigKeys
+        #expect(!listed.isEmpty)
+        #expect(Set(listed) == Self.program.configurableKeys, "listed against taken: \(Set(listed).symmetricDifference(Self.program.configurableKeys))")
+        let file = listed.map { "\($0) = x" }.joined(separator: "\n")
+        let parsed = try ConfigFile.parse(file, path: "config", allowedKeys: Self.program.configurableKeys)
+        #expect(Set(parsed.values.keys) == Set(listed))
+        #expect(throws: ConfigFile.Problem.self) {
+            try ConfigFile.parse("colour = blue", path: "config", allowedKeys: Self.program.configurableKeys)
+        }
+    }
+
+    /// Every CONF_ variable the ENVIRONMENT section names is an option's, and every option's is there.
+    @Test func theEnvironmentListedIsTheOptionsEnvironment() {
+        var read = Set<String>()
+        func visit(_ command: CommandSpec) {
+            for option in command.options { if let variable = option.environment { read.insert(variable) } }
+            command.subcommands.forEach(visit)
+        }
+        visit(Self.program.root)
+        let listed = Set(Self.program.info.environment.flatMap { entry in
+            entry.name.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { $0.hasPrefix("CONF_") }
+        })
+        #expect(!read.isEmpty && listed == read, "listed against read: \(listed.symmetricDifference(read))")
+    }
+
+    /// The README and docs/ name only options conf has (others' options are listed by tool).
+    @Test func theHandWrittenPagesNameOnlyRealOptions() throws {
+        var options = Set<String>(["help", "version"])
+        func visit(_ command: CommandSpec) {
+            for option in command.options { options.insert(option.long) }
+            command.subcommands.forEach(visit)
+        }
+        visit(Self.program.root)
+        let others: Set<String> = [
+            "test",                     // scripts/install-deps
+            "prefix", "uninstall",      // scripts/install
+            "filter",                   // swift test
+            "now",                      // systemctl enable
+            "standalone",               // certbot
+        ]
+        let pattern = try Regex("(^|[ `(])--([a-z][a-z0-9-]+)")
+        for page in ["README.md", "docs/USING.md", "docs/DEPLOY.md", "docs/DEVELOPMENT.md"] {
+            let text = try String(contentsOf: Self.root.appendingPathComponent(page), encoding: .utf8)
+            for match in text.matches(of: pattern) {
+                guard let name = match.output[2].substring.map(String.init) else { continue }
+                #expect(options.contains(name) || others.contains(name), "\(page) names --\(name), which no conf command takes")
+            }
+        }
+    }
+
+    /// Every tracked file that starts with `#!` can be run.
+    @Test func everyScriptIsExecutable() throws {
+        let git = Process()
+        git.executableURL = URL(fileURLWithPath: "/usr/bin/git")
+        git.arguments = ["-C", Self.root.path, "ls-files", "-s"]
+        let pipe = Pipe()
+        git.standardOutput = pipe
+        try git.run()
+        let listing = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        git.waitUntilExit()
+        guard git.terminationStatus == 0 else { return }   // not a git checkout (an unpacked tarball): nothing to check
+        var scripts = 0
+        for line in listing.split(separator: "\n") {
+            // "<mode> <object> <stage>\t<path>"
+            let parts = line.split(separator: "\t", maxSplits: 1)
+            guard parts.count == 2, let mode = parts[0].split(separator: " ").first else { continue }
+            let path = String(parts[1])
+            guard let handle = FileHandle(forReadingAtPath: Self.root.appendingPathComponent(path).path) else { continue }
+            let head = handle.readData(ofLength: 2)
+            try? handle.close()
+            guard head == Data("#!".utf8) else { continue }
+            scripts += 1
+            #expect(mode == "100755", "\(path) starts with #! but is not executable (git mode \(mode)): chmod +x it")
+        }
+        #expect(scripts > 5)
+    }
+}
