@@ -64,8 +64,7 @@ struct HostCommand {
                     return (server, try server.listen(on: endpoint, tls: identity.map { ($0.file, $0.file) }))
                 }
             } catch {
-                reporter.failure(CommandFailure(.failure, code: "listen",
-                    "cannot run the rendezvous on \(listen): \(error.message) — another conf host? choose a port with --listen, e.g. --listen :7374"))
+                reporter.failure(CommandFailure(.failure, code: "listen", ListenFailure.words(error, endpoint: listen)))
                 return ExitCode.failure.rawValue
             }
             embedded = server
@@ -100,14 +99,15 @@ struct HostCommand {
         let createRoom = { (advertised: [String], verdict: Reachability?) in client.createRoom(request) { result in
             switch result {
             case .failure(let failure):
-                finish(.failure(CommandFailure(connecting: failure, to: address)))
+                finish(.failure(CommandFailure(connecting: failure, to: address, namedBy: standing == nil ? nil : context.origin("server"))))
             case .success(let room):
                 // Others need the same --ca to trust a wss:// rendezvous.
                 Self.report(room, advertised: advertised, ca: address.secure && identity == nil ? ca : nil,
                             fingerprint: identity?.fingerprint ?? standingFingerprint, secure: address.secure, reporter: reporter)
                 if let verdict { reporter.emit(.reachability(verdict)) }
                 let s = ParticipantSession(loop: loop, client: client, reporter: reporter, clock: SystemClock(), random: KernelRandom(),
-                                           room: room.room, pin: room.pin, name: settings.name, duration: settings.duration, onEnd: finish)
+                                           room: room.room, pin: room.pin, name: settings.name, duration: settings.duration,
+                                           serverNamedBy: standing == nil ? nil : context.origin("server"), onEnd: finish)
                 session = s
                 do throws(CommandFailure) {
                     call = try CallSetup.attach(to: s, loop: loop, reporter: reporter, options: settings.call)

@@ -34,7 +34,8 @@ struct JoinCommand {
         var exitCode = ExitCode.ok
         var call: CallDriver?
         let session = ParticipantSession(loop: loop, client: client, reporter: reporter, clock: SystemClock(), random: KernelRandom(),
-                                         room: room, pin: pin, name: settings.name, duration: settings.duration) { result in
+                                         room: room, pin: pin, name: settings.name, duration: settings.duration,
+                                         serverNamedBy: context.origin("server")) { result in
             call?.stopViews()  // the last lines belong on the normal screen
             exitCode = ParticipantRun.finish(result, reporter: reporter)
             if let call { call.close { loop.quit() } } else { loop.quit() }

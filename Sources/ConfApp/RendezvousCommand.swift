@@ -97,8 +97,7 @@ struct RendezvousCommand {
                 return workers!.port
             }
         } catch {
-            Console.err("conf rendezvous: cannot listen on \(endpoint): \(error.message)"
-                        + (endpoint.port != 0 ? " — is another rendezvous running? pick another port with --listen" : ""))
+            Console.err("conf rendezvous: " + ListenFailure.words(error, endpoint: endpoint))
             return ExitCode.failure.rawValue
         }
         var processes: RendezvousProcesses?

@@ -18,8 +18,17 @@ enum RendezvousPorts {
     static func bind<Listener>(loop: EventLoop, endpoint: HostPort, shared: Bool, quiet: Bool,
                                listen: (HostPort, _ answersSTUN: Bool) throws(GLibError) -> Listener) throws(GLibError) -> (Listener, STUNService?) {
         if endpoint.port != 0 {
-            let stun = stunService(loop: loop, endpoint: endpoint, shared: shared, quiet: quiet)
-            return (try listen(endpoint, stun != nil), stun)
+            // STUN's warning waits for the listener: a port TCP cannot have is the error to read.
+            let stun = Result { () throws(GLibError) in try STUNService(loop: loop, host: endpoint.host, port: endpoint.port, reusePort: shared) }
+            let listener: Listener
+            do {
+                listener = try listen(endpoint, (try? stun.get()) != nil)
+            } catch {
+                (try? stun.get())?.close()
+                throw error
+            }
+            if case .failure(let error) = stun, !quiet { sayNoSTUN(at: endpoint, error) }
+            return (listener, try? stun.get())
         }
         var refused: [STUNService] = []
         defer { refused.forEach { $0.close() } }
@@ -48,8 +57,12 @@ enum RendezvousPorts {
         do {
             return try STUNService(loop: loop, host: endpoint.host, port: endpoint.port, reusePort: shared)
         } catch {
-            if !quiet { Console.err("rendezvous: no STUN on UDP \(endpoint): \(error.message) — participants get only --stun servers") }
+            if !quiet { sayNoSTUN(at: endpoint, error) }
             return nil
         }
+    }
+
+    private static func sayNoSTUN(at endpoint: HostPort, _ error: GLibError) {
+        Console.err("rendezvous: no STUN on UDP \(endpoint): \(error.message) — participants get only --stun servers")
     }
 }

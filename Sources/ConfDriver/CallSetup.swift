@@ -9,6 +9,9 @@ import ConfWire
 /// certificate, the engine's configuration; wires the room's events into a `CallDriver`, and
 /// opens the media, the views and the controls once the room is joined.
 public enum CallSetup {
+    static let lineModeHint = TerminalText(trusted: "conf: type say and a message to chat, leave (or Ctrl-C) to leave; "
+        + "mute, camera off and the other commands are in man conf, CALL COMMANDS")
+
     /// Attaches peer connections to `session`.
     public static func attach(to session: ParticipantSession, loop: EventLoop, reporter: EventReporter, options: CallOptions)
         throws(CommandFailure) -> CallDriver
@@ -19,9 +22,6 @@ public enum CallSetup {
             certificate = try DTLSCertificate()
         } catch {
             throw CommandFailure(.failure, code: "crypto", "cannot make the DTLS certificate: \(error)")
-        }
-        if let missing = options.audio.missingDevices {
-            reporter.emit(.devicesMissing(missing.devices, reason: missing.reason))
         }
         let timeout = options.connectTimeout
         var configuration = CallEngine.Configuration()
@@ -58,6 +58,10 @@ public enum CallSetup {
             }
             driver.settings.iceServers += offered
             let publishes = joined.role == .publisher
+            // Said once in the room: a rendezvous that cannot be reached is the error to read first.
+            if let missing = options.audio.missingDevices {
+                reporter.emit(.devicesMissing(missing.devices, reason: missing.reason))
+            }
             do throws(CommandFailure) {
                 let media = try CallMedia.open(audio: options.audio, video: options.video, sends: publishes, resolution: joined.resolution,
                                                loop: loop, reporter: reporter)
@@ -80,6 +84,8 @@ public enum CallSetup {
             } else {
                 if options.view == .terminal { driver.views.startTerminalView(TerminalView()) }
                 if options.screen { reporter.note("conf: cannot take the terminal for the call screen: line commands on stdin instead") }
+                // Someone typing at the line mode is told once how to chat and leave.
+                if !reporter.json, Console.isTerminal(0) { reporter.note(Self.lineModeHint) }
             }
             if options.view == .window, let session {
                 driver.controls.openWindow(for: session, title: "conf — \(joined.roomName)")

@@ -3,10 +3,10 @@ import ConfWire
 
 /// The exit code, `error` code and words of each way a session with the rendezvous fails.
 extension CommandFailure {
-    public init(_ failure: RendezvousFailure, rendezvous address: RendezvousAddress, room: RoomID) {
+    public init(_ failure: RendezvousFailure, rendezvous address: RendezvousAddress, namedBy origin: String? = nil, room: RoomID) {
         switch failure {
         case .cannotConnect(let why):
-            self.init(connecting: why, to: address)
+            self.init(connecting: why, to: address, namedBy: origin)
         case .joinRefused(let code, let text):
             self.init(ExitCode(code), code: code.rawValue, Self.explain(code, text, room: room))
         case .shutDown:
@@ -30,11 +30,13 @@ extension CommandFailure {
     }
 
     /// Talking to the rendezvous at `address` failed (opening the WebSocket, or creating a room).
-    public init(connecting failure: RendezvousClientError, to address: RendezvousAddress) {
+    /// `origin` is where the person named it: "--server", "CONF_SERVER" or the config file's
+    /// line; nil for the rendezvous inside `conf host`.
+    public init(connecting failure: RendezvousClientError, to address: RendezvousAddress, namedBy origin: String? = nil) {
         switch failure {
         case .unreachable(let why):
             self.init(.rendezvousUnreachable, code: "rendezvous-unreachable",
-                      "cannot reach the rendezvous at \(address): \(why) — is `conf host` or `conf rendezvous` running there? set --server")
+                      "cannot reach the rendezvous at \(address): \(why) — " + Self.nextStep(reaching: address, namedBy: origin))
         case .refused(let code, let text):
             self.init(ExitCode(code), code: code.rawValue, "the rendezvous at \(address) refused: \(text)")
         case .badAnswer(let text):
@@ -46,6 +48,18 @@ extension CommandFailure {
         case .untrustedCertificate(let why):
             self.init(.rendezvousUnreachable, code: "untrusted-certificate",
                       "the rendezvous at \(address) is not trusted: \(why) — if it uses a private CA or a self-signed certificate, pass --ca FILE with it")
+        }
+    }
+
+    /// What to do when the rendezvous does not answer, from where its address came.
+    static func nextStep(reaching address: RendezvousAddress, namedBy origin: String?) -> String {
+        switch origin {
+        case nil:
+            "the rendezvous inside this conf host did not answer: run it again, and report this if it goes on"
+        case "--server"?:
+            "is conf host or conf rendezvous running there, and its port open to you? Check the address with whoever gave it"
+        case let origin?:
+            "the address is from \(origin): correct it there, or give --server the address conf host printed"
         }
     }
 

@@ -12,6 +12,9 @@ public enum Console {
 
     private static func write(_ text: String, to fd: Int32) { writeAll(text, to: fd) }
 
+    /// Whether `fd` is a terminal (someone types or reads there).
+    public static func isTerminal(_ fd: Int32) -> Bool { isatty(fd) == 1 }
+
     /// Whether to use ANSI colour on `fd`: a terminal, and NO_COLOR unset (https://no-color.org).
     public static func wantsColor(fd: Int32, environment: [String: String]) -> Bool {
         isatty(fd) == 1 && (environment["NO_COLOR"] ?? "").isEmpty && environment["TERM"] != "dumb"

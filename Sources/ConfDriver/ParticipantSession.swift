@@ -15,6 +15,9 @@ public final class ParticipantSession {
     private let clock: any MonotonicClock
     private let core: RendezvousSession
     private let room: RoomID
+    /// Where the person named the rendezvous ("--server", "CONF_SERVER", ...), for the error that
+    /// says it cannot be reached; nil for the one inside `conf host`.
+    private let serverNamedBy: String?
     private let onEnd: (Result<CallEvent.LeaveReason, CommandFailure>) -> Void
     /// Which connection attempt is current: callbacks from older ones are ignored.
     private var attempt = 0
@@ -38,13 +41,14 @@ public final class ParticipantSession {
     public var onSignalPathConfirmed: (() -> Void)?
 
     public init(loop: EventLoop, client: RendezvousClient, reporter: EventReporter, clock: any MonotonicClock, random: any RandomNumberGenerator,
-                room: RoomID, pin: Pin, name: String, duration: Duration?,
+                room: RoomID, pin: Pin, name: String, duration: Duration?, serverNamedBy: String? = nil,
                 onEnd: @escaping (Result<CallEvent.LeaveReason, CommandFailure>) -> Void) {
         self.loop = loop
         self.client = client
         self.reporter = reporter
         self.clock = clock
         self.room = room
+        self.serverNamedBy = serverNamedBy
         self.onEnd = onEnd
         core = RendezvousSession(configuration: .init(rendezvous: client.address, room: room, pin: pin, name: name, duration: duration),
                                  random: random)
@@ -126,7 +130,7 @@ public final class ParticipantSession {
             timer = nil
             switch ending {
             case .left(let reason): onEnd(.success(reason))
-            case .failed(let failure): onEnd(.failure(CommandFailure(failure, rendezvous: client.address, room: room)))
+            case .failed(let failure): onEnd(.failure(CommandFailure(failure, rendezvous: client.address, namedBy: serverNamedBy, room: room)))
             case .abandoned: onEnd(.failure(abandonedWith ?? CommandFailure(.failure, code: "failed", "the call failed")))
             }
         }

@@ -18,6 +18,9 @@ public struct GLibError: Error, Sendable, CustomStringConvertible {
 
     /// True for "connection refused" from GIO.
     public var isConnectionRefused: Bool { domain == "g-io-error-quark" && code == Int32(G_IO_ERROR_CONNECTION_REFUSED.rawValue) }
+
+    /// True for a port another socket holds.
+    public var isAddressInUse: Bool { domain == "g-io-error-quark" && code == Int32(G_IO_ERROR_ADDRESS_IN_USE.rawValue) }
 }
 
 /// Calls a GLib function taking a trailing `GError **` and throws what it set.

@@ -19,6 +19,21 @@ public enum HostResolver {
         return inet_pton(AF_INET, host, &buffer) == 1 || inet_pton(AF_INET6, host, &buffer) == 1
     }
 
+    /// Whether `host`, an address literal, is an address of this machine: a socket can be bound
+    /// to it (EADDRNOTAVAIL says it cannot). Wildcards and loopback are.
+    public static func isLocalAddress(_ host: String) -> Bool {
+        var hints = addrinfo()
+        hints.ai_flags = AI_NUMERICHOST
+        hints.ai_socktype = Int32(SOCK_DGRAM.rawValue)
+        var result: UnsafeMutablePointer<addrinfo>?
+        guard getaddrinfo(host, "0", &hints, &result) == 0, let first = result else { return false }
+        defer { freeaddrinfo(result) }
+        let fd = socket(first.pointee.ai_family, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { return true }  // no socket to try with: let the real bind say
+        defer { close(fd) }
+        return bind(fd, first.pointee.ai_addr, first.pointee.ai_addrlen) == 0 || errno != EADDRNOTAVAIL
+    }
+
     private static func lookup(_ host: String, family: Int32) -> String? {
         var hints = addrinfo()
         hints.ai_family = family

@@ -96,6 +96,21 @@ struct CallScreenTests {
         bob.signal(SIGTERM)
     }
 
+    /// Without the screen (`--ui lines`), a person at a terminal is told once how to chat and
+    /// leave, and doing so works.
+    @Test func lineModeSaysOnceHowToChatAndLeave() throws {
+        let (rendezvous, bob, cy, ann) = try call(extra: ["--ui", "lines", "--no-sounds"])
+        defer { withExtendedLifetime(rendezvous) {} }
+        let told = ann.waitForScreen { $0.text.contains("type say and a message to chat, leave (or Ctrl-C) to leave") }
+        #expect(told != nil, "\(ann.lastText)")
+        ann.type("say hello from the line mode\r")
+        #expect(bob.waitForEvent("chat")?["text"] as? String == "hello from the line mode", "\(bob.stdout)")
+        ann.type("leave\r")
+        #expect(ann.waitForExit() == 0)
+        #expect(ann.written().components(separatedBy: "type say and a message to chat").count == 2, "said once")
+        for peer in [bob, cy] { peer.signal(SIGTERM) }
+    }
+
     @Test(arguments: [SIGTERM, SIGHUP, SIGSEGV, SIGQUIT])
     func aSignalOrACrashStillRestoresTheTerminal(signal: Int32) throws {
         let (rendezvous, bob, cy, ann) = try call()

@@ -35,10 +35,11 @@ import Testing
         let fromFile = try ConfProcess(["join", "1234-5678", "123456"], environment: ["XDG_CONFIG_HOME": dir.path])
         #expect(fromFile.waitForExit() == 6)
         #expect(fromFile.stderr.contains("127.0.0.1:1"))
+        #expect(fromFile.stderr.contains("the address is from \(config.path) (server)"), "the error names the file to correct: \(fromFile.stderr)")
         // The environment beats the file.
         let fromEnv = try ConfProcess(["join", "1234-5678", "123456"], environment: ["XDG_CONFIG_HOME": dir.path, "CONF_SERVER": "127.0.0.1:2"])
         #expect(fromEnv.waitForExit() == 6)
-        #expect(fromEnv.stderr.contains("127.0.0.1:2"))
+        #expect(fromEnv.stderr.contains("127.0.0.1:2") && fromEnv.stderr.contains("the address is from CONF_SERVER"), "\(fromEnv.stderr)")
         // A broken file is a usage error naming file and line.
         try "server = a\nnonsense\n".write(to: config, atomically: true, encoding: .utf8)
         let broken = try ConfProcess(["join", "1234-5678", "123456"], environment: ["XDG_CONFIG_HOME": dir.path])
@@ -85,8 +86,36 @@ import Testing
         let server = try RendezvousProcess()
         let p = try ConfProcess(["host", "--listen", server.address])
         #expect(p.waitForExit() == 1)
-        #expect(p.stderr.contains("cannot run the rendezvous on \(server.address)"))
-        #expect(p.stderr.contains("--listen"))
+        #expect(p.stderr.contains("cannot listen on \(server.address): something else holds port"), "\(p.stderr)")
+        #expect(p.stderr.contains("--listen :"))
+        let again = try ConfProcess(["rendezvous", "--listen", server.address])
+        #expect(again.waitForExit() == 1)
+        #expect(again.stderr.hasPrefix("conf rendezvous: cannot listen on \(server.address)"), "the one error, nothing before it: \(again.stderr)")
+        #expect(again.stderr.contains("something else holds port") || again.stderr.contains("another conf rendezvous of this user serves port"),
+                "\(again.stderr)")
+    }
+
+    /// An unreachable rendezvous named on the command line is the one thing said (no sound
+    /// warning before it, as without a sound server), with a next step for what was typed.
+    @Test func anUnreachableRendezvousIsTheErrorToRead() throws {
+        let noSoundServer = ["CONF_AUDIO_SOURCE": "", "CONF_AUDIO_SINK": "", "PULSE_SERVER": "unix:/nonexistent/pulse"]
+        let p = try ConfProcess(["join", "1234-5678", "123456", "--server", "127.0.0.1:1"], environment: noSoundServer)
+        #expect(p.waitForExit() == 6)
+        #expect(p.stderr.hasPrefix("conf: cannot reach the rendezvous at 127.0.0.1:1"), "\(p.stderr)")
+        #expect(!p.stderr.contains("sound server") && !p.stderr.contains("set --server"), "\(p.stderr)")
+        #expect(p.stderr.contains("Check the address with whoever gave it"), "\(p.stderr)")
+    }
+
+    /// A --listen address that is not this machine's is a usage error saying so, before anything
+    /// is bound (no STUN warning, no "another rendezvous?").
+    @Test func aListenAddressNotOnThisMachineIsSaidSo() throws {
+        // 192.0.2.0/24 is TEST-NET-1: never an address of this machine.
+        for command in [["host", "--no-audio", "--no-video"], ["rendezvous"]] {
+            let p = try ConfProcess(command + ["--listen", "192.0.2.1:7373"])
+            #expect(p.waitForExit() == 2)
+            #expect(p.stderr.contains("192.0.2.1 is not an address of this machine"), "\(p.stderr)")
+            #expect(!p.stderr.contains("STUN") && !p.stderr.contains("another"), "\(p.stderr)")
+        }
     }
 
     /// Every option is checked before a device is opened or a room made: a bad --listen is a

@@ -116,9 +116,8 @@ extension CallEvent {
             }
             return text
         case .devicesMissing(let devices, let reason):
-            return "conf: no sound server (\(reason)): going on without \(devices.map(\.rawValue).joined(separator: " and ")) — "
-                + "sending silence, playing nothing. Install and start pulseaudio or pipewire-pulse for sound, or choose "
-                + "--audio-source tone:440 (or file:PATH.wav) and --audio-sink none to say so"
+            return "conf: no sound server (\(reason)), so no \(devices.map(\.rawValue).joined(separator: " or ")) in this call — "
+                + "start pulseaudio or pipewire-pulse for sound"
         case .deviceLost(.microphone):
             return "conf: the microphone went away; sending silence from now on"
         case .deviceLost(.camera):
