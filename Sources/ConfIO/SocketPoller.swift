@@ -14,8 +14,9 @@ protocol PolledDescriptor: AnyObject {
 
 /// Many sockets watched through one epoll set, which is itself a single descriptor on the GLib
 /// loop. GLib prepares, polls and checks every source of its context on each iteration, so with
-/// thousands of WebSockets as GLib sources every wake-up cost milliseconds (BENCHMARKS.md, "The
-/// rendezvous under a load generator in C"); here a wake-up costs what is ready.
+/// thousands of WebSockets as GLib sources every wake-up cost milliseconds (git show
+/// 20307e8:BENCHMARKS.md, "The rendezvous under a load generator in C"); here a wake-up costs
+/// what is ready.
 ///
 /// Threading: on the EventLoop thread it was made on; clients are called there.
 final class SocketPoller {

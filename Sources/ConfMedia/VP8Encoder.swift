@@ -57,7 +57,7 @@ public final class VP8Encoder {
         // 30 fps): receivers ask with a PLI when they need one, and asking again is how a lost PLI
         // is made good. In a call a key frame is 8-9 frames' worth of the target, sent to every
         // link at once; rate control then skips about every other picture for a second to pay
-        // for it (BENCHMARKS.md, "Key frames every 10 s").
+        // for it (git show 20307e8:BENCHMARKS.md, "Key frames every 10 s").
         keyFrameInterval = max(1, framesPerSecond * 100)
         frameTicks = max(1, Self.ticksPerSecond / Int64(max(1, framesPerSecond)))
         var status = conf_vp8_encoder_defaults(&config)

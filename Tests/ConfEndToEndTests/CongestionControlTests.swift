@@ -105,7 +105,7 @@ struct CongestionControlTests {
 
     /// Three senders (bob, cat, dan in one namespace) reach ann through one 300 kbit/s bucket: a
     /// queue all three share on their way to her, as her downlink would be. Each sender's own
-    /// controller alone left one or two of them starved (BENCHMARKS); ann reads their audio
+    /// controller alone left one or two of them starved (git show 20307e8:BENCHMARKS.md); ann reads their audio
     /// queueing together and sends each a REMB with an even share, so all three get video through.
     @Test func threeSendersThroughOneQueueEachGetVideoThrough() throws {
         let prefix = "cd\(getpid() % 10_000)"

@@ -24,7 +24,7 @@ import ConfCore
 /// the next probe doubles, up to `maximumProbeWait`; a trial passed resets the wait. That wait is
 /// short (libwebrtc probes an application-limited link every 5 s): in a low phase the trials fail
 /// by the estimate's own saw-tooth, and the wait is then what stands between capacity coming back
-/// and the link finding it (BENCHMARKS "Probing back to what a link carried").
+/// and the link finding it (git show 20307e8:BENCHMARKS.md, "Probing back to what a link carried").
 ///
 /// A paused link (`whilePaused`) sends audio only, and an estimate may not grow much past what
 /// the path is seen to deliver (`AIMDRateControl`: 1.5 × the acknowledged rate): so until it can

@@ -6,7 +6,7 @@ import ConfCore
 /// badly keep such a queue: GStreamer's webrtcbin sends it with its RTCP, in bursts about a
 /// second apart (each over-use is seen a second late; a cut to 0.85 drains a little and the
 /// increase fills it again), or every ~60 ms with arrival times too noisy for the trend
-/// (bench/webrtcbin_capped.py behind a bucket; BENCHMARKS).
+/// (bench/webrtcbin_capped.py behind a bucket; git show 20307e8:BENCHMARKS.md).
 ///
 /// So when even the least delayed packet of a feedback message waited `limit` or more
 /// (`QueueDelayMeter.standingQueueDelay`: a queue that stood through the whole message, not a

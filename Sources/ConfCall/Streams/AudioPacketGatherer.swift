@@ -9,7 +9,8 @@ import ConfWire
 /// packet. The encoder stays one for everyone; only this link's packets change. Pure.
 ///
 /// Only then, for now: on every weak link, senders behind one shared downlink shared it no
-/// better (BENCHMARKS "The shared downlink, and 60 ms packets on weak links with video tried").
+/// better (git show 20307e8:BENCHMARKS.md, "The shared downlink, and 60 ms packets on weak
+/// links with video tried").
 struct AudioPacketGatherer: Sendable {
     /// One packet to send: its Opus bytes, its length in 48 kHz samples, and the loudest of
     /// its frames' levels (RFC 6464: -dBov, 0 the loudest).

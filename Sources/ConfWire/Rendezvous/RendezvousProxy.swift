@@ -7,7 +7,7 @@
 /// conf reads these itself instead of leaving the choice to GIO's default resolver, which loads
 /// three modules, libproxy and the desktop's proxy settings (GSettings, dconf) and asks them on
 /// a thread of its own before the first connection: a few milliseconds of the time to `joined`
-/// (BENCHMARKS.md, "The rendezvous without GIO's proxy modules").
+/// (git show 20307e8:BENCHMARKS.md, "The rendezvous without GIO's proxy modules").
 public struct RendezvousProxy: Equatable, Sendable {
     /// The proxy's URL, with a scheme GIO knows (http://, socks5://...): "proxy:3128" is taken
     /// as http://proxy:3128, as curl takes it, and curl's socks5h:// (the proxy resolves names)
