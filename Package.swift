@@ -82,12 +82,14 @@ let package = Package(
 
         // What more than one test target needs (a test target cannot share its files).
         .target(name: "TestSupport", path: "Tests/TestSupport"),
+        // OpenSSL's DTLS timer on the simulation's clock (gettimeofday, interposed in the tests only).
+        .target(name: "SimulatedWallClock", path: "Tests/SimulatedWallClock"),
         .testTarget(name: "ConfCoreTests", dependencies: ["ConfCore"]),
         .testTarget(name: "ConfWireTests", dependencies: ["ConfWire"]),
         .testTarget(name: "ConfRendezvousTests", dependencies: ["ConfRendezvous", "ConfCrypto"]),
         .testTarget(name: "ConfSessionTests", dependencies: ["ConfSession"]),
         .testTarget(name: "ConfCryptoTests", dependencies: ["ConfCrypto"]),
-        .testTarget(name: "ConfCallTests", dependencies: ["ConfCall", "ConfCrypto", "ConfSession", "ConfWire"]),
+        .testTarget(name: "ConfCallTests", dependencies: ["ConfCall", "ConfCrypto", "ConfSession", "ConfWire", "SimulatedWallClock"]),
         .testTarget(name: "ConfIOTests", dependencies: ["ConfIO", "ConfCrypto"]),
         .testTarget(name: "ConfScreenTests", dependencies: ["ConfScreen"]),
         .testTarget(name: "ConfMediaTests", dependencies: ["ConfMedia", "ConfWire", "CTurboJPEG", "TestSupport"]),

@@ -71,7 +71,7 @@ import Glibc
     /// flight, and the server answered nothing). It now connects at the same simulated instant.
     @Test func realDTLSConnectsAtTheSameInstantOnAStalledMachine() throws {
         func connectedAt(stalls: Int) throws -> [Instant] {
-            let call = SimulatedCall(seed: 43)
+            let call = SimulatedCall(seed: 43, dtlsTimerInRealTime: true)
             let ann = try call.add("ann"), bob = try call.add("bob")
             var left = stalls
             call.beforeDelivery = { _, _, _ in
@@ -90,5 +90,35 @@ import Glibc
         }
         let steady = try connectedAt(stalls: 0), stalled = try connectedAt(stalls: 3)
         #expect(steady.count == 2 && stalled == steady, "steady \(steady), stalled \(stalled)")
+    }
+
+    /// OpenSSL's retransmission timer runs on the simulated clock: a lost first flight is sent
+    /// again after the 400 ms the timer is set to, at the same simulated instant in every run,
+    /// with no real time passing for it.
+    @Test func realDTLSResendsALostFlightOnTheSimulatedClock() throws {
+        func connectedAt(losingFirstFlight: Bool) throws -> [Instant] {
+            let call = SimulatedCall(seed: 44)
+            let ann = try call.add("ann"), bob = try call.add("bob")
+            var lost = 0
+            call.delivers = { _, _, bytes in
+                // RFC 7983: 20-63 is DTLS. The first handshake datagram, whoever sends it.
+                guard losingFirstFlight, lost == 0, let first = bytes.first, (20...63).contains(first) else { return true }
+                lost += 1
+                return false
+            }
+            call.join(ann)
+            call.join(bob)
+            #expect(call.run(for: .seconds(5)) { !ann.connectedEvents.isEmpty && !bob.connectedEvents.isEmpty })
+            #expect(lost == (losingFirstFlight ? 1 : 0))
+            return [ann, bob].compactMap { person in
+                person.events.first { if case .peerConnected = $0.event { true } else { false } }?.at
+            }
+        }
+        let steady = try connectedAt(losingFirstFlight: false)
+        let lossy = try connectedAt(losingFirstFlight: true), again = try connectedAt(losingFirstFlight: true)
+        #expect(steady.count == 2 && lossy.count == 2)
+        #expect(lossy == again, "the same instants in two runs: \(lossy) against \(again)")
+        let delay = zip(lossy, steady).map { $0.since($1).milliseconds }.min() ?? 0
+        #expect(delay >= 400 && delay < 800, "a flight resent after the 400 ms timer: \(delay) ms later than without the loss")
     }
 }

@@ -3,6 +3,7 @@ import ConfCore
 import ConfCrypto
 import ConfWire
 import Foundation
+import SimulatedWallClock
 
 /// Steps 2 to 4 call engines against each other on a manual clock: a simulated rendezvous
 /// (joins, leaves, relayed signals), a fake ICE agent per link, and a seeded simulated network
@@ -20,13 +21,21 @@ final class SimulatedCall {
     var delivers: (_ from: ParticipantID, _ to: ParticipantID, _ bytes: [UInt8]) -> Bool = { _, _, _ in true }
     var random: SeededRandom
 
-    /// Real DTLS (OpenSSL) keeps its retransmission timer in real time: only for runs where no
-    /// handshake packet is lost. `FakeDTLS` retransmits on the simulated clock.
+    /// Real DTLS is OpenSSL's, its retransmission timer on the simulated clock (OpenSSL reads
+    /// gettimeofday, which SimulatedWallClock answers from `clock` while an engine runs), unless
+    /// `dtlsTimerInRealTime` (a test of a machine that stalls in real time). `FakeDTLS` is a
+    /// handshake of a few bytes, for the runs that need many links.
     enum Handshake { case realDTLS, fakeDTLS }
     let handshake: Handshake
+    let dtlsTimerInRealTime: Bool
+    /// Where the simulation's wall clock starts: the real one when the call was made.
+    private let wallClockStart = simulated_wall_clock_real_now()
+    private let clockStart: Instant
 
-    init(seed: UInt64 = 1, handshake: Handshake = .realDTLS) {
+    init(seed: UInt64 = 1, handshake: Handshake = .realDTLS, dtlsTimerInRealTime: Bool = false) {
         self.handshake = handshake
+        self.dtlsTimerInRealTime = dtlsTimerInRealTime
+        clockStart = clock.now()
         let seed = seed &+ Self.seedShift
         random = SeededRandom(seed: seed)
         network = SimulatedNetwork(seed: seed, conditions: LinkConditions(delay: .milliseconds(20)))
@@ -195,6 +204,10 @@ final class SimulatedCall {
 
     /// Feeds what is pending and carries out every output, until both are empty.
     func step(_ participant: Participant) {
+        if !dtlsTimerInRealTime {
+            simulated_wall_clock_set(wallClockStart + now.since(clockStart).nanosecondsClamped / 1000)
+        }
+        defer { simulated_wall_clock_clear() }
         while true {
             if !participant.pending.isEmpty {
                 let input = participant.pending.removeFirst()
