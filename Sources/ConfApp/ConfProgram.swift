@@ -222,11 +222,11 @@ public enum ConfProgram {
             events: CallEvent.Kind.allCases.map { ($0.rawValue, $0.documentation.members.joined(separator: ", "), $0.documentation.meaning) },
             sections: [("Calling across the internet", internetParagraphs)],
             lists: [
-                ReferenceList(title: "Call commands", intro: "During a call, on stdin, one a line, or after / on the call screen's input line:",
+                ReferenceList(title: "Call commands", intro: "During a call, on stdin, one a line, or after / on the call screen's input line:", termName: "command",
                               entries: CallCommand.reference.map { ($0.usage, $0.meaning) }),
-                ReferenceList(title: "Call screen keys", intro: "On the call screen, outside its input line (? shows them in the call):",
+                ReferenceList(title: "Call screen keys", intro: "On the call screen, outside its input line (? shows them in the call):", termName: "key",
                               entries: CallScreen.keyReference.map { ($0.label, $0.meaning) }),
-                ReferenceList(title: "Config file", intro: "Keys of $XDG_CONFIG_HOME/conf/config (default ~/.config/conf/config), one 'key = value' a line, as the long options of the same name; stun and turn take several, separated by spaces:",
+                ReferenceList(title: "Config file", intro: "Keys of $XDG_CONFIG_HOME/conf/config (default ~/.config/conf/config), one 'key = value' a line, as the long options of the same name; stun and turn take several, separated by spaces:", termName: "key",
                               entries: configKeys),
             ]))
 

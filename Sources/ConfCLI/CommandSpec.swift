@@ -135,11 +135,14 @@ public struct ProgramInfo: Sendable {
 public struct ReferenceList: Sendable {
     public var title: String
     public var intro: String
+    /// What a table calls its first column: "command", "key".
+    public var termName: String
     public var entries: [(term: String, meaning: String)]
 
-    public init(title: String, intro: String, entries: [(term: String, meaning: String)]) {
+    public init(title: String, intro: String, termName: String, entries: [(term: String, meaning: String)]) {
         self.title = title
         self.intro = intro
+        self.termName = termName
         self.entries = entries
     }
 }

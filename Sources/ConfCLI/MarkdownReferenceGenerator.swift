@@ -32,7 +32,7 @@ public enum MarkdownReferenceGenerator {
         }
         for list in info.lists {
             out += "\n## \(list.title)\n\n\(text(list.intro))\n\n"
-            out += table([list.title.lowercased(), "meaning"], list.entries.map { ["`\(cell($0.term))`", text($0.meaning)] })
+            out += table([list.termName, "meaning"], list.entries.map { ["`\(cell($0.term))`", text($0.meaning)] })
         }
         out += "\n## Options without a command\n\n"
         out += table(["option", "meaning"], program.root.allOptions(isRoot: true).map(optionRow))
