@@ -414,3 +414,61 @@ extension CallEngineCongestionTests {
         #expect(resumed, "estimate \(stats.map { Int($0.estimateKbps) }) queue \(stats.map { Int($0.queueDelay.milliseconds) })")
     }
 }
+
+extension CallEngineCongestionTests {
+    /// ann, bob, cat and dan at 240p (a small encoding, 160x120, beside the full one); bob, cat
+    /// and dan reach ann through one 300 kbit/s queue, the end-to-end test's `tc tbf rate 300kbit
+    /// burst 8kb latency 200ms`: ann's downlink. `paths`: each sender's path to her, with 3 ms of
+    /// jitter (a loaded machine's scheduling, there).
+    func sharedDownlinkMesh(seed: UInt64) throws -> (call: SimulatedCall, ann: SimulatedCall.Participant, senders: [SimulatedCall.Participant], paths: LinkConditions) {
+        let (call, people) = try mesh(["ann", "bob", "cat", "dan"], seed: seed) { _, configuration in
+            configuration.smallVideo = true
+            configuration.fullVideoFloorKbps = VideoEncoding.fullFloorKbps(width: 320, height: 240)
+        }
+        let ann = people[0], senders = Array(people.dropFirst())
+        call.network.setDownlink(.init(bitsPerSecond: 300_000, limit: .bytes(300_000 / 8 / 5 + 8_192), burst: 8_192), for: ann.id)
+        var paths = LinkConditions(delay: .milliseconds(20))
+        paths.jitter = .milliseconds(3)
+        for sender in senders { call.network.setConditions(paths, from: sender.id, to: ann.id) }
+        return (call, ann, senders, paths)
+    }
+
+    /// Each sender's last link-stats for ann: estimate/sent kbit/s, queue delay, layers.
+    func views(of senders: [SimulatedCall.Participant], to ann: SimulatedCall.Participant, after: Instant) -> [String] {
+        senders.map { sender in
+            "\(sender.name): " + linkStats(sender, for: ann, after: after)
+                .map { "\(Int($0.estimateKbps))/\(Int($0.sentKbps)) q\(Int($0.queueDelay.milliseconds)) l\($0.videoLayers)" }.joined(separator: " ")
+        }
+    }
+
+    /// Each sender's video must keep coming through the shared downlink once settled.
+    @Test(arguments: [1, 5, 8, 12] as [UInt64]) func threeSendersThroughOneDownlinkEachGetVideoThrough(seed: UInt64) throws {
+        let (call, ann, senders, _) = try sharedDownlinkMesh(seed: seed)
+        call.run(for: .seconds(12))
+        let before = senders.map { ann.videoFrames[$0.id, default: 0] }
+        call.run(for: .seconds(15))
+        let through = zip(senders, before).map { ann.videoFrames[$0.id, default: 0] - $1 }
+        #expect(through.allSatisfy { $0 >= 15 },
+                "frames ann got in 15 s: \(through); estimate/sent, queue, layers: \(views(of: senders, to: ann, after: call.now - .seconds(6)))")
+    }
+
+    /// The end-to-end flake's shape (Tests/FLAKES.md): bob's video to ann paused (his own path to
+    /// her was narrow), then his path is only the downlink cat and dan keep a queue in. His link
+    /// must come back.
+    @Test(arguments: [1, 2, 3, 4] as [UInt64]) func aPausedSenderResumesThroughADownlinkOthersKeepQueued(seed: UInt64) throws {
+        let (call, ann, senders, paths) = try sharedDownlinkMesh(seed: seed)
+        let bob = senders[0]
+        var narrow = paths
+        narrow.bandwidth = 40_000
+        narrow.queueLimit = 3_000
+        call.network.setConditions(narrow, from: bob.id, to: ann.id)
+        call.run(for: .seconds(12))
+        let paused = bob.events.contains { if case .videoPaused(let peer, _) = $0.event { peer.id == ann.id } else { false } }
+        #expect(paused, "bob's video to ann paused behind 40 kbit/s")
+        call.network.setConditions(paths, from: bob.id, to: ann.id)
+        let before = ann.videoFrames[bob.id, default: 0]
+        call.run(for: .seconds(20))
+        let frames = ann.videoFrames[bob.id, default: 0] - before
+        #expect(frames >= 60, "bob's frames at ann in the 20 s after his path widened: \(frames); \(views(of: senders, to: ann, after: call.now - .seconds(6)))")
+    }
+}
