@@ -73,4 +73,9 @@ struct DelayBasedEstimator: Sendable {
             rateControl.update(detector.usage, acknowledged: acknowledged, applicationLimited: applicationLimited, now: now)
         }
     }
+
+    /// The queue our packets wait in now is the path's own (`QueueDelayMeter.rebase`).
+    mutating func takeQueueDelayAsThePaths(now: Instant) {
+        queueDelay.rebase(now: now)
+    }
 }

@@ -106,6 +106,12 @@ public struct LinkBandwidthEstimator: Sendable {
         updateTarget()
     }
 
+    /// The queue our packets wait in now is the path's own, not a queue to drain
+    /// (`ProbeController.queueIsNotOurs`; `QueueDelayMeter.rebase`).
+    mutating func takeQueueDelayAsThePaths(now: Instant) {
+        delayBased.takeQueueDelayAsThePaths(now: now)
+    }
+
     public mutating func onReceiverEstimate(bitsPerSecond: Int, at now: Instant) {
         receiverEstimate = Double(max(configuration.minimum, bitsPerSecond))
         updateTarget()

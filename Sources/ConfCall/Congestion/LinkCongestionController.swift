@@ -78,7 +78,8 @@ public struct LinkCongestionController<Item: Sendable>: Sendable {
     /// After a rate update of a paused link: the padding to send and the probe cluster, if one
     /// is due (`ProbeController.whilePaused`).
     mutating func probeWhilePaused(wanted: Double, audio: Double, updateSpacing: Duration, now: Instant) -> ProbeController.WhilePaused? {
-        probes.whilePaused(target: target, wanted: wanted, audio: audio, statistics: statistics, updateSpacing: updateSpacing, now: now)
+        if probes.queueIsNotOurs(statistics, now: now) { estimator.takeQueueDelayAsThePaths(now: now) }
+        return probes.whilePaused(target: target, wanted: wanted, audio: audio, statistics: statistics, updateSpacing: updateSpacing, now: now)
     }
 
     public mutating func onProbe(cluster: Int, aimedAt bitsPerSecond: Double, packets: Int) {

@@ -34,7 +34,12 @@ import ConfCore
 /// clusters towards what resuming needs, on the schedule and trial of the probes after a fall.
 /// Neither goes into a queue the path already holds (`pausedQueueDelayLimit`): that would only
 /// delay the link's audio. A queue is what even the least delayed packet waited: the mean also
-/// counts jitter, which a receiver whose CPU is starved keeps high with no queue at all.
+/// counts jitter, which a receiver whose CPU is starved keeps high with no queue at all. But a
+/// paused link sends only its audio: a queue that stands `pausedQueueNotOursAfter` through that,
+/// not growing, is another flow's (a download behind the same downlink, other peers' video into
+/// it), which no wait of ours drains. Left alone, the link would wait for the meter's baseline to
+/// age out (a minute), paused all along; so the queue is taken as the path's own
+/// (`queueIsNotOurs`, the owner rebases its meter), and the link probes over it.
 struct ProbeController: Sendable {
     /// What to send: `bytes` of padding (about `clusterDuration` at `bitsPerSecond`), its
     /// packets marked `cluster`, at least `minimumPackets` of them.
@@ -63,8 +68,10 @@ struct ProbeController: Sendable {
     static let maximumProbeWait: Duration = .seconds(2)
     /// Reported loss over this fails a probe's trial.
     static let trialLossFraction = 0.02
-    /// Paused links probe only while their packets wait less than this in the path's queues.
+    /// Paused links probe only while their packets wait less than this in the path's queues...
     static let pausedQueueDelayLimit: Duration = .milliseconds(50)
+    /// ...unless such a queue stood this long while the link sent only its audio.
+    static let pausedQueueNotOursAfter: Duration = .seconds(5)
 
     /// What a paused link sends at one rate update: `paddingBytes` of padding, and a cluster
     /// when one is due.
@@ -85,6 +92,8 @@ struct ProbeController: Sendable {
     /// the last one is on trial.
     private(set) var probeWait = ProbeController.probeInterval
     private(set) var onTrialSince: Instant?
+    /// Since when a paused link's packets have waited `pausedQueueDelayLimit` or more.
+    private var pausedBehindQueueSince: Instant?
     private var nextCluster = 1
 
     /// Takes one rate update of a link that carries our video (every `updateSpacing`, about):
@@ -93,6 +102,7 @@ struct ProbeController: Sendable {
     /// encoders want more than the target). The cluster to send, if one is due.
     mutating func afterFall(target: Int, statistics: LinkBandwidthStatistics, updateSpacing: Duration, mayProbe: Bool,
                             now: Instant) -> Cluster? {
+        pausedBehindQueueSince = nil
         judge(statistics, now: now)
         // The peak is of what the path delivered (not of the estimate, which overshoots at start),
         // and held for `sustainedFor`: a token bucket lets a burst (a key frame) through at once,
@@ -123,6 +133,22 @@ struct ProbeController: Sendable {
         judge(statistics, now: now)
         let cluster = Double(target) < wanted && isDue(now: now) ? start(bitsPerSecond: min(wanted, 3 * Double(target)), now: now) : nil
         return WhilePaused(paddingBytes: Int(padding * updateSpacing.milliseconds / 1000 / 8), cluster: cluster)
+    }
+
+    /// At a rate update of a paused link: whether the queue its packets wait in has stood,
+    /// not growing, for `pausedQueueNotOursAfter` (see above). Then the count starts again.
+    mutating func queueIsNotOurs(_ statistics: LinkBandwidthStatistics, now: Instant) -> Bool {
+        guard (statistics.standingQueueDelay ?? .zero) >= Self.pausedQueueDelayLimit else {
+            pausedBehindQueueSince = nil
+            return false
+        }
+        guard let since = pausedBehindQueueSince else {
+            pausedBehindQueueSince = now
+            return false
+        }
+        guard now.since(since) >= Self.pausedQueueNotOursAfter, statistics.usage != .overusing else { return false }
+        pausedBehindQueueSince = nil
+        return true
     }
 
     /// No cluster on trial, and the wait since the last one (`probeWait`) is over.

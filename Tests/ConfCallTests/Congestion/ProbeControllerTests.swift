@@ -87,4 +87,49 @@ import Testing
         let overusing = Self.statistics(target: 40_000, acknowledged: 8_000, usage: .overusing)
         #expect(paused(target: 40_000, wanted: 200_000, at: Self.t0 + .seconds(30), statistics: overusing) == nil)
     }
+
+    /// A paused link whose packets wait 60 ms at every update for 5 s, not growing, is behind a
+    /// queue that is not its own: said once, then counted again. A dip under the limit, a growing
+    /// queue or a link that is not paused (`afterFall`) starts the count again.
+    @Test func aQueueThatStandsThroughAPauseIsNotOurs() {
+        var probes = ProbeController()
+        let standing = Self.statistics(target: 100_000, acknowledged: 40_000, queueDelay: .milliseconds(60))
+        var now = Self.t0
+        var said: [Instant] = []
+        for _ in 0..<60 {  // 12 s of updates
+            now = now + Self.spacing
+            if probes.queueIsNotOurs(standing, now: now) { said.append(now) }
+        }
+        #expect(said.map { $0.since(Self.t0) } == [.milliseconds(5_200), .milliseconds(10_400)], "\(said.map { $0.since(Self.t0) })")
+
+        var dipped = ProbeController()
+        now = Self.t0
+        var saidTooSoon = false
+        for step in 0..<40 {  // 8 s, with a dip to 20 ms at 3.2 s
+            now = now + Self.spacing
+            let statistics = step == 15 ? Self.statistics(target: 100_000, acknowledged: 40_000, queueDelay: .milliseconds(20)) : standing
+            if dipped.queueIsNotOurs(statistics, now: now) { saidTooSoon = true }
+        }
+        #expect(!saidTooSoon, "the count started again after the dip: 5 s from 3.4 s is past these 8 s")
+
+        var growing = ProbeController()
+        let overusing = Self.statistics(target: 100_000, acknowledged: 40_000, usage: .overusing, queueDelay: .milliseconds(60))
+        now = Self.t0
+        var saidWhileGrowing = false
+        for _ in 0..<40 {
+            now = now + Self.spacing
+            if growing.queueIsNotOurs(overusing, now: now) { saidWhileGrowing = true }
+        }
+        #expect(!saidWhileGrowing, "a queue still growing may be ours")
+
+        var resumed = ProbeController()
+        now = Self.t0
+        var saidAcrossAResume = false
+        for step in 0..<40 {
+            now = now + Self.spacing
+            if step == 20 { _ = resumed.afterFall(target: 100_000, statistics: standing, updateSpacing: Self.spacing, mayProbe: true, now: now) }
+            if step != 20, resumed.queueIsNotOurs(standing, now: now) { saidAcrossAResume = now.since(Self.t0) < .milliseconds(9_200) }
+        }
+        #expect(!saidAcrossAResume, "a link that carried video meanwhile counts again from its next pause")
+    }
 }

@@ -472,3 +472,24 @@ extension CallEngineCongestionTests {
         #expect(frames >= 60, "bob's frames at ann in the 20 s after his path widened: \(frames); \(views(of: senders, to: ann, after: call.now - .seconds(6)))")
     }
 }
+
+extension CallEngineCongestionTests {
+    /// A queue that stands in ann's downlink, another flow's (a download beside the call): every
+    /// packet into her waits 55 or 80 ms more from 12 s on, however little is sent. The links
+    /// back off and some pause; a paused link then sends only its audio, so a queue that stands
+    /// through that is not its own, and it takes the queue as the path's and comes back, within
+    /// seconds. (Before, it waited for the meter's baseline to age out: 50-60 s without video.)
+    @Test(arguments: [1, 2] as [UInt64], [55, 80] as [Int]) func videoComesBackOverAQueueAnotherFlowKeeps(seed: UInt64, milliseconds: Int) throws {
+        let (call, ann, senders, _) = try sharedDownlinkMesh(seed: seed)
+        call.run(for: .seconds(12))
+        var downlink = DropTailQueue(bitsPerSecond: 300_000, limit: .bytes(300_000 / 8 / 5 + 8_192), burst: 8_192)
+        downlink.standingWait = .milliseconds(milliseconds)
+        call.network.setDownlink(downlink, for: ann.id)
+        call.run(for: .seconds(10))
+        let before = senders.map { ann.videoFrames[$0.id, default: 0] }
+        call.run(for: .seconds(20))
+        let frames = zip(senders, before).map { ann.videoFrames[$0.id, default: 0] - $1 }
+        #expect(frames.allSatisfy { $0 >= 100 },
+                "frames ann got from bob, cat, dan 10-30 s after the queue came: \(frames); \(views(of: senders, to: ann, after: call.now - .seconds(6)))")
+    }
+}

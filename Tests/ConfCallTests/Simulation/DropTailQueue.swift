@@ -15,6 +15,9 @@ struct DropTailQueue: Equatable, Sendable {
     var bitsPerSecond: Int
     var limit: Limit
     var burst = 0
+    /// Other traffic (a download, a peer the test does not model) that keeps at least this much
+    /// waiting ahead of every newcomer: a queue that stands rather than swings.
+    var standingWait: Duration?
     /// When everything accepted so far has left (with a burst, when the bucket is empty).
     private(set) var busyUntil = Instant.zero
 
@@ -34,6 +37,7 @@ struct DropTailQueue: Equatable, Sendable {
     mutating func admit(_ bytes: Int, at now: Instant) -> (leaves: Instant, waited: Duration)? {
         let rate = Int64(max(1, bitsPerSecond))
         let credit = Duration.nanoseconds(Int64(max(0, burst)) * 8 * 1_000_000_000 / rate)
+        if let standingWait { busyUntil = max(busyUntil, now + standingWait) }
         let start = max(now - credit, busyUntil)
         switch limit {
         case .bytes(let limit):
