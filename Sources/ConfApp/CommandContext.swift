@@ -132,7 +132,10 @@ struct CommandContext {
             throw usage("\(origin("listen")) '\(setting("listen") ?? fallback)': '\(endpoint.host)' is not an IP address; "
                         + "give an address of this machine and a port, like [::]:7373 (every interface), 0.0.0.0:7373 (every IPv4 one) or 127.0.0.1:7373")
         }
-        guard endpoint.host == "localhost" || HostResolver.isLocalAddress(endpoint.host) else {
+        // The wildcards are every interface, whatever this machine has (the listener falls back to
+        // IPv4 where IPv6 is off).
+        let wildcard = endpoint.host == "::" || endpoint.host == "0.0.0.0"
+        guard wildcard || endpoint.host == "localhost" || HostResolver.isLocalAddress(endpoint.host) else {
             throw usage("\(origin("listen")) '\(setting("listen") ?? fallback)': \(endpoint.host) is not an address of this machine "
                         + "(ip -brief address lists them); give one of them, or [::]:\(endpoint.port) for every interface")
         }
