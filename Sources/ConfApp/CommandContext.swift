@@ -125,7 +125,7 @@ struct CommandContext {
     /// Where to listen: an IP address of this machine (or localhost) and a port, checked before
     /// anything is started. No address (`:7373`) is every interface, IPv6 and IPv4.
     func listenEndpoint() throws(CommandFailure) -> HostPort {
-        let fallback = invocation.command.options.first { $0.long == "listen" }?.defaultDescription ?? ConfProgram.defaultListen
+        let fallback = ConfProgram.defaultListen
         let endpoint = try endpoint("listen", default: fallback, defaultHost: "::")
         let isAddress = endpoint.host == "localhost" || HostResolver.isAddressLiteral(endpoint.host)
         guard isAddress else {

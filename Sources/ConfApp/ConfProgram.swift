@@ -193,10 +193,12 @@ public enum ConfProgram {
         "help", abstract: "show help for a command",
         arguments: [ArgumentSpec("COMMAND", help: "the command to explain", completion: .subcommands, isOptional: true)])
 
+    static let root = CommandSpec(
+        "conf", abstract: "private audio/video calls for up to four people, peer to peer",
+        subcommands: [host, join, rendezvous, devices, completions, help])
+
     public static let program = Program(
-        root: CommandSpec(
-            "conf", abstract: "private audio/video calls for up to four people, peer to peer",
-            subcommands: [host, join, rendezvous, devices, completions, help]),
+        root: root,
         info: ProgramInfo(
             version: version,
             summary: "private audio/video calls for up to four people, peer to peer, from a terminal",
@@ -232,27 +234,12 @@ public enum ConfProgram {
 
     /// The options' environment variables, one entry per variable, from the command tree.
     static var optionEnvironment: [(name: String, meaning: String)] {
-        var seen = Set<String>()
-        var entries: [(name: String, meaning: String)] = []
-        for command in [host, join, rendezvous] {
-            for option in command.options {
-                guard let variable = option.environment, seen.insert(variable).inserted else { continue }
-                entries.append((variable, "as --\(option.long): \(option.help)"))
-            }
-        }
-        return entries
+        root.everyOption.compactMap { option in option.environment.map { ($0, "as --\(option.long): \(option.help)") } }
     }
 
     /// Every key the config file takes, with what its option does.
     static var configKeys: [(term: String, meaning: String)] {
-        var seen = Set<String>()
-        var entries: [(term: String, meaning: String)] = []
-        for command in [host, join, rendezvous] {
-            for option in command.options where option.isConfigurable && seen.insert(option.long).inserted {
-                entries.append((option.long, option.help))
-            }
-        }
-        return entries.sorted { $0.term < $1.term }
+        root.everyOption.filter(\.isConfigurable).map { ($0.long, $0.help) }.sorted { $0.term < $1.term }
     }
 
     /// The man page's CALLING ACROSS THE INTERNET (the README says the same in short).

@@ -20,15 +20,16 @@ enum RendezvousPorts {
         if endpoint.port != 0 {
             // STUN's warning waits for the listener: a port TCP cannot have is the error to read.
             let stun = Result { () throws(GLibError) in try STUNService(loop: loop, host: endpoint.host, port: endpoint.port, reusePort: shared) }
+            let service = try? stun.get()
             let listener: Listener
             do {
-                listener = try listen(endpoint, (try? stun.get()) != nil)
+                listener = try listen(endpoint, service != nil)
             } catch {
-                (try? stun.get())?.close()
+                service?.close()
                 throw error
             }
             if case .failure(let error) = stun, !quiet { sayNoSTUN(at: endpoint, error) }
-            return (listener, try? stun.get())
+            return (listener, service)
         }
         var refused: [STUNService] = []
         defer { refused.forEach { $0.close() } }

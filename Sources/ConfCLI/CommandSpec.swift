@@ -24,6 +24,19 @@ public struct CommandSpec: Sendable {
 
     public func subcommand(named name: String) -> CommandSpec? { subcommands.first { $0.name == name } }
 
+    /// Its options and its subcommands', depth first, each long name once (the first met): what
+    /// the config file, the environment and the reference draw from.
+    public var everyOption: [OptionSpec] {
+        var seen = Set<String>()
+        var options: [OptionSpec] = []
+        func visit(_ command: CommandSpec) {
+            for option in command.options where seen.insert(option.long).inserted { options.append(option) }
+            command.subcommands.forEach(visit)
+        }
+        visit(self)
+        return options
+    }
+
     /// The options this command accepts: its own, then `--help` (and `--version` at the root).
     public func allOptions(isRoot: Bool) -> [OptionSpec] {
         options + [.help] + (isRoot ? [.version] : [])

@@ -70,12 +70,6 @@ extension Invocation {
 extension Program {
     /// Every key the config file may hold.
     public var configurableKeys: Set<String> {
-        var keys = Set<String>()
-        func visit(_ spec: CommandSpec) {
-            for option in spec.options where option.isConfigurable { keys.insert(option.long) }
-            spec.subcommands.forEach(visit)
-        }
-        visit(root)
-        return keys
+        Set(root.everyOption.filter(\.isConfigurable).map(\.long))
     }
 }

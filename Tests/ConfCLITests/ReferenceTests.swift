@@ -27,12 +27,7 @@ import Testing
 
     /// Every CONF_ variable the ENVIRONMENT section names is an option's, and every option's is there.
     @Test func theEnvironmentListedIsTheOptionsEnvironment() {
-        var read = Set<String>()
-        func visit(_ command: CommandSpec) {
-            for option in command.options { if let variable = option.environment { read.insert(variable) } }
-            command.subcommands.forEach(visit)
-        }
-        visit(Self.program.root)
+        let read = Set(Self.program.root.everyOption.compactMap(\.environment))
         let listed = Set(Self.program.info.environment.flatMap { entry in
             entry.name.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { $0.hasPrefix("CONF_") }
         })
@@ -41,12 +36,7 @@ import Testing
 
     /// The README and docs/ name only options conf has (others' options are listed by tool).
     @Test func theHandWrittenPagesNameOnlyRealOptions() throws {
-        var options = Set<String>(["help", "version"])
-        func visit(_ command: CommandSpec) {
-            for option in command.options { options.insert(option.long) }
-            command.subcommands.forEach(visit)
-        }
-        visit(Self.program.root)
+        let options = Set(Self.program.root.everyOption.map(\.long) + ["help", "version"])
         let others: Set<String> = [
             "test",                     // scripts/install-deps
             "prefix", "uninstall",      // scripts/install

@@ -441,13 +441,19 @@ extension CallEngineCongestionTests {
         }
     }
 
+    /// The video frames ann gets from each of `senders` while the call runs `duration` more.
+    func frames(at ann: SimulatedCall.Participant, from senders: [SimulatedCall.Participant], in call: SimulatedCall,
+                over duration: Duration) -> [Int] {
+        let before = senders.map { ann.videoFrames[$0.id, default: 0] }
+        call.run(for: duration)
+        return zip(senders, before).map { ann.videoFrames[$0.id, default: 0] - $1 }
+    }
+
     /// Each sender's video must keep coming through the shared downlink once settled.
     @Test(arguments: [1, 5, 8, 12] as [UInt64]) func threeSendersThroughOneDownlinkEachGetVideoThrough(seed: UInt64) throws {
         let (call, ann, senders, _) = try sharedDownlinkMesh(seed: seed)
         call.run(for: .seconds(12))
-        let before = senders.map { ann.videoFrames[$0.id, default: 0] }
-        call.run(for: .seconds(15))
-        let through = zip(senders, before).map { ann.videoFrames[$0.id, default: 0] - $1 }
+        let through = frames(at: ann, from: senders, in: call, over: .seconds(15))
         #expect(through.allSatisfy { $0 >= 15 },
                 "frames ann got in 15 s: \(through); estimate/sent, queue, layers: \(views(of: senders, to: ann, after: call.now - .seconds(6)))")
     }
@@ -466,10 +472,8 @@ extension CallEngineCongestionTests {
         let paused = bob.events.contains { if case .videoPaused(let peer, _) = $0.event { peer.id == ann.id } else { false } }
         #expect(paused, "bob's video to ann paused behind 40 kbit/s")
         call.network.setConditions(paths, from: bob.id, to: ann.id)
-        let before = ann.videoFrames[bob.id, default: 0]
-        call.run(for: .seconds(20))
-        let frames = ann.videoFrames[bob.id, default: 0] - before
-        #expect(frames >= 60, "bob's frames at ann in the 20 s after his path widened: \(frames); \(views(of: senders, to: ann, after: call.now - .seconds(6)))")
+        let bobs = frames(at: ann, from: [bob], in: call, over: .seconds(20))[0]
+        #expect(bobs >= 60, "bob's frames at ann in the 20 s after his path widened: \(bobs); \(views(of: senders, to: ann, after: call.now - .seconds(6)))")
     }
 }
 
@@ -486,10 +490,8 @@ extension CallEngineCongestionTests {
         downlink.standingWait = .milliseconds(milliseconds)
         call.network.setDownlink(downlink, for: ann.id)
         call.run(for: .seconds(10))
-        let before = senders.map { ann.videoFrames[$0.id, default: 0] }
-        call.run(for: .seconds(20))
-        let frames = zip(senders, before).map { ann.videoFrames[$0.id, default: 0] - $1 }
-        #expect(frames.allSatisfy { $0 >= 100 },
-                "frames ann got from bob, cat, dan 10-30 s after the queue came: \(frames); \(views(of: senders, to: ann, after: call.now - .seconds(6)))")
+        let got = frames(at: ann, from: senders, in: call, over: .seconds(20))
+        #expect(got.allSatisfy { $0 >= 100 },
+                "frames ann got from bob, cat, dan 10-30 s after the queue came: \(got); \(views(of: senders, to: ann, after: call.now - .seconds(6)))")
     }
 }
