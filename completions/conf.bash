@@ -25,6 +25,7 @@ _conf() {
         --listen|-l) COMPREPLY=(); return ;;
         --ca) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --fingerprint) COMPREPLY=(); return ;;
+        --room-key) COMPREPLY=(); return ;;
         --as|-a) COMPREPLY=(); return ;;
         --duration|-d) COMPREPLY=(); return ;;
         --say) COMPREPLY=(); return ;;
@@ -45,7 +46,7 @@ _conf() {
         --connect-timeout) COMPREPLY=(); return ;;
         esac
         if [[ "$cur" == -* ]]; then
-            COMPREPLY=($(compgen -W "--name --resolution --server --listen --no-tls --ca --fingerprint --as --duration --say --audio-source --audio-sink --mic --speaker --muted --play --record --audio-bitrate --stats --ui --video-source --video-bitrate --video-view --stun --turn --relay-only --port-mapping --connect-timeout --no-audio --no-video --no-sounds --json --help" -- "$cur"))
+            COMPREPLY=($(compgen -W "--name --resolution --server --listen --no-tls --ca --fingerprint --room-key --as --duration --say --audio-source --audio-sink --mic --speaker --muted --play --record --audio-bitrate --stats --ui --video-source --video-bitrate --video-view --stun --turn --relay-only --port-mapping --connect-timeout --no-audio --no-video --no-sounds --json --help" -- "$cur"))
         fi
         ;;
     "conf join")
@@ -93,10 +94,12 @@ _conf() {
         --instance) COMPREPLY=(); return ;;
         --workers) COMPREPLY=(); return ;;
         --processes) COMPREPLY=(); return ;;
+        --room-key-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --metrics-from) COMPREPLY=(); return ;;
         --trusted-proxy) COMPREPLY=(); return ;;
         esac
         if [[ "$cur" == -* ]]; then
-            COMPREPLY=($(compgen -W "--listen --tls-cert --tls-key --stun --turn --room-idle --rooms-per-minute --max-rooms --knock-timeout --resume-grace --state-dir --max-connections-per-client --instance --workers --processes --trusted-proxy --quiet --help" -- "$cur"))
+            COMPREPLY=($(compgen -W "--listen --tls-cert --tls-key --stun --turn --room-idle --rooms-per-minute --max-rooms --knock-timeout --resume-grace --state-dir --max-connections-per-client --instance --workers --processes --room-key-file --metrics-from --trusted-proxy --quiet --help" -- "$cur"))
         fi
         ;;
     "conf devices")

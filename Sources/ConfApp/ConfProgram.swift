@@ -25,6 +25,10 @@ public enum ConfProgram {
     static let fingerprint = OptionSpec(
         "fingerprint", value: "FP",
         help: "trust the rendezvous's TLS certificate with this fingerprint, and no other (no CA needed): what conf host prints in its join line; the connection then uses TLS")
+    static let roomKey = OptionSpec(
+        "room-key", value: "KEY",
+        help: "the key a standing rendezvous asks before it makes a room (its --room-key-file): best kept in the config file, where other users cannot read it, rather than on the command line",
+        environment: "CONF_ROOM_KEY", configurable: true)
     static let noTLS = OptionSpec(
         "no-tls", help: "serve the built-in rendezvous over plain ws:// (the pin then crosses the network in clear): for tests and trusted LANs")
     static let duration = OptionSpec(
@@ -112,7 +116,7 @@ public enum ConfProgram {
             OptionSpec("listen", short: "l", value: "ADDR",
                        help: "where the embedded rendezvous listens, HOST:PORT (port 0 picks a free one)",
                        configurable: true, default: defaultListen),
-            noTLS, ca, fingerprint, me, duration] + callOptions(joining: false) + [json,
+            noTLS, ca, fingerprint, roomKey, me, duration] + callOptions(joining: false) + [json,
         ],
         examples: [
             Example("conf host --name standup", "Open a room on a rendezvous inside this process and join it."),
@@ -167,6 +171,12 @@ public enum ConfProgram {
             OptionSpec("processes", value: "P",
                        help: "processes sharing the port, each with --workers workers, for more connections than one process has descriptors for",
                        default: "1"),
+            OptionSpec("room-key-file", value: "FILE",
+                       help: "make rooms only for clients that send the key in FILE (conf host's room-key setting); a new key is written to FILE "
+                           + "(mode 0600) when it does not exist. Without it, anyone who reaches the rendezvous can open rooms", completion: .file),
+            OptionSpec("metrics-from", value: "CIDR",
+                       help: "a network that may read /v1/metrics besides this machine (loopback), like 10.0.0.0/8; others get 403",
+                       repeatable: true),
             OptionSpec("trusted-proxy", value: "ADDR",
                        help: "a load balancer's address: its connections are not capped per client, and the last address of its X-Forwarded-For "
                            + "is the client that rate limits and room quotas count", repeatable: true),

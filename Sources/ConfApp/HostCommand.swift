@@ -18,6 +18,7 @@ struct HostCommand {
         let reporter = context.reporter()
         let request: CreateRoomRequest, standing: RendezvousAddress?, ca: String?, listen: HostPort, settings: ParticipantRun.Settings
         var identity: (file: String, fingerprint: ServerFingerprint)?, standingFingerprint: ServerFingerprint?
+        var roomKey: RoomKey?
         do throws(CommandFailure) {
             let roomName = context.invocation.value("name") ?? "conf"
             if let problem = Names.problem(withRoomName: roomName) { throw context.usage("--name: \(problem)") }
@@ -31,6 +32,11 @@ struct HostCommand {
             listen = try context.listenEndpoint()
             if standing == nil && !context.invocation.flag("no-tls") { identity = try Self.identity(context) }
             standingFingerprint = try context.fingerprint()
+            if let text = context.setting("room-key") {
+                guard standing != nil else { throw context.usage("\(context.origin("room-key")) is for a standing rendezvous (--server): this conf host makes its own") }
+                guard let key = RoomKey(text) else { throw context.usage("\(context.origin("room-key")): \(RoomKey.problem)") }
+                roomKey = key
+            }
             // Last: after every option is checked, it opens the sound server.
             var parsed = try ParticipantRun.Settings(context)
             parsed.call.leavesWhenNobodyConnects = false  // the host keeps its room open
@@ -55,6 +61,10 @@ struct HostCommand {
             config.iceServers = IceServerAddress.iceServers(settings.call.iceServers)
             // A secret for this run only: seats survive a participant's network blip, not the host's end.
             var random = KernelRandom()
+            // Its one room is the host's: a key drawn for this run, which only the host holds.
+            let key = RoomKey.random(using: &random)
+            roomKey = key
+            config.roomCreation = RoomCreationPolicy(key: key, holder: .host)
             let secret = (0..<4).flatMap { _ in withUnsafeBytes(of: random.next()) { Array($0) } }
             let server: RendezvousServer, port: UInt16
             do throws(GLibError) {
@@ -96,7 +106,7 @@ struct HostCommand {
         ParticipantRun.leaveOnSignals(loop) {
             if let session { session.leave(reason: .signal) } else { finish(.success(.signal)) }
         }
-        let createRoom = { (advertised: [String], verdict: Reachability?) in client.createRoom(request) { result in
+        let createRoom = { (advertised: [String], verdict: Reachability?) in client.createRoom(request, key: roomKey) { result in
             switch result {
             case .failure(let failure):
                 finish(.failure(CommandFailure(connecting: failure, to: address, namedBy: standing == nil ? nil : context.origin("server"))))

@@ -120,6 +120,9 @@ struct RendezvousCommand {
         let bound = HostPort(host: endpoint.host, port: port)
         if inherited == nil {
             Console.out("conf rendezvous listening on \(tls == nil ? "" : "https://")\(bound)")  // the first line: its last word is the address
+            if options.roomCreation.key == nil {
+                Console.err("rendezvous: anyone who reaches this rendezvous can open rooms on it: give --room-key-file FILE to make rooms only for holders of a key")
+            }
             if !quiet && allWorkers > 1 {
                 Console.err("rendezvous: \(workerCount) workers" + (processCount > 1 ? " in each of \(processCount) processes" : "") + " share the port")
             }
@@ -171,6 +174,21 @@ struct RendezvousCommand {
                                     + "\(RoomPartition.maximumCount)), like 0/3")
             }
             config.partition = partition
+        }
+        if let path = context.setting("room-key-file") {
+            do throws(RendezvousSecretFile.Problem) {
+                let (key, made) = try RoomKeyFile.load(path)
+                if made { Console.err("rendezvous: made a new room key in \(path): its users put room-key = (the key) in their conf config") }
+                config.roomCreation = RoomCreationPolicy(key: key, holder: .operatorOnly)
+            } catch {
+                throw CommandFailure(.failure, code: "room-key", "--room-key-file: \(error.description)")
+            }
+        }
+        for text in context.invocation.values("metrics-from") {
+            guard let range = AddressRange(text) else {
+                throw context.usage("--metrics-from '\(text)': give a network as ADDRESS/BITS, like 10.0.0.0/8 or 2001:db8::/32, or one address")
+            }
+            config.metricsFrom.append(range)
         }
         for stun in context.invocation.values("stun") {
             guard let endpoint = HostPort.server(stun, defaultPort: HostPort.stunPort) else {

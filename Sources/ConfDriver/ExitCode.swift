@@ -14,6 +14,7 @@ public enum ExitCode: Int32, Sendable, CaseIterable {
     case deviceUnavailable = 9
     case notAdmitted = 10
     case wrongCertificate = 11
+    case forbidden = 12
 
     public var meaning: String {
         switch self {
@@ -28,6 +29,7 @@ public enum ExitCode: Int32, Sendable, CaseIterable {
         case .noPeerConnected: "conf join only: others were in the room when it joined but no peer connection could be made within --connect-timeout"
         case .deviceUnavailable: "a device asked for by flag, environment or config file could not be opened (no PulseAudio server, no such microphone or speaker, or no such camera)"
         case .notAdmitted: "the room was locked after too many wrong pins, and nobody in the call let you in (denied, or no answer in time)"
+        case .forbidden: "conf host only: the rendezvous makes rooms only for holders of its room key (room-key), and none or another was given"
         case .wrongCertificate: "the rendezvous presented another TLS certificate than the one --fingerprint names (someone in between, or another server at that address): nothing was sent to it"
         }
     }
@@ -39,6 +41,7 @@ public enum ExitCode: Int32, Sendable, CaseIterable {
         case .noSuchRoom, .wrongInstance: self = .noSuchRoom
         case .rateLimited: self = .rateLimited
         case .notAdmitted: self = .notAdmitted
+        case .forbidden: self = .forbidden
         default: self = .failure
         }
     }

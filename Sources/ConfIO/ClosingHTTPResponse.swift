@@ -6,7 +6,8 @@ enum ClosingHTTPResponse {
     /// `status` is the code and reason ("429 Too Many Requests"); `headers` go before the body's.
     static func text(status: String, _ body: JSONValue, headers: [String] = [], connection: String = "close") -> String {
         let json = body.serialized
-        return "HTTP/1.1 \(status)\r\nContent-Type: application/json\r\n" + headers.map { $0 + "\r\n" }.joined()
+        let always = RendezvousServer.answerHeaders.map { "\($0.0): \($0.1)" }
+        return "HTTP/1.1 \(status)\r\nContent-Type: application/json\r\n" + (always + headers).map { $0 + "\r\n" }.joined()
             + "Content-Length: \(json.utf8.count)\r\nConnection: \(connection)\r\n\r\n" + json
     }
 }

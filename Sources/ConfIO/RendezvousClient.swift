@@ -1,6 +1,7 @@
 internal import CGLib
 internal import CConfShims
 import ConfCore
+import ConfRendezvous
 import ConfWire
 
 extension RendezvousClientError {
@@ -83,10 +84,12 @@ public final class RendezvousClient {
         g_object_unref(session)
     }
 
-    /// `POST /v1/rooms`.
-    public func createRoom(_ request: CreateRoomRequest, completion: @escaping (Result<RoomCreated, RendezvousClientError>) -> Void) {
+    /// `POST /v1/rooms`, with the rendezvous's room key when it asks for one.
+    public func createRoom(_ request: CreateRoomRequest, key: RoomKey? = nil,
+                           completion: @escaping (Result<RoomCreated, RendezvousClientError>) -> Void) {
         let message = soup_message_new("POST", address.createRoomURL)!
         watchCertificate(of: message)
+        if let key { soup_message_headers_replace(soup_message_get_request_headers(message), "Authorization", "Bearer " + key.text) }
         let body = request.json.serialized
         let bytes = body.withCString { g_bytes_new($0, UInt(strlen($0))) }
         soup_message_set_request_body_from_bytes(message, "application/json", bytes)

@@ -98,6 +98,8 @@ extension RendezvousServer {
 
     func requestRead(_ message: OpaquePointer) {
         if let id = acceptedID(of: message) { admission.requestRead(id, now: clock.now()) }
+        let headers = soup_server_message_get_response_headers(message)
+        for (name, value) in Self.answerHeaders { soup_message_headers_replace(headers, name, value) }
         closeAfterAnswerIfRouting(message)
     }
 

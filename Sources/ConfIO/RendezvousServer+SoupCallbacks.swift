@@ -41,10 +41,9 @@ let onEarlyRequest: SoupServerCallback = { _, message, _, _, data in
 
 /// Setting a status in an early handler does not stop libsoup 3.2 from reading the whole body
 /// first: take the connection, answer on it ourselves and close it, so the body is never read.
-/// (Only `/v1/rooms` has this handler: any site's page may read the answer, as its others.)
+/// (Only `/v1/rooms` has this handler.)
 func refuseBeforeBody(_ message: OpaquePointer, status: String, _ text: String) {
-    let response = ClosingHTTPResponse.text(status: status, ServerMessage.error(code: .tooLarge, message: text).json,
-                                            headers: ["Access-Control-Allow-Origin: *"])
+    let response = ClosingHTTPResponse.text(status: status, ServerMessage.error(code: .tooLarge, message: text).json)
     guard let stream = soup_server_message_steal_connection(message) else { return }
     var written: gsize = 0
     _ = response.withCString { g_output_stream_write_all(g_io_stream_get_output_stream(stream), $0, UInt(strlen($0)), &written, nil, nil) }

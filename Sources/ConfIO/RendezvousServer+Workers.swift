@@ -147,6 +147,11 @@ extension RendezvousServer {
 
     /// `GET /v1/metrics`: Prometheus text (docs/DEPLOY.md; keep it off the public address).
     func metrics(_ message: OpaquePointer) {
+        let address = clientAddress(message)
+        guard core.config.mayReadMetrics(address) else {
+            return respond(message, status: 403, ServerMessage.error(
+                code: .forbidden, message: "the metrics are for this machine and the networks its operator names (--metrics-from), not for \(address)").json)
+        }
         let text: String
         if let metricsBoard, let routing {
             metricsBoard.post(metricsSnapshot, from: routing.share.index)

@@ -167,10 +167,17 @@ public final class RendezvousServer {
 
     func createRoom(_ message: OpaquePointer) {
         let method = String(cString: soup_server_message_get_method(message))
-        Self.allowAnyOrigin(message, preflight: method == "OPTIONS")
-        if method == "OPTIONS" { return soup_server_message_set_status(message, 204, nil) }
         guard method == "POST" else {
-            return respond(message, status: 405, .object(["type": "error", "code": "bad-request", "message": "use POST to create a room"]))
+            // No CORS headers, ever, and so no preflight that lets another site's page post JSON here.
+            return respond(message, status: 405, ServerMessage.error(code: .badRequest, message: "use POST to create a room").json)
+        }
+        let requestHeaders = soup_server_message_get_request_headers(message)
+        let header = { (name: String) in soup_message_headers_get_one(requestHeaders, name).map { String(cString: $0) } }
+        let asked = RoomCreationPolicy.Request(contentType: header("Content-Type"), origin: header("Origin"),
+                                               host: header("Host"), authorization: header("Authorization"))
+        if let refusal = core.config.roomCreation.refusal(of: asked) {
+            log("room refused to \(clientAddress(message)): \(refusal.message)")
+            return refuse(message, refusal)
         }
         let body = soup_message_body_flatten(soup_server_message_get_request_body(message))
         defer { g_bytes_unref(body) }
@@ -185,24 +192,31 @@ public final class RendezvousServer {
         case .success(let created):
             respond(message, status: 201, created.json)
         case .failure(let failure):
-            // 429 for this client's or network's limits and share; 503 when the whole table is full.
-            let (status, code): (UInt32, ErrorCode) = failure == .serverFull ? (503, .serverFull) : (429, .rateLimited)
-            respond(message, status: status, ServerMessage.error(code: code, message: failure.message).json)
+            refuse(message, failure)
         }
         flush()
     }
 
-    /// Any site's page may make rooms (CORS, with its preflight): the answer, errors included, may
-    /// be read from any Origin. No credentials are involved: a room goes to whoever asks, within
-    /// the limits per address.
-    static func allowAnyOrigin(_ message: OpaquePointer, preflight: Bool) {
-        let headers = soup_server_message_get_response_headers(message)
-        soup_message_headers_replace(headers, "Access-Control-Allow-Origin", "*")
-        guard preflight else { return }
-        soup_message_headers_replace(headers, "Access-Control-Allow-Methods", "POST")
-        soup_message_headers_replace(headers, "Access-Control-Allow-Headers", "Content-Type")
-        soup_message_headers_replace(headers, "Access-Control-Max-Age", "600")
+    /// 429 for this client's or network's limits and share; 503 when the whole table is full;
+    /// 403 for a requester who may not make rooms here; 415 for a body not declared JSON.
+    private func refuse(_ message: OpaquePointer, _ failure: RendezvousCore.CreateRoomFailure) {
+        let (status, code): (UInt32, ErrorCode) = switch failure {
+        case .serverFull: (503, .serverFull)
+        case .rateLimited: (429, .rateLimited)
+        case .forbidden: (403, .forbidden)
+        case .unsupportedMediaType: (415, .badRequest)
+        }
+        respond(message, status: status, ServerMessage.error(code: code, message: failure.message).json)
     }
+
+    /// On every answer, before its handler runs (the call page's files replace the policy with
+    /// their own): the browser guesses no type, runs nothing, frames nothing, and keeps nothing.
+    static let answerHeaders: [(String, String)] = [
+        ("X-Content-Type-Options", "nosniff"),
+        ("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"),
+        ("Referrer-Policy", "no-referrer"),
+        ("Cache-Control", "no-store"),
+    ]
 
     func health(_ message: OpaquePointer) {
         respond(message, status: 200, .object(["status": "ok", "rooms": .number(Double(core.roomCount)),

@@ -23,6 +23,9 @@ public struct RendezvousConfig: Sendable {
 
     // MARK: Room creation (fair sharing of the room table)
 
+    /// Who may make rooms at all (`RoomCreationPolicy`): anyone by default, or holders of a key.
+    public var roomCreation = RoomCreationPolicy.open
+
     /// Rooms one client (an IPv4 address, an IPv6 /64) may create a minute.
     public var roomsPerMinutePerAddress = 30
     /// Rooms one network (an IPv4 /24, an IPv6 /48) may create a minute.
@@ -33,6 +36,14 @@ public struct RendezvousConfig: Sendable {
     /// neither can take the table.
     public var roomsHeldPerClient: Int { max(1, maxRooms / 100) }
     public var roomsHeldPerNetwork: Int { max(1, maxRooms / 10) }
+
+    /// Besides loopback, the networks that may read `/v1/metrics` (`--metrics-from`).
+    public var metricsFrom: [AddressRange] = []
+
+    /// Whether a client at `address` may read `/v1/metrics`.
+    public func mayReadMetrics(_ address: String) -> Bool {
+        (AddressRange.loopback + metricsFrom).contains { $0.contains(address) }
+    }
 
     // MARK: Pins
 

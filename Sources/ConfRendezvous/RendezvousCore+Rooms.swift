@@ -8,10 +8,14 @@ extension RendezvousCore {
         case rateLimited(String)
         /// HTTP 503, `server-full`: the table holds `maxRooms` (or the workers' shared room budget is spent).
         case serverFull
+        /// HTTP 403, `forbidden`: not for this requester (another site's page, no room key or a wrong one).
+        case forbidden(String)
+        /// HTTP 415, `bad-request`: the body is not declared as JSON.
+        case unsupportedMediaType(String)
 
         public var message: String {
             switch self {
-            case .rateLimited(let why): why
+            case .rateLimited(let why), .forbidden(let why), .unsupportedMediaType(let why): why
             case .serverFull: "this rendezvous holds as many rooms as it may: try later"
             }
         }

@@ -129,7 +129,11 @@ struct BrowserCallTests {
 
         try browser.evaluate("document.getElementById('leave').click()")
         #expect(host.waitForEvent("peer-left", timeout: .seconds(10))?["peer"] as? String == web)
-        try browser.evaluate("location.reload()")
+        // The same link again, in the same tab (only its fragment differs from the address now).
+        let lobbies = browser.events.filter { $0["type"] as? String == "lobby" }.count
+        try browser.evaluate("location.href = '\(link)&name=web&join=1'")
+        #expect(ConfProcess.waitUntil(timeout: .seconds(15)) { browser.events.filter { $0["type"] as? String == "lobby" }.count > lobbies })
+        try browser.clickJoin()
         let back = host.waitForEvent("peer-connected", timeout: .seconds(20), where: { $0["peer"] as? String != web })
         #expect(back?["name"] as? String == "web", "\(browser.stderr.suffix(3000))")
         host.signal(SIGTERM)
@@ -213,7 +217,13 @@ struct BrowserCallTests {
         defer { try? FileManager.default.removeItem(at: dir) }
         let host = try ConfProcess(["host", "--listen", "127.0.0.1:0", "--no-tls", "--as", "ann", "--json", "--record", dir.path] + Self.media)
         let link = try #require(host.waitForEvent("room")?["listen_browser_url"] as? String, "\(host.stderr)")
-        let browser = try HeadlessBrowser(link + "&name=ear&join=1")
+        let browser = try HeadlessBrowser(link + "&name=ear&join=1", clicksJoin: false)
+        #expect(browser.waitForEvent("lobby") != nil)
+        // Every ask for a camera or microphone is counted (and refused).
+        try browser.evaluate("""
+            navigator.mediaDevices.getUserMedia = () => { window.askedForDevices = (window.askedForDevices || 0) + 1; return Promise.reject(new Error('no')); }
+            """)
+        try browser.clickJoin()
         #expect(browser.waitForEvent("joined")?["role"] as? String == "listener")
         #expect(host.waitForEvent("peer-joined", timeout: .seconds(15))?["role"] as? String == "listener")
         #expect(host.waitForEvent("peer-connected", timeout: .seconds(15)) != nil, "\(browser.stderr.suffix(3000))")
@@ -224,6 +234,66 @@ struct BrowserCallTests {
         #expect(browser.waitForEvent("picture") != nil)
         #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("ear.wav").path))
         #expect(host.events(ofType: "listener-ignored").isEmpty)
+        #expect(try browser.evaluate("window.askedForDevices === undefined") as? Bool == true)
+        host.signal(SIGTERM)
+        #expect(host.waitForExit(timeout: .seconds(15)) == 0)
+    }
+
+    /// join=1 fills in the name and focuses Join, and goes no further: a site that gets someone
+    /// to open such a link puts nobody in a room and opens no camera. Once read, the pin leaves
+    /// the address bar.
+    @Test func aLinkJoinsOnlyOnAClickAndThePinLeavesTheAddress() throws {
+        let host = try ConfProcess(["host", "--listen", "127.0.0.1:0", "--no-tls", "--as", "ann", "--json"] + Self.media)
+        let room = try #require(host.waitForEvent("room"), "\(host.stderr)")
+        let link = try #require(room["browser_url"] as? String), id = try #require(room["room"] as? String)
+        let browser = try HeadlessBrowser(link + "&name=web&join=1", clicksJoin: false)
+        #expect(browser.waitForEvent("lobby") != nil, "\(browser.stderr.suffix(3000))")
+        let page = try browser.evaluate("JSON.stringify({ hash: location.hash, name: document.getElementById('name').value, focus: document.activeElement.id })")
+        let lobby = try JSONSerialization.jsonObject(with: Data((page as? String ?? "{}").utf8)) as? [String: Any]
+        #expect(lobby?["hash"] as? String == "#room=\(id)" && lobby?["name"] as? String == "web" && lobby?["focus"] as? String == "join", "\(page ?? "")")
+        // Nothing joins by itself: the host sees nobody within a few seconds of the lobby.
+        #expect(host.waitForEvent("peer-joined", timeout: .seconds(3)) == nil)
+        #expect(browser.events.allSatisfy { $0["type"] as? String != "joined" })
+        try browser.clickJoin()
+        #expect(browser.waitForEvent("joined") != nil)
+        #expect(host.waitForEvent("peer-connected", timeout: .seconds(15)) { $0["name"] as? String == "web" } != nil)
+        #expect(try browser.evaluate("location.href.includes('pin')") as? Bool == false)
+        // Reloaded, the page has no pin to join with, and says how to come back.
+        try browser.evaluate("location.reload()")
+        #expect(ConfProcess.waitUntil(timeout: .seconds(15)) {
+            ((try? browser.evaluate("document.getElementById('lobby-status').textContent")) as? String ?? "").contains("open the link you were given again")
+        })
+        host.signal(SIGTERM)
+        #expect(host.waitForExit(timeout: .seconds(15)) == 0)
+    }
+
+    /// A listener whose page was modified to send anyway (it tells itself it is a publisher):
+    /// a publisher's page neither negotiates nor shows its media and drops its chat, as conf does.
+    @Test func aModifiedListenerPageIsNeitherSeenHeardNorRead() throws {
+        let host = try ConfProcess(["host", "--listen", "127.0.0.1:0", "--no-tls", "--as", "ann", "--json"] + Self.media)
+        let room = try #require(host.waitForEvent("room"), "\(host.stderr)")
+        let publisher = try HeadlessBrowser(try #require(room["browser_url"] as? String) + "&name=pub&join=1")
+        #expect(publisher.waitForEvent("link") { $0["state"] as? String == "connected" } != nil, "\(publisher.stderr.suffix(3000))")
+        let intruder = try HeadlessBrowser(try #require(room["listen_browser_url"] as? String) + "&name=eve&join=1", clicksJoin: false)
+        #expect(intruder.waitForEvent("lobby") != nil)
+        try intruder.evaluate("""
+            const realOnServerMessage = onServerMessage;
+            onServerMessage = async (message) => { if (message.type === 'joined') message.role = 'publisher'; return realOnServerMessage(message); };
+            """)
+        try intruder.clickJoin()
+        let eve = try #require(intruder.waitForEvent("joined")?["you"] as? String)
+        // Its links up (to ann and to the publisher's page), its camera open, it says something.
+        #expect(publisher.waitForEvent("link") { $0["peer"] as? String == eve && $0["state"] as? String == "connected" } != nil)
+        #expect(intruder.waitForEvent("track") != nil, "the listener still receives")
+        #expect(ConfProcess.waitUntil(timeout: .seconds(15)) {
+            (try? intruder.evaluate("[...links.values()].filter((link) => link.chat?.readyState === 'open').length")) as? Int == 2
+        })
+        try intruder.evaluate("for (const link of links.values()) link.chat.send('eve speaks')")
+        #expect(publisher.waitForEvent("listener-ignored") { $0["peer"] as? String == eve && $0["what"] as? String == "chat" } != nil)
+        #expect(host.waitForEvent("listener-ignored") { $0["what"] as? String == "chat" } != nil, "\(host.stdout)")
+        #expect(!publisher.events.contains { $0["type"] as? String == "chat" })
+        #expect(!publisher.events.contains { $0["type"] as? String == "track" && $0["peer"] as? String == eve })
+        #expect(try publisher.evaluate("(document.querySelector(`.tile[data-peer='\(eve)'] video`)?.srcObject ?? null) === null") as? Bool == true)
         host.signal(SIGTERM)
         #expect(host.waitForExit(timeout: .seconds(15)) == 0)
     }

@@ -20,8 +20,9 @@ final class HeadlessBrowser: @unchecked Sendable {
     private let log = Mutex<String>("")
 
     /// `extra`: more of Chromium's switches (`--ignore-certificate-errors` for a self-signed
-    /// rendezvous: what a guest clicking past the warning does).
-    init(_ url: String, kind: Kind = .chromium, extra: [String] = []) throws {
+    /// rendezvous: what a guest clicking past the warning does). With `clicksJoin`, a link with
+    /// join=1 is joined as a person would: by clicking Join once the lobby shows.
+    init(_ url: String, kind: Kind = .chromium, extra: [String] = [], clicksJoin: Bool = true) throws {
         self.kind = kind
         profile = FileManager.default.temporaryDirectory.appendingPathComponent("conf-browser-\(UUID().uuidString)")
         let output = Pipe()
@@ -53,6 +54,9 @@ final class HeadlessBrowser: @unchecked Sendable {
             self.log.withLock { $0 += String(decoding: data, as: UTF8.self) }
         }
         try process.run()
+        // join=1 only gets the page ready (the name filled in, the button focused): a person
+        // clicks Join, and so does the test, once the page shows its lobby.
+        if clicksJoin, url.contains("join=1"), waitForEvent("lobby", timeout: .seconds(30)) != nil { try clickJoin() }
     }
 
     deinit {
@@ -74,7 +78,7 @@ final class HeadlessBrowser: @unchecked Sendable {
         if kind == .firefox { return try evaluateInFirefox(expression) }
         let socket = try devTools ?? connectDevTools()
         devTools = socket
-        let answer = try command(socket, "Runtime.evaluate", ["expression": expression, "returnByValue": true, "awaitPromise": true])
+        let answer = try command(socket, "Runtime.evaluate", ["expression": expression, "returnByValue": true, "awaitPromise": true, "userGesture": true])
         let result = answer["result"] as? [String: Any]
         if let thrown = result?["exceptionDetails"] { throw TestFailure("the page threw: \(thrown)") }
         return (result?["result"] as? [String: Any])?["value"]
@@ -217,6 +221,9 @@ final class HeadlessBrowser: @unchecked Sendable {
             return (try? JSONSerialization.jsonObject(with: Data(json.utf8))) as? [String: Any]
         }
     }
+
+    /// What a person does in the lobby: click Join.
+    func clickJoin() throws { try evaluate("document.getElementById('join').click()") }
 
     /// The first report of `type` that `match` accepts, polling until `timeout`.
     func waitForEvent(_ type: String, timeout: Duration = .seconds(15), where match: ([String: Any]) -> Bool = { _ in true }) -> [String: Any]? {

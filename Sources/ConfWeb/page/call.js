@@ -8,7 +8,8 @@
 const MAX_NAME = 64;
 const MAX_CHAT = 2000;
 
-// The fragment: room=ID&pin=PIN[&name=NAME][&join=1].
+// The fragment: room=ID&pin=PIN[&name=NAME][&join=1]. join=1 fills in the name and focuses the
+// button; it never joins by itself.
 function readFragment(hash) {
   const params = new URLSearchParams(hash.replace(/^#/, ''));
   return { room: params.get('room') || '', pin: params.get('pin') || '', name: (params.get('name') || '').slice(0, MAX_NAME),
@@ -175,20 +176,25 @@ function makeConnection(id, link, offering) {
   link.pc = pc;
   // This connection's secret for the words (a new one for each connection, restarts included).
   link.secret = { mine: crypto.getRandomValues(new Uint8Array(32)), theirs: null, theirCommitment: null, offering };
+  // A listener's link carries nothing from it (as in conf): our tracks go one way, and what it
+  // might send anyway (a modified page) is neither negotiated nor shown.
+  const fromListener = link.role === 'listener';
   if (local) {
     for (const track of local.getTracks()) pc.addTrack(track, local);
     if (!sendsVideoTo(link)) sendVideo(pc, false);
   }
-  // Receive what we do not send (a listener, or no camera).
+  // Receive what we do not send (we listen, or have no camera), from a publisher only.
   for (const kind of ['audio', 'video']) {
     if (!local || local.getTracks().every((t) => t.kind !== kind)) pc.addTransceiver(kind, { direction: 'recvonly' });
   }
+  if (fromListener) listenerDirections(pc);
   pc.onicecandidate = ({ candidate }) => {
     if (link.pc !== pc) return;
     if (candidate && candidate.candidate) signal(id, { type: 'candidate', candidate: candidate.candidate.replace(/^a=/, ''), mid: candidate.sdpMid || '' });
     else if (!candidate) signal(id, { type: 'end-of-candidates' });
   };
   pc.ontrack = ({ streams, track }) => {
+    if (fromListener) { report({ type: 'listener-ignored', peer: id, what: 'media' }); return; }
     const stream = streams[0] || new MediaStream([track]);
     const video = link.tile.querySelector('video');
     video.srcObject = stream;
@@ -222,6 +228,7 @@ function adoptChannel(id, link, channel) {
     link.chat = channel;
     channel.onmessage = ({ data }) => {
       if (typeof data !== 'string') return;
+      if (link.role === 'listener') { report({ type: 'listener-ignored', peer: id, what: 'chat' }); return; }
       const text = clean(data, MAX_CHAT);
       addChat(link.name, text);
       report({ type: 'chat', peer: id, text });
@@ -285,6 +292,7 @@ async function onPeerSignal(from, payload) {
     const pc = makeConnection(from, link, false);
     link.secret.theirCommitment = readCommitment(payload.sdp);
     await pc.setRemoteDescription({ type: 'offer', sdp: payload.sdp });
+    if (link.role === 'listener') listenerDirections(pc);
     await pc.setLocalDescription(await pc.createAnswer());
     signal(from, { type: 'answer', sdp: withCommitment(pc.localDescription.sdp, await commitment(link.secret.mine)) });
     break;
@@ -309,6 +317,14 @@ async function onPeerSignal(from, payload) {
     link.pc = null;
     if (link.offered) makeConnection(from, link, true);
     break;
+  }
+}
+
+// A link to a listener: we send what we have on it, and receive nothing.
+function listenerDirections(pc) {
+  const kinds = new Set((local?.getTracks() || []).map((track) => track.kind));
+  for (const transceiver of pc.getTransceivers()) {
+    if (!transceiver.stopped) transceiver.direction = kinds.has(transceiver.receiver.track.kind) ? 'sendonly' : 'inactive';
   }
 }
 
@@ -531,8 +547,14 @@ function wireControls() {
 }
 
 function start() {
+  // The link opened again in this tab changes only the fragment: start afresh with its pin.
+  window.addEventListener('hashchange', () => { if (readFragment(location.hash).pin) location.reload(); });
+  // The pin leaves the address bar (history, session restore, sync) once read; the room stays.
+  if (fragment.pin) history.replaceState(null, '', `${location.pathname}#room=${encodeURIComponent(fragment.room)}`);
   if (!fragment.room || !fragment.pin) {
-    status('This link names no room and pin: ask for the whole link, with what follows its #.');
+    status(fragment.room
+      ? 'This page no longer holds the pin (it leaves the address once read): open the link you were given again.'
+      : 'This link names no room and pin: ask for the whole link, with what follows its #.');
     return;
   }
   $('lobby-room').textContent = `Room ${clean(fragment.room, 20)}`;
@@ -546,10 +568,12 @@ function start() {
     $('join').disabled = true;
     join(fragment.name);
   };
+  // join=1 gets the page ready, never further: camera and microphone open only on a person's click.
   if (fragment.join) {
-    fragment.name = fragment.name || 'guest';
-    join(fragment.name);
+    $('name').value = fragment.name || 'guest';
+    $('join').focus();
   }
+  report({ type: 'lobby' });
 }
 
 if (typeof document !== 'undefined') start();

@@ -13,6 +13,9 @@ public enum ErrorCode: String, Sendable, CaseIterable {
     case flood = "flood"
     case serverFull = "server-full"
     case notFound = "not-found"
+    /// Not for this requester: a room without the rendezvous's room key, from another site's
+    /// page, or `/v1/metrics` from a network not let in.
+    case forbidden = "forbidden"
     /// A knock on a locked room was denied, or nobody answered it in time.
     case notAdmitted = "not-admitted"
     /// A `resume` token was not accepted (forged, expired, or its seat was given up).
