@@ -1,49 +1,48 @@
 // Descriptors handed between the processes of one rendezvous (`conf rendezvous --processes P`):
-// each worker binds a Unix datagram socket in the abstract namespace, named after the port and
-// its worker number; a connection for a room another process holds is sent to that worker's
-// socket as SCM_RIGHTS. The receiver takes descriptors only from its own user (SCM_CREDENTIALS).
+// the first process makes a Unix datagram socketpair for every worker of every process before it
+// starts the others, which inherit them. No socket has a name, so no other local user can bind
+// one first or send to one; a connection for a room another process holds goes to that worker's
+// sending end as SCM_RIGHTS. The receiver still takes descriptors only from its own user
+// (SCM_CREDENTIALS).
 #define _GNU_SOURCE  // struct ucred, SCM_CREDENTIALS
 #include "conf_shims.h"
 #include <errno.h>
 #include <stddef.h>
-#include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
-#include <sys/un.h>
 #include <signal.h>
 #include <unistd.h>
 
-static socklen_t courier_address(struct sockaddr_un *address, unsigned port, unsigned worker) {
-    memset(address, 0, sizeof *address);
-    address->sun_family = AF_UNIX;
-    // Abstract: a leading NUL, no file; gone with the socket.
-    int length = snprintf(address->sun_path + 1, sizeof address->sun_path - 1, "conf-rendezvous/%u/%u", port, worker);
-    return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)length);
-}
-
-int conf_courier_bind(unsigned port, unsigned worker) {
-    int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    if (fd < 0) return -errno;
+int conf_courier_pair(int ends[2]) {
+    if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, ends) != 0) return -errno;
     int on = 1;
-    setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &on, sizeof on);
-    struct sockaddr_un address;
-    socklen_t length = courier_address(&address, port, worker);
-    if (bind(fd, (struct sockaddr *)&address, length) != 0) {
+    if (setsockopt(ends[0], SOL_SOCKET, SO_PASSCRED, &on, sizeof on) != 0) {
         int error = errno;
-        close(fd);
+        close(ends[0]);
+        close(ends[1]);
         return -error;
     }
-    return fd;
+    return 0;
 }
 
-int conf_courier_send(int courier, unsigned port, unsigned worker, int descriptor, const void *payload, size_t length) {
-    struct sockaddr_un address;
-    socklen_t address_length = courier_address(&address, port, worker);
+int conf_courier_is_ours(int fd) {
+    int type = 0, domain = 0;
+    socklen_t length = sizeof type;
+    if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &length) != 0 || type != SOCK_DGRAM) return 0;
+    length = sizeof domain;
+    if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &length) != 0 || domain != AF_UNIX) return 0;
+    struct ucred peer;
+    length = sizeof peer;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &length) != 0) return 0;
+    return peer.uid == geteuid();
+}
+
+int conf_courier_send(int send_end, int descriptor, const void *payload, size_t length) {
     struct iovec part = {.iov_base = (void *)payload, .iov_len = length};
     char control[CMSG_SPACE(sizeof(int))];
     memset(control, 0, sizeof control);
-    struct msghdr message = {.msg_name = &address, .msg_namelen = address_length, .msg_iov = &part, .msg_iovlen = 1};
+    struct msghdr message = {.msg_iov = &part, .msg_iovlen = 1};
     if (descriptor >= 0) {
         message.msg_control = control;
         message.msg_controllen = sizeof control;
@@ -53,7 +52,7 @@ int conf_courier_send(int courier, unsigned port, unsigned worker, int descripto
         header->cmsg_len = CMSG_LEN(sizeof(int));
         memcpy(CMSG_DATA(header), &descriptor, sizeof(int));
     }
-    return sendmsg(courier, &message, MSG_DONTWAIT | MSG_NOSIGNAL) < 0 ? -errno : 0;
+    return sendmsg(send_end, &message, MSG_DONTWAIT | MSG_NOSIGNAL) < 0 ? -errno : 0;
 }
 
 ssize_t conf_courier_receive(int courier, void *payload, size_t capacity, int *descriptor) {

@@ -20,6 +20,7 @@ struct RendezvousCommand {
         let perClient: Int
         let tls: (certificate: String, key: String)?
         let secret: [UInt8]
+        let stateDirectory: String
         let workerCount: Int, processCount: Int
         let cores = max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
         do throws(CommandFailure) {
@@ -29,6 +30,7 @@ struct RendezvousCommand {
             guard let directory = context.invocation.value("state-dir") ?? RendezvousSecretFile.defaultDirectory(context.environment) else {
                 throw context.usage("no $XDG_STATE_HOME or $HOME to keep the rendezvous secret in: give --state-dir DIR")
             }
+            stateDirectory = directory
             do throws(RendezvousSecretFile.Problem) {
                 secret = try RendezvousSecretFile.load(directory: directory)
             } catch {
@@ -47,6 +49,22 @@ struct RendezvousCommand {
         let quiet = context.invocation.flag("quiet")
         let inherited = RendezvousProcesses.inherited(context.environment)
         if inherited != nil { endWhenTheParentEnds() }
+        // With several processes, every worker's courier: made here by the first, inherited by the others.
+        var couriers: RendezvousCourierEnds?
+        if inherited != nil {
+            guard let ends = RendezvousCourierEnds.inherited(context.environment, workers: workerCount * processCount) else {
+                Console.err("conf rendezvous: process \(inherited!.index) was started without its couriers: it is started by the first process of conf rendezvous --processes, not by hand")
+                return ExitCode.failure.rawValue
+            }
+            couriers = ends
+        } else if processCount > 1 {
+            do throws(GLibError) {
+                couriers = try RendezvousCourierEnds.make(workers: workerCount * processCount)
+            } catch {
+                Console.err("conf rendezvous: \(error.message)")
+                return ExitCode.failure.rawValue
+            }
+        }
         DescriptorLimit.raiseToHard()  // Before any socket: a soft limit of 1024 is reached under load.
         let loop = EventLoop()
         let proxies = Set(context.invocation.values("trusted-proxy"))
@@ -80,6 +98,13 @@ struct RendezvousCommand {
         var workers: RendezvousWorkers?
         let stun: STUNService?
         let port: UInt16
+        // Workers that share the port (SO_REUSEPORT) would share it with a second rendezvous of
+        // this user too: the port's lock, taken before they listen, keeps that one out.
+        var portLock: RendezvousPortLock?
+        let lockPort = { (port: UInt16) throws(GLibError) in
+            guard allWorkers > 1, inherited == nil, port != 0, portLock == nil else { return }
+            portLock = try RendezvousPortLock(port: port, directory: RendezvousPortLock.directory(context.environment, fallback: stateDirectory))
+        }
         do throws(GLibError) {
             // The other processes listen on the port the first one took.
             let shared = inherited.map { HostPort(host: endpoint.host, port: $0.port) } ?? endpoint
@@ -92,8 +117,12 @@ struct RendezvousCommand {
                     single = makeServer(config, 0, loop)
                     return try single!.listen(on: endpoint, tls: tls)
                 }
+                try lockPort(endpoint.port)
                 let layout = RendezvousWorkers.Layout(workers: workerCount, process: inherited?.index ?? 0, processes: processCount)
-                workers = try RendezvousWorkers(layout: layout, loop: loop, endpoint: endpoint) { worker, loop in makeServer(config, worker, loop) }
+                workers = try RendezvousWorkers(layout: layout, loop: loop, endpoint: endpoint, couriers: couriers) { worker, loop in
+                    makeServer(config, worker, loop)
+                }
+                try lockPort(workers!.port)
                 return workers!.port
             }
         } catch {
@@ -127,11 +156,13 @@ struct RendezvousCommand {
                 Console.err("rendezvous: \(workerCount) workers" + (processCount > 1 ? " in each of \(processCount) processes" : "") + " share the port")
             }
             if processCount > 1 {
-                processes = RendezvousProcesses(count: processCount, port: port, environment: context.environment, loop: loop) { line in Console.err("rendezvous: " + line) }
+                processes = RendezvousProcesses(count: processCount, port: port, couriers: couriers!, environment: context.environment, loop: loop) { line in
+                    Console.err("rendezvous: " + line)
+                }
             }
         }
         loop.run()
-        withExtendedLifetime((single, workers, processes, stun)) {}
+        withExtendedLifetime((single, workers, processes, stun, portLock)) {}
         return ExitCode.ok.rawValue
     }
 

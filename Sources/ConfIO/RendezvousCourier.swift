@@ -5,34 +5,72 @@ import ConfRendezvous
 import Glibc
 #endif
 
-/// One worker's mailbox between the processes of a rendezvous (`--processes P`): a Unix datagram
-/// socket in the abstract namespace named after the port and the worker's number (conf_courier.c).
+/// The couriers of every worker of a rendezvous run as several processes (`--processes P`): one
+/// Unix datagram socketpair per worker, made by the first process before it starts the others,
+/// which inherit the ends (`environmentVariable` says which descriptors they are). Nothing is
+/// named, so no other local user can find, bind or send to a courier; an inherited end is used
+/// only when its peer was made by this user.
+public struct RendezvousCourierEnds: Sendable {
+    public static let environmentVariable = "CONF_RENDEZVOUS_COURIERS"
+
+    /// By worker (counting over every process): where it receives, and where others send to it.
+    let ends: [(receive: Int32, send: Int32)]
+
+    /// Makes the pairs for `workers` workers in all.
+    public static func make(workers: Int) throws(GLibError) -> RendezvousCourierEnds {
+        var made: [(receive: Int32, send: Int32)] = []
+        for _ in 0..<workers {
+            var pair: [Int32] = [-1, -1]
+            let result = conf_courier_pair(&pair)
+            guard result == 0 else {
+                for (receive, send) in made { close(receive); close(send) }
+                throw GLibError(domain: "conf", code: -result, message: "cannot make the processes' couriers: " + String(cString: strerror(-result)))
+            }
+            made.append((pair[0], pair[1]))
+        }
+        return RendezvousCourierEnds(ends: made)
+    }
+
+    /// The ends the first process handed down, or nil when the variable names none, or names
+    /// something that is not a courier of this user's (then this process cannot work with the others).
+    public static func inherited(_ environment: [String: String], workers: Int) -> RendezvousCourierEnds? {
+        guard let text = environment[environmentVariable] else { return nil }
+        var ends: [(receive: Int32, send: Int32)] = []
+        for pair in text.split(separator: ";") {
+            let numbers = pair.split(separator: ",").compactMap { Int32($0) }
+            guard numbers.count == 2, numbers.allSatisfy({ $0 > 2 && conf_courier_is_ours($0) != 0 }) else { return nil }
+            for fd in numbers { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+            ends.append((numbers[0], numbers[1]))
+        }
+        return ends.count == workers ? RendezvousCourierEnds(ends: ends) : nil
+    }
+
+    /// For the environment of a process started with these ends.
+    public var environmentValue: String { ends.map { "\($0.receive),\($0.send)" }.joined(separator: ";") }
+
+    /// Every descriptor, for the processes started to inherit.
+    public var descriptors: [Int32] { ends.flatMap { [$0.receive, $0.send] } }
+}
+
+/// One worker's mailbox between the processes of a rendezvous: the receiving end of its
+/// socketpair, and the sending ends of the workers of other processes (`RendezvousCourierEnds`).
 /// Connections for a room another process holds are sent to that worker's courier as descriptors
 /// (a WebSocket handed over open carries its transcript: `ws` and a newline, then the bytes);
 /// once a second each worker sends its figures to every other process, for `/v1/metrics`.
-/// Binding worker 0's name also keeps a second rendezvous of the same user off the port, which
-/// SO_REUSEPORT would otherwise let it share.
 ///
 /// Threading: on its worker's loop.
 final class RendezvousCourier {
-    let fd: Int32
-    private let port: UInt16
+    private let ends: RendezvousCourierEnds
     private let loop: EventLoop
     private var watch: Timer?
     /// Descriptors whose worker's mailbox was full, oldest first.
     private var waiting: [(descriptor: Int32, worker: Int, payload: [UInt8], since: Instant)] = []
     private var retry: Timer?
 
-    /// Throws when the name is taken (another rendezvous of this user on the port) or the socket cannot be made.
-    init(loop: EventLoop, port: UInt16, worker: Int, received: @escaping (_ descriptor: Int32?, _ payload: [UInt8]) -> Void) throws(GLibError) {
-        let fd = conf_courier_bind(UInt32(port), UInt32(worker))
-        guard fd >= 0 else {
-            let why = -fd == EADDRINUSE ? "another conf rendezvous of this user serves port \(port) already" : String(cString: strerror(-fd))
-            throw GLibError(domain: "conf", code: -fd, message: why)
-        }
-        self.fd = fd
-        self.port = port
+    init(loop: EventLoop, ends: RendezvousCourierEnds, worker: Int, received: @escaping (_ descriptor: Int32?, _ payload: [UInt8]) -> Void) {
+        self.ends = ends
         self.loop = loop
+        let fd = ends.ends[worker].receive
         watch = loop.watch(fd: fd) {
             var payload = [UInt8](repeating: 0, count: Self.largestPayload)
             while true {
@@ -49,7 +87,6 @@ final class RendezvousCourier {
         watch?.cancel()
         retry?.cancel()
         for (descriptor, _, _, _) in waiting { close(descriptor) }
-        close(fd)
     }
 
     /// The most a datagram carries: a WebSocket's transcript behind its mark.
@@ -76,7 +113,7 @@ final class RendezvousCourier {
 
     /// 0, -EAGAIN (kept), or another -errno (the connection is closed: it cannot go).
     private func trySend(_ descriptor: Int32, to worker: Int, payload: [UInt8]) -> Int32 {
-        let result = payload.withUnsafeBytes { conf_courier_send(fd, UInt32(port), UInt32(worker), descriptor, $0.baseAddress, $0.count) }
+        let result = payload.withUnsafeBytes { conf_courier_send(ends.ends[worker].send, descriptor, $0.baseAddress, $0.count) }
         if result == 0 {
             close(descriptor)  // our copy: theirs travelled
         } else if result != -EAGAIN {
@@ -102,7 +139,7 @@ final class RendezvousCourier {
 
     /// A line of text to `worker` (best effort: a full mailbox drops it).
     func send(_ text: String, to worker: Int) {
-        _ = text.withCString { conf_courier_send(fd, UInt32(port), UInt32(worker), -1, $0, strlen($0)) }
+        _ = text.withCString { conf_courier_send(ends.ends[worker].send, -1, $0, strlen($0)) }
     }
 }
 

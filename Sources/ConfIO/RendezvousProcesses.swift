@@ -5,8 +5,9 @@ import Glibc
 
 /// `conf rendezvous --processes P`: where one process runs out of descriptors, P processes share
 /// the port. The first (the one started) runs its workers, then starts the others as copies of
-/// itself told their index and the port in the environment; it restarts one that dies (its rooms
-/// are gone, as an instance's would be) and stops them all when it stops. They die with it.
+/// itself told their index and the port in the environment, with every worker's courier ends
+/// (`RendezvousCourierEnds`) as inherited descriptors; it restarts one that dies (its rooms are
+/// gone, as an instance's would be) and stops them all when it stops. They die with it.
 ///
 /// Threading: the event loop thread only.
 public final class RendezvousProcesses {
@@ -23,6 +24,7 @@ public final class RendezvousProcesses {
 
     private let count: Int
     private let port: UInt16
+    private let couriers: RendezvousCourierEnds
     private let log: (String) -> Void
     /// Ours, given to the copies with their index and the port added.
     private let environment: [String: String]
@@ -30,9 +32,11 @@ public final class RendezvousProcesses {
     private var watch: Timer?
     private var stopping = false
 
-    public init(count: Int, port: UInt16, environment: [String: String], loop: EventLoop, log: @escaping (String) -> Void) {
+    public init(count: Int, port: UInt16, couriers: RendezvousCourierEnds, environment: [String: String], loop: EventLoop,
+                log: @escaping (String) -> Void) {
         self.count = count
         self.port = port
+        self.couriers = couriers
         self.environment = environment
         self.log = log
         for index in 1..<count { start(index) }
@@ -46,12 +50,18 @@ public final class RendezvousProcesses {
         var environment = environment
         environment[Self.indexVariable] = String(index)
         environment[Self.portVariable] = String(port)
+        environment[RendezvousCourierEnds.environmentVariable] = couriers.environmentValue
         let arguments = CommandLine.arguments
         var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         var envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { for pointer in argv + envp { free(pointer) } }
+        // The couriers pass to the copy as they are (a dup2 onto itself clears close-on-exec).
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        for fd in couriers.descriptors { posix_spawn_file_actions_adddup2(&actions, fd, fd) }
         var pid: pid_t = 0
-        let result = posix_spawn(&pid, "/proc/self/exe", nil, nil, &argv, &envp)
+        let result = posix_spawn(&pid, "/proc/self/exe", &actions, nil, &argv, &envp)
         guard result == 0 else { return log("cannot start process \(index): \(String(cString: strerror(result)))") }
         children[index] = pid
     }

@@ -31,7 +31,7 @@ public final class MetricsBoard: Sendable {
 /// connections. The kernel spreads new connections over the workers; one that lands on the wrong
 /// worker is handed to the owner (`WorkerRouting`): before its WebSocket opens when its URL names
 /// the room, or open with what it sent when its first message does. Through the owner's loop in
-/// this process, as a descriptor over a Unix socket to another (`RendezvousCourier`). A room's
+/// this process, as a descriptor over an inherited socketpair to another (`RendezvousCourier`). A room's
 /// messages never leave its worker's thread, and no lock is taken for them.
 ///
 /// Threading: made on the thread that runs worker 0's loop (the caller's); workers 1..<N run on
@@ -70,8 +70,9 @@ public final class RendezvousWorkers {
 
     /// Worker `layout.first` on `loop` (the caller's); the process's others on new threads.
     /// `makeServer(k, loop)` builds worker k's server (k counts over every process) on its own
-    /// thread; `listen` has been called on none of them.
-    public init(layout: Layout, loop: EventLoop, endpoint: HostPort,
+    /// thread; `listen` has been called on none of them. `couriers` (with several processes)
+    /// reach the other processes' workers.
+    public init(layout: Layout, loop: EventLoop, endpoint: HostPort, couriers: RendezvousCourierEnds?,
                 makeServer: @escaping @Sendable (_ worker: Int, _ loop: EventLoop) -> RendezvousServer) throws(GLibError) {
         let board = MetricsBoard(workers: layout.total)
         let shared = layout.total > 1
@@ -83,7 +84,7 @@ public final class RendezvousWorkers {
         Self.route(workers[0], index: layout.first, layout: layout, directory: directory)
         port = try first.listen(on: endpoint, reusePort: shared)
         let port = self.port
-        if shared { workers[0].courier = try Self.courier(for: workers[0], worker: layout.first, port: port, board: board, layout: layout) }
+        if let couriers { workers[0].courier = Self.courier(for: workers[0], worker: layout.first, ends: couriers, board: board, layout: layout) }
         directory.register(workers[0], as: layout.first)
         // The others: each thread makes its loop, server and courier, listens, then says it is ready.
         let ready = Mutex<[Int: Result<Worker, GLibError>]>([:])
@@ -97,7 +98,7 @@ public final class RendezvousWorkers {
                 Self.route(worker, index: index, layout: layout, directory: directory)
                 do throws(GLibError) {
                     _ = try worker.server!.listen(on: HostPort(host: endpoint.host, port: port), reusePort: true)
-                    worker.courier = try Self.courier(for: worker, worker: index, port: port, board: board, layout: layout)
+                    if let couriers { worker.courier = Self.courier(for: worker, worker: index, ends: couriers, board: board, layout: layout) }
                 } catch {
                     ready.withLock { $0[local] = .failure(error) }
                     return
@@ -150,9 +151,9 @@ public final class RendezvousWorkers {
 
     /// Worker `index`'s courier: descriptors are adopted by its server, figures posted to `board`
     /// (only other processes' workers': ours post their own).
-    private static func courier(for worker: Worker, worker index: Int, port: UInt16, board: MetricsBoard,
-                                layout: Layout) throws(GLibError) -> RendezvousCourier {
-        try RendezvousCourier(loop: worker.loop, port: port, worker: index) { descriptor, payload in
+    private static func courier(for worker: Worker, worker index: Int, ends: RendezvousCourierEnds, board: MetricsBoard,
+                                layout: Layout) -> RendezvousCourier {
+        RendezvousCourier(loop: worker.loop, ends: ends, worker: index) { descriptor, payload in
             if let descriptor {
                 worker.server?.adopt(descriptor, transcript: RendezvousCourier.transcript(in: payload))
                 return

@@ -54,12 +54,15 @@ void conf_tty_give_back(void);
 /// Whether `signal` is ignored (as `nohup` leaves SIGHUP for the programs it starts).
 int conf_signal_is_ignored(int signal);
 
-/// The courier between the processes of one rendezvous (conf_courier.c): a Unix datagram socket
-/// in the abstract namespace named after `port` and `worker`. Returns it, or -errno (EADDRINUSE:
-/// that worker of a rendezvous on that port exists already).
-int conf_courier_bind(unsigned port, unsigned worker);
-/// Sends `payload` and, unless `descriptor` is -1, a copy of `descriptor` to `worker`'s courier. 0 or -errno.
-int conf_courier_send(int courier, unsigned port, unsigned worker, int descriptor, const void *payload, size_t length);
+/// The couriers between the processes of one rendezvous (conf_courier.c): one Unix datagram
+/// socketpair per worker, made by the first process and inherited by the others, never named.
+/// `ends[0]` receives (it is told each sender's credentials), `ends[1]` sends to it. 0 or -errno.
+int conf_courier_pair(int ends[2]);
+/// Whether `fd` is a Unix datagram socket whose peer was made by this user (SO_PEERCRED): an
+/// inherited courier end is used only then.
+int conf_courier_is_ours(int fd);
+/// Sends `payload` and, unless `descriptor` is -1, a copy of `descriptor` on a courier's sending end. 0 or -errno.
+int conf_courier_send(int send_end, int descriptor, const void *payload, size_t length);
 /// One message: its length, the descriptor it carried in `*descriptor` (or -1); -EAGAIN when none
 /// waits, -EPERM for one from another user (its descriptor closed).
 ssize_t conf_courier_receive(int courier, void *payload, size_t capacity, int *descriptor);
