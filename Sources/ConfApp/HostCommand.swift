@@ -68,9 +68,12 @@ struct HostCommand {
             let secret = (0..<4).flatMap { _ in withUnsafeBytes(of: random.next()) { Array($0) } }
             let server: RendezvousServer, port: UInt16
             do throws(GLibError) {
-                ((server, port), stun) = try RendezvousPorts.bind(loop: loop, endpoint: listen, shared: false, quiet: false) { endpoint, answersSTUN throws(GLibError) in
+                let participants = STUNParticipants()
+                ((server, port), stun) = try RendezvousPorts.bind(loop: loop, endpoint: listen, shared: false, quiet: false,
+                                                                  participants: participants) { endpoint, answersSTUN throws(GLibError) in
                     config.answersSTUN = answersSTUN
                     let server = RendezvousServer(loop: loop, core: RendezvousCommand.core(config, secret: secret)) { _ in }
+                    server.stunParticipants = participants
                     return (server, try server.listen(on: endpoint, tls: identity.map { ($0.file, $0.file) }))
                 }
             } catch {

@@ -78,6 +78,7 @@ struct RendezvousCommand {
         let limits = ConnectionAdmission.Limits(maxTotal: DescriptorLimit.connectionBudget,
                                                 maxPerClient: max(1, (perClient + allWorkers - 1) / allWorkers),
                                                 uncapped: Set(proxies.map { ClientAddress($0).client }))
+        let participants = STUNParticipants()
         let makeServer = { @Sendable (config: RendezvousConfig, worker: Int, loop: EventLoop) -> RendezvousServer in
             var share = config
             if allWorkers > 1 {
@@ -91,6 +92,7 @@ struct RendezvousCommand {
                 if !quiet { Console.err("rendezvous: " + (allWorkers > 1 ? "[\(worker)] " : "") + TerminalEscape.escape(line)) }
             }
             server.trustedProxies = proxies
+            server.stunParticipants = participants
             if let partition = config.partition { server.metricsLabels = [("instance", "\(partition.index)")] }
             return server
         }
@@ -108,7 +110,8 @@ struct RendezvousCommand {
         do throws(GLibError) {
             // The other processes listen on the port the first one took.
             let shared = inherited.map { HostPort(host: endpoint.host, port: $0.port) } ?? endpoint
-            (port, stun) = try RendezvousPorts.bind(loop: loop, endpoint: shared, shared: processCount > 1 || inherited != nil, quiet: quiet) {
+            (port, stun) = try RendezvousPorts.bind(loop: loop, endpoint: shared, shared: processCount > 1 || inherited != nil, quiet: quiet,
+                                                   participants: participants) {
                 endpoint, answersSTUN throws(GLibError) in
                 var answering = options
                 answering.answersSTUN = answersSTUN

@@ -1,5 +1,6 @@
 import ConfDriver
 import ConfIO
+import ConfRendezvous
 import ConfWire
 
 /// The rendezvous's TCP listener and its STUN server on UDP at the same port number.
@@ -15,11 +16,13 @@ import ConfWire
 enum RendezvousPorts {
     static let attempts = 32
 
-    static func bind<Listener>(loop: EventLoop, endpoint: HostPort, shared: Bool, quiet: Bool,
+    static func bind<Listener>(loop: EventLoop, endpoint: HostPort, shared: Bool, quiet: Bool, participants: STUNParticipants,
                                listen: (HostPort, _ answersSTUN: Bool) throws(GLibError) -> Listener) throws(GLibError) -> (Listener, STUNService?) {
         if endpoint.port != 0 {
             // STUN's warning waits for the listener: a port TCP cannot have is the error to read.
-            let stun = Result { () throws(GLibError) in try STUNService(loop: loop, host: endpoint.host, port: endpoint.port, reusePort: shared) }
+            let stun = Result { () throws(GLibError) in
+                try STUNService(loop: loop, host: endpoint.host, port: endpoint.port, reusePort: shared, participants: participants)
+            }
             let service = try? stun.get()
             let listener: Listener
             do {
@@ -35,7 +38,7 @@ enum RendezvousPorts {
         defer { refused.forEach { $0.close() } }
         var noUDP = false
         for _ in 0..<attempts {
-            guard let stun = stunService(loop: loop, endpoint: endpoint, shared: shared, quiet: quiet) else {
+            guard let stun = stunService(loop: loop, endpoint: endpoint, shared: shared, quiet: quiet, participants: participants) else {
                 noUDP = true  // said on stderr, with the system's reason
                 break
             }
@@ -54,9 +57,9 @@ enum RendezvousPorts {
 
     /// The STUN server on UDP at `endpoint`; nil (said on stderr) when that UDP port is taken:
     /// the rendezvous then works without, and hands out only the STUN servers it is given.
-    private static func stunService(loop: EventLoop, endpoint: HostPort, shared: Bool, quiet: Bool) -> STUNService? {
+    private static func stunService(loop: EventLoop, endpoint: HostPort, shared: Bool, quiet: Bool, participants: STUNParticipants) -> STUNService? {
         do {
-            return try STUNService(loop: loop, host: endpoint.host, port: endpoint.port, reusePort: shared)
+            return try STUNService(loop: loop, host: endpoint.host, port: endpoint.port, reusePort: shared, participants: participants)
         } catch {
             if !quiet { sayNoSTUN(at: endpoint, error) }
             return nil

@@ -48,9 +48,7 @@ extension RendezvousServer: PolledWebSocketOwner {
         socket.connection = id
         polled[id] = socket
         let viaProxy = trustedProxies.contains(socket.peerHost)
-        core.handle(.opened(id, address: clientAddress(peer: socket.peerHost, forwardedFor: upgrade.forwardedFor),
-                            host: viaProxy ? nil : upgrade.host), now: clock.now())
-        flush()
+        opened(id, address: clientAddress(peer: socket.peerHost, forwardedFor: upgrade.forwardedFor), host: viaProxy ? nil : upgrade.host)
     }
 
     func webSocketReceived(_ socket: PolledWebSocket, text: String?) {
@@ -65,8 +63,7 @@ extension RendezvousServer: PolledWebSocketOwner {
         polledByAccept[socket.acceptID] = nil
         closingPolled[socket.acceptID] = nil
         guard let id = socket.connection, polled.removeValue(forKey: id) != nil else { return }
-        core.handle(.closed(id), now: clock.now())
-        flush()
+        closed(id)
         callOnAllClosedIfNoneLeft()
     }
 

@@ -64,6 +64,7 @@ extension RendezvousServer {
         if let routing, let socket = polled[id], let transcript = socket.release() {
             polled[id] = nil
             polledByAccept[socket.acceptID] = nil
+            forgetAddress(of: id)
             admission.closed(socket.acceptID)  // admitted again where it is served
             routing.forward(socket.fd, worker, transcript)
             return

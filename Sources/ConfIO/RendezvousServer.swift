@@ -33,6 +33,11 @@ public final class RendezvousServer {
     public var trustedProxies: Set<String> = []
     /// On every sample of `/v1/metrics` (`instance="1"` for one of several).
     public var metricsLabels: [(String, String)] = []
+    /// Told of every WebSocket's client address while it is open: the STUN server keeps a share
+    /// of its answers for them.
+    public var stunParticipants: STUNParticipants?
+    /// The client address of each open WebSocket, for `stunParticipants`.
+    var openAddresses: [ConnectionID: String] = [:]
     let server: UnsafeMutablePointer<SoupServer>
     private var listeners: [ListeningSocket] = []
     var acceptors: [ConnectionAcceptor] = []
@@ -141,8 +146,7 @@ public final class RendezvousServer {
         let box = ConnectionBox(server: self, id: id)
         connectSignal(UnsafeMutableRawPointer(connection), "message", onWebSocketMessage, box: box)
         connectSignal(UnsafeMutableRawPointer(connection), "closed", onWebSocketClosed, box: box)
-        core.handle(.opened(id, address: address, host: hostHeader(message)), now: clock.now())
-        flush()
+        opened(id, address: address, host: hostHeader(message))
     }
 
     func webSocketMessage(_ id: ConnectionID, type: Int32, bytes: OpaquePointer?) {
@@ -158,8 +162,7 @@ public final class RendezvousServer {
 
     func webSocketClosed(_ id: ConnectionID) {
         guard let connection = connections.removeValue(forKey: id) else { return }
-        core.handle(.closed(id), now: clock.now())
-        flush()
+        closed(id)
         // Not from inside the signal emission that is using it.
         loop.schedule(after: .zero) { g_object_unref(UnsafeMutableRawPointer(connection)) }
         callOnAllClosedIfNoneLeft()
@@ -235,6 +238,25 @@ public final class RendezvousServer {
         let text = body.serialized
         soup_server_message_set_status(message, status, nil)
         text.withCString { soup_server_message_set_response(message, "application/json", SOUP_MEMORY_COPY, $0, UInt(strlen($0))) }
+    }
+
+    /// A WebSocket of either kind opened, from `address` (the client, behind a trusted proxy too).
+    func opened(_ id: ConnectionID, address: String, host: String?) {
+        openAddresses[id] = address
+        stunParticipants?.opened(address)
+        core.handle(.opened(id, address: address, host: host), now: clock.now())
+        flush()
+    }
+
+    func closed(_ id: ConnectionID) {
+        forgetAddress(of: id)
+        core.handle(.closed(id), now: clock.now())
+        flush()
+    }
+
+    /// The WebSocket is gone from this worker (closed, or handed to another that counts it).
+    func forgetAddress(of id: ConnectionID) {
+        if let address = openAddresses.removeValue(forKey: id) { stunParticipants?.closed(address) }
     }
 
     // MARK: Core outputs

@@ -154,6 +154,13 @@ public final class UDPSocket {
         return bytes.withUnsafeBytes { payload in target.withSockaddr { sendto(fd, payload.baseAddress, payload.count, Int32(MSG_NOSIGNAL), $0, $1) } } == bytes.count
     }
 
+    /// Asks for a receive queue of `bytes` (the kernel caps it at net.core.rmem_max): a server
+    /// that a flood keeps busy then drops fewer of everyone's datagrams while it catches up.
+    public func growReceiveBuffer(to bytes: Int32 = 1 << 20) {
+        var size = bytes
+        setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+    }
+
     /// Stops reading; the descriptor is closed when the socket is released.
     public func close() {
         watch?.cancel()

@@ -13,6 +13,12 @@ public struct TokenBucket: Sendable {
         tokens = Double(burst)
     }
 
+    /// Whether it holds its whole burst again at `now`: nothing about it is worth remembering.
+    public func isFull(at now: Instant) -> Bool {
+        guard let last else { return true }
+        return tokens + now.since(last).milliseconds / 1000 * rate >= burst
+    }
+
     /// Takes one token if there is one.
     public mutating func take(at now: Instant) -> Bool {
         if let last { tokens = min(burst, tokens + now.since(last).milliseconds / 1000 * rate) }

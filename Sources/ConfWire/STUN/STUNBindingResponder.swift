@@ -22,6 +22,16 @@ public struct STUNBindingResponder: Sendable {
         .username, .messageIntegrity, .messageIntegritySHA256, .priority, .useCandidate,
     ]
 
+    /// Whether `datagram` has the shape of a Binding request (RFC 8489 section 5: its type, and a
+    /// length that matches), read from its first four bytes: what a server checks before it
+    /// spends anything on it. RFC 3489's requests have the same header.
+    public static func looksLikeBindingRequest(_ datagram: some Collection<UInt8>) -> Bool {
+        guard datagram.count >= 20, datagram.count < 2_048 else { return false }
+        var bytes = datagram.makeIterator()
+        let header = (0..<4).map { _ in Int(bytes.next()!) }
+        return header[0] == 0x00 && header[1] == 0x01 && header[2] << 8 | header[3] == datagram.count - 20
+    }
+
     /// The datagram to send back to `source`, or nil when `datagram` gets no answer.
     public func respond(to datagram: [UInt8], from source: STUNTransportAddress) -> [UInt8]? {
         guard let request = try? STUNMessage.parse(datagram), request.messageClass == .request, request.method == .binding else {
