@@ -36,9 +36,9 @@ tones = [440, 550, 660, 770]
 
 def start_call(conf, label, extra):
     """A rendezvous and N participants of one build; returns (rendezvous, participants)."""
-    server = subprocess.Popen([conf, "rendezvous", "--listen", "127.0.0.1:0", "--quiet"], stdout=subprocess.PIPE, text=True)
-    address = server.stdout.readline().split()[-1]
-    request = urllib.request.Request(f"http://{address}/v1/rooms", data=json.dumps({"name": label}).encode(), method="POST")
+    server = subprocess.Popen([conf, "rendezvous", "--listen", "127.0.0.1:0", "--quiet", "--no-tls"], stdout=subprocess.PIPE, text=True)
+    address = "ws://" + server.stdout.readline().split()[-1]
+    request = urllib.request.Request(f"http://{address[5:]}/v1/rooms", headers={"Content-Type": "application/json"}, data=json.dumps({"name": label}).encode(), method="POST")
     room = json.load(urllib.request.urlopen(request))
     participants = [subprocess.Popen([conf, "join", room["room"], room["pin"], "--server", address, "--as", f"p{i}",
                                       "--audio-source", f"tone:{tones[i]}", "--duration", str(seconds)] + extra,

@@ -42,7 +42,7 @@ def main():
         mesh.cap(capped, UPLINK, args.kbps, 500)
         media = ["--video-source", "pattern:noisy", "--audio-source", "tone:440", "--audio-sink", "none", "--video-view", "none"]
         call = subprocess.Popen(inside(mesh.namespace(1)) + [
-            conf, "join", room["room"], room["pin"], "--server", f"{HUB_ADDRESS}:7373", "--as", "conf", "--json", "--stats",
+            conf, "join", room["room"], room["pin"], "--server", f"ws://{HUB_ADDRESS}:7373", "--as", "conf", "--json", "--stats",
             "--duration", str(int(args.seconds + 30))] + media, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         processes.append(call)
         early = []
@@ -61,7 +61,7 @@ def main():
                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
         else:
             peer = subprocess.Popen(inside(mesh.namespace(2)) + [
-                conf, "join", room["room"], room["pin"], "--server", f"{HUB_ADDRESS}:7373", "--as", "web",
+                conf, "join", room["room"], room["pin"], "--server", f"ws://{HUB_ADDRESS}:7373", "--as", "web",
                 "--duration", str(int(args.seconds + 30))] + media, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         processes.append(peer)
         sampler = BacklogSampler(mesh, capped, UPLINK)

@@ -34,7 +34,7 @@ SCENARIOS = {
 
 
 def call_flags(args, name, directory):
-    flags = ["--server", f"{HUB_ADDRESS}:{PORT}", "--as", name, "--json", "--stats", "--video-source", args.video_source,
+    flags = ["--server", f"ws://{HUB_ADDRESS}:{PORT}", "--as", name, "--json", "--stats", "--video-source", args.video_source,
              "--audio-source", "tone:440", "--audio-sink", "none", "--record", directory,
              # A safety net only: the benchmark ends the call with SIGTERM long before this.
              "--duration", str(int(args.seconds + 120))]
@@ -64,7 +64,7 @@ def run_scenario(conf, scenario, args):
             mesh.cap(i, direction, kbps, args.queue_ms)
         records = {i: os.path.join(work, f"rec-n{i}") for i in range(1, count + 1)}
         births = conf_call.FileBirths(list(records.values()))
-        server = conf_call.Process(mesh.hub, [conf, "rendezvous", "--listen", f"{HUB_ADDRESS}:{PORT}", "--quiet"], env)
+        server = conf_call.Process(mesh.hub, [conf, "rendezvous", "--listen", f"{HUB_ADDRESS}:{PORT}", "--quiet", "--no-tls"], env)
         processes.append(server)
         if not server.wait_for(lambda p: p.first_line is not None, 10):
             raise RuntimeError("the rendezvous did not start")

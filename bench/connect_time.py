@@ -55,12 +55,12 @@ class Participant:
 
 
 def main(conf, n, runs):
-    server = subprocess.Popen([conf, "rendezvous", "--listen", "127.0.0.1:0", "--quiet"], stdout=subprocess.PIPE, text=True)
-    address = server.stdout.readline().split()[-1]
+    server = subprocess.Popen([conf, "rendezvous", "--listen", "127.0.0.1:0", "--quiet", "--no-tls"], stdout=subprocess.PIPE, text=True)
+    address = "ws://" + server.stdout.readline().split()[-1]
     rows = []
     try:
         for run in range(runs):
-            request = urllib.request.Request(f"http://{address}/v1/rooms", data=json.dumps({"name": f"bench {run}"}).encode(), method="POST")
+            request = urllib.request.Request(f"http://{address[5:]}/v1/rooms", headers={"Content-Type": "application/json"}, data=json.dumps({"name": f"bench {run}"}).encode(), method="POST")
             room = json.load(urllib.request.urlopen(request))
             present = []
             for i in range(n - 1):

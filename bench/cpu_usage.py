@@ -16,9 +16,9 @@ def zone_plate_clip(width, height, seconds):
 def start_room(conf, room):
     """A `conf rendezvous` on a loopback port and a room made on it from the `room` fields;
     returns (the rendezvous process, its address, the room's JSON)."""
-    server = subprocess.Popen([conf, "rendezvous", "--listen", "127.0.0.1:0", "--quiet"], stdout=subprocess.PIPE, text=True)
-    address = server.stdout.readline().split()[-1]
-    request = urllib.request.Request(f"http://{address}/v1/rooms", data=json.dumps(room).encode(), method="POST")
+    server = subprocess.Popen([conf, "rendezvous", "--listen", "127.0.0.1:0", "--quiet", "--no-tls"], stdout=subprocess.PIPE, text=True)
+    address = "ws://" + server.stdout.readline().split()[-1]
+    request = urllib.request.Request(f"http://{address[5:]}/v1/rooms", headers={"Content-Type": "application/json"}, data=json.dumps(room).encode(), method="POST")
     return server, address, json.load(urllib.request.urlopen(request))
 
 

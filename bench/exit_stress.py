@@ -132,18 +132,18 @@ class Bench:
         # What each run uses: PulseAudio's default devices with --pulse.
         self.run_env = {k: v for k, v in self.env.items() if not (pulse and k in ("CONF_AUDIO_SOURCE", "CONF_AUDIO_SINK"))}
         self.rendezvous = subprocess.Popen(
-            [conf, "rendezvous", "--listen", "127.0.0.1:0", "--workers", "1", "--quiet", "--rooms-per-minute", "1000000",
+            [conf, "rendezvous", "--listen", "127.0.0.1:0", "--workers", "1", "--quiet", "--no-tls", "--rooms-per-minute", "1000000",
              "--max-rooms", "1000000", "--trusted-proxy", "127.0.0.1", "--state-dir", directory + "/rendezvous"],
             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=self.env, text=True)
         line = self.rendezvous.stdout.readline()
         if "listening on" not in line:
             raise SystemExit(f"exit_stress: the rendezvous did not start: {line!r}")
         self.proxy = AddressingProxy(int(line.rsplit(":", 1)[1]))
-        self.server = f"127.0.0.1:{self.proxy.port}"
+        self.server = f"ws://127.0.0.1:{self.proxy.port}"
         self.members = []
 
     def room(self):
-        request = urllib.request.Request(f"http://{self.server}/v1/rooms", data=b'{"name":"stress","resolution":"240p"}', method="POST",
+        request = urllib.request.Request(f"http://{self.server[5:]}/v1/rooms", data=b'{"name":"stress","resolution":"240p"}', method="POST",
                                          headers={"Content-Type": "application/json"})
         with urllib.request.urlopen(request, timeout=10) as answer:
             made = json.load(answer)

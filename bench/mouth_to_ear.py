@@ -77,10 +77,10 @@ with wave.open(clicks, "wb") as w:
 processes = []
 b = None
 try:
-    server = subprocess.Popen([conf, "rendezvous", "--listen", "127.0.0.1:0", "--quiet"], stdout=subprocess.PIPE, text=True, env=env)
+    server = subprocess.Popen([conf, "rendezvous", "--listen", "127.0.0.1:0", "--quiet", "--no-tls"], stdout=subprocess.PIPE, text=True, env=env)
     processes.append(server)
-    address = server.stdout.readline().split()[-1]
-    room = json.load(urllib.request.urlopen(urllib.request.Request(f"http://{address}/v1/rooms", data=b'{"name":"m2e"}', method="POST")))
+    address = "ws://" + server.stdout.readline().split()[-1]
+    room = json.load(urllib.request.urlopen(urllib.request.Request(f"http://{address[5:]}/v1/rooms", headers={"Content-Type": "application/json"}, data=b'{"name":"m2e"}', method="POST")))
     common = ["--server", address, "--json", "--duration", str(seconds + 4)]
     a = subprocess.Popen([conf, "join", room["room"], room["pin"], "--as", "a", "--mic", "leftmic", "--audio-sink", "none"] + common,
                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)

@@ -105,14 +105,14 @@ class Mesh:
 
     def start_rendezvous(self, conf):
         """A standing `conf rendezvous` in the hub on HUB_ADDRESS:7373, once it listens."""
-        rendezvous = subprocess.Popen(self.inside(self.hub) + [conf, "rendezvous", "--listen", f"{HUB_ADDRESS}:7373", "--quiet"],
+        rendezvous = subprocess.Popen(self.inside(self.hub) + [conf, "rendezvous", "--listen", f"{HUB_ADDRESS}:7373", "--quiet", "--no-tls"],
                                       stdout=subprocess.PIPE, text=True)
         rendezvous.stdout.readline()
         return rendezvous
 
     def create_room(self, name):
         """A room made on that rendezvous (POST /v1/rooms): its room, pin and listen pin."""
-        created = subprocess.run(self.inside(self.hub) + ["curl", "-s", "-X", "POST", "-d", json.dumps({"name": name}),
+        created = subprocess.run(self.inside(self.hub) + ["curl", "-s", "-X", "POST", "-H", "Content-Type: application/json", "-d", json.dumps({"name": name}),
                                                           f"http://{HUB_ADDRESS}:7373/v1/rooms"],
                                  capture_output=True, text=True, check=True).stdout
         return json.loads(created)

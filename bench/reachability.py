@@ -149,9 +149,9 @@ def run(conf, topology):
                                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
             turn = ["--turn", "conf:secret@11.0.0.1:3478"]
             relay_only = ["--relay-only"] if topology == "relayonly" else []
-        rendezvous = Conf([conf, "rendezvous", "--listen", "11.0.0.1:7373", "--quiet"] + turn, ns("inet"))
+        rendezvous = Conf([conf, "rendezvous", "--listen", "11.0.0.1:7373", "--quiet", "--no-tls"] + turn, ns("inet"))
         rendezvous.wait_line("listening on")
-        host = Conf([conf, "host", "--server", "11.0.0.1:7373", "--as", "ann", "--json", "--no-video", "--connect-timeout", "60"]
+        host = Conf([conf, "host", "--server", "ws://11.0.0.1:7373", "--as", "ann", "--json", "--no-video", "--connect-timeout", "60"]
                     + relay_only, ns("h1"))
         try:
             guest, at, connected = joiner(conf, join_args(host), ns("h2"), relay_only)

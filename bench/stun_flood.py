@@ -117,7 +117,7 @@ def run(port, pid, rate, sources):
 
 
 def main():
-    server = subprocess.Popen([CONF, "rendezvous", "--listen", "127.0.0.1:0", "--workers", "1", "--quiet"], stdout=subprocess.PIPE,
+    server = subprocess.Popen([CONF, "rendezvous", "--listen", "127.0.0.1:0", "--workers", "1", "--quiet", "--no-tls"], stdout=subprocess.PIPE,
                               stderr=subprocess.DEVNULL, text=True)
     port = int(server.stdout.readline().split(":")[-1])
     ws = participant_socket(port)

@@ -39,7 +39,7 @@ def main():
         room = mesh.create_room("capped")
         mesh.cap(capped, UPLINK, args.kbps, 500)
         call = subprocess.Popen(inside(mesh.namespace(1)) + [
-            conf, "join", room["room"], room["pin"], "--server", f"{HUB_ADDRESS}:7373", "--as", "conf", "--json", "--stats",
+            conf, "join", room["room"], room["pin"], "--server", f"ws://{HUB_ADDRESS}:7373", "--as", "conf", "--json", "--stats",
             "--video-source", "pattern:noisy", "--audio-source", "tone:440", "--audio-sink", "none", "--duration", str(int(args.seconds + 30))],
             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         processes.append(call)

@@ -99,7 +99,7 @@ _conf() {
         --trusted-proxy) COMPREPLY=(); return ;;
         esac
         if [[ "$cur" == -* ]]; then
-            COMPREPLY=($(compgen -W "--listen --tls-cert --tls-key --stun --turn --room-idle --rooms-per-minute --max-rooms --knock-timeout --resume-grace --state-dir --max-connections-per-client --instance --workers --processes --room-key-file --metrics-from --trusted-proxy --quiet --help" -- "$cur"))
+            COMPREPLY=($(compgen -W "--listen --tls-cert --tls-key --no-tls --stun --turn --room-idle --rooms-per-minute --max-rooms --knock-timeout --resume-grace --state-dir --max-connections-per-client --instance --workers --processes --room-key-file --metrics-from --trusted-proxy --quiet --help" -- "$cur"))
         fi
         ;;
     "conf devices")

@@ -87,6 +87,10 @@ struct CommandContext {
         case .success(var address):
             // A certificate named means TLS, whichever way the address was written.
             if try fingerprint() != nil { address.secure = true }
+            if !address.secure && !address.isLoopback {
+                Console.err("conf: warning: \(origin("server")) \(text) is plain ws://: the pin, names and call set-up cross the network in clear — "
+                            + "leave out ws:// to use TLS")
+            }
             return address
         case .failure(let problem): throw usage("\(origin("server")) \(problem)")
         }
@@ -94,8 +98,8 @@ struct CommandContext {
 
     /// `--fingerprint`: the rendezvous certificate to trust, and no other.
     func fingerprint() throws(CommandFailure) -> ServerFingerprint? {
-        guard let text = invocation.value("fingerprint") else { return nil }
-        guard let fingerprint = ServerFingerprint(text) else { throw usage("--fingerprint '\(text)': \(ServerFingerprint.form)") }
+        guard let text = setting("fingerprint") else { return nil }
+        guard let fingerprint = ServerFingerprint(text) else { throw usage("\(origin("fingerprint")) '\(text)': \(ServerFingerprint.form)") }
         return fingerprint
     }
 

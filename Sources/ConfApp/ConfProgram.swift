@@ -14,7 +14,7 @@ public enum ConfProgram {
 
     static let server = OptionSpec(
         "server", short: "s", value: "ADDR",
-        help: "the rendezvous to use: HOST:PORT, or a ws://, wss://, http:// or https:// URL (the secure forms use TLS)",
+        help: "the rendezvous to use: HOST:PORT (over TLS), or a wss://, https://, ws:// or http:// URL; only ws:// and http:// are plain, and then the pin crosses the network in clear",
         environment: "CONF_SERVER", configurable: true)
     static let me = OptionSpec(
         "as", short: "a", value: "NAME", help: "your name as others see it (1 to 64 characters)",
@@ -24,7 +24,8 @@ public enum ConfProgram {
         completion: .file, environment: "CONF_CA", configurable: true)
     static let fingerprint = OptionSpec(
         "fingerprint", value: "FP",
-        help: "trust the rendezvous's TLS certificate with this fingerprint, and no other (no CA needed): what conf host prints in its join line; the connection then uses TLS")
+        help: "trust the rendezvous's TLS certificate with this fingerprint, and no other (no CA needed): what conf host prints in its join line, and conf rendezvous for its users' config; the connection then uses TLS",
+        environment: "CONF_FINGERPRINT", configurable: true)
     static let roomKey = OptionSpec(
         "room-key", value: "KEY",
         help: "the key a standing rendezvous asks before it makes a room (its --room-key-file): best kept in the config file, where other users cannot read it, rather than on the command line",
@@ -146,8 +147,11 @@ public enum ConfProgram {
         options: [
             OptionSpec("listen", short: "l", value: "ADDR", help: "where to listen, HOST:PORT (port 0 picks a free one)",
                        configurable: true, default: defaultListen),
-            OptionSpec("tls-cert", value: "FILE", help: "serve HTTPS and WSS with this PEM certificate (needs --tls-key)", completion: .file),
+            OptionSpec("tls-cert", value: "FILE", help: "serve HTTPS and WSS with this PEM certificate (needs --tls-key) instead of its own, "
+                       + "a self-signed one made and kept in --state-dir, which its users trust by fingerprint", completion: .file),
             OptionSpec("tls-key", value: "FILE", help: "the PEM private key of --tls-cert", completion: .file),
+            OptionSpec("no-tls", help: "serve plain HTTP and ws://, for a TLS proxy or load balancer in front (pins, tokens and names cross "
+                       + "the path between them in clear); what several workers or processes need"),
             OptionSpec("stun", value: "HOST:PORT", help: "a STUN server to hand to participants (port 3478 if none is given); without one, the rendezvous hands out itself: it answers STUN on UDP at its own port, at the address each participant reached it by", repeatable: true),
             OptionSpec("turn", value: "USER:PASS@HOST:PORT", help: "a TURN server to hand to participants (?transport=tcp or ?transport=tls to reach it over TCP or TLS)",
                        repeatable: true),
@@ -257,7 +261,7 @@ public enum ConfProgram {
         "conf host, with its built-in rendezvous, asks the home router to forward its port, TCP and UDP (7373 unless --listen says otherwise), by PCP, NAT-PMP and UPnP-IGD, and prints the router's external address in the join line. It says within a few seconds whether others can reach it (the reachability event): reachable (a router forwards the port, or the address is public), closed (no router answered, or it refused: forward TCP and UDP on that port to this machine by hand, or use a standing rendezvous with --server), or carrier-grade-nat (the router itself has no public address, as with many mobile and some fibre and cable providers: a forwarded port cannot help; use a standing rendezvous). The mappings are renewed while the call lasts and removed when conf host leaves, on SIGINT and SIGTERM too. --port-mapping off asks nothing of the router.",
         "Every rendezvous, standing or built in, also answers STUN on UDP at its own port number and hands itself out as the STUN server when it is given none (--stun): each participant learns its address outside its NAT from the server it already talks to, with no third party. With the router's forward for the host, and that address for everyone else, two homes behind ordinary NATs connect directly. Each call's media port is asked for too (on the address the default route leaves from, by PCP, NAT-PMP or UPnP-IGD) and offered to the others as a candidate, so that the host's media are reachable like its rendezvous, even from behind a NAT that no hole punching gets through.",
         "Some NATs give each destination its own port (symmetric NAT: some corporate, hotel and mobile networks); two such peers cannot reach each other directly, and the call needs a relay: a TURN server (coturn) that the rendezvous's operator hands out (conf rendezvous --turn, see docs/DEPLOY.md) or that each participant names with --turn (or CONF_TURN, or the config file). A link that found no path in two tries (a third of --connect-timeout each, at least 4 s) is tried a third time through the relay alone, on both sides; without a relay, the no-path error names what the candidates showed (both behind NATs, a NAT that changed the port) and the cure. Media through TURN stays encrypted end to end.",
-        "The pin never crosses the network in clear: the built-in rendezvous serves TLS with a key and self-signed certificate it makes once and keeps in $XDG_STATE_HOME/conf/rendezvous-tls.pem, and the join line names the certificate with --fingerprint. conf join trusts that certificate and no other, without any CA, and refuses another with exit status 11 before sending anything. A standing rendezvous with a CA-signed certificate is reached as wss://HOST:PORT as before; --no-tls serves plain ws:// on trusted LANs and in tests.",
+        "The pin never crosses the network in clear unless someone wrote ws://: the built-in rendezvous, and conf rendezvous unless given --tls-cert, serve TLS with a key and self-signed certificate made once and kept in $XDG_STATE_HOME/conf/rendezvous-tls.pem; the join line names the certificate with --fingerprint, and conf rendezvous prints the server and fingerprint lines its users put in their config. conf join trusts that certificate and no other, without any CA, and refuses another with exit status 11 before sending anything. --server HOST:PORT without a scheme is TLS (wss://); a ws:// address goes in clear, with a warning unless it is this machine. --no-tls serves plain ws://, behind a TLS proxy or in tests. TLS to an IPv6 address literal fails between conf's TLS libraries (GLib sends it as the server name, which GnuTLS refuses): use a host name or the IPv4 address.",
         "IPv6: with --listen [::]:PORT (the default) the rendezvous and the media also use this machine's global IPv6 addresses, which need no NAT (a firewall may still need opening); the join line names the IPv4 address first and lists the others.",
     ]
 }

@@ -147,7 +147,9 @@ struct HostCommand {
     static func report(_ room: RoomCreated, advertised: [String], ca: String?, fingerprint: ServerFingerprint?, secure: Bool,
                        reporter: EventReporter) {
         let trust = (ca.map { " --ca " + shellQuoted($0) } ?? "") + (fingerprint.map { " --fingerprint \($0)" } ?? "")
-        let server = (fingerprint != nil && !advertised[0].hasPrefix("wss://") ? "wss://" : "") + advertised[0]
+        // The scheme always written: without one, conf join reads wss://.
+        let hasScheme = advertised[0].hasPrefix("wss://") || advertised[0].hasPrefix("ws://")
+        let server = (hasScheme ? "" : secure || fingerprint != nil ? "wss://" : "ws://") + advertised[0]
         let join = "conf join \(room.room) \(room.pin.digits) --server \(server)" + trust
         let listenJoin = "conf join \(room.room) \(room.listenPin.digits) --server \(server)" + trust
         let hostPort = ["wss://", "ws://"].reduce(advertised[0]) { $0.hasPrefix($1) ? String($0.dropFirst($1.count)) : $0 }
@@ -164,6 +166,11 @@ struct HostCommand {
         guard let directory = RendezvousSecretFile.defaultDirectory(context.environment) else {
             throw context.usage("no $XDG_STATE_HOME or $HOME to keep the rendezvous's TLS key in: set one, or serve plain ws:// with --no-tls")
         }
+        return try identity(in: directory)
+    }
+
+    /// The TLS identity kept in `directory` (`rendezvous-tls.pem`), made there if there is none.
+    static func identity(in directory: String) throws(CommandFailure) -> (file: String, fingerprint: ServerFingerprint) {
         do {
             let file = try RendezvousCertificateFile.load(directory: directory) { try RendezvousIdentity.make() }
             try PEMKeyPair.check(certificateFile: file, keyFile: file)

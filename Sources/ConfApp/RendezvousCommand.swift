@@ -18,7 +18,9 @@ struct RendezvousCommand {
         let options: RendezvousConfig
         let endpoint: HostPort
         let perClient: Int
-        let tls: (certificate: String, key: String)?
+        var tls: (certificate: String, key: String)?
+        // Its own certificate, made and kept as conf host's is, when none is given.
+        var ownIdentity: ServerFingerprint?
         let secret: [UInt8]
         let stateDirectory: String
         let workerCount: Int, processCount: Int
@@ -35,6 +37,11 @@ struct RendezvousCommand {
                 secret = try RendezvousSecretFile.load(directory: directory)
             } catch {
                 throw CommandFailure(.failure, code: "state-dir", error.description)
+            }
+            if tls == nil && !context.invocation.flag("no-tls") && RendezvousProcesses.inherited(context.environment) == nil {
+                let identity = try HostCommand.identity(in: directory)
+                tls = (identity.file, identity.file)
+                ownIdentity = identity.fingerprint
             }
             perClient = try context.positiveInteger("max-connections-per-client", default: 64)
             for proxy in context.invocation.values("trusted-proxy") where !RendezvousServer.isAddress(proxy) {
@@ -152,6 +159,13 @@ struct RendezvousCommand {
         let bound = HostPort(host: endpoint.host, port: port)
         if inherited == nil {
             Console.out("conf rendezvous listening on \(tls == nil ? "" : "https://")\(bound)")  // the first line: its last word is the address
+            if let ownIdentity {
+                // What its users put in their config: the address others reach it by, and its certificate.
+                let reachable = HostPort(host: Self.reachableHost(endpoint.host), port: port)
+                Console.out("# its users put these lines in their conf config (~/.config/conf/config):")
+                Console.out("server = \(reachable)")
+                Console.out("fingerprint = \(ownIdentity)")
+            }
             if options.roomCreation.key == nil {
                 Console.err("rendezvous: anyone who reaches this rendezvous can open rooms on it: give --room-key-file FILE to make rooms only for holders of a key")
             }
@@ -176,8 +190,8 @@ struct RendezvousCommand {
         let count = try context.positiveInteger("workers", default: cores)
         guard count <= 64 else { throw context.usage("--workers \(count): at most 64 (this machine has \(cores) cores)") }
         if tls && count > 1 {
-            throw context.usage("--workers \(count) with --tls-cert: a worker cannot read an encrypted request to hand it to the worker "
-                                + "holding its room; terminate TLS at a load balancer in front (docs/DEPLOY.md), or use --workers 1")
+            throw context.usage("--workers \(count) with TLS: a worker cannot read an encrypted request to hand it to the worker "
+                                + "holding its room; terminate TLS at a load balancer in front and give --no-tls (docs/DEPLOY.md), or use --workers 1")
         }
         return count
     }
@@ -187,8 +201,8 @@ struct RendezvousCommand {
         let count = try context.positiveInteger("processes", default: 1)
         guard count <= 16 else { throw context.usage("--processes \(count): at most 16") }
         if tls && count > 1 {
-            throw context.usage("--processes \(count) with --tls-cert: a process cannot read an encrypted request to hand it to the one "
-                                + "holding its room; terminate TLS at a load balancer in front (docs/DEPLOY.md)")
+            throw context.usage("--processes \(count) with TLS: a process cannot read an encrypted request to hand it to the one "
+                                + "holding its room; terminate TLS at a load balancer in front and give --no-tls (docs/DEPLOY.md)")
         }
         return count
     }
@@ -250,8 +264,18 @@ struct RendezvousCommand {
                               wallClock: WallClockAnchor(instant: SystemClock().now(), unixSeconds: Int64(time(nil))))
     }
 
+    /// The host its users reach it by: the address it listens on, or, listening on every
+    /// interface, this machine's address on its default route.
+    static func reachableHost(_ listening: String) -> String {
+        guard listening == "0.0.0.0" || listening == "::" else { return listening }
+        return DefaultRoute.current()?.localAddress ?? "THIS-MACHINE"
+    }
+
     static func tls(_ context: CommandContext) throws(CommandFailure) -> (certificate: String, key: String)? {
         let cert = context.setting("tls-cert"), key = context.setting("tls-key")
+        if context.invocation.flag("no-tls"), cert != nil || key != nil {
+            throw context.usage("--no-tls and --tls-cert/--tls-key: give one or the other")
+        }
         switch (cert, key) {
         case (nil, nil): return nil
         case (let cert?, let key?):

@@ -64,8 +64,8 @@ public final class RendezvousClient {
         var digest = [UInt8](repeating: 0, count: 32)
         guard conf_tls_certificate_sha256(UnsafeMutableRawPointer(certificate), &digest) == 0 else { return false }
         let seen = ServerFingerprint(sha256: digest)
-        if seen != pinned { presented = seen }
-        return seen == pinned
+        if !seen.matches(pinned) { presented = seen }
+        return seen.matches(pinned)
     }
 
     static func absolute(_ path: String) -> String {
@@ -176,8 +176,8 @@ public final class RendezvousClient {
                 let tlsError = GLibError(taking: error)
                 speaksTLS = tlsError.domain == "g-tls-error-quark" && tlsError.code == Int32(G_TLS_ERROR_BAD_CERTIFICATE.rawValue)
             }
-            report(speaksTLS ? .badAnswer("the rendezvous at \(self.address) speaks TLS: use --server \(secure)"
-                                          + " (with --ca FILE if its certificate is self-signed or from a private CA)") : plain)
+            report(speaksTLS ? .badAnswer("the rendezvous at \(self.address) speaks TLS: use --server \(secure) (or leave out ws://), "
+                                          + "with --fingerprint FP if it has its own certificate, --ca FILE if one of a private CA") : plain)
         }
         soup_session_send_and_read_async(session, probe, G_PRIORITY_DEFAULT, nil, onAsyncReady, Unmanaged.passRetained(box).toOpaque())
     }

@@ -1,4 +1,5 @@
 internal import CGLib
+import ConfWire
 
 /// Asks UPnP-IGD routers on the LAN to forward ports to this machine, through GUPnP-IGD's
 /// `GUPnPSimpleIgd`: it finds the routers (SSDP), adds each mapping, learns the external address,
@@ -45,8 +46,10 @@ public final class UPnPPortMapper {
     }
 
     /// Asks every router found for `externalPort` (0: any) forwarded to `localAddress`:`localPort`,
-    /// for `lease` seconds, renewed by GUPnP before it runs out.
-    public func add(_ proto: PortProtocol, localAddress: String, localPort: UInt16, externalPort: UInt16, lease: UInt32 = 3600,
+    /// for `lease` seconds, renewed by GUPnP before it runs out (as PCP's and NAT-PMP's, short, so
+    /// that a killed host's mapping goes within minutes).
+    public func add(_ proto: PortProtocol, localAddress: String, localPort: UInt16, externalPort: UInt16,
+                    lease: UInt32 = PortMappingSession.requestedLifetime,
                     description: String = "conf") {
         guard let igd else { return }
         gupnp_simple_igd_add_port(igd, proto.rawValue, externalPort, localAddress, localPort, lease, description)

@@ -331,7 +331,7 @@ struct BrowserCallTests {
                                    interactive: true)
         let room = try #require(host.waitForEvent("room"), "\(host.stderr)")
         let link = try #require(room["browser_url"] as? String)
-        #expect(link.hasPrefix("http://\(server.address)/#"), "\(link)")
+        #expect(link.hasPrefix("http://\(server.endpoint)/#"), "\(link)")
         let id = try #require(room["room"] as? String), pin = try #require(room["pin"] as? String)
         let page = try HeadlessBrowser(link + "&name=web&join=1")
         #expect(page.waitForEvent("joined")?["role"] as? String == "publisher", "\(page.stderr.suffix(3000))")

@@ -172,21 +172,32 @@ final class ConfProcess: @unchecked Sendable {
     func signal(_ signal: Int32) { kill(process.processIdentifier, signal) }
 }
 
-/// A real `conf rendezvous` on 127.0.0.1 with a free port.
+/// A real `conf rendezvous` on 127.0.0.1 with a free port, plain ws:// unless `tls` (the tests
+/// that use it reach it with raw sockets too, on loopback, where a pin crosses no network).
 final class RendezvousProcess {
     let process: ConfProcess
+    /// What `--server` takes: "ws://127.0.0.1:PORT", or "wss://..." with `tls`.
     let address: String
+    /// Where it listens, "127.0.0.1:PORT": what `--listen` takes to start another there.
+    let endpoint: String
+    /// With `tls`: the fingerprint it printed for its users' config.
+    let fingerprint: String?
 
     /// `listen`: 127.0.0.1:0 for a free port, or a given address (to restart one on the same port).
-    init(_ extra: [String] = [], listen: String = "127.0.0.1:0", launcher: [String] = []) throws {
-        process = try ConfProcess(["rendezvous", "--listen", listen] + extra, launcher: launcher)
+    init(_ extra: [String] = [], listen: String = "127.0.0.1:0", tls: Bool = false, launcher: [String] = []) throws {
+        process = try ConfProcess(["rendezvous", "--listen", listen] + (tls ? [] : ["--no-tls"]) + extra, launcher: launcher)
         guard let line = process.waitForOutput(containing: "listening on") else {
             throw TestFailure("conf rendezvous did not start: \(process.stderr)")
         }
-        address = String(line.split(separator: " ").last!)
+        let listening = String(line.split(separator: " ").last!)
+        endpoint = listening.hasPrefix("https://") ? String(listening.dropFirst(8)) : listening
+        address = (tls ? "wss://" : "ws://") + endpoint
+        // Its own certificate's (not one given with --tls-cert).
+        let own = tls && !extra.contains("--tls-cert")
+        fingerprint = own ? process.waitForOutput(containing: "fingerprint = ").map { String($0.split(separator: " ").last!) } : nil
     }
 
-    var port: UInt16 { UInt16(address.split(separator: ":").last!)! }
+    var port: UInt16 { UInt16(endpoint.split(separator: ":").last!)! }
 
     /// Creates a room over HTTP, as `conf host` would.
     func createRoom(name: String = "standup") throws -> (room: String, pin: String, listenPin: String) {

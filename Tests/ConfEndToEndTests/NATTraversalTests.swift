@@ -27,7 +27,7 @@ struct NATTraversalTests {
             stun.standardError = FileHandle.nullDevice
             try stun.run()
             servers.append(stun)
-            rendezvous = try ConfProcess(["rendezvous", "--listen", "198.51.100.1:7373"], namespace: "\(prefix)-pub")
+            rendezvous = try ConfProcess(["rendezvous", "--listen", "198.51.100.1:7373", "--no-tls"], namespace: "\(prefix)-pub")
             guard rendezvous.waitForOutput(containing: "listening on") != nil else {
                 throw TestFailure("no rendezvous in the namespace: \(rendezvous.stderr)")
             }
@@ -55,7 +55,7 @@ struct NATTraversalTests {
         /// Host in LAN 1, join from LAN 2, with `flags` on both; the guest gives up after `timeout`
         /// seconds, the host waits longer (so the guest is the one to report the failure).
         func call(_ flags: [String], timeout: String) throws -> (host: ConfProcess, guest: ConfProcess) {
-            let host = try ConfProcess(["host", "--server", "198.51.100.1:7373", "--as", "ann", "--json", "--connect-timeout", "60"] + flags,
+            let host = try ConfProcess(["host", "--server", "ws://198.51.100.1:7373", "--as", "ann", "--json", "--connect-timeout", "60"] + flags,
                                        namespace: "\(prefix)-lan1")
             guard let room = host.waitForEvent("room"), let command = room["join_command"] as? String else {
                 throw TestFailure("no room: \(host.stderr)")

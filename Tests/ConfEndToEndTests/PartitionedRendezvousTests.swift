@@ -48,7 +48,7 @@ struct PartitionedRendezvousTests {
 
     @Test func roomsSpreadMeetThroughTheBalancerAndDieOnlyWithTheirInstance() throws {
         let instances = try (0..<3).map { try RendezvousProcess(["--instance", "\($0)/3", "--trusted-proxy", "127.0.0.1"]) }
-        let balancer = try Balancer(instances: instances.map(\.address))
+        let balancer = try Balancer(instances: instances.map(\.endpoint))
         // Round robin: rooms on every instance, each id starting with its instance's index.
         let rooms = try (0..<6).map { _ in try createRoom(through: balancer.port) }
         #expect(Set(rooms.map { $0.room.prefix(1) }) == ["0", "1", "2"], "\(rooms.map(\.room))")
@@ -60,7 +60,7 @@ struct PartitionedRendezvousTests {
 
         // Four participants in each of two rooms on different instances, all through the balancer.
         let doomed = rooms.first { $0.room.hasPrefix("0") }!, kept = rooms.first { $0.room.hasPrefix("2") }!
-        let server = "127.0.0.1:\(balancer.port)"
+        let server = "ws://127.0.0.1:\(balancer.port)"
         var calls: [String: [ConfProcess]] = [:]
         for room in [doomed, kept] {
             calls[room.room] = try ["ann", "bob", "cy", "dee"].map { name in

@@ -34,7 +34,7 @@ struct PortPairTests {
     @Test func aStandingRendezvousOnPortZeroFindsOneToo() throws {
         try Self.inCrowdedNamespace { namespace in
             for workers in ["1", "2", "1", "2"] {
-                let rendezvous = try ConfProcess(["rendezvous", "--listen", "127.0.0.1:0", "--workers", workers], namespace: namespace)
+                let rendezvous = try ConfProcess(["rendezvous", "--listen", "127.0.0.1:0", "--no-tls", "--workers", workers], namespace: namespace)
                 let line = try #require(rendezvous.waitForOutput(containing: "listening on"), "\(rendezvous.stderr)")
                 #expect(Self.free.contains(String(line.suffix(5))), "\(line)")
                 #expect(!rendezvous.stderr.contains("no STUN"), "\(rendezvous.stderr)")

@@ -11,8 +11,8 @@ struct ProxyTests {
         let proxy = try ForwardingProxy(forwardingTo: rendezvous.port)
         defer { proxy.stop() }
         // A name only the proxy can "resolve" (it sends everything to the rendezvous): the call
-        // works only if conf asked the proxy. "host:port" without a scheme is taken as http://.
-        let server = "conf-rendezvous.test:\(rendezvous.port)"
+        // works only if conf asked the proxy. Plain ws://, as the rendezvous serves.
+        let server = "ws://conf-rendezvous.test:\(rendezvous.port)"
         let host = try ConfProcess(["host", "--server", server, "--as", "ann", "--json", "--say", "via proxy"],
                                    environment: ["http_proxy": "127.0.0.1:\(proxy.port)"])
         defer { host.signal(SIGKILL) }
@@ -37,7 +37,7 @@ struct ProxyTests {
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let (cert, key) = try TLSTests.makeCertificate(in: dir, ip: "conf-rendezvous.test")
-        let rendezvous = try RendezvousProcess(["--tls-cert", cert, "--tls-key", key])
+        let rendezvous = try RendezvousProcess(["--tls-cert", cert, "--tls-key", key], tls: true)
         defer { rendezvous.process.signal(SIGKILL) }
         let proxy = try ForwardingProxy(forwardingTo: rendezvous.port)
         defer { proxy.stop() }

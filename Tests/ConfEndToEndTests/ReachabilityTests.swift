@@ -55,7 +55,7 @@ struct ReachabilityTests {
     @Test func aForwardedMediaPortNeedsNoRelay() throws {
         let homes = try HomeRouters(["SYMMETRIC": "1"])
         let rendezvous = try homes.standingRendezvous()
-        let (host, guest) = try homes.call(server: "11.0.0.1:7373", guestTimeout: "10", hostEnvironment: ["CONF_PORT_MAPPING": "on"])
+        let (host, guest) = try homes.call(server: "ws://11.0.0.1:7373", guestTimeout: "10", hostEnvironment: ["CONF_PORT_MAPPING": "on"])
         let connected = guest.waitForEvent("peer-connected", timeout: .seconds(15))
         #expect((connected?["remote"] as? String)?.hasPrefix("11.0.0.2:") == true, "\(guest.stdout) \(guest.stderr)")
         #expect(connected?["path"] as? String != "relay")
@@ -83,7 +83,7 @@ struct ReachabilityTests {
         #expect(host.waitForExit(timeout: .seconds(15)) == 0)
 
         let rendezvous = try homes.standingRendezvous()
-        let standing = try ConfProcess(["host", "--server", "11.0.0.1:7373", "--as", "ann", "--json", "--no-video", "--connect-timeout", "60"],
+        let standing = try ConfProcess(["host", "--server", "ws://11.0.0.1:7373", "--as", "ann", "--json", "--no-video", "--connect-timeout", "60"],
                                        environment: ["CONF_PORT_MAPPING": "on"], namespace: homes.ns("h1"))
         let command = try #require(standing.waitForEvent("room")?["join_command"] as? String, "\(standing.stderr)")
         #expect(standing.events(ofType: "reachability").isEmpty)  // a standing rendezvous: nothing to open
@@ -118,14 +118,14 @@ struct ReachabilityTests {
     @Test func symmetricNATsNeedARelay() throws {
         let homes = try HomeRouters(upnp: false, ["SYMMETRIC": "1"])
         let alone = try homes.standingRendezvous(port: 7373)
-        let (host, guest) = try homes.call(server: "11.0.0.1:7373", guestTimeout: "5")
+        let (host, guest) = try homes.call(server: "ws://11.0.0.1:7373", guestTimeout: "5")
         #expect(guest.waitForExit(timeout: .seconds(20)) == 8, "\(guest.stdout) \(guest.stderr)")
         #expect(guest.stderr.contains("both behind NATs") && guest.stderr.contains("symmetric") && guest.stderr.contains("TURN"), "\(guest.stderr)")
         host.signal(SIGKILL)
 
         try homes.coturn()
         let relaying = try homes.standingRendezvous(["--turn", "conf:secret@11.0.0.1:3478"], port: 7374)
-        let (relayedHost, relayed) = try homes.call(server: "11.0.0.1:7374", guestTimeout: "15")
+        let (relayedHost, relayed) = try homes.call(server: "ws://11.0.0.1:7374", guestTimeout: "15")
         #expect(relayed.waitForEvent("peer-connected", timeout: .seconds(20))?["path"] as? String == "relay", "\(relayed.stderr)")
         #expect(relayed.stderr.contains("trying through the TURN relay alone"), "\(relayed.stderr)")
         #expect(relayedHost.waitForEvent("chat", timeout: .seconds(10))?["text"] as? String == "through the relay")
@@ -185,7 +185,7 @@ final class HomeRouters {
 
     /// A standing `conf rendezvous` on the internet at 11.0.0.1:`port` (it answers STUN there too).
     func standingRendezvous(_ extra: [String] = [], port: Int = 7373) throws -> ConfProcess {
-        let rendezvous = try ConfProcess(["rendezvous", "--listen", "11.0.0.1:\(port)"] + extra, namespace: ns("inet"))
+        let rendezvous = try ConfProcess(["rendezvous", "--listen", "11.0.0.1:\(port)", "--no-tls"] + extra, namespace: ns("inet"))
         guard rendezvous.waitForOutput(containing: "listening on") != nil else { throw TestFailure("no rendezvous: \(rendezvous.stderr)") }
         servers.append(rendezvous)
         return rendezvous

@@ -68,7 +68,7 @@ import Testing
         #expect(ann.events(ofType: "rendezvous-closed").isEmpty)
         // The same rendezvous comes back on the same port with the same secret: both take their
         // seats back, with the links they kept.
-        let again = try RendezvousProcess(["--state-dir", state.path], listen: server.address)
+        let again = try RendezvousProcess(["--state-dir", state.path], listen: server.endpoint)
         #expect(ann.waitForEvent("rendezvous-back", timeout: .seconds(20)) != nil, "ann: \(ann.stdout)\n\(ann.stderr)")
         #expect(bob.waitForEvent("rendezvous-back", timeout: .seconds(20)) != nil, "bob: \(bob.stderr)")
         #expect(ann.events(ofType: "peer-left").isEmpty && ann.events(ofType: "peer-connected").count == 1)
@@ -91,7 +91,7 @@ import Testing
         _ = server.process.waitForExit()
         #expect(ann.waitForEvent("rendezvous-lost", timeout: .seconds(5)) != nil)
         // Back on the same port with another secret: the tokens are refused; the call goes on.
-        let again = try RendezvousProcess(["--state-dir", second.path], listen: server.address)
+        let again = try RendezvousProcess(["--state-dir", second.path], listen: server.endpoint)
         defer { withExtendedLifetime(again) {} }
         let closed = ann.waitForEvent("rendezvous-closed", timeout: .seconds(20))
         #expect(closed?["reason"] as? String == "resume-refused", "ann: \(ann.stdout)\n\(ann.stderr)")

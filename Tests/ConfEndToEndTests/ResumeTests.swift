@@ -64,7 +64,7 @@ import Testing
         first.process.signal(SIGKILL)
         #expect(ann.waitForEvent("rendezvous-lost", timeout: .seconds(5)) != nil, "ann: \(ann.stdout)")
 
-        let second = try ConfProcess(["rendezvous", "--listen", first.address, "--state-dir", state])
+        let second = try ConfProcess(["rendezvous", "--listen", first.endpoint, "--no-tls", "--state-dir", state])
         defer { second.signal(SIGTERM) }
         #expect(second.waitForOutput(containing: "listening on") != nil, "\(second.stderr)")
         for p in [ann, bob] {

@@ -106,7 +106,7 @@ import Testing
         _ = server.process.waitForExit()
         let p = try ConfProcess(["join", "1234-5678", "123456", "--server", "127.0.0.1:\(port)"])
         #expect(p.waitForExit() == 6)
-        #expect(p.stderr.contains("cannot reach the rendezvous at 127.0.0.1:\(port)"))
+        #expect(p.stderr.contains("cannot reach the rendezvous at wss://127.0.0.1:\(port)"))
         #expect(p.stderr.contains("is conf host or conf rendezvous running there"), "\(p.stderr)")
     }
 

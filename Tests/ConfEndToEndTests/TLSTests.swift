@@ -46,13 +46,16 @@ import Testing
         #expect(untrusted.waitForExit() == 6)
         #expect(untrusted.stderr.contains("--ca"))
 
-        // Plain ws:// (or no scheme) to this TLS rendezvous: told to use wss://.
+        // Plain ws:// to this TLS rendezvous: told to use wss://.
         let plain = address.replacingOccurrences(of: "wss://", with: "ws://")
-        for arguments in [["host", "--server", plain], ["join", "1234-5678", "123456", "--server", String(plain.dropFirst(5))]] {
+        for arguments in [["host", "--server", plain], ["join", "1234-5678", "123456", "--server", plain]] {
             let p = try ConfProcess(arguments + ["--duration", "0.5"])
             #expect(p.waitForExit() == 6)
             #expect(p.stderr.contains("speaks TLS: use --server \(address)"), "\(p.stderr)")
         }
+        // No scheme is wss://: with the CA, it works.
+        let bare = try ConfProcess(["join", "1234-5678", "123456", "--server", String(address.dropFirst(6)), "--ca", cert, "--duration", "0.5"])
+        #expect(bare.waitForExit() == 5, "no such room, over TLS: \(bare.stderr)")
 
         let missingKey = try ConfProcess(["rendezvous", "--tls-cert", cert])
         #expect(missingKey.waitForExit() == 2)

@@ -49,9 +49,16 @@ import Testing
     }
 
     @Test func rendezvousAddresses() throws {
-        let plain = try RendezvousAddress.parse("192.0.2.5:7373").get()
-        #expect(plain.webSocketURL == "ws://192.0.2.5:7373/v1/ws")
-        #expect(plain.createRoomURL == "http://192.0.2.5:7373/v1/rooms")
+        // No scheme: TLS. Plain only when written so.
+        let bare = try RendezvousAddress.parse("192.0.2.5:7373").get()
+        #expect(bare.secure && bare.webSocketURL == "wss://192.0.2.5:7373/v1/ws" && bare.description == "wss://192.0.2.5:7373")
+        let plain = try RendezvousAddress.parse("ws://192.0.2.5:7373").get()
+        #expect(plain.webSocketURL == "ws://192.0.2.5:7373/v1/ws" && plain.description == "ws://192.0.2.5:7373")
+        #expect(plain.createRoomURL == "http://192.0.2.5:7373/v1/rooms" && !plain.isLoopback)
+        for loopback in ["ws://127.0.0.1:1", "ws://localhost:1", "ws://[::1]:1", "ws://127.9.9.9:1"] {
+            #expect(try RendezvousAddress.parse(loopback).get().isLoopback, "\(loopback)")
+        }
+        #expect(try !RendezvousAddress.parse("ws://128.0.0.1:1").get().isLoopback)
         let secure = try RendezvousAddress.parse("wss://rv.example.org:443/").get()
         #expect(secure.secure && secure.webSocketURL == "wss://rv.example.org:443/v1/ws")
         #expect(try RendezvousAddress.parse("https://rv.example.org").get().endpoint.port == 7373)

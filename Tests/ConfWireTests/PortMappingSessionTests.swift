@@ -6,7 +6,7 @@ import Testing
     let tcp = WantedMapping(.tcp, internalPort: 7373)
     let udp = WantedMapping(.udp, internalPort: 7373)
 
-    func grant(_ kind: PortMappingProtocol, port shift: UInt16 = 0, lifetime: UInt32 = 7200) -> PortMappingEvent {
+    func grant(_ kind: PortMappingProtocol, port shift: UInt16 = 0, lifetime: UInt32 = 600) -> PortMappingEvent {
         .mapped(PortMappingGrant(mappingProtocol: kind, externalAddress: IPv4Address(203, 0, 113, 7),
                                  ports: [.init(wanted: tcp, externalPort: 7373 + shift), .init(wanted: udp, externalPort: 7373 + shift)], lifetime: lifetime))
     }
@@ -27,7 +27,7 @@ import Testing
         #expect(harness.session.phase == .mapped(.pcp))
         let requests = try harness.sent.map { try PCPMapRequest(bytes: $0.bytes) }
         #expect(requests.map(\.transport) == [.tcp, .udp])
-        #expect(requests.allSatisfy { $0.lifetime == 7200 && $0.clientAddress == PortMappingHarness.client && $0.suggestedExternalPort == 7373 })
+        #expect(requests.allSatisfy { $0.lifetime == 600 && $0.clientAddress == PortMappingHarness.client && $0.suggestedExternalPort == 7373 })
         #expect(requests[0].nonce != requests[1].nonce)
         #expect(harness.gateway.table == [tcp: 7373, udp: 7373])
     }
@@ -47,7 +47,7 @@ import Testing
         #expect(harness.events.first?.at == .zero)
         #expect(harness.sent.map { $0.bytes[0] } == [2, 2, 0, 0, 0])
         #expect(try NATPMPRequest(bytes: harness.sent[2].bytes) == .publicAddress)
-        #expect(try NATPMPRequest(bytes: harness.sent[3].bytes) == .mapping(.tcp, internalPort: 7373, suggestedExternalPort: 7373, lifetime: 7200))
+        #expect(try NATPMPRequest(bytes: harness.sent[3].bytes) == .mapping(.tcp, internalPort: 7373, suggestedExternalPort: 7373, lifetime: 600))
     }
 
     @Test func fallsBackToNATPMPAfterTwoSecondsOfPCPSilence() {
@@ -148,7 +148,7 @@ import Testing
         harness.run(until: .seconds(61))
         let renewals = harness.sent.filter { $0.at == .seconds(60) }
         #expect(try renewals.map { try NATPMPRequest(bytes: $0.bytes) } == [
-            .mapping(.tcp, internalPort: 7373, suggestedExternalPort: 7373, lifetime: 7200), .mapping(.udp, internalPort: 7373, suggestedExternalPort: 7373, lifetime: 7200),
+            .mapping(.tcp, internalPort: 7373, suggestedExternalPort: 7373, lifetime: 600), .mapping(.udp, internalPort: 7373, suggestedExternalPort: 7373, lifetime: 600),
         ])
     }
 
@@ -271,7 +271,7 @@ import Testing
         answer.map = .init(nonce: try PCPMapRequest(bytes: harness.sent[1].bytes).nonce, transport: .udp, internalPort: 7373, externalPort: 7373,
                            externalAddress: IPv4Address(203, 0, 113, 7))
         session.handle(.received(answer.bytes, from: harness.gateway.address, port: 5351), now: .zero)
-        #expect(session.pollOutput() == .event(grant(.pcp)))
+        #expect(session.pollOutput() == .event(grant(.pcp, lifetime: 7200)))
         session.handle(.received(answer.bytes, from: harness.gateway.address, port: 5351), now: .zero)
         #expect(session.ignoredDatagrams == 6)
     }

@@ -120,7 +120,7 @@ def main():
     seconds = float(argv[5]) if len(argv) > 5 else 20
     send_hz = float(argv[6]) if len(argv) > 7 else None
     expect_hz = float(argv[7]) if len(argv) > 7 else None
-    host, port = address.rsplit(":", 1)
+    host, port = address.split("//")[-1].rsplit(":", 1)  # ws://HOST:PORT or HOST:PORT
     Gst.init(None)
     loop = GLib.MainLoop()
     state = {"peer": None, "sent": False, "received": False, "result": 1}

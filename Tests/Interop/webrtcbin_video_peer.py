@@ -38,7 +38,7 @@ def say(obj):
 
 def main():
     address, room, pin, seconds, send_kbps = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4]), int(sys.argv[5])
-    host, port = address.rsplit(":", 1)
+    host, port = address.split("//")[-1].rsplit(":", 1)  # ws://HOST:PORT or HOST:PORT
     Gst.init(None)
     loop = GLib.MainLoop()
     # The room in the URL: a rendezvous with several workers hands the connection to its own.

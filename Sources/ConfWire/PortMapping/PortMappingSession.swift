@@ -18,8 +18,10 @@ import ConfCore
 ///     any ─release─▶ releasing (lifetime-0 requests, 1 s at most) ─all answered or 1 s─▶ released
 ///
 /// Both protocols start retransmitting at 250 ms and give up after 2 s (see `RetransmitSchedule`
-/// for why that departs from RFC 6887 section 8.1.1). Mappings ask for 7200 s, NAT-PMP's
-/// recommended lifetime (RFC 6886 section 3.3), which PCP servers commonly grant too.
+/// for why that departs from RFC 6887 section 8.1.1). Mappings ask for 600 s and are renewed at
+/// half the lifetime granted, so that a host killed before it could delete them (SIGKILL, a
+/// crash, a power cut) leaves its door open for minutes, not the two hours NAT-PMP recommends
+/// (RFC 6886 section 3.3): a renewal every five minutes costs one datagram each way.
 ///
 /// Not handled: PCP ANNOUNCE and NAT-PMP address announcements sent to the multicast port 5350
 /// are read only if the owner passes them on (they come from the gateway's port 5351); PCP
@@ -27,6 +29,8 @@ import ConfCore
 ///
 /// Threading: none of its own; the owner calls it from one thread.
 public final class PortMappingSession {
+    /// Seconds a mapping is asked for: the longest a dead host's mapping outlives it.
+    public static let requestedLifetime: UInt32 = 600
     public struct Configuration: Sendable {
         /// This machine's LAN address, as the gateway sees it (PCP's client address).
         public var clientAddress: IPv4Address
@@ -36,7 +40,8 @@ public final class PortMappingSession {
         /// Seconds each mapping is asked for.
         public var requestedLifetime: UInt32
 
-        public init(clientAddress: IPv4Address, gateway: IPv4Address, mappings: [WantedMapping], requestedLifetime: UInt32 = 7200) {
+        public init(clientAddress: IPv4Address, gateway: IPv4Address, mappings: [WantedMapping],
+                    requestedLifetime: UInt32 = PortMappingSession.requestedLifetime) {
             self.clientAddress = clientAddress
             self.gateway = gateway
             self.mappings = mappings

@@ -65,7 +65,8 @@ public struct AddressProblem: Error, Equatable, Sendable, CustomStringConvertibl
 }
 
 /// Where a client finds a rendezvous: `--server` as "host:port", or a ws://, wss://, http:// or
-/// https:// URL (the secure ones use TLS).
+/// https:// URL. TLS unless the URL says ws:// or http://: "host:port" alone is wss://, so that a
+/// pin never crosses the network in clear unless someone wrote that it should.
 public struct RendezvousAddress: Hashable, Sendable, CustomStringConvertible {
     public var endpoint: HostPort
     public var secure: Bool
@@ -77,7 +78,7 @@ public struct RendezvousAddress: Hashable, Sendable, CustomStringConvertible {
 
     public static func parse(_ text: String) -> Result<RendezvousAddress, AddressProblem> {
         var rest = Substring(text)
-        var secure = false
+        var secure = true
         for (scheme, isSecure) in [("wss://", true), ("https://", true), ("ws://", false), ("http://", false)] where rest.hasPrefix(scheme) {
             rest = rest.dropFirst(scheme.count)
             secure = isSecure
@@ -96,6 +97,13 @@ public struct RendezvousAddress: Hashable, Sendable, CustomStringConvertible {
     public func webSocketURL(room: RoomID) -> String { webSocketURL + "?room=" + room.rawValue }
     public var createRoomURL: String { httpBase + "/v1/rooms" }
 
-    /// As users should type it in `--server`: "host:port", or the wss:// URL when secure.
-    public var description: String { secure ? "wss://\(endpoint)" : endpoint.description }
+    /// As users should type it in `--server`: the URL, its scheme always written.
+    public var description: String { (secure ? "wss://" : "ws://") + endpoint.description }
+
+    /// Whether the host is this machine (a loopback address or `localhost`): a pin sent there in
+    /// clear never crosses a network.
+    public var isLoopback: Bool {
+        let host = endpoint.host.lowercased()
+        return host == "localhost" || host == "::1" || host.hasPrefix("127.") || host.hasPrefix("::ffff:127.")
+    }
 }

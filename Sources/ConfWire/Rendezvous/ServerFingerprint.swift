@@ -1,13 +1,16 @@
-/// A rendezvous's TLS certificate as a join line names it (`--fingerprint`): the first 100 bits of
+/// A rendezvous's TLS certificate as a join line names it (`--fingerprint`): the first 130 bits of
 /// the SHA-256 of the certificate's DER encoding, in base32 (RFC 4648 section 6, lower case), in
-/// five groups of four: "k3f9-2m7q-...". Short enough to read out; to pass as this certificate,
-/// another would need a second preimage of 100 bits, far beyond anyone's means.
+/// groups of four: "k3f9-2m7q-...-x4". Short enough to read out; to pass as this certificate,
+/// another would need a second preimage of 128 bits and more.
 public struct ServerFingerprint: Hashable, Sendable, CustomStringConvertible {
-    /// The 20 base32 digits, lower case, without dashes.
+    /// The 26 base32 digits (the first 130 bits of the SHA-256), lower case, without dashes; 20
+    /// (100 bits) in a fingerprint typed as earlier versions printed it.
     public let digits: String
 
     static let alphabet = Array("abcdefghijklmnopqrstuvwxyz234567")
-    static let digitCount = 20
+    static let digitCount = 26
+    /// What conf printed before 128 bits: still accepted, compared on its 100 bits.
+    static let shortDigitCount = 20
 
     /// The fingerprint of a certificate whose DER encoding hashes to `sha256` (32 bytes).
     public init(sha256: [UInt8]) {
@@ -26,21 +29,28 @@ public struct ServerFingerprint: Hashable, Sendable, CustomStringConvertible {
         self.digits = digits
     }
 
-    /// A fingerprint as typed: 20 base32 digits in either case, with or without dashes and
-    /// spaces; nil for anything else.
+    /// A fingerprint as typed: 26 base32 digits (or an earlier version's 20) in either case,
+    /// with or without dashes and spaces; nil for anything else.
     public init?(_ text: String) {
         guard text.utf8.count <= 64 else { return nil }
         let kept = text.lowercased().filter { $0 != "-" && $0 != " " }
-        guard kept.count == Self.digitCount, kept.allSatisfy({ Self.alphabet.contains($0) }) else { return nil }
+        guard kept.count == Self.digitCount || kept.count == Self.shortDigitCount, kept.allSatisfy({ Self.alphabet.contains($0) }) else { return nil }
         digits = kept
     }
 
-    /// "abcd-efgh-ijkl-mnop-qrst".
+    /// Whether both name the same certificate: on all their digits, or on the first 20 when one
+    /// was typed in the earlier, shorter form.
+    public func matches(_ other: ServerFingerprint) -> Bool {
+        let length = min(digits.count, other.digits.count)
+        return digits.prefix(length) == other.digits.prefix(length)
+    }
+
+    /// "abcd-efgh-ijkl-mnop-qrst-uvwx-yz".
     public var description: String {
         stride(from: 0, to: digits.count, by: 4).map { start in
             String(digits.dropFirst(start).prefix(4))
         }.joined(separator: "-")
     }
 
-    public static let form = "give the 20 letters and digits conf host printed after --fingerprint, like abcd-efgh-ijkl-mnop-qrst"
+    public static let form = "give the 26 letters and digits conf host printed after --fingerprint, like abcd-efgh-ijkl-mnop-qrst-uvwx-yz"
 }

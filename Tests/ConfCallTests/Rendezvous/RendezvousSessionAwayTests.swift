@@ -30,7 +30,7 @@ import Testing
         h.connected = [Self.bob.id]
         h.joinRoom(with: [Self.bob])
         h.feed(.transportClosed(code: 1006, reason: ""))
-        #expect(h.take() == [.event(.rendezvousLost(rendezvous: "192.0.2.5:7373", reason: .closed(code: 1006, reason: "")))])
+        #expect(h.take() == [.event(.rendezvousLost(rendezvous: "ws://192.0.2.5:7373", reason: .closed(code: 1006, reason: "")))])
         #expect(h.session.phase == .away)
 
         let delays = reconnectDelays(seed: 1, attempts: 7)
@@ -59,7 +59,7 @@ import Testing
         // restarted rendezvous but his link still carries the call; cy is there.
         h.server(.joined(H.joined(peers: [Self.cy, Self.dee], token: "token-2")))
         #expect(h.take() == [
-            .event(.rendezvousBack(rendezvous: "192.0.2.5:7373")),
+            .event(.rendezvousBack(rendezvous: "ws://192.0.2.5:7373")),
             .event(.peerLeft(Self.ann)), .peerLeft(Self.ann.id),
             .event(.peerJoined(Self.dee)), .peerJoined(Self.dee),
         ])
@@ -89,7 +89,7 @@ import Testing
         _ = h.take()
         h.server(.error(code: .resumeRefused, message: "that seat was given up"))
         let closing = CallEvent.RendezvousClosing.seatGone(.resumeRefused, message: "that seat was given up")
-        #expect(h.take() == [.close(code: 1000, reason: ""), .event(.rendezvousClosed(rendezvous: "192.0.2.5:7373", reason: closing))])
+        #expect(h.take() == [.close(code: 1000, reason: ""), .event(.rendezvousClosed(rendezvous: "ws://192.0.2.5:7373", reason: closing))])
         #expect(h.session.phase == .detached)
         h.feed(.transportClosed(code: 1000, reason: ""))
         h.advance(by: .seconds(60))
@@ -119,8 +119,8 @@ import Testing
         withLink.joinRoom(with: [Self.bob], token: nil)
         withLink.feed(.transportClosed(code: 1006, reason: ""))
         #expect(withLink.take() == [
-            .event(.rendezvousLost(rendezvous: "192.0.2.5:7373", reason: .closed(code: 1006, reason: ""))),
-            .event(.rendezvousClosed(rendezvous: "192.0.2.5:7373", reason: .noResume)),
+            .event(.rendezvousLost(rendezvous: "ws://192.0.2.5:7373", reason: .closed(code: 1006, reason: ""))),
+            .event(.rendezvousClosed(rendezvous: "ws://192.0.2.5:7373", reason: .noResume)),
         ])
 
         let alone = H()
@@ -138,7 +138,7 @@ import Testing
         // Pings at 15 s and 30 s go unanswered; at 45 s nothing has been heard for 40 s or more.
         #expect(lost == joined + .seconds(45))
         #expect(h.take().filter { $0 == .send(.ping) }.count == 2)
-        #expect(h.events.last == .rendezvousLost(rendezvous: "192.0.2.5:7373", reason: .stoppedAnswering))
+        #expect(h.events.last == .rendezvousLost(rendezvous: "ws://192.0.2.5:7373", reason: .stoppedAnswering))
         #expect(h.session.phase == .away)
     }
 
@@ -161,7 +161,7 @@ import Testing
         h.server(.roomClosed(reason: "host-left"))
         h.feed(.transportClosed(code: 1001, reason: "host-left"))
         #expect(h.take() == [.event(.peerLeft(Self.ann)), .peerLeft(Self.ann.id),
-                             .event(.rendezvousClosed(rendezvous: "192.0.2.5:7373", reason: .hostLeft))])
+                             .event(.rendezvousClosed(rendezvous: "ws://192.0.2.5:7373", reason: .hostLeft))])
         h.advance(by: .seconds(10))
         #expect(h.take().isEmpty)
         h.connected = []

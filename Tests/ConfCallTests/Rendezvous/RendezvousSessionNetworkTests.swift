@@ -33,11 +33,11 @@ import Testing
         let reconnectedAt = h.run(for: .seconds(10)) { $0 == .connect }
         #expect(reconnectedAt == changedAt + RendezvousSession.networkProbeWait, "a new connection when the probe is given up, no backoff")
         #expect(h.take() == [.close(code: 1001, reason: "network changed"),
-                             .event(.rendezvousLost(rendezvous: "192.0.2.5:7373", reason: .networkChanged)), .connect])
+                             .event(.rendezvousLost(rendezvous: "ws://192.0.2.5:7373", reason: .networkChanged)), .connect])
         h.feed(.transportOpened)
         #expect(h.take() == [.send(.resume(token: H.token))])
         h.server(.joined(H.joined(peers: [Self.bob], token: "token-2")))
-        #expect(h.take() == [.event(.rendezvousBack(rendezvous: "192.0.2.5:7373")), .signalPathConfirmed])
+        #expect(h.take() == [.event(.rendezvousBack(rendezvous: "ws://192.0.2.5:7373")), .signalPathConfirmed])
     }
 
     @Test func awayItReconnectsNowRatherThanAtTheBackoffsNextTry() {
