@@ -49,6 +49,30 @@ struct ReachabilityTests {
         #expect(homes.routerMappings().isEmpty, "left behind: \(homes.routerMappings())")
     }
 
+    /// A host killed with SIGKILL cannot delete its mappings: they were asked for ten minutes
+    /// (renewed while it runs), so the router drops them within that, not in one or two hours.
+    /// Their remaining lifetimes are read from the router (UPnP's GetGenericPortMappingEntry,
+    /// which miniupnpd answers for its PCP and NAT-PMP mappings too).
+    @Test func aKilledHostsMappingsLastMinutesNotHours() throws {
+        let homes = try HomeRouters()
+        let host = try ConfProcess(["host", "--as", "ann", "--json", "--connect-timeout", "60"] + Self.media,
+                                   environment: ["CONF_PORT_MAPPING": "on"], namespace: homes.ns("h1"))
+        #expect(try #require(host.waitForEvent("reachability", timeout: .seconds(15)))["verdict"] as? String == "reachable", "\(host.stderr)")
+        let command = try #require(host.events(ofType: "room").first?["join_command"] as? String)
+        let guest = try ConfProcess(Array(command.split(separator: " ").dropFirst().map(String.init)) + ["--as", "bob", "--json"] + Self.media,
+                                    namespace: homes.ns("h2"))
+        #expect(guest.waitForEvent("peer-connected", timeout: .seconds(15)) != nil, "\(guest.stderr)")
+        // The rendezvous's TCP and UDP, and the media port.
+        #expect(ConfProcess.waitUntil(timeout: .seconds(5)) { homes.routerMappings().count == 3 }, "\(homes.routerMappings())")
+        host.signal(SIGKILL)
+        _ = host.waitForExit()
+        let leases = homes.routerLeases()
+        #expect(leases.count == 3, "\(leases)")
+        #expect(leases.allSatisfy { $0 > 0 && $0 <= 600 }, "remaining seconds: \(leases)")
+        guest.signal(SIGTERM)
+        _ = guest.waitForExit()
+    }
+
     /// Both routers give each destination a port of its own, which no hole punching gets through;
     /// the host's router forwards its media port (PCP here), and so the guest reaches it directly,
     /// with no relay. The same homes without the forward: see `symmetricNATsNeedARelay`.
@@ -223,6 +247,15 @@ final class HomeRouters {
     func routerMappings() -> [String] {
         let rules = (try? Self.run(["ip", "netns", "exec", ns("r1"), "nft", "list", "chain", "inet", "filter", "prerouting_miniupnpd"])) ?? ""
         return rules.split(separator: "\n").filter { $0.contains("dnat") }.map(String.init)
+    }
+
+    /// The seconds left on each port mapping router 1 holds, as `upnpc -l` lists them from the
+    /// home (the last number of each mapping's line).
+    func routerLeases() -> [Int] {
+        let list = (try? Self.run(["ip", "netns", "exec", ns("h1"), "upnpc", "-l"])) ?? ""
+        return list.split(separator: "\n").filter { $0.contains("->") }.compactMap { line in
+            line.split(separator: " ").last.flatMap { Int($0) }
+        }
     }
 
     /// What miniupnpd was asked so far, from its log: AddPortMapping requests (UPnP-IGD), PCP MAP
