@@ -4,14 +4,15 @@ first picture of the host decoded on the page, the browser's CPU for the call, a
 CPU when its peer is a browser beside when it is another conf.
 
 Each round: `conf host` on loopback (plain ws, 480p test picture and a tone) for SECONDS; first
-headless Chromium (its fake camera and microphone, 640x480) opens the link with join=1; then,
+headless Chromium (its fake camera and microphone, 640x480) opens the link with join=1 and Join
+is clicked through DevTools; then,
 in a second call, `conf join` with the same media in its place. CPU is user+system time of the
 process as it ends; for Chromium, of every process of its group (browser, renderer, GPU,
 utility) just before it is stopped.
 
     bench/browser_guest.py [--conf .build/release/conf] [--seconds 20] [--rounds 3]
 """
-import argparse, json, os, signal, subprocess, sys, threading, time
+import argparse, base64, json, os, signal, socket, subprocess, sys, threading, time, urllib.request
 
 MEDIA = ["--audio-source", "tone:440", "--video-source", "pattern", "--video-view", "none"]
 
@@ -25,6 +26,31 @@ def host(conf, seconds):
             threading.Thread(target=lambda: [None for _ in process.stdout], daemon=True).start()  # drain
             return process, event
     raise SystemExit("conf host printed no room")
+
+
+def click_join(profile):
+    """Clicks Join on the page, as a person would (join=1 only fills in the name): Runtime.evaluate
+    over Chromium's DevTools WebSocket, with a minimal RFC 6455 client."""
+    for _ in range(100):
+        try:
+            port = int(open(os.path.join(profile, "DevToolsActivePort")).readline())
+            break
+        except (OSError, ValueError):
+            time.sleep(0.1)  # Chromium writes the file once it listens
+    targets = json.load(urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list"))
+    path = "/" + next(t for t in targets if t["type"] == "page")["webSocketDebuggerUrl"].split("/", 3)[3]
+    ws = socket.create_connection(("127.0.0.1", port))
+    key = base64.b64encode(os.urandom(16)).decode()
+    ws.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+               f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n".encode())
+    ws.recv(4096)
+    text = json.dumps({"id": 1, "method": "Runtime.evaluate",
+                       "params": {"expression": "document.getElementById('join').click()", "userGesture": True}}).encode()
+    mask = os.urandom(4)
+    header = bytes([0x81, 0x80 | 126]) + len(text).to_bytes(2, "big") if len(text) > 125 else bytes([0x81, 0x80 | len(text)])
+    ws.sendall(header + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(text)))
+    ws.recv(4096)
+    ws.close()
 
 
 def group_cpu(group):
@@ -53,7 +79,7 @@ def browser_round(conf, seconds):
     started = time.monotonic()
     chromium = subprocess.Popen(["chromium", "--headless=new", "--no-sandbox", "--disable-gpu", "--use-fake-device-for-media-stream",
                                  "--use-fake-ui-for-media-stream", "--autoplay-policy=no-user-gesture-required", "--no-first-run",
-                                 "--enable-logging=stderr", "--v=0", f"--user-data-dir={profile}",
+                                 "--enable-logging=stderr", "--v=0", "--remote-debugging-port=0", f"--user-data-dir={profile}",
                                  room["browser_url"] + "&name=web&join=1"],
                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, errors="replace", start_new_session=True)
     first_picture = None
@@ -61,6 +87,8 @@ def browser_round(conf, seconds):
     def read():
         nonlocal first_picture
         for line in chromium.stderr:
+            if 'conf-page {"type":"lobby"' in line:
+                click_join(profile)
             if first_picture is None and 'conf-page {"type":"picture"' in line:
                 first_picture = time.monotonic() - started
     reader = threading.Thread(target=read, daemon=True)

@@ -15,17 +15,28 @@ SoupServer *conf_soup_server_new(void) {
     return soup_server_new("server-header", "conf-rendezvous", NULL);
 }
 
-SoupSession *conf_soup_session_new(guint timeout_seconds, const char *proxy_url, const char *direct_hosts) {
+SoupSession *conf_soup_session_new(guint timeout_seconds, const char *proxy_url, const char *direct_hosts, const char *address, guint16 port) {
     GProxyResolver *resolver = NULL;
     if (proxy_url) {
         gchar **ignored = g_strsplit(direct_hosts ? direct_hosts : "", ",", -1);
         resolver = g_simple_proxy_resolver_new(proxy_url, ignored[0] ? ignored : NULL);
         g_strfreev(ignored);
     }
+    GSocketAddress *remote = NULL;
+    if (address) {
+        GInetAddress *inet = g_inet_address_new_from_string(address);
+        if (inet) {
+            remote = g_inet_socket_address_new(inet, port);
+            g_object_unref(inet);
+        }
+    }
     // With no resolver given, libsoup would ask GIO's default one (libproxy, GSettings, dconf).
-    SoupSession *session = soup_session_new_with_options("timeout", timeout_seconds, "user-agent", "conf",
-                                                         "proxy-resolver", resolver, NULL);
+    SoupSession *session = remote
+        ? soup_session_new_with_options("timeout", timeout_seconds, "user-agent", "conf", "proxy-resolver", resolver,
+                                        "remote-connectable", remote, NULL)
+        : soup_session_new_with_options("timeout", timeout_seconds, "user-agent", "conf", "proxy-resolver", resolver, NULL);
     if (resolver) g_object_unref(resolver);
+    if (remote) g_object_unref(remote);
     return session;
 }
 

@@ -45,12 +45,6 @@ extension CommandFailure {
             self.init(.wrongCertificate, code: "wrong-certificate",
                       "the rendezvous at \(address) presented certificate \(presented), not \(expected) as --fingerprint says: "
                           + "someone may be in between, or another server answers at that address; nothing was sent. Check the join line with whoever sent it")
-        case .untrustedCertificate(let why) where address.secure && address.endpoint.host.contains(":") && why.contains("handshake"):
-            // GLib's TLS client names an IPv6 address as the server (SNI), which RFC 6066 forbids
-            // and a GnuTLS server (conf's own) answers by ending the handshake.
-            self.init(.rendezvousUnreachable, code: "untrusted-certificate",
-                      "the TLS handshake with the rendezvous at \(address) failed (\(why)): TLS to an IPv6 address does not work between "
-                          + "conf's TLS libraries; give the rendezvous's host name (an /etc/hosts line will do) or its IPv4 address")
         case .untrustedCertificate(let why):
             self.init(.rendezvousUnreachable, code: "untrusted-certificate",
                       "the rendezvous at \(address) is not trusted: \(why) — a conf rendezvous or conf host with its own certificate is "

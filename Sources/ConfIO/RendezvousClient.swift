@@ -42,7 +42,10 @@ public final class RendezvousClient {
             try withGError { g_tls_file_database_new(Self.absolute(file), $0) }
         }
         let seconds = UInt32(max(1, timeout.nanosecondsClamped / 1_000_000_000))
-        session = UnsafeMutablePointer(OpaquePointer(conf_soup_session_new(seconds, proxy?.url, proxy?.directHosts.joined(separator: ","))))
+        // TLS to an IPv6 address: named by the address, so that no server name (SNI) is sent.
+        let literal = address.secure && address.endpoint.host.contains(":") ? address.endpoint.host : nil
+        session = UnsafeMutablePointer(OpaquePointer(conf_soup_session_new(seconds, proxy?.url, proxy?.directHosts.joined(separator: ","),
+                                                                           literal, address.endpoint.port)))
         if pinned != nil {
             // No database: every certificate then comes to `accept-certificate`, where the pin decides.
             soup_session_set_tls_database(session, nil)

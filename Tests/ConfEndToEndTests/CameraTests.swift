@@ -34,7 +34,7 @@ struct CameraTests {
         ROOM=$(sed -n 's/.*"room":"\\([0-9-]*\\)".*"pin":"\\([0-9]*\\)".*/\\1 \\2/p' $OUTDIR/host.json | head -1)
         # The viewer records until its IVF header counts five frames (rewritten each second), for
         # up to 200 s: under software emulation on a busy machine the guest's pace varies tenfold.
-        \(conf) join $ROOM --server 127.0.0.1:7373 --port-mapping off --as viewer --record $OUTDIR --duration 230 --json \\
+        \(conf) join $ROOM --server ws://127.0.0.1:7373 --port-mapping off --as viewer --record $OUTDIR --duration 230 --json \\
             > $OUTDIR/join.json 2> $OUTDIR/join.err &
         JOIN=$!
         i=0

@@ -23,13 +23,13 @@ struct IPv6Tests {
         #expect(line.contains("https://[::]:"), "\(line)")
         let port = try #require(line.split(separator: ":").last.map(String.init))
         let fingerprint = try #require(rendezvous.waitForOutput(containing: "fingerprint = ")?.split(separator: " ").last.map(String.init))
-        let host = try ConfProcess(["host", "--server", "127.0.0.1:\(port)", "--as", "ann", "--json"], environment: ["CONF_FINGERPRINT": fingerprint])
-        #expect(host.waitForEvent("room") != nil, "\(host.stderr)")
-        host.signal(SIGTERM)
-        // TLS to an IPv6 address fails (GLib sends the address as the server name, which a GnuTLS
-        // server refuses): conf says so and what to do.
-        let literal = try ConfProcess(["join", "1234-5678", "123456", "--server", "[::1]:\(port)", "--fingerprint", fingerprint])
-        #expect(literal.waitForExit() == 6 && literal.stderr.contains("TLS to an IPv6 address"), "\(literal.stderr)")
+        // Over TLS to an IPv6 address too: GLib would name the server by the address (SNI), which
+        // a GnuTLS server refuses; conf's client connects to the address itself and sends none.
+        for address in ["127.0.0.1:\(port)", "[::1]:\(port)"] {
+            let host = try ConfProcess(["host", "--server", address, "--as", "ann", "--json"], environment: ["CONF_FINGERPRINT": fingerprint])
+            #expect(host.waitForEvent("room") != nil, "through \(address): \(host.stderr)")
+            host.signal(SIGTERM)
+        }
     }
 
     @Test(.enabled(if: NetworkNamespaces.available, "needs root and network namespaces (ip netns, iptables)"))

@@ -15,7 +15,11 @@ SoupServer *conf_soup_server_new(void);
 /// soup_session_new_with_options: `timeout_seconds` bounds connecting and each I/O.
 /// A session that reaches its server through `proxy_url` unless the host is one of the
 /// comma-separated `direct_hosts`; directly when `proxy_url` is NULL.
-SoupSession *conf_soup_session_new(guint timeout_seconds, const char *proxy_url, const char *direct_hosts);
+/// With `address` (an IP address; NULL for none), every connection goes to `address`:`port` and
+/// TLS names the server by that address rather than by a host name: for an IPv6 address, GLib
+/// would otherwise send the address as the TLS server name (SNI), which RFC 6066 forbids and a
+/// GnuTLS server refuses by ending the handshake.
+SoupSession *conf_soup_session_new(guint timeout_seconds, const char *proxy_url, const char *direct_hosts, const char *address, guint16 port);
 
 /// Sets the "keepalive-interval" property of a WebSocket connection (seconds, 0 = off).
 void conf_websocket_set_keepalive(SoupWebsocketConnection *connection, guint seconds);
