@@ -16,6 +16,9 @@ public struct STUNAnswerBudget: Sendable {
         /// Answers a second to one source, and its burst. An ICE agent asks a few times while it
         /// gathers, then every few seconds at most.
         public var perSource = 10, perSourceBurst = 20
+        /// The same for a source that holds a WebSocket open here: more, as one address may be a
+        /// whole office's or a carrier's NAT, with several participants behind it.
+        public var perParticipantSource = 50, perParticipantSourceBurst = 100
         /// Answers a second in all, and how many of them only participants may take.
         public var total = 2_000, reserved = 500
         /// Sources followed at once; past it a new source is judged by the shared budget alone.
@@ -49,8 +52,14 @@ public struct STUNAnswerBudget: Sendable {
         }
     }
 
+    /// A source's budget: its own, and another once it holds a WebSocket open.
+    private struct Key: Hashable {
+        let source: Source
+        let participant: Bool
+    }
+
     public let limits: Limits
-    private var sources: [Source: TokenBucket] = [:]
+    private var sources: [Key: TokenBucket] = [:]
     private var shared: TokenBucket
     private var reserve: TokenBucket
     private var lastSweep: Instant?
@@ -66,10 +75,12 @@ public struct STUNAnswerBudget: Sendable {
     /// Whether to answer a request from `source`; `participant`: it holds a WebSocket open here.
     public mutating func admit(_ source: Source, participant: Bool, now: Instant) -> Bool {
         sweep(now: now)
-        if sources[source] != nil || sources.count < limits.sources {
-            var bucket = sources[source] ?? TokenBucket(rate: limits.perSource, burst: limits.perSourceBurst)
+        let key = Key(source: source, participant: participant)
+        if sources[key] != nil || sources.count < limits.sources {
+            var bucket = sources[key] ?? (participant ? TokenBucket(rate: limits.perParticipantSource, burst: limits.perParticipantSourceBurst)
+                                                      : TokenBucket(rate: limits.perSource, burst: limits.perSourceBurst))
             let allowed = bucket.take(at: now)
-            sources[source] = bucket
+            sources[key] = bucket
             guard allowed else {
                 refusedBySource += 1
                 return false

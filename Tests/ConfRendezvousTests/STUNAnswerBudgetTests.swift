@@ -79,6 +79,19 @@ import Testing
         #expect(!afterBurst && otherSixtyFour)
     }
 
+    /// One address may be a whole office behind a NAT: once it holds a WebSocket open, it gets a
+    /// participant's larger budget (50 a second, bursts of 100), not a stranger's 10.
+    @Test func aParticipantsAddressHasALargerBudget() {
+        var budget = STUNAnswerBudget()
+        let office = Self.v4(198, 51, 100, 9), stranger = Self.v4(198, 51, 100, 10)
+        var officeAnswered = 0, strangerAnswered = 0
+        for _ in 0..<100 {
+            if budget.admit(office, participant: true, now: start) { officeAnswered += 1 }
+            if budget.admit(stranger, participant: false, now: start) { strangerAnswered += 1 }
+        }
+        #expect(officeAnswered == 100 && strangerAnswered == 20, "\(officeAnswered) \(strangerAnswered)")
+    }
+
     @Test func quietSourcesAreForgottenAndTheTableIsBounded() {
         var limits = STUNAnswerBudget.Limits()
         limits.sources = 100
