@@ -47,6 +47,7 @@ struct HostCommand {
         }
 
         DescriptorLimit.raiseToHard()  // Before any socket: a soft limit of 1024 is reached under load.
+        ParticipantRun.clearLeftoverMappings(context, portMapping: settings.call.portMapping)
         let loop = EventLoop()
         var exitCode = ExitCode.ok
         var embedded: RendezvousServer?

@@ -30,6 +30,7 @@ struct JoinCommand {
         }
 
         DescriptorLimit.raiseToHard()  // Before any socket: a soft limit of 1024 is reached under load.
+        ParticipantRun.clearLeftoverMappings(context, portMapping: settings.call.portMapping)
         let loop = EventLoop()
         var exitCode = ExitCode.ok
         var call: CallDriver?

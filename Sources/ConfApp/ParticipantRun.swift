@@ -22,6 +22,14 @@ enum ParticipantRun {
         }
     }
 
+    /// With port mapping on: where this run keeps what deletes its router mappings should it die
+    /// before it could (`PortMappingLeftovers`), and what an earlier conf of this user left
+    /// that way, deleted now.
+    static func clearLeftoverMappings(_ context: CommandContext, portMapping: Bool) {
+        guard portMapping, let state = RendezvousSecretFile.defaultDirectory(context.environment) else { return }
+        PortMappingLeftovers.start(in: RendezvousPortLock.directory(context.environment, fallback: state))
+    }
+
     /// Reports the end of a session (`error` if it failed, then `left`) and returns the exit status.
     static func finish(_ result: Result<CallEvent.LeaveReason, CommandFailure>, reporter: EventReporter) -> ExitCode {
         switch result {

@@ -37,6 +37,8 @@ public final class RouterPortMapping {
     private var gatewayMapped = false
     private var upnpTimers: [Timer] = []
     private var onReleased: (() -> Void)?
+    /// Where what deletes this owner's PCP or NAT-PMP mappings is kept while they stand.
+    private let leftovers = PortMappingLeftovers.newName()
 
     public init(loop: EventLoop, route: DefaultRoute, port: UInt16, transports: [MappingTransport] = [.tcp, .udp],
                 upnpDelay: Duration = RouterPortMapping.upnpDelay, onFact: @escaping (ReachabilityJudge.Fact) -> Void) {
@@ -131,11 +133,15 @@ public final class RouterPortMapping {
             case .send(let bytes):
                 if let gateway { socket?.send(bytes, to: gateway) }
             case .event(.released):
+                PortMappingLeftovers.forget(leftovers)
                 let done = onReleased
                 onReleased = nil
                 done?()
             case .event(let event):
-                if case .mapped = event { gatewayMapped = true }
+                if case .mapped = event {
+                    gatewayMapped = true
+                    PortMappingLeftovers.record(leftovers, gateway: route.gateway, deletions: session.deletions)
+                }
                 if onReleased == nil { onFact(.gateway(event)) }
             }
         }

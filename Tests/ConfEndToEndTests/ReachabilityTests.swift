@@ -50,10 +50,11 @@ struct ReachabilityTests {
     }
 
     /// A host killed with SIGKILL cannot delete its mappings: they were asked for ten minutes
-    /// (renewed while it runs), so the router drops them within that, not in one or two hours.
+    /// (renewed while it runs), so the router drops them within that, not in one or two hours,
+    /// and the next conf on the machine deletes them at once.
     /// Their remaining lifetimes are read from the router (UPnP's GetGenericPortMappingEntry,
     /// which miniupnpd answers for its PCP and NAT-PMP mappings too).
-    @Test func aKilledHostsMappingsLastMinutesNotHours() throws {
+    @Test func aKilledHostsMappingsLastMinutesAndTheNextConfDeletesThem() throws {
         let homes = try HomeRouters()
         let host = try ConfProcess(["host", "--as", "ann", "--json", "--connect-timeout", "60"] + Self.media,
                                    environment: ["CONF_PORT_MAPPING": "on"], namespace: homes.ns("h1"))
@@ -69,6 +70,15 @@ struct ReachabilityTests {
         let leases = homes.routerLeases()
         #expect(leases.count == 3, "\(leases)")
         #expect(leases.allSatisfy { $0 > 0 && $0 <= 600 }, "remaining seconds: \(leases)")
+        // The next conf on this machine deletes what the dead one left (it kept the deletions,
+        // each PCP mapping's nonce in them), then maps its own: the dead host's media port goes.
+        let next = try ConfProcess(["host", "--as", "cid", "--json"] + Self.media, environment: ["CONF_PORT_MAPPING": "on"],
+                                   namespace: homes.ns("h1"))
+        #expect(next.waitForEvent("reachability", timeout: .seconds(15))?["verdict"] as? String == "reachable", "\(next.stderr)")
+        #expect(ConfProcess.waitUntil(timeout: .seconds(10)) { homes.routerMappings().count == 2 }, "left: \(homes.routerMappings())")
+        next.signal(SIGTERM)
+        #expect(next.waitForExit() == 0)
+        #expect(homes.routerMappings().isEmpty, "left behind: \(homes.routerMappings())")
         guest.signal(SIGTERM)
         _ = guest.waitForExit()
     }

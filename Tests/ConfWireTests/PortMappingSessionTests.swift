@@ -32,6 +32,23 @@ import Testing
         #expect(harness.gateway.table == [tcp: 7373, udp: 7373])
     }
 
+    /// What a later process sends to delete these mappings if this one dies first: each granted
+    /// mapping's request with lifetime 0, PCP's with the mapping's own nonce.
+    @Test func theDeletionsCarryEachMappingsNonceAndLifetimeZero() throws {
+        var harness = PortMappingHarness(FakeGateway(speaks: .pcp))
+        #expect(harness.session.deletions.isEmpty)
+        harness.handle(.start)
+        let asked = try harness.sent.map { try PCPMapRequest(bytes: $0.bytes) }
+        let deletions = try harness.session.deletions.map { try PCPMapRequest(bytes: $0) }
+        #expect(deletions.map(\.lifetime) == [0, 0])
+        #expect(deletions.map(\.nonce) == asked.map(\.nonce) && deletions.map(\.transport) == [.tcp, .udp])
+        var natPMP = PortMappingHarness(FakeGateway(speaks: .natPMPOnly))
+        natPMP.handle(.start)
+        #expect(try natPMP.session.deletions.map { try NATPMPRequest(bytes: $0) } == [
+            .mapping(.tcp, internalPort: 7373, suggestedExternalPort: 0, lifetime: 0), .mapping(.udp, internalPort: 7373, suggestedExternalPort: 0, lifetime: 0),
+        ])
+    }
+
     @Test func reportsThePortsTheRouterGaveInstead() {
         var gateway = FakeGateway(speaks: .pcp)
         gateway.portShift = 1000

@@ -191,8 +191,21 @@ public final class PortMappingSession {
         for index in slots.indices { requestMapping(index, lifetime: configuration.requestedLifetime, until: now + Self.answerWindow, now: now) }
     }
 
+    /// The datagrams that delete every mapping granted now (lifetime 0, with each PCP mapping's
+    /// nonce), for the gateway's port: kept by the owner so that a later process can delete
+    /// what this one leaves if it dies first (a PCP mapping is deleted only with its nonce).
+    public var deletions: [[UInt8]] {
+        slots.indices.filter { slots[$0].granted != nil }.map { request(for: $0, lifetime: 0) }
+    }
+
     /// Asks for (lifetime > 0) or deletes (0) one mapping, suggesting what the gateway gave before.
     func requestMapping(_ index: Int, lifetime: UInt32, until giveUpAt: Instant, now: Instant) {
+        slots[index].requested = true
+        ask(.mapping(index), request(for: index, lifetime: lifetime), until: giveUpAt, now: now)
+    }
+
+    /// The request for (lifetime > 0) or deletion of (0) one mapping in the current protocol.
+    func request(for index: Int, lifetime: UInt32) -> [UInt8] {
         let slot = slots[index]
         let externalPort = slot.granted?.externalPort ?? slot.wanted.externalPort
         let bytes: [UInt8]
@@ -206,8 +219,7 @@ public final class PortMappingSession {
             bytes = NATPMPRequest.mapping(slot.wanted.transport, internalPort: slot.wanted.internalPort,
                                           suggestedExternalPort: lifetime == 0 ? 0 : externalPort, lifetime: lifetime).bytes
         }
-        slots[index].requested = true
-        ask(.mapping(index), bytes, until: giveUpAt, now: now)
+        return bytes
     }
 
     func ask(_ id: RequestID, _ bytes: [UInt8], until giveUpAt: Instant, now: Instant) {

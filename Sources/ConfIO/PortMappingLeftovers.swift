@@ -1,0 +1,132 @@
+import ConfCore
+import ConfWire
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What a conf process that dies without deleting its router mappings (SIGKILL, a crash, a power
+/// cut) leaves behind, and its clearing by the next conf on this machine. Each `RouterPortMapping`
+/// that holds a PCP or NAT-PMP mapping keeps, in a private file of this user's
+/// (`DIR/port-mappings-PID-N`), the gateway and the datagrams that delete its mappings (a PCP
+/// mapping is deleted only with its nonce); the file goes when the mapping is released. At
+/// start, `conf host` and `conf join` send the datagrams of every file whose process is gone and
+/// remove it. UPnP-IGD mappings are not kept: GUPnP-IGD deletes only its own (they expire in ten
+/// minutes).
+///
+/// Threading: the loop's thread.
+public enum PortMappingLeftovers {
+    /// Where the files are: set once at start by the command that maps ports; nil keeps none.
+    nonisolated(unsafe) public static var directory: String?
+    nonisolated(unsafe) private static var made = 0
+
+    /// Keeps this process's files in `directory` (made private if missing; refused if another
+    /// user could write to it) and clears what dead ones left there.
+    public static func start(in directory: String) {
+        guard (try? PrivateStateFile.makeDirectories(directory)) != nil else { return }
+        self.directory = directory
+        clear(gateway: DefaultRoute.current()?.gateway)
+    }
+
+    /// A file's name for this process, for one mapping owner.
+    static func newName() -> String {
+        made += 1
+        return "port-mappings-\(getpid())-\(made)"
+    }
+
+    /// Writes (or replaces) what deletes this owner's mappings at `gateway`.
+    static func record(_ name: String, gateway: String, deletions: [[UInt8]]) {
+        guard let directory, !deletions.isEmpty else { return }
+        let text = ([gateway] + deletions.map { $0.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined() }).joined(separator: "\n") + "\n"
+        let path = directory + "/" + name, temporary = path + ".new"
+        unlink(temporary)
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard fd >= 0 else { return }
+        let written = write(fd, text, text.utf8.count) == text.utf8.count
+        close(fd)
+        if written { rename(temporary, path) } else { unlink(temporary) }
+    }
+
+    static func forget(_ name: String) {
+        guard let directory else { return }
+        unlink(directory + "/" + name)
+    }
+
+    /// Sends the deletions of every file whose process is gone and whose gateway is `gateway`
+    /// (this machine's now: another network's mappings are not this router's to delete), and
+    /// removes the file; a file older than the mappings' lifetime goes unsent. Returns how many
+    /// files were sent.
+    @discardableResult
+    static func clear(gateway current: String?) -> Int {
+        guard let directory, let entries = try? directoryEntries(directory) else { return 0 }
+        var cleared = 0
+        for name in entries where name.hasPrefix("port-mappings-") && !name.hasSuffix(".new") {
+            let parts = name.split(separator: "-")
+            guard parts.count == 4, let pid = pid_t(parts[2]), pid != getpid(), !isConf(pid) else { continue }
+            let path = directory + "/" + name
+            var info = stat()
+            guard lstat(path, &info) == 0 else { continue }
+            if time(nil) - info.st_mtim.tv_sec > Int(PortMappingSession.requestedLifetime) {
+                unlink(path)  // expired at the router by now
+                continue
+            }
+            // Ours (the directory is this user's, checked), but read as bounded text all the same.
+            guard let bytes = try? PrivateStateFile.read(path, limit: 16_384) else { continue }
+            let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n").map(String.init)
+            guard let gatewayText = lines.first, gatewayText == current else { continue }
+            unlink(path)
+            guard let gateway = SocketAddress(gatewayText, port: 5351), gateway.isIPv4,
+                  let socket = try? UDPSocket(host: "0.0.0.0", port: 0) else { continue }
+            for line in lines.dropFirst().prefix(16) {
+                guard let datagram = hexBytes(line), datagram.count <= 1_100 else { continue }
+                socket.send(datagram, to: gateway)
+                socket.send(datagram, to: gateway)  // once more: no answer is awaited
+            }
+            socket.close()
+            cleared += 1
+        }
+        return cleared
+    }
+
+    /// Whether process `pid` runs and is a conf (its name), so that its mappings are still its own.
+    static func isConf(_ pid: pid_t) -> Bool {
+        guard kill(pid, 0) == 0 || errno == EPERM else { return false }
+        let fd = open("/proc/\(pid)/comm", O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var buffer = [UInt8](repeating: 0, count: 32)
+        let count = read(fd, &buffer, buffer.count)
+        return count > 0 && String(decoding: buffer.prefix(count), as: UTF8.self).hasPrefix("conf")
+    }
+
+    static func hexBytes(_ text: String) -> [UInt8]? {
+        let digits = Array(text.utf8)
+        guard digits.count % 2 == 0 else { return nil }
+        var bytes: [UInt8] = []
+        for index in stride(from: 0, to: digits.count, by: 2) {
+            guard let high = hexValue(digits[index]), let low = hexValue(digits[index + 1]) else { return nil }
+            bytes.append(high << 4 | low)
+        }
+        return bytes
+    }
+
+    private static func hexValue(_ digit: UInt8) -> UInt8? {
+        switch digit {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
+        default: nil
+        }
+    }
+
+    private static func directoryEntries(_ path: String) throws -> [String] {
+        guard let directory = opendir(path) else { throw PortMappingLeftoversError() }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            names.append(name)
+        }
+        return names
+    }
+}
+
+private struct PortMappingLeftoversError: Error {}
