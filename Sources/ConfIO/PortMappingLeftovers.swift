@@ -36,7 +36,7 @@ public enum PortMappingLeftovers {
     /// Writes (or replaces) what deletes this owner's mappings at `gateway`.
     static func record(_ name: String, gateway: String, deletions: [[UInt8]]) {
         guard let directory, !deletions.isEmpty else { return }
-        let text = ([gateway] + deletions.map { $0.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined() }).joined(separator: "\n") + "\n"
+        let text = ([gateway] + deletions.map(Hex.string)).joined(separator: "\n") + "\n"
         let path = directory + "/" + name, temporary = path + ".new"
         unlink(temporary)
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
@@ -77,7 +77,7 @@ public enum PortMappingLeftovers {
             guard let gateway = SocketAddress(gatewayText, port: 5351), gateway.isIPv4,
                   let socket = try? UDPSocket(host: "0.0.0.0", port: 0) else { continue }
             for line in lines.dropFirst().prefix(16) {
-                guard let datagram = hexBytes(line), datagram.count <= 1_100 else { continue }
+                guard line.utf8.count <= 2_200, let datagram = Hex.bytes(line, count: line.utf8.count / 2) else { continue }
                 socket.send(datagram, to: gateway)
                 socket.send(datagram, to: gateway)  // once more: no answer is awaited
             }
@@ -96,25 +96,6 @@ public enum PortMappingLeftovers {
         var buffer = [UInt8](repeating: 0, count: 32)
         let count = read(fd, &buffer, buffer.count)
         return count > 0 && String(decoding: buffer.prefix(count), as: UTF8.self).hasPrefix("conf")
-    }
-
-    static func hexBytes(_ text: String) -> [UInt8]? {
-        let digits = Array(text.utf8)
-        guard digits.count % 2 == 0 else { return nil }
-        var bytes: [UInt8] = []
-        for index in stride(from: 0, to: digits.count, by: 2) {
-            guard let high = hexValue(digits[index]), let low = hexValue(digits[index + 1]) else { return nil }
-            bytes.append(high << 4 | low)
-        }
-        return bytes
-    }
-
-    private static func hexValue(_ digit: UInt8) -> UInt8? {
-        switch digit {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
-        default: nil
-        }
     }
 
     private static func directoryEntries(_ path: String) throws -> [String] {
