@@ -31,10 +31,8 @@ SoupSession *conf_soup_session_new(guint timeout_seconds, const char *proxy_url,
         }
     }
     // With no resolver given, libsoup would ask GIO's default one (libproxy, GSettings, dconf).
-    SoupSession *session = remote
-        ? soup_session_new_with_options("timeout", timeout_seconds, "user-agent", "conf", "proxy-resolver", resolver,
-                                        "remote-connectable", remote, NULL)
-        : soup_session_new_with_options("timeout", timeout_seconds, "user-agent", "conf", "proxy-resolver", resolver, NULL);
+    SoupSession *session = soup_session_new_with_options("timeout", timeout_seconds, "user-agent", "conf", "proxy-resolver", resolver,
+                                                         "remote-connectable", remote, NULL);
     if (resolver) g_object_unref(resolver);
     if (remote) g_object_unref(remote);
     return session;

@@ -18,20 +18,18 @@ public final class STUNService {
     public let port: UInt16
     private let socket: UDPSocket
     private let responder = STUNBindingResponder()
-    private var budget: STUNAnswerBudget
+    private var budget = STUNAnswerBudget()
     private let participants: STUNParticipants?
     private let clock: any MonotonicClock
     public private(set) var answered = 0
 
     /// Binds UDP `host`:`port` (0: any free port; read `port` for the one taken). With
     /// `reusePort`, the rendezvous's other processes may bind the same port.
-    public init(loop: EventLoop, host: String, port: UInt16, reusePort: Bool = false, participants: STUNParticipants? = nil,
-                limits: STUNAnswerBudget.Limits = .init()) throws(GLibError) {
+    public init(loop: EventLoop, host: String, port: UInt16, reusePort: Bool = false, participants: STUNParticipants? = nil) throws(GLibError) {
         socket = try UDPSocket(host: host, port: port, reusePort: reusePort)
         socket.growReceiveBuffer()
         self.port = socket.port
         self.participants = participants
-        budget = STUNAnswerBudget(limits: limits)
         clock = loop.clock
         socket.receive(on: loop) { [unowned self] bytes, sender in self.received(bytes, from: sender) }
     }

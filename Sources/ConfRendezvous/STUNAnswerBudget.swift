@@ -63,8 +63,6 @@ public struct STUNAnswerBudget: Sendable {
     private var shared: TokenBucket
     private var reserve: TokenBucket
     private var lastSweep: Instant?
-    public private(set) var refusedBySource = 0
-    public private(set) var refusedInAll = 0
 
     public init(limits: Limits = Limits()) {
         self.limits = limits
@@ -81,17 +79,10 @@ public struct STUNAnswerBudget: Sendable {
                                                       : TokenBucket(rate: limits.perSource, burst: limits.perSourceBurst))
             let allowed = bucket.take(at: now)
             sources[key] = bucket
-            guard allowed else {
-                refusedBySource += 1
-                return false
-            }
+            guard allowed else { return false }
         }
         if participant, reserve.take(at: now) { return true }
-        guard shared.take(at: now) else {
-            refusedInAll += 1
-            return false
-        }
-        return true
+        return shared.take(at: now)
     }
 
     /// Sources followed now (for tests and figures).

@@ -58,7 +58,9 @@ import Testing
         for loopback in ["ws://127.0.0.1:1", "ws://localhost:1", "ws://[::1]:1", "ws://127.9.9.9:1"] {
             #expect(try RendezvousAddress.parse(loopback).get().isLoopback, "\(loopback)")
         }
-        #expect(try !RendezvousAddress.parse("ws://128.0.0.1:1").get().isLoopback)
+        for elsewhere in ["ws://128.0.0.1:1", "ws://127.example.org:1", "ws://[::2]:1"] {
+            #expect(try !RendezvousAddress.parse(elsewhere).get().isLoopback, "\(elsewhere)")
+        }
         let secure = try RendezvousAddress.parse("wss://rv.example.org:443/").get()
         #expect(secure.secure && secure.webSocketURL == "wss://rv.example.org:443/v1/ws")
         #expect(try RendezvousAddress.parse("https://rv.example.org").get().endpoint.port == 7373)

@@ -104,6 +104,7 @@ public struct RendezvousAddress: Hashable, Sendable, CustomStringConvertible {
     /// clear never crosses a network.
     public var isLoopback: Bool {
         let host = endpoint.host.lowercased()
-        return host == "localhost" || host == "::1" || host.hasPrefix("127.") || host.hasPrefix("::ffff:127.")
+        if host == "localhost" || host == "::1" { return true }
+        return IPv4Address(host.hasPrefix("::ffff:") ? String(host.dropFirst(7)) : host)?.octets.first == 127
     }
 }

@@ -27,9 +27,9 @@ public struct STUNBindingResponder: Sendable {
     /// spends anything on it. RFC 3489's requests have the same header.
     public static func looksLikeBindingRequest(_ datagram: some Collection<UInt8>) -> Bool {
         guard datagram.count >= 20, datagram.count < 2_048 else { return false }
-        var bytes = datagram.makeIterator()
-        let header = (0..<4).map { _ in Int(bytes.next()!) }
-        return header[0] == 0x00 && header[1] == 0x01 && header[2] << 8 | header[3] == datagram.count - 20
+        // Type 0x0001 (a Binding request), then the length of what follows the 20-byte header.
+        let header = datagram.prefix(4).reduce(0) { $0 << 8 | Int($1) }
+        return header == 0x0001_0000 | (datagram.count - 20)
     }
 
     /// The datagram to send back to `source`, or nil when `datagram` gets no answer.
