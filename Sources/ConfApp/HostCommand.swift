@@ -47,8 +47,8 @@ struct HostCommand {
         }
 
         DescriptorLimit.raiseToHard()  // Before any socket: a soft limit of 1024 is reached under load.
-        ParticipantRun.clearLeftoverMappings(context, portMapping: settings.call.portMapping)
         let loop = EventLoop()
+        ParticipantRun.clearLeftoverMappings(context, portMapping: settings.call.portMapping, loop: loop)
         var exitCode = ExitCode.ok
         var embedded: RendezvousServer?
         var stun: STUNService?

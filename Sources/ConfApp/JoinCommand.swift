@@ -30,8 +30,8 @@ struct JoinCommand {
         }
 
         DescriptorLimit.raiseToHard()  // Before any socket: a soft limit of 1024 is reached under load.
-        ParticipantRun.clearLeftoverMappings(context, portMapping: settings.call.portMapping)
         let loop = EventLoop()
+        ParticipantRun.clearLeftoverMappings(context, portMapping: settings.call.portMapping, loop: loop)
         var exitCode = ExitCode.ok
         var call: CallDriver?
         let session = ParticipantSession(loop: loop, client: client, reporter: reporter, clock: SystemClock(), random: KernelRandom(),

@@ -25,9 +25,9 @@ enum ParticipantRun {
     /// With port mapping on: where this run keeps what deletes its router mappings should it die
     /// before it could (`PortMappingLeftovers`), and what an earlier conf of this user left
     /// that way, deleted now.
-    static func clearLeftoverMappings(_ context: CommandContext, portMapping: Bool) {
+    static func clearLeftoverMappings(_ context: CommandContext, portMapping: Bool, loop: EventLoop) {
         guard portMapping, let state = RendezvousSecretFile.defaultDirectory(context.environment) else { return }
-        PortMappingLeftovers.start(in: RendezvousPortLock.directory(context.environment, fallback: state))
+        PortMappingLeftovers.start(in: RendezvousPortLock.directory(context.environment, fallback: state), loop: loop)
     }
 
     /// Reports the end of a session (`error` if it failed, then `left`) and returns the exit status.

@@ -1,5 +1,8 @@
 import ConfCore
 import ConfWire
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Asks the home router to forward a port (TCP and UDP, or only some of them) to this machine,
 /// every way a router may understand, and reports what it says as `ReachabilityJudge` facts:
@@ -37,8 +40,9 @@ public final class RouterPortMapping {
     private var gatewayMapped = false
     private var upnpTimers: [Timer] = []
     private var onReleased: (() -> Void)?
-    /// Where what deletes this owner's PCP or NAT-PMP mappings is kept while they stand.
+    /// Where what deletes this owner's mappings is kept while they stand.
     private let leftovers = PortMappingLeftovers.newName()
+    private var upnpHeld: [PortMappingLeftovers.UPnPMapping] = []
 
     public init(loop: EventLoop, route: DefaultRoute, port: UInt16, transports: [MappingTransport] = [.tcp, .udp],
                 upnpDelay: Duration = RouterPortMapping.upnpDelay, onFact: @escaping (ReachabilityJudge.Fact) -> Void) {
@@ -89,7 +93,8 @@ public final class RouterPortMapping {
         for timer in upnpTimers { timer.cancel() }
         upnpTimers = []
         var waiting = 2
-        let finish = OnceCallback(done)
+        let leftovers = leftovers
+        let finish = OnceCallback { PortMappingLeftovers.forget(leftovers); done() }
         let one = { waiting -= 1; if waiting == 0 { finish.call() } }
         if let upnp {
             self.upnp = nil
@@ -106,23 +111,37 @@ public final class RouterPortMapping {
     }
 
     private func askUPnP() {
-        guard !gatewayMapped, !upnpAsked, let upnp else { return }
+        guard !gatewayMapped, !upnpAsked, upnp != nil else { return }
         upnpAsked = true
-        for transport in transports {
-            upnp.add(transport == .tcp ? .tcp : .udp, localAddress: route.localAddress, localPort: port, externalPort: port)
+        // After what a dead conf left is deleted: that may be this very port.
+        PortMappingLeftovers.whenSwept { [weak self] in
+            guard let self, let upnp = self.upnp, !self.gatewayMapped else { return }
+            for transport in self.transports {
+                upnp.add(transport == .tcp ? .tcp : .udp, localAddress: self.route.localAddress, localPort: self.port,
+                         externalPort: self.port, description: "conf \(getpid())")
+            }
+            self.upnpTimers.append(self.loop.schedule(after: Self.upnpPatience) { [weak self] in self?.onFact(.upnpSilent) })
         }
-        upnpTimers.append(loop.schedule(after: Self.upnpPatience) { [weak self] in self?.onFact(.upnpSilent) })
     }
 
     private func upnpEvent(_ event: UPnPPortMapper.Event) {
         switch event {
-        case .mapped(let proto, _, let address, let external):
+        case .mapped(let proto, let localPort, let address, let external):
+            let held = PortMappingLeftovers.UPnPMapping(proto: proto, externalPort: external, localAddress: route.localAddress, localPort: localPort)
+            if onReleased == nil, !upnpHeld.contains(held) {
+                upnpHeld.append(held)
+                recordLeftovers()
+            }
             onFact(.upnpMapped(tcp: proto == .tcp, externalAddress: address, externalPort: external))
         case .failed(let proto, _, let reason):
             onFact(.upnpRefused(tcp: proto == .tcp, reason: reason))
         case .noExternalAddress:
             onFact(.upnpNoExternalAddress)
         }
+    }
+
+    private func recordLeftovers() {
+        PortMappingLeftovers.record(leftovers, gateway: route.gateway, deletions: session?.deletions ?? [], upnp: upnpHeld)
     }
 
     private func handle(_ input: PortMappingSession.Input) {
@@ -133,14 +152,13 @@ public final class RouterPortMapping {
             case .send(let bytes):
                 if let gateway { socket?.send(bytes, to: gateway) }
             case .event(.released):
-                PortMappingLeftovers.forget(leftovers)
                 let done = onReleased
                 onReleased = nil
                 done?()
             case .event(let event):
                 if case .mapped = event {
                     gatewayMapped = true
-                    PortMappingLeftovers.record(leftovers, gateway: route.gateway, deletions: session.deletions)
+                    recordLeftovers()
                 }
                 if onReleased == nil { onFact(.gateway(event)) }
             }

@@ -83,6 +83,40 @@ struct ReachabilityTests {
         _ = guest.waitForExit()
     }
 
+    /// The same with a router that speaks UPnP-IGD only (many do): each mapping's description
+    /// names the conf that holds it, and the next conf takes the dead one's mappings over and
+    /// deletes them.
+    @Test func aKilledHostsUPnPMappingsAreDeletedByTheNextConf() throws {
+        let homes = try HomeRouters(["NATPMP": "no"])
+        let host = try ConfProcess(["host", "--as", "ann", "--json", "--connect-timeout", "60"] + Self.media,
+                                   environment: ["CONF_PORT_MAPPING": "on"], namespace: homes.ns("h1"))
+        let verdict = try #require(host.waitForEvent("reachability", timeout: .seconds(15)), "\(host.stderr)")
+        #expect(verdict["verdict"] as? String == "reachable" && verdict["via"] as? String == "upnp", "\(verdict)")
+        let command = try #require(host.events(ofType: "room").first?["join_command"] as? String)
+        let guest = try ConfProcess(Array(command.split(separator: " ").dropFirst().map(String.init)) + ["--as", "bob", "--json"] + Self.media,
+                                    namespace: homes.ns("h2"))
+        #expect(guest.waitForEvent("peer-connected", timeout: .seconds(15)) != nil, "\(guest.stderr)")
+        #expect(ConfProcess.waitUntil(timeout: .seconds(10)) { homes.routerMappings().count == 3 }, "\(homes.routerMappings())")
+        let held = homes.routerDescriptions()
+        #expect(held.count == 3 && held.allSatisfy { $0.description == "conf \(host.pid)" }, "\(held)")
+        let mediaPort = try #require(held.first { $0.port != 7373 }?.port)
+        host.signal(SIGKILL)
+        _ = host.waitForExit()
+        #expect(homes.routerLeases().allSatisfy { $0 > 0 && $0 <= 600 }, "remaining seconds: \(homes.routerLeases())")
+        let next = try ConfProcess(["host", "--as", "cid", "--json"] + Self.media, environment: ["CONF_PORT_MAPPING": "on"],
+                                   namespace: homes.ns("h1"))
+        #expect(next.waitForEvent("reachability", timeout: .seconds(20))?["verdict"] as? String == "reachable", "\(next.stderr)")
+        #expect(ConfProcess.waitUntil(timeout: .seconds(10)) { !homes.routerDescriptions().contains { $0.port == mediaPort } },
+                "left: \(homes.routerDescriptions())")
+        let now = homes.routerDescriptions()
+        #expect(now.count == 2 && now.allSatisfy { $0.port == 7373 && $0.description == "conf \(next.pid)" }, "\(now)")
+        next.signal(SIGTERM)
+        #expect(next.waitForExit() == 0)
+        #expect(homes.routerMappings().isEmpty, "left behind: \(homes.routerMappings())")
+        guest.signal(SIGTERM)
+        _ = guest.waitForExit()
+    }
+
     /// Both routers give each destination a port of its own, which no hole punching gets through;
     /// the host's router forwards its media port (PCP here), and so the guest reaches it directly,
     /// with no relay. The same homes without the forward: see `symmetricNATsNeedARelay`.
@@ -200,9 +234,10 @@ final class HomeRouters {
         try daemon.run()
         miniupnpd = daemon
         let log = "/run/\(prefix)-routers/miniupnpd.log"
+        let ready = environment["NATPMP"] == "no" ? "HTTP listening" : "Listening for NAT-PMP"
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline {
-            if (try? String(contentsOfFile: log, encoding: .utf8))?.contains("Listening for NAT-PMP") == true { return }
+            if (try? String(contentsOfFile: log, encoding: .utf8))?.contains(ready) == true { return }
             guard daemon.isRunning else { break }
             usleep(20_000)  // polling the daemon's log for its ready line, with a deadline
         }
@@ -265,6 +300,19 @@ final class HomeRouters {
         let list = (try? Self.run(["ip", "netns", "exec", ns("h1"), "upnpc", "-l"])) ?? ""
         return list.split(separator: "\n").filter { $0.contains("->") }.compactMap { line in
             line.split(separator: " ").last.flatMap { Int($0) }
+        }
+    }
+
+    /// Each port mapping router 1 holds as `upnpc -l` lists it from the home: its external port
+    /// and its description.
+    func routerDescriptions() -> [(port: Int, description: String)] {
+        let list = (try? Self.run(["ip", "netns", "exec", ns("h1"), "upnpc", "-l"])) ?? ""
+        return list.split(separator: "\n").compactMap { line in
+            let quoted = line.split(separator: "'", omittingEmptySubsequences: false)
+            guard line.contains("->"), quoted.count >= 2,
+                  let port = line.split(separator: " ").first(where: { $0.contains("->") })?.split(separator: "-").first.flatMap({ Int($0) })
+            else { return nil }
+            return (port, String(quoted[1]))
         }
     }
 

@@ -10,7 +10,8 @@
 # caller stops it; a daemon left behind by a script would outlive its caller's wait for the
 # script). It is ready when its log, /run/PREFIX-routers/miniupnpd.log, says "Listening for
 # NAT-PMP". WAN1=100.64.0.2 puts router 1 behind carrier-grade NAT (a shared address:
-# miniupnpd then refuses to map, as such routers do). SYMMETRIC=1 makes both routers map each destination to a new port (masquerade
+# miniupnpd then refuses to map, as such routers do). NATPMP=no leaves UPnP-IGD alone (no NAT-PMP or
+# PCP; it is ready when its log says "HTTP listening"). SYMMETRIC=1 makes both routers map each destination to a new port (masquerade
 # fully-random). Both drop what comes in unasked, as home routers do. The addresses exist
 # inside the namespaces only (11.0.0.0/24 is safe there: nothing leaves them).
 #   home-routers.sh up|upnpd|down PREFIX
@@ -86,7 +87,7 @@ done
 cat > "$run/miniupnpd.conf" <<CONF
 ext_ifname=wan
 listening_ip=lan
-enable_natpmp=yes
+enable_natpmp=${NATPMP:-yes}
 enable_upnp=yes
 secure_mode=yes
 system_uptime=yes
