@@ -2,7 +2,7 @@
 # regenerate with 'conf completions fish'.
 complete -c conf -f
 complete -c conf -n '__fish_use_subcommand' -a host -d 'open a room, print how others join it, and join it'
-complete -c conf -n '__fish_use_subcommand' -a join -d 'join a room with its id and a pin'
+complete -c conf -n '__fish_use_subcommand' -a join -d 'join a room with the link conf host printed, or its id and a pin'
 complete -c conf -n '__fish_use_subcommand' -a rendezvous -d 'run a standing rendezvous for many rooms'
 complete -c conf -n '__fish_use_subcommand' -a devices -d 'list the PulseAudio sources and sinks usable with --mic and --speaker, and the cameras (the default marked)'
 complete -c conf -n '__fish_use_subcommand' -a completions -d 'print the completion script for a shell'

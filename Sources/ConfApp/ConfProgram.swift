@@ -125,16 +125,20 @@ public enum ConfProgram {
         ])
 
     static let join = CommandSpec(
-        "join", abstract: "join a room with its id and a pin",
-        discussion: ["The room's pin makes you a publisher; its listen-only pin makes you a listener, who receives but does not send.",
+        "join", abstract: "join a room with the link conf host printed, or its id and a pin",
+        discussion: ["The link (https://HOST:PORT/#room=ID&pin=PIN&fp=FINGERPRINT) names the rendezvous, the room, the pin and the certificate to trust: nothing else is needed. Quote it in a shell (it holds '&').",
+                     "The room's pin makes you a publisher; its listen-only pin makes you a listener, who receives but does not send.",
                      commandsHelp],
         arguments: [
-            ArgumentSpec("ROOM", help: "the room id, like 4821-7734"),
-            ArgumentSpec("PIN", help: "the room's pin or listen-only pin: six digits"),
+            ArgumentSpec("ROOM", help: "the link conf host printed; or the room id, like 4821-7734, followed by the PIN"),
+            ArgumentSpec("PIN", help: "the room's pin or listen-only pin: six digits (not with a link)", isOptional: true),
         ],
         options: [server, ca, fingerprint, me, duration] + callOptions(joining: true) + [json],
         examples: [
-            Example("conf join 4821-7734 381204 --server 192.0.2.5:7373", "Join the room that conf host printed."),
+            Example("conf join 'https://192.0.2.5:7373/#room=4821-7734&pin=381204&fp=k3f72m7qx4abh6tnc2wzp7r5ve'",
+                    "Join the room with the link that conf host printed."),
+            Example("conf join 4821-7734 381204 --server 192.0.2.5:7373 --fingerprint k3f7-2m7q-x4ab-h6tn-c2wz-p7r5-ve",
+                    "The same with its parts given one by one."),
             Example("conf join 4821-7734 381204 --duration 30 --json", "Join for 30 seconds, printing events as JSON (a script)."),
         ])
 

@@ -153,11 +153,14 @@ struct HostCommand {
         let server = (hasScheme ? "" : secure || fingerprint != nil ? "wss://" : "ws://") + advertised[0]
         let join = "conf join \(room.room) \(room.pin.digits) --server \(server)" + trust
         let listenJoin = "conf join \(room.room) \(room.listenPin.digits) --server \(server)" + trust
-        let hostPort = ["wss://", "ws://"].reduce(advertised[0]) { $0.hasPrefix($1) ? String($0.dropFirst($1.count)) : $0 }
-        let page = (secure || fingerprint != nil ? "https://" : "http://") + hostPort
+        let secure = server.hasPrefix("wss://")
+        let links = (try? RendezvousAddress.parse(server).get()).map { address in
+            [room.pin, room.listenPin].map { InvitationLink(server: address, room: room.room, pin: $0, fingerprint: fingerprint).text }
+        } ?? ["", ""]
+        // A page on plain http:// has a secure context only from this machine itself.
+        let forBrowsers = secure || ((try? RendezvousAddress.parse(server).get())?.isLoopback ?? false)
         reporter.emit(.room(.init(room: room, joinCommand: join, listenJoinCommand: listenJoin, otherAddresses: Array(advertised.dropFirst()),
-                                  browserURL: CallPage.link(base: page, room: room.room.rawValue, pin: room.pin.digits),
-                                  listenBrowserURL: CallPage.link(base: page, room: room.room.rawValue, pin: room.listenPin.digits),
+                                  link: links[0], listenLink: links[1], forBrowsers: forBrowsers,
                                   selfSignedCertificate: fingerprint != nil)))
     }
 

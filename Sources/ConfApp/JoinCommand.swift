@@ -15,14 +15,36 @@ struct JoinCommand {
         let room: RoomID, pin: Pin, client: RendezvousClient, settings: ParticipantRun.Settings
         do throws(CommandFailure) {
             let roomText = context.invocation.argument("ROOM") ?? ""
-            let pinText = context.invocation.argument("PIN") ?? ""
-            guard let r = RoomID(roomText) else { throw context.usage("'\(roomText)' is not a room id: it is eight digits like 4821-7734") }
-            guard let p = Pin(pinText) else { throw context.usage("the pin must be six digits, as conf host printed it") }
-            guard let a = try context.rendezvousAddress() else {
-                throw context.usage("no rendezvous given: pass --server with the address that conf host printed, or set CONF_SERVER")
+            if InvitationLink.looksLikeLink(roomText) {
+                guard context.invocation.argument("PIN") == nil else {
+                    throw context.usage("give either the link or a room id and pin, not both: the link holds the pin")
+                }
+                let link: InvitationLink
+                switch InvitationLink.parse(roomText) {
+                case .success(let parsed): link = parsed
+                case .failure(let problem): throw context.usage(problem.description)
+                }
+                // A configured server is for joins by id; one typed beside a link is a mistake.
+                if context.invocation.value("server") != nil {
+                    throw context.usage("--server and a link: the link names its rendezvous; leave out --server")
+                }
+                (room, pin) = (link.room, link.pin)
+                if !link.server.secure && !link.server.isLoopback {
+                    Console.err("conf: warning: the link is plain http://: the pin, names and call set-up cross the network in clear")
+                }
+                // The link's certificate is the one to trust, whatever --fingerprint says.
+                client = try context.rendezvousClient(link.server, pinned: link.fingerprint)
+            } else {
+                let pinText = context.invocation.argument("PIN") ?? ""
+                guard let r = RoomID(roomText) else { throw context.usage("'\(roomText)' is not a room id: it is eight digits like 4821-7734, or give the whole link conf host printed") }
+                guard !pinText.isEmpty else { throw context.usage("missing PIN after the room id: give the six digits conf host printed, or the whole link instead of both") }
+                guard let p = Pin(pinText) else { throw context.usage("the pin must be six digits, as conf host printed it") }
+                guard let a = try context.rendezvousAddress() else {
+                    throw context.usage("no rendezvous given: pass --server with the address that conf host printed, or set CONF_SERVER")
+                }
+                (room, pin) = (r, p)
+                client = try context.rendezvousClient(a)
             }
-            (room, pin) = (r, p)
-            client = try context.rendezvousClient(a)
             settings = try ParticipantRun.Settings(context)
         } catch {
             reporter.failure(error)

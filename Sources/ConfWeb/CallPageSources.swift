@@ -43,7 +43,7 @@ button[aria-pressed="true"] { background: #733; }
 const MAX_NAME = 64;
 const MAX_CHAT = 2000;
 
-// The fragment: room=ID&pin=PIN[&name=NAME][&join=1]. join=1 fills in the name and focuses the
+// The fragment: room=ID&pin=PIN[&fp=FINGERPRINT][&name=NAME][&join=1] (fp is for conf join: the browser checks the certificate itself). join=1 fills in the name and focuses the
 // button; it never joins by itself.
 function readFragment(hash) {
   const params = new URLSearchParams(hash.replace(/^#/, ''));

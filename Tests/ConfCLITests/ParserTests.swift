@@ -37,7 +37,7 @@ import Testing
         (["jion"], "unknown command 'jion' (did you mean 'join'?)"),
         (["join", "--sever", "x"], "unknown option '--sever' (did you mean '--server'?)"),
         (["join", "-x"], "unknown option '-x'"),
-        (["join", "1234-5678"], "missing argument PIN"),
+        (["join"], "missing argument ROOM"),
         (["join"], "missing argument ROOM"),
         (["join", "1234-5678", "123456", "extra"], "unexpected argument 'extra'"),
         (["join", "1234-5678", "123456", "--server"], "option '--server' needs a value ADDR"),

@@ -10,12 +10,44 @@ import Testing
         let listenPin = try #require(room["listen_pin"] as? String)
         let listenJoin = try #require(room["listen_join_command"] as? String)
         #expect(listenJoin.hasPrefix("conf join \(room["room"] as? String ?? "?") \(listenPin) --server wss://127.0.0.1:"), "\(listenJoin)")
+        let listenLink = try #require(room["listen_link"] as? String)
+        #expect(listenLink.hasPrefix("https://127.0.0.1:") && listenLink.contains("#room=\(room["room"] as? String ?? "?")&pin=\(listenPin)&fp="))
         // A human line on stderr, its own pipe: it may come a moment after the event on stdout.
-        #expect(ConfProcess.waitUntil(timeout: .seconds(5)) { host.stderr.contains("Listeners join with:  " + listenJoin) }, "\(host.stderr)")
+        #expect(ConfProcess.waitUntil(timeout: .seconds(5)) { host.stderr.contains("\n  " + listenLink + "\n") }, "\(host.stderr)")
         let listener = try ConfProcess(listenJoin.split(separator: " ").dropFirst().map(String.init) + ["--as", "lee", "--json"])
         #expect(listener.waitForEvent("joined")?["role"] as? String == "listener")
         host.signal(SIGTERM)
         #expect(host.waitForExit() == 0 && listener.waitForExit() == 0)
+    }
+
+    /// One link for everyone: `conf join LINK` joins with what it holds (the rendezvous, the room,
+    /// the pin, the certificate), and a link whose `fp` names another certificate is refused as
+    /// the wrong certificate (exit 11), before any pin is sent.
+    @Test func confJoinTakesTheLinkAndItsCertificate() throws {
+        let host = try ConfProcess(["host", "--listen", "127.0.0.1:0", "--as", "ann", "--json", "--no-video"])
+        let room = try #require(host.waitForEvent("room"))
+        let link = try #require(room["link"] as? String)
+        #expect(link == room["browser_url"] as? String)
+        let guest = try ConfProcess(["join", link, "--as", "bob", "--json", "--no-video"])
+        #expect(guest.waitForEvent("joined")?["role"] as? String == "publisher", "\(guest.stderr)")
+        #expect(guest.waitForEvent("peer-connected", timeout: .seconds(15)) != nil, "\(guest.stderr)")
+        guest.signal(SIGTERM)
+        #expect(guest.waitForExit() == 0)
+
+        let fp = try #require(link.range(of: "&fp=")).upperBound
+        let other = String(link[..<fp]) + String(repeating: "a", count: 26)
+        let impostor = try ConfProcess(["join", other, "--as", "eve", "--json", "--no-video"])
+        #expect(impostor.waitForExit() == 11, "\(impostor.stderr)")
+        #expect(impostor.events(ofType: "error").first?["code"] as? String == "wrong-certificate", "\(impostor.stdout)")
+        #expect(host.events(ofType: "peer-joined").count == 1, "only bob joined: \(host.stdout)")
+
+        // A link and a pin, or a link cut before its fragment: usage errors naming the link.
+        let both = try ConfProcess(["join", link, "123456"])
+        #expect(both.waitForExit() == 2 && both.stderr.contains("not both"), "\(both.stderr)")
+        let cut = try ConfProcess(["join", String(link[..<(link.firstIndex(of: "#") ?? link.endIndex)])])
+        #expect(cut.waitForExit() == 2 && cut.stderr.contains("copy the whole link"), "\(cut.stderr)")
+        host.signal(SIGTERM)
+        #expect(host.waitForExit() == 0)
     }
 }
 
@@ -81,9 +113,8 @@ extension CallUXTests {
 extension CallUXTests {
     @Test func talkingLinesNameThePeer() throws {
         let host = try ConfProcess(["host", "--listen", "127.0.0.1:0", "--as", "ann", "--audio-source", "tone:440"])
-        let line = try #require(host.waitForOutput(containing: "Others join with:"))
-        let command = line.components(separatedBy: "conf join ")[1].split(separator: " ").map(String.init)
-        let guest = try ConfProcess(["join"] + command + ["--as", "bob"])
+        let link = try #require(host.waitForOutput(containing: "  https://")).trimmingCharacters(in: .whitespaces)
+        let guest = try ConfProcess(["join", link, "--as", "bob"])
         // ann is p1 unless bob's join came first (the host joins just after printing its room).
         #expect(guest.waitForOutput(containing: ") started talking", timeout: .seconds(15))?.contains("ann (p") == true, "\(guest.stdout)")
         #expect(host.waitForOutput(containing: "you started talking") != nil)

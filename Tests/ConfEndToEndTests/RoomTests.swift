@@ -142,7 +142,7 @@ import Testing
         let host = try ConfProcess(["host", "--listen", "127.0.0.1:0", "--name", "standup", "--as", "ann", "--duration", "0.5"])
         #expect(host.waitForExit() == 0)
         #expect(host.stdout.contains("Room standup  id "))
-        #expect(host.stdout.contains("Others join with:  conf join "))
+        #expect(host.stdout.contains("Invite others with this link (a browser opens it; so does conf join LINK):\n  https://127.0.0.1:"))
         #expect(host.stdout.contains("Left the room (the duration ran out)."))
         #expect(!host.stdout.contains("{\""))
     }

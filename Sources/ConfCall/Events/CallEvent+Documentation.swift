@@ -7,8 +7,8 @@ extension CallEvent.Kind {
     public var documentation: (members: [String], meaning: String) {
         switch self {
         case .room:
-            (["room", "pin", "listen_pin", "name", "resolution", "join_command", "listen_join_command", "browser_url", "listen_browser_url"],
-             "conf host created the room; the commands join as a publisher and as a listener, and the links open the call page in a browser (the pin in the fragment; add &name=NAME to fill the name, &join=1 to join at once)")
+            (["room", "pin", "listen_pin", "name", "resolution", "link", "listen_link", "join_command", "listen_join_command", "browser_url", "listen_browser_url"],
+             "conf host created the room. link and listen_link join as a publisher and as a listener: a browser opens them, and conf join LINK takes them (https://HOST:PORT/#room=ID&pin=PIN&fp=FINGERPRINT: the secrets in the fragment, which a browser never sends; fp names the certificate to trust). The commands join the same way with separate arguments. browser_url and listen_browser_url are the links again, or empty where a browser cannot use them (plain http:// to another machine); a page's link may add &name=NAME to fill in the name and &join=1 to focus the Join button")
         case .reachability:
             (["verdict", "address", "via", "advice"],
              "conf host with its built-in rendezvous: whether others on the internet reach it. verdict: reachable (a router forwards the port, or the address is public), closed (no router opened it: forward TCP and UDP PORT, or use --server) or carrier-grade-nat (the router has no public address: use --server); address: what the join command names; via: upnp, nat-pmp, pcp, public or none; advice: what to do, in words")

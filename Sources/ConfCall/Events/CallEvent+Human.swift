@@ -10,15 +10,18 @@ extension CallEvent {
         case .room(let r):
             var text: TerminalText = "Room \(style.bold(r.room.name))  id \(style.bold(r.room.room.rawValue))  pin \(style.bold(r.room.pin.digits))"
                 + "  listen-only pin \(style.bold(r.room.listenPin.digits))  (\(r.room.resolution.rawValue))\n"
-                + "Others join with:  \(r.joinCommand)\n"
-                + "Listeners join with:  \(r.listenJoinCommand)"
-            if !r.browserURL.isEmpty {
-                text += "\nIn a browser:  \(r.browserURL)"
-                if r.selfSignedCertificate {
-                    text += "\n  (the browser first warns that the connection is not private: the certificate is this machine's own,"
-                        + " not a certificate authority's; the guest goes on past the warning (Advanced), or serve a CA-signed"
-                        + " certificate: docs/DEPLOY.md)"
-                }
+            // Each link alone on its line, so that a terminal's copy (a triple click) takes it whole.
+            text += (r.forBrowsers ? "Invite others with this link (a browser opens it; so does conf join LINK):\n"
+                                   : "Invite others with this link (conf join LINK):\n")
+                + "  \(r.link)\n"
+                + "Listen-only link (they see and hear, and send nothing):\n"
+                + "  \(r.listenLink)"
+            if !r.forBrowsers {
+                text += "\n  (not for browsers: the rendezvous is plain http:// at an address of the network, where a browser gives a page"
+                    + " no camera, microphone or encryption; serve TLS, that is, leave out --no-tls, for guests in browsers)"
+            } else if r.selfSignedCertificate {
+                text += "\n  (a browser first warns that the connection is not private: the certificate is this machine's own, which the"
+                    + " link's fp= names; the guest goes on past the warning (Advanced), or serve a CA-signed certificate: docs/DEPLOY.md)"
             }
             if !r.otherAddresses.isEmpty { text += "\n  (this machine is also at \(r.otherAddresses.joined(separator: ", ")))" }
             return text

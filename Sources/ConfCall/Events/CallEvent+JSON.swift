@@ -33,6 +33,7 @@ extension CallEvent {
             .object([
                 "room": .string(r.room.room.rawValue), "pin": .string(r.room.pin.digits), "listen_pin": .string(r.room.listenPin.digits),
                 "name": .string(r.room.name), "resolution": .string(r.room.resolution.rawValue),
+                "link": .string(r.link), "listen_link": .string(r.listenLink),
                 "join_command": .string(r.joinCommand), "listen_join_command": .string(r.listenJoinCommand),
                 "browser_url": .string(r.browserURL), "listen_browser_url": .string(r.listenBrowserURL),
             ])

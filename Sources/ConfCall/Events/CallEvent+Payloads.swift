@@ -10,23 +10,31 @@ extension CallEvent {
         public var listenJoinCommand: String
         /// Further addresses of this machine, after the one the commands name.
         public var otherAddresses: [String]
-        /// The call page's links for a guest in a browser, as a publisher and as a listener (the
-        /// pin in the fragment).
-        public var browserURL: String
-        public var listenBrowserURL: String
+        /// The links that join as a publisher and as a listener (`InvitationLink`): a browser opens
+        /// them, `conf join LINK` takes them.
+        public var link: String
+        public var listenLink: String
+        /// Whether a browser can use the links: not on plain http:// to another machine, where a
+        /// page has no secure context (no camera, microphone or WebCrypto).
+        public var forBrowsers: Bool
         /// The rendezvous's certificate is its own (self-signed): a browser warns before the page.
         public var selfSignedCertificate: Bool
 
         public init(room: RoomCreated, joinCommand: String, listenJoinCommand: String, otherAddresses: [String] = [],
-                    browserURL: String = "", listenBrowserURL: String = "", selfSignedCertificate: Bool = false) {
+                    link: String = "", listenLink: String = "", forBrowsers: Bool = true, selfSignedCertificate: Bool = false) {
             self.room = room
             self.joinCommand = joinCommand
             self.listenJoinCommand = listenJoinCommand
             self.otherAddresses = otherAddresses
-            self.browserURL = browserURL
-            self.listenBrowserURL = listenBrowserURL
+            self.link = link
+            self.listenLink = listenLink
+            self.forBrowsers = forBrowsers
             self.selfSignedCertificate = selfSignedCertificate
         }
+
+        /// The links as the call page's: empty where a browser cannot use them.
+        public var browserURL: String { forBrowsers ? link : "" }
+        public var listenBrowserURL: String { forBrowsers ? listenLink : "" }
     }
 
     public struct Joined: Equatable, Sendable {
