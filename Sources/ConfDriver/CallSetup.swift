@@ -78,9 +78,24 @@ public enum CallSetup {
                 VideoEncoding.fullFloorKbps(width: $0.width, height: $0.height)
             }
             driver.joined(joined)
-            if options.screen, let session, let terminal = RawTerminal(loop: loop) {
+            if options.screen, let session, RawTerminal.available {
                 let showsVideo = options.view == .terminal || (options.viewIsAuto && options.view == .none && options.video.enabled)
-                driver.controls.startScreen(on: terminal, for: session, joined: joined, name: options.name, showsVideo: showsVideo)
+                let open = { [weak session] in
+                    guard let session else { return }
+                    guard let terminal = RawTerminal(loop: loop) else {
+                        reporter.note("conf: cannot take the terminal for the call screen: line commands on stdin instead")
+                        return driver.controls.readCommands(for: session)
+                    }
+                    driver.controls.startScreen(on: terminal, for: session, joined: joined, name: options.name, showsVideo: showsVideo)
+                }
+                if joined.peers.isEmpty {
+                    // Alone (the host, at first): the invitation printed above stays readable and
+                    // copyable on the normal screen until someone comes.
+                    reporter.note("Waiting for others. The call screen opens when someone joins; Enter opens it now.")
+                    driver.controls.openScreenLater(open)
+                } else {
+                    open()
+                }
             } else {
                 if options.view == .terminal { driver.views.startTerminalView(TerminalView()) }
                 if options.screen { reporter.note("conf: cannot take the terminal for the call screen: line commands on stdin instead") }
@@ -97,7 +112,10 @@ public enum CallSetup {
         driver.onNetworkChanged = { [weak session] in session?.networkChanged() }
         session.onSignalPathConfirmed = { driver.feed(.networkChanged) }
         session.connectedPeers = { driver.engine.connectedPeers }
-        session.onPeerJoined = { driver.feed(.peerJoined($0)) }
+        session.onPeerJoined = {
+            driver.feed(.peerJoined($0))
+            driver.controls.openWaitingScreen()
+        }
         session.onPeerLeft = { driver.peerLeft($0) }
         session.onSignal = { driver.feed(.signal(from: $0, $1)) }
         return driver

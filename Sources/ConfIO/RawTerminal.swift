@@ -32,6 +32,9 @@ public final class RawTerminal {
     static let enter = "\u{1B}[?1049h\u{1B}[?25l\u{1B}[?2004h\u{1B}[2J"
     static let leave = "\u{1B}[0m\u{1B}[?2004l\u{1B}[?25h\u{1B}[?1049l"
 
+    /// Whether stdin and stdout are both terminals, as the screen needs.
+    public static var available: Bool { isatty(0) == 1 && isatty(1) == 1 }
+
     /// Nil unless stdin and stdout are both terminals.
     public init?(loop: EventLoop) {
         guard isatty(0) == 1, isatty(1) == 1 else { return nil }

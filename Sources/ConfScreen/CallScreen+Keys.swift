@@ -31,8 +31,11 @@ extension CallScreen {
         KeyHelp(label: "x", keys: [.character("x")], meaning: "mute the one selected here (others still hear them), or play them again", short: "mute them here"),
         KeyHelp(label: "h", keys: [.character("h")], meaning: "hide their video, or show it", short: "hide their video"),
         KeyHelp(label: "c", keys: [.character("c")], meaning: "mark their words as compared", short: "words compared"),
-        KeyHelp(label: "Enter, i", keys: [.enter, .character("i")], meaning: "chat: type a line, Enter sends it to everyone; Up and Down recall earlier lines",
-                short: "chat", boxLabel: "Enter"),
+        KeyHelp(label: "Enter", keys: [.enter], meaning: "chat: type a line, Enter sends it to everyone; Up and Down recall earlier lines",
+                short: "chat"),
+        KeyHelp(label: "i", keys: [.character("i")],
+                meaning: "the invitation: the links to hand over, shown whole, the first copied to the clipboard where the terminal allows (OSC 52)",
+                short: "invitation"),
         KeyHelp(label: "/", keys: [.character("/")], meaning: "a command, as on stdin: /camera next", short: "a command"),
         KeyHelp(label: "PgUp, PgDn, End", keys: [.pageUp, .pageDown, .end], meaning: "scroll the chat (End: back to the newest)", short: "scroll chat", boxLabel: "PgUp PgDn"),
         KeyHelp(label: "?", keys: [.character("?")], meaning: "these keys", short: "these keys"),
@@ -43,7 +46,7 @@ extension CallScreen {
     public mutating func handle(_ key: Key) -> Action? {
         switch mode {
         case .typing: return typing(key)
-        case .help:
+        case .help, .invitation:
             mode = .normal
             return nil
         case .confirmingLeave:
@@ -82,9 +85,16 @@ extension CallScreen {
         case .character("c"):
             guard let member = selectedMember() else { return nil }
             if compared.contains(member.id) { compared.remove(member.id) } else { compared.insert(member.id) }
-        case .enter, .character("i"):
+        case .enter:
             mode = .typing
             input.clear()
+        case .character("i"):
+            guard let first = invitation.first else {
+                hint = "no invitation here: the host's screen has the links (so does the room event)"
+                return nil
+            }
+            mode = .invitation
+            return .copy(first.link)
         case .paste:
             // Pasted text goes into the input line, to be read before Enter sends it.
             mode = .typing

@@ -43,6 +43,7 @@ extension CallScreen {
         }
         drawChat(on: &canvas, from: row, to: bottom)
         if mode == .help { drawHelp(on: &canvas) }
+        if mode == .invitation { drawInvitation(on: &canvas) }
         if let hint {
             canvas.put(hint, row: bottom, column: 0, style: CellStyle(foreground: .yellow, bold: mode == .confirmingLeave))
         }
@@ -66,45 +67,61 @@ extension CallScreen {
         canvas.put(line, row: 0, column: 0, style: bar)
     }
 
-    /// `› ann (p2)   host  ●●● good 12 ms 0.0%  ▮▮▮▮▯▯  talking  muted  words: ...`
+    /// `› ann (p2)            ●●● host 12ms 0%  ▮▮▮▮····  compare: elder kettle marble sprout  talking  muted`
+    ///
+    /// Nothing is cut: what does not fit is left out whole, the least needed first. The words to
+    /// compare come right after the meter; on a narrow terminal the figures and the meter make
+    /// room for them.
     private func drawMember(_ member: Member, row: Int, on canvas: inout Canvas) {
         let isMe = member.id == me.id
+        var marks: [(String, CellStyle)] = []
+        if !member.words.isEmpty, !compared.contains(member.id) {
+            marks.append(("compare: " + member.words.joined(separator: " "), CellStyle(foreground: .cyan)))
+        }
+        if member.muted { marks.append(("muted", CellStyle(foreground: .red))) }
+        if member.talking { marks.append(("talking", CellStyle(foreground: .green, bold: true))) }
+        if member.mutedHere { marks.append(("muted here", CellStyle(foreground: .yellow))) }
+        if member.listener || (isMe && header.listener) { marks.append(("listener", CellStyle(dim: true))) }
+        if member.cameraOff { marks.append(("camera off", CellStyle(foreground: .gray))) }
+        if member.hidden { marks.append(("hidden", CellStyle(foreground: .gray))) }
+        let label = isMe ? "\(member.name) (you)" : "\(member.name) (\(member.id))"
+        // Wide: label 20, link 20 (marks and figures), meter 8. Compact when the first mark would
+        // not fit that way: the label as long as it is (at most 20), the link's marks only.
+        let firstMark = marks.first.map { CellWidth.of($0.0) } ?? 0
+        let compact = 2 + 21 + 20 + 9 + firstMark > canvas.columns
         var column = 0
         canvas.put(selected == member.id ? "›" : " ", row: row, column: 0, style: CellStyle(bold: true))
         column = 2
-        let label = isMe ? "\(member.name) (you)" : "\(member.name) (\(member.id))"
-        canvas.put(label, row: row, column: column, width: 20, style: CellStyle(bold: member.talking))
-        column += 21
+        let labelWidth = compact ? min(20, CellWidth.of(label)) : 20
+        canvas.put(label, row: row, column: column, width: labelWidth, style: CellStyle(bold: member.talking))
+        column += labelWidth + 1
+        let linkWidth = compact ? 4 : 20
         if isMe {
-            column += 20
+            column += compact ? 0 : linkWidth
         } else if member.listener && !member.connected {
-            canvas.put("listening", row: row, column: column, width: 19, style: CellStyle(dim: true))
-            column += 20
+            if !compact { canvas.put("listening", row: row, column: column, width: 19, style: CellStyle(dim: true)) }
+            column += compact ? 0 : linkWidth
         } else if let quality = member.quality {
             let color: CellStyle.Color = quality == .good ? .green : quality == .fair ? .yellow : .red
             let dots = String(repeating: "●", count: quality.rawValue + 1) + String(repeating: "○", count: 2 - quality.rawValue)
             canvas.put(dots, row: row, column: column, style: CellStyle(foreground: color))
-            var figures = " \(member.path ?? "?")"
-            if let rtt = member.roundTrip { figures += " \(Int((Double(rtt.components.attoseconds) / 1e15).rounded()) + Int(rtt.components.seconds) * 1000)ms" }
-            if let loss = member.lossPercent { figures += " \(Int(loss.rounded()))%" }
-            canvas.put(figures, row: row, column: column + 3, width: 16)
-            column += 20
+            if !compact {
+                var figures = " \(member.path ?? "?")"
+                if let rtt = member.roundTrip { figures += " \(Int((Double(rtt.components.attoseconds) / 1e15).rounded()) + Int(rtt.components.seconds) * 1000)ms" }
+                if let loss = member.lossPercent { figures += " \(Int(loss.rounded()))%" }
+                canvas.put(figures, row: row, column: column + 3, width: 16)
+            }
+            column += linkWidth
         } else {
-            canvas.put("connecting…", row: row, column: column, width: 19, style: CellStyle(dim: true))
-            column += 20
+            canvas.put(compact ? "…" : "connecting…", row: row, column: column, width: linkWidth - 1, style: CellStyle(dim: true))
+            column += linkWidth
         }
-        column += drawLevel(member, row: row, column: column, on: &canvas) + 1
-        var marks: [(String, CellStyle)] = []
-        if member.listener || (isMe && header.listener) { marks.append(("listener", CellStyle(dim: true))) }
-        if member.talking { marks.append(("talking", CellStyle(foreground: .green, bold: true))) }
-        if member.muted { marks.append(("muted", CellStyle(foreground: .red))) }
-        if member.cameraOff { marks.append(("camera off", CellStyle(foreground: .gray))) }
-        if member.mutedHere { marks.append(("muted here", CellStyle(foreground: .yellow))) }
-        if member.hidden { marks.append(("hidden", CellStyle(foreground: .gray))) }
-        if !member.words.isEmpty, !compared.contains(member.id) {
-            marks.append(("compare: " + member.words.joined(separator: " "), CellStyle(foreground: .cyan)))
+        if !compact { column += drawLevel(member, row: row, column: column, on: &canvas) + 1 }
+        // Narrower still: the words without their "compare: ".
+        if compact, let first = marks.first, first.0.hasPrefix("compare: "), column + CellWidth.of(first.0) > canvas.columns {
+            marks[0].0 = String(first.0.dropFirst("compare: ".count))
         }
-        for (text, style) in marks where column < canvas.columns {
+        for (text, style) in marks where column + CellWidth.of(text) <= canvas.columns {
             column += canvas.put(text, row: row, column: column, style: style) + 2
         }
     }
@@ -168,8 +185,7 @@ extension CallScreen {
     /// The input line while typing (the cursor in it), else the keys to press.
     private func drawInput(on canvas: inout Canvas, row: Int) -> (row: Int, column: Int)? {
         guard mode == .typing else {
-            canvas.put("m mic  v camera  Tab select  x mute  h hide  c compared  Enter chat  ? help  q leave",
-                       row: row, column: 0, style: CellStyle(dim: true))
+            canvas.put(Self.keyLine(columns: canvas.columns), row: row, column: 0, style: CellStyle(dim: true))
             return nil
         }
         let prompt = "> "
@@ -184,6 +200,67 @@ extension CallScreen {
         }
         canvas.put(String(input.text[start...]), row: row, column: prompt.count, width: room)
         return (row, prompt.count + widthBeforeCursor)
+    }
+
+    /// The keys' line at the bottom, in this order, each key whole: those that do not fit are
+    /// left out, the least needed first (leave and help always stay).
+    static func keyLine(columns: Int) -> String {
+        let keys = ["m mic", "v camera", "Tab select", "x mute", "h hide", "c compared", "Enter chat", "i invite", "? help", "q leave"]
+        let leftOutFirst = ["h hide", "x mute", "c compared", "Tab select", "v camera", "Enter chat", "i invite", "m mic"]
+        var shown = keys
+        for key in leftOutFirst where shown.joined(separator: "  ").count > columns {
+            shown.removeAll { $0 == key }
+        }
+        return shown.joined(separator: "  ")
+    }
+
+    /// The links to hand over, whole: a link wider than the screen is broken only where a new
+    /// part starts (`#`, `&`), so that no address, id, pin or fingerprint is split.
+    private func drawInvitation(on canvas: inout Canvas) {
+        let width = canvas.columns
+        let box = CellStyle(reverse: true), strong = CellStyle(bold: true, reverse: true)
+        func words(_ text: String, _ style: CellStyle = box) -> [(String, CellStyle)] { Self.wrap(text, width: width - 2).map { ($0, style) } }
+        var lines = words("Invitation", strong) + [("", box)]
+        for invite in invitation {
+            lines += words(invite.label) + Self.breakLink(invite.link, width: width - 2).map { ($0, strong) } + [("", box)]
+        }
+        lines += words("The first link is on the clipboard if this terminal lets programs set it (OSC 52). Any key closes this.")
+        let top = max(1, (canvas.rows - lines.count) / 2 - 1)
+        for (index, (text, style)) in lines.enumerated() where top + index < canvas.rows - 2 {
+            canvas.fill(row: top + index, column: 0, width: width, style: box)
+            canvas.put(text, row: top + index, column: 1, width: width - 2, style: style)
+        }
+    }
+
+    /// `link` in lines of at most `width` columns, broken only before a `#` or `&` (a part longer
+    /// than a line, say a long IPv6 address, is then broken where it must be).
+    static func breakLink(_ link: String, width: Int) -> [String] {
+        guard width > 0 else { return [] }
+        var parts: [String] = []
+        var part = ""
+        for character in link {
+            if (character == "#" || character == "&"), !part.isEmpty {
+                parts.append(part)
+                part = ""
+            }
+            part.append(character)
+        }
+        if !part.isEmpty { parts.append(part) }
+        var lines: [String] = []
+        var line = ""
+        for part in parts {
+            if !line.isEmpty, line.count + part.count > width {
+                lines.append(line)
+                line = ""
+            }
+            line += part
+            while line.count > width {
+                lines.append(String(line.prefix(width)))
+                line = String(line.dropFirst(width))
+            }
+        }
+        if !line.isEmpty { lines.append(line) }
+        return lines
     }
 
     /// "12:34", or "1:02:03" past an hour.

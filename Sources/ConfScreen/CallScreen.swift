@@ -64,7 +64,15 @@ public struct CallScreen: Equatable, Sendable {
         }
     }
 
-    public enum Mode: Equatable, Sendable { case normal, typing, help, confirmingLeave }
+    /// One link to hand over (`i`), with what it is for.
+    public struct Invite: Equatable, Sendable {
+        public var label: String
+        public var link: String
+
+        public init(label: String, link: String) { (self.label, self.link) = (label, link) }
+    }
+
+    public enum Mode: Equatable, Sendable { case normal, typing, help, confirmingLeave, invitation }
 
     /// What a key asks of the driver.
     public enum Action: Equatable, Sendable {
@@ -72,6 +80,8 @@ public struct CallScreen: Equatable, Sendable {
         case command(String)
         /// Draw everything again (Ctrl-L: something else wrote on the screen).
         case redrawAll
+        /// Put this text on the clipboard (through the terminal, where it allows).
+        case copy(String)
     }
 
     public var header = Header()
@@ -91,6 +101,8 @@ public struct CallScreen: Equatable, Sendable {
     public internal(set) var compared: Set<String> = []
     /// Chat lines scrolled back from the newest (Page Up / Page Down).
     public internal(set) var chatScroll = 0
+    /// The links to hand over, the first one copied by `i`; empty where this participant has none.
+    public var invitation: [Invite] = []
     /// Whether rows are kept for the terminal video grid.
     public var showsVideo = false
     /// The stdin commands, for `?`.

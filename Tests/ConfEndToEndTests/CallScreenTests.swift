@@ -77,6 +77,50 @@ struct CallScreenTests {
         for peer in [bob, cy] { peer.signal(SIGTERM) }
     }
 
+    /// The host's invitation is handed over on the normal screen: printed there before the call
+    /// screen takes the terminal (which it does when someone joins, or on Enter), and there after
+    /// the call. In the screen, `i` shows it again, each link broken only between its parts, and
+    /// copies the first through OSC 52. At 80x24 the words to compare and the keys' line are whole.
+    @Test(arguments: [(80, 24), (120, 40)])
+    func theInvitationComesFirstAndComesBackWhole(size: (columns: Int, rows: Int)) throws {
+        let ann = try PseudoTerminal(["host", "--listen", "127.0.0.1:0", "--as", "ann", "--name", "standup", "--no-video", "--no-sounds",
+                                      "--audio-source", "tone:440"], columns: size.columns, rows: size.rows)
+        let waiting = ann.waitForScreen { $0.text.contains("Enter opens it now") }
+        #expect(waiting != nil && waiting?.alternate == false, "\(ann.lastText)")
+        let written = ann.written()
+        let link = try #require(written.split(whereSeparator: \.isNewline).first { $0.hasPrefix("  https://") }?
+            .trimmingCharacters(in: .whitespaces), "\(written.debugDescription)")
+        #expect(link.contains("#room=") && link.contains("&pin=") && link.contains("&fp="), "\(link)")
+        // Enter opens the screen; `i` shows the links.
+        ann.type("\r")
+        #expect(ann.waitForScreen { $0.alternate && $0.lines.contains { $0.contains("ann (you)") } } != nil, "\(ann.lastText)")
+        ann.type("i")
+        let shown = try #require(ann.waitForScreen { $0.text.contains("Invitation") && $0.text.contains("clipboard") }, "\(ann.lastText)")
+        let rows = shown.lines.map { $0.trimmingCharacters(in: .whitespaces) }
+        let start = try #require(rows.firstIndex { $0.hasPrefix("https://") })
+        var parts = [rows[start]]
+        while start + parts.count < rows.count, let next = rows[start + parts.count].first, next == "&" || next == "#" {
+            parts.append(rows[start + parts.count])
+        }
+        #expect(parts.joined() == link, "\(parts)")
+        #expect(ann.written().contains("\u{1B}]52;c;" + Data(link.utf8).base64EncodedString() + "\u{1B}\\"))
+        ann.type(" ")  // closes it
+        // A guest joins with the link; the words to compare are whole in the roster.
+        let guest = try ConfProcess(["join", link, "--as", "bob", "--json", "--no-video"])
+        let words = try #require(guest.waitForEvent("peer-connected", timeout: .seconds(15))?["sas"] as? String, "\(guest.stderr)")
+        let roster = ann.waitForScreen { $0.lines.contains { $0.contains("bob (p") && $0.contains("compare: " + words) } }
+        #expect(roster != nil, "\(ann.lastText)")
+        #expect(roster?.lines.last?.trimmingCharacters(in: .whitespaces).hasSuffix("? help  q leave") == true, "\(roster?.lines.last ?? "")")
+        ann.type("q")
+        ann.type("y")
+        #expect(ann.waitForExit() == 0)
+        // The invitation is still on the normal screen after the call.
+        let after = ann.screen()
+        #expect(!after.alternate && after.text.contains("https://"), "\(after.text)")
+        guest.signal(SIGTERM)
+        _ = guest.waitForExit()
+    }
+
     /// Others' video in the screen's video rows when no window shows it (half blocks in colour).
     @Test func othersVideoIsDrawnBetweenTheRosterAndTheChat() throws {
         let rendezvous = try RendezvousProcess()

@@ -1,4 +1,5 @@
 import Testing
+import Foundation
 @testable import ConfScreen
 
 struct CallScreenTests {
@@ -19,8 +20,11 @@ struct CallScreenTests {
         cy.connected = true
         cy.roundTrip = .milliseconds(500)
         screen.others = [bob, cy]
+        screen.invitation = [.init(label: "Those who join:", link: Self.link), .init(label: "Listeners:", link: Self.link + "2")]
         return screen
     }
+
+    static let link = "https://203.0.113.77:7373/#room=4821-7734&pin=381204&fp=k3f72m7qx4abh6tnc2wzp7r5ve"
 
     private func rows(_ drawing: CallScreen.Drawing) -> [String] { (0..<drawing.canvas.rows).map { drawing.canvas.text(row: $0) } }
 
@@ -105,6 +109,42 @@ struct CallScreenTests {
         var screen = screen()
         _ = screen.handle(.character("z"))
         #expect(screen.hint == "? shows the keys", "a key that is none is told so")
+    }
+
+    /// At 80x24 (and narrower) nothing is cut: the words to compare stay whole (the figures and
+    /// meter make room), and the keys' line drops whole keys, never `? help` or `q leave`.
+    @Test(arguments: [40, 60, 80, 100])
+    func aNarrowTerminalDropsWholeThingsNeverCutsThem(columns: Int) {
+        var screen = screen()
+        screen.others[0].words = ["elderberry", "kettledrum", "marbleized", "sprouting"]
+        screen.others[0].muted = true
+        screen.others[0].talking = true
+        let drawn = rows(screen.draw(columns: columns, rows: 24))
+        let bob = drawn[2]
+        #expect(bob.contains((columns >= 80 ? "compare: " : "") + "elderberry kettledrum marbleized sprouting") || columns < 60, "\(bob)")
+        for mark in ["muted", "talking"] where bob.contains(mark.prefix(2)) {
+            #expect(bob.contains(mark), "a mark cut: \(bob)")
+        }
+        let keys = drawn[23].trimmingCharacters(in: .whitespaces)
+        #expect(keys.hasSuffix("? help  q leave") && keys.count <= columns, "\(keys)")
+        for key in ["m mic", "v camera", "Tab select", "x mute", "h hide", "c compared", "Enter chat", "i invite"] where keys.contains(key.prefix(3)) {
+            #expect(keys.contains(key), "a key cut: \(keys)")
+        }
+    }
+
+    /// `i`: the links whole, broken only where a part starts, the first one to the clipboard.
+    @Test func iShowsTheInvitationWholeAndCopiesTheFirstLink() {
+        var screen = screen()
+        #expect(screen.handle(.character("i")) == .copy(Self.link))
+        let drawn = rows(screen.draw(columns: 60, rows: 24)).map { $0.trimmingCharacters(in: .whitespaces) }
+        let start = drawn.firstIndex { $0.hasPrefix("https://") } ?? 0
+        #expect(drawn[start] == "https://203.0.113.77:7373/#room=4821-7734&pin=381204", "\(drawn)")
+        #expect(drawn[start + 1] == "&fp=k3f72m7qx4abh6tnc2wzp7r5ve", "\(drawn)")
+        #expect(CallScreen.breakLink("https://[2001:db8:1234:5678:9abc:def0:1234:5678]:7373/#room=4821-7734", width: 30).allSatisfy { $0.count <= 30 })
+        _ = screen.handle(.character("x"))
+        #expect(screen.mode == .normal, "any key closes it")
+        var joiner = CallScreen(commandsHelp: "")
+        #expect(joiner.handle(.character("i")) == nil && joiner.hint?.contains("host") == true)
     }
 
     @Test func aPasteIsTypedIntoTheInputLineNeverRunAsKeys() {

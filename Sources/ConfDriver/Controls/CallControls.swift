@@ -14,6 +14,8 @@ public final class CallControls {
     unowned let driver: CallDriver
     /// stdin's reader, when commands come from stdin.
     private var commands: LineReader?
+    /// The call screen not open yet (`openScreenLater`): stdin read in lines until it is.
+    private var waitingScreen: (reader: LineReader, open: () -> Void)?
 
     var engine: CallEngine { driver.engine }
     var reporter: EventReporter { driver.reporter }
@@ -34,6 +36,24 @@ public final class CallControls {
             reporter.emit(.error(.badCommand(message)))
         }
         commands = reader
+    }
+
+    /// Opens the call screen with `open` once someone else joins (`openWaitingScreen`) or the
+    /// person presses Enter, so that what was printed before it (the invitation) can be read and
+    /// copied from the normal screen first.
+    public func openScreenLater(_ open: @escaping () -> Void) {
+        let reader = LineReader(loop: driver.loop)
+        reader.onLine = { [weak self] _ in self?.openWaitingScreen() }
+        reader.onEnd = { [weak self] in self?.openWaitingScreen() }
+        waitingScreen = (reader, open)
+    }
+
+    /// Opens the call screen now if it waits (`openScreenLater`).
+    public func openWaitingScreen() {
+        guard let waiting = waitingScreen else { return }
+        waitingScreen = nil
+        waiting.reader.stop()
+        waiting.open()
     }
 
     /// The call screen on `terminal`; its keys and input line run commands as stdin's would. It

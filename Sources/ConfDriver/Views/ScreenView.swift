@@ -78,12 +78,22 @@ public final class ScreenView {
         case .peerConnected(let connected)?: words[connected.peer.id.rawValue] = connected.sas
         case .peerDisconnected(let disconnected)?: words[disconnected.peer.id.rawValue] = nil
         case .peerLeft(let peer)?: words[peer.id.rawValue] = nil
+        case .room(let room)?:
+            model.invitation = [.init(label: room.forBrowsers ? "Those who join open this link in a browser, or run conf join LINK:"
+                                                              : "Those who join run conf join LINK:", link: room.link),
+                                .init(label: "Listeners (they see and hear, and send nothing):", link: room.listenLink)]
         case .rendezvousLost?: model.header.rendezvous = "reconnecting"
         case .rendezvousBack?: model.header.rendezvous = "connected"
         case .rendezvousClosed?: model.header.rendezvous = "closed"
         default: break
         }
         for part in plain.split(separator: "\n") { model.append(.init(time: now, from: nil, text: String(part), kind: .event)) }
+    }
+
+    /// OSC 52: asks the terminal to put `text` on the clipboard (xterm, kitty, foot, WezTerm,
+    /// iTerm2, tmux with set-clipboard; others ignore it). Only text conf made goes this way.
+    static func clipboard(_ text: String) -> String {
+        "\u{1B}]52;c;" + Base64.encode(Array(text.utf8)) + "\u{1B}\\"
     }
 
     /// Human lines are styled for a plain terminal (bold, colour): the screen styles its own.
@@ -111,6 +121,7 @@ public final class ScreenView {
         switch model.handle(key) {
         case .command(let line)?: onCommand?(line)
         case .redrawAll?: invalidate()
+        case .copy(let text)?: terminal.write(Self.clipboard(text))
         case nil: break
         }
     }
