@@ -9,6 +9,19 @@ import Glibc
 
 /// The entry point: parses the command line and runs the command. Returns the exit status.
 public enum ConfMain {
+    /// Whether a command line that could not be parsed asked for JSON events (`--json` or `-j`
+    /// before any `--`).
+    static func wantsJSON(_ arguments: [String]) -> Bool {
+        arguments.prefix { $0 != "--" }.contains { $0 == "--json" || $0 == "-j" }
+    }
+
+    /// The `error` event alone on stdout, for a failure before any reporter exists (its words go
+    /// to stderr from the caller).
+    private static func reportAsJSON(_ failure: CommandFailure, _ environment: [String: String]) {
+        let reporter = EventReporter(json: true, environment: environment, clock: SystemClock(), wallClock: SystemWallClock())
+        Console.out(reporter.jsonLine(.error(.failed(code: failure.code, message: failure.message))))
+    }
+
     public static func run(_ arguments: [String]) -> Int32 {
         let environment = Console.environment()
         let program = ConfProgram.program
@@ -16,6 +29,8 @@ public enum ConfMain {
         do {
             invocation = try CommandLineParser(program).parse(arguments)
         } catch {
+            // A script that asked for JSON reads its first line for the room or an error.
+            if wantsJSON(arguments) { reportAsJSON(CommandFailure(.usage, code: "usage", "\(error.commandPath): \(error.message)"), environment) }
             Console.err(error.description)
             return ExitCode.usage.rawValue
         }
@@ -31,6 +46,7 @@ public enum ConfMain {
         do {
             context = try CommandContext(invocation: invocation, environment: environment)
         } catch {
+            if invocation.flag("json") { reportAsJSON(error, environment) }
             Console.err("conf: \(error.message)")
             return error.exitCode.rawValue
         }

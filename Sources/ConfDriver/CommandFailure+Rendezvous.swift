@@ -43,12 +43,13 @@ extension CommandFailure {
             self.init(.rendezvousUnreachable, code: "rendezvous-unreachable", text)
         case .wrongCertificate(let expected, let presented):
             self.init(.wrongCertificate, code: "wrong-certificate",
-                      "the rendezvous at \(address) presented certificate \(presented), not \(expected) as --fingerprint says: "
-                          + "someone may be in between, or another server answers at that address; nothing was sent. Check the join line with whoever sent it")
+                      "the rendezvous at \(address) presented certificate \(presented), not \(expected) as the link's fp= (or --fingerprint) says: "
+                          + "someone may be in between, or another server answers at that address; nothing was sent. Check the link with whoever sent it")
         case .untrustedCertificate(let why):
             self.init(.rendezvousUnreachable, code: "untrusted-certificate",
-                      "the rendezvous at \(address) is not trusted: \(why) — a conf rendezvous or conf host with its own certificate is "
-                          + "trusted by the fingerprint it printed (--fingerprint FP, or fingerprint = FP in the config); one of a private CA by --ca FILE")
+                      "the rendezvous at \(address) is not trusted: \(why) — join with the whole link conf host printed (its fp= names "
+                          + "the certificate), or add the --fingerprint FP it printed (fingerprint = FP in the config for a standing rendezvous); "
+                          + "only a rendezvous whose certificate comes from a private CA needs --ca FILE")
         }
     }
 

@@ -7,7 +7,20 @@ import Testing
         let p = try ConfProcess(["join", "--sever", "x", "1234-5678", "123456"])
         #expect(p.waitForExit() == 2)
         #expect(p.stderr.contains("unknown option '--sever' (did you mean '--server'?)"))
-        #expect(p.stderr.contains("Usage: conf join [OPTIONS] ROOM PIN"))
+        #expect(p.stderr.contains("Usage: conf join [OPTIONS] ROOM [PIN]"))
+    }
+
+    /// With `--json` the first line on stdout is the room or an error, even for a command line
+    /// that could not be read: a script's `until [ -s host.jsonl ]` never waits for nothing.
+    @Test(arguments: [["host", "--json", "--duraton", "5"], ["host", "--json", "--resolution", "4k"], ["join", "-j", "1234-5678"],
+                      ["host", "--json", "--listen", "nope"]])
+    func aUsageErrorWithJSONIsAnErrorEventOnStdout(arguments: [String]) throws {
+        let p = try ConfProcess(arguments)
+        #expect(p.waitForExit() == 2)
+        let error = try #require(p.events.first, "stdout: \(p.stdout)")
+        #expect(error["type"] as? String == "error" && error["code"] as? String == "usage", "\(error)")
+        #expect((error["message"] as? String)?.isEmpty == false && !p.stderr.isEmpty)
+        #expect(p.events.count == 1)
     }
 
     @Test func badValuesExit2NamingTheProblem() throws {

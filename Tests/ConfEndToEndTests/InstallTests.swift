@@ -6,17 +6,21 @@ import Testing
 @Suite struct InstallTests {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    static func install(_ arguments: [String]) throws -> (status: Int32, stderr: String) {
+    /// Runs scripts/install in `directory` (else this process's); its output is small enough to
+    /// read one pipe after the other.
+    static func install(_ arguments: [String], in directory: URL? = nil) throws -> (status: Int32, stdout: String, stderr: String) {
         let process = Process()
         process.executableURL = repository.appendingPathComponent("scripts/install")
         process.arguments = arguments
-        let errors = Pipe()
+        if let directory { process.currentDirectoryURL = directory }
+        let output = Pipe(), errors = Pipe()
         process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
+        process.standardOutput = output
         try process.run()
         let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let out = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
-        return (process.terminationStatus, text)
+        return (process.terminationStatus, out, text)
     }
 
     @Test func installsWhereEachToolLooksAndUninstallsExactlyThat() throws {
@@ -60,8 +64,35 @@ import Testing
         #expect(again.status == 1 && again.stderr.contains("nothing to uninstall"))
     }
 
+    /// Relative paths are the caller's, not the repository's (the script changes to it).
+    @Test func relativePathsAreTheCallersWorkingDirectorys() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("conf-caller-\(UUID().uuidString.prefix(8))")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let binary = directory.appendingPathComponent("built-conf")
+        try Data("#!/bin/sh\n".utf8).write(to: binary)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: binary.path)
+
+        let installed = try Self.install(["--prefix", "rel", "--binary", "./built-conf"], in: directory)
+        #expect(installed.status == 0, "\(installed.stderr)")
+        #expect(FileManager.default.isExecutableFile(atPath: directory.appendingPathComponent("rel/bin/conf").path), "\(installed.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: Self.repository.appendingPathComponent("rel").path))
+
+        let removed = try Self.install(["--uninstall", "--prefix", "rel"], in: directory)
+        #expect(removed.status == 0, "\(removed.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("rel/bin/conf").path))
+    }
+
+    @Test func helpAskedForIsPrintedAndSucceeds() throws {
+        for flag in ["--help", "-h"] {
+            let result = try Self.install([flag])
+            #expect(result.status == 0 && result.stdout.contains("--uninstall") && result.stderr.isEmpty, "\(flag): \(result)")
+        }
+    }
+
     @Test func anUnknownArgumentIsAUsageError() throws {
         let result = try Self.install(["--prefx", "/tmp/x"])
-        #expect(result.status == 2 && result.stderr.contains("unknown argument '--prefx'"))
+        #expect(result.status == 2 && result.stderr.contains("unknown argument '--prefx'") && result.stderr.contains("--uninstall"))
+        #expect(result.stdout.isEmpty)
     }
 }

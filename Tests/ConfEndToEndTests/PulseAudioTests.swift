@@ -339,9 +339,32 @@ final class PulseDaemon {
         let room = try server.createRoom()
         var env = pulse.environment
         env["CONF_AUDIO_SINK"] = "none"
+        // Someone already in the room sees nobody join: the devices are checked before joining.
+        let witness = try ConfProcess(["join", room.room, room.pin, "--server", server.address, "--as", "wit", "--json", "--no-video",
+                                       "--audio-source", "silence", "--audio-sink", "none"], environment: env)
+        #expect(witness.waitForEvent("joined") != nil, "\(witness.stderr)")
         let p = try ConfProcess(["join", room.room, room.pin, "--server", server.address, "--mic", "no-such-mic"], environment: env)
         #expect(p.waitForExit() == 9)
         #expect(p.stderr.contains("no-such-mic") && p.stderr.contains("conf devices"))
+        env["CONF_AUDIO_SINK"] = nil
+        let speaker = try ConfProcess(["join", room.room, room.pin, "--server", server.address, "--speaker", "no-such-speaker", "--json",
+                                       "--audio-source", "silence"], environment: env)
+        #expect(speaker.waitForExit() == 9, "\(speaker.stderr)")
+        #expect(speaker.events(ofType: "error").first?["code"] as? String == "no-audio-device", "\(speaker.stdout)")
+        #expect(speaker.stderr.contains("no-such-speaker") && speaker.stderr.contains("speakers"), "names what there is: \(speaker.stderr)")
+        #expect(speaker.events(ofType: "joined").isEmpty)
+        #expect(witness.events(ofType: "peer-joined").isEmpty, "\(witness.stdout)")
+        witness.signal(SIGTERM)
+        _ = witness.waitForExit()
+    }
+
+    /// Two ways of saying one thing on a command line are a usage error, not a silent choice.
+    @Test(arguments: [["--mic", "x", "--audio-source", "silence"], ["--no-audio", "--audio-source", "tone:300"],
+                      ["--speaker", "x", "--audio-sink", "none"], ["--no-video", "--video-source", "pattern"]])
+    func contradictingOptionsAreAUsageError(options: [String]) throws {
+        let p = try ConfProcess(["join", "4821-7734", "381204", "--server", "127.0.0.1:9"] + options)
+        #expect(p.waitForExit() == 2)
+        #expect(p.stderr.contains("give one of them"), "\(p.stderr)")
     }
 }
 

@@ -13,6 +13,18 @@ extension AudioSettings {
         let sources = MediaBackends.audioSources(), sinks = MediaBackends.audioSinks()
         var settings = AudioSettings(source: try .choose("pulse", from: sources), sink: try .choose("pulse", from: sinks))
         settings.enabled = !context.invocation.flag("no-audio")
+        // Two ways of saying what to send, or what to play, on one command line contradict each
+        // other; one in the environment or config file yields to the command line's.
+        let given = context.invocation
+        if given.value("mic") != nil, given.value("audio-source") != nil {
+            throw context.usage("--mic and --audio-source both say what to send: give one of them (--mic NAME is --audio-source pulse:NAME)")
+        }
+        if given.value("speaker") != nil, given.value("audio-sink") != nil {
+            throw context.usage("--speaker and --audio-sink both say where to play: give one of them (--speaker NAME is --audio-sink pulse:NAME)")
+        }
+        if !settings.enabled, let option = ["audio-source", "mic"].first(where: { given.value($0) != nil }) {
+            throw context.usage("--no-audio sends no sound, and --\(option) says what to send: give one of them")
+        }
         settings.sounds = !context.invocation.flag("no-sounds") && !context.json
         if let text = context.setting("audio-source") {
             settings.source = try .choose(text, from: sources) { error throws(CommandFailure) in
@@ -22,13 +34,13 @@ extension AudioSettings {
                 throw context.usage("--audio-source '\(text)': use pulse[:NAME], tone:HZ (20 to 20000), silence, or file:PATH.wav")
             }
         }
-        if let mic = context.setting("mic") { settings.source = try .choose("pulse:" + mic, from: sources) }
+        if let mic = context.setting("mic"), given.value("audio-source") == nil { settings.source = try .choose("pulse:" + mic, from: sources) }
         if let text = context.setting("audio-sink") {
             settings.sink = try .choose(text, from: sinks) { _ throws(CommandFailure) in
                 throw context.usage("--audio-sink '\(text)': use pulse[:NAME] or none")
             }
         }
-        if let speaker = context.setting("speaker") { settings.sink = try .choose("pulse:" + speaker, from: sinks) }
+        if let speaker = context.setting("speaker"), given.value("audio-sink") == nil { settings.sink = try .choose("pulse:" + speaker, from: sinks) }
         if let directory = context.setting("record") {
             guard !directory.isEmpty else { throw context.usage("--record: give a directory") }
             settings.recordDirectory = directory
@@ -52,7 +64,11 @@ extension AudioSettings {
     mutating func connectSoundServer() throws(CommandFailure) {
         guard needsPulse, pulse == nil else { return }
         do {
-            pulse = try PulseConnection()
+            let connection = try PulseConnection()
+            pulse = connection
+            try checkNamedDevices(on: connection)
+        } catch let failure as CommandFailure {
+            throw failure
         } catch where !(askedForSource && source.isPulse) && !(askedForSink && sink.isPulse) {
             var devices: [CallEvent.Device] = []
             if source.isPulse { devices.append(.microphone); source = try .choose("silence", from: MediaBackends.audioSources()) }
@@ -62,6 +78,24 @@ extension AudioSettings {
             throw CommandFailure(.deviceUnavailable, code: "no-pulseaudio",
                 "\(error) — start PulseAudio (`pulseaudio --start`, or log in to a desktop session), or run without devices: "
                 + "--audio-source tone:440 (or file:PATH.wav, silence) --audio-sink none")
+        }
+    }
+
+    /// A microphone or speaker named by `--mic`/`--speaker` (or `pulse:NAME`) must be there
+    /// before anyone is joined: exit 9 naming it and what there is, as `conf devices` lists them.
+    private func checkNamedDevices(on connection: PulseConnection) throws(CommandFailure) {
+        let sourceName = source.isPulse ? source.argument.flatMap { $0.isEmpty ? nil : $0 } : nil
+        let sinkName = sink.isPulse ? sink.argument.flatMap { $0.isEmpty ? nil : $0 } : nil
+        guard sourceName != nil || sinkName != nil, let devices = try? connection.devices() else { return }
+        if let sourceName, !devices.sources.contains(where: { $0.name == sourceName }) {
+            let names = devices.sources.filter { !$0.isMonitor }.map(\.name)
+            throw CommandFailure(.deviceUnavailable, code: "no-audio-device",
+                                 "no microphone named '\(sourceName)'; there are: \(names.isEmpty ? "none" : names.joined(separator: ", ")) (conf devices lists them)")
+        }
+        if let sinkName, !devices.sinks.contains(where: { $0.name == sinkName }) {
+            let names = devices.sinks.map(\.name)
+            throw CommandFailure(.deviceUnavailable, code: "no-audio-device",
+                                 "no speaker named '\(sinkName)'; there are: \(names.isEmpty ? "none" : names.joined(separator: ", ")) (conf devices lists them)")
         }
     }
 

@@ -17,6 +17,9 @@ extension VideoSettings {
             throw context.usage("--video-source '\(text)': use auto, v4l2:/dev/videoN, pattern, pattern:noisy, pattern:clock, file:PATH.y4m or none")
         })
         settings.enabled = !context.invocation.flag("no-video")
+        if !settings.enabled, let given = context.invocation.value("video-source"), !["auto", "none"].contains(given) {
+            throw context.usage("--no-video sends no video, and --video-source \(given) says what to send: give one of them")
+        }
         if let text = context.setting("video-bitrate") {
             guard let kbps = Int(text), (50...20_000).contains(kbps) else {
                 throw context.usage("--video-bitrate '\(text)': give kilobits per second from 50 to 20000")

@@ -71,7 +71,7 @@ extension CallEvent {
         case command
         /// The host left with its built-in rendezvous while no link was up.
         case hostLeft
-        /// The rendezvous was gone and the last link ended.
+        /// The rendezvous was gone (the host left with it, say) and the last link ended after.
         case nobodyLeft
         /// The session failed with this error code (an `error` event said why).
         case failed(code: String)

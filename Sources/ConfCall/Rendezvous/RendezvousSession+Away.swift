@@ -63,7 +63,8 @@ extension RendezvousSession {
             detachedCheckAt = nil
             return
         }
-        guard !connected.isEmpty else { return end(.left(detachReason == .hostLeft ? .hostLeft : .nobodyLeft)) }
+        // Links were up when the rendezvous went (or `detach` would have ended it): the last one ending is why.
+        guard !connected.isEmpty else { return end(.left(.nobodyLeft)) }
         detachedCheckAt = now + Self.linkCheckInterval
     }
 
