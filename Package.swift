@@ -94,7 +94,7 @@ let package = Package(
         .testTarget(name: "ConfScreenTests", dependencies: ["ConfScreen"]),
         .testTarget(name: "ConfMediaTests", dependencies: ["ConfMedia", "ConfWire", "CTurboJPEG", "TestSupport"]),
         .testTarget(name: "ConfCallMediaTests", dependencies: ["ConfCallMedia", "ConfCall", "ConfMedia", "ConfWire", "ConfCore"]),
-        .testTarget(name: "ConfCLITests", dependencies: ["ConfCLI", "ConfApp", "ConfDriver", "ConfCall", "ConfWeb", "ConfMedia", "TestSupport"]),
+        .testTarget(name: "ConfCLITests", dependencies: ["ConfCLI", "ConfApp", "ConfDriver", "ConfCall", "ConfWeb", "ConfMedia", "ConfWire", "TestSupport"]),
         .testTarget(name: "ConfEndToEndTests", dependencies: ["ConfCore", "ConfMedia", "TestSupport"]),
     ]
 )

@@ -29,15 +29,15 @@ _conf() {
         --as|-a) COMPREPLY=(); return ;;
         --duration|-d) COMPREPLY=(); return ;;
         --say) COMPREPLY=(); return ;;
-        --audio-source) COMPREPLY=(); return ;;
-        --audio-sink) COMPREPLY=(); return ;;
-        --mic) COMPREPLY=(); return ;;
-        --speaker) COMPREPLY=(); return ;;
+        --audio-source) COMPREPLY=($(compgen -W "$(conf devices --names audio-sources 2>/dev/null)" -- "$cur")); return ;;
+        --audio-sink) COMPREPLY=($(compgen -W "$(conf devices --names audio-sinks 2>/dev/null)" -- "$cur")); return ;;
+        --mic) COMPREPLY=($(compgen -W "$(conf devices --names microphones 2>/dev/null)" -- "$cur")); return ;;
+        --speaker) COMPREPLY=($(compgen -W "$(conf devices --names speakers 2>/dev/null)" -- "$cur")); return ;;
         --play) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --record) COMPREPLY=($(compgen -d -- "$cur")); return ;;
         --audio-bitrate) COMPREPLY=(); return ;;
         --ui) COMPREPLY=($(compgen -W "auto screen lines" -- "$cur")); return ;;
-        --video-source) COMPREPLY=(); return ;;
+        --video-source) COMPREPLY=($(compgen -W "$(conf devices --names video-sources 2>/dev/null)" -- "$cur")); return ;;
         --video-bitrate) COMPREPLY=(); return ;;
         --video-view) COMPREPLY=($(compgen -W "auto window terminal none" -- "$cur")); return ;;
         --stun) COMPREPLY=(); return ;;
@@ -57,15 +57,15 @@ _conf() {
         --as|-a) COMPREPLY=(); return ;;
         --duration|-d) COMPREPLY=(); return ;;
         --say) COMPREPLY=(); return ;;
-        --audio-source) COMPREPLY=(); return ;;
-        --audio-sink) COMPREPLY=(); return ;;
-        --mic) COMPREPLY=(); return ;;
-        --speaker) COMPREPLY=(); return ;;
+        --audio-source) COMPREPLY=($(compgen -W "$(conf devices --names audio-sources 2>/dev/null)" -- "$cur")); return ;;
+        --audio-sink) COMPREPLY=($(compgen -W "$(conf devices --names audio-sinks 2>/dev/null)" -- "$cur")); return ;;
+        --mic) COMPREPLY=($(compgen -W "$(conf devices --names microphones 2>/dev/null)" -- "$cur")); return ;;
+        --speaker) COMPREPLY=($(compgen -W "$(conf devices --names speakers 2>/dev/null)" -- "$cur")); return ;;
         --play) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --record) COMPREPLY=($(compgen -d -- "$cur")); return ;;
         --audio-bitrate) COMPREPLY=(); return ;;
         --ui) COMPREPLY=($(compgen -W "auto screen lines" -- "$cur")); return ;;
-        --video-source) COMPREPLY=(); return ;;
+        --video-source) COMPREPLY=($(compgen -W "$(conf devices --names video-sources 2>/dev/null)" -- "$cur")); return ;;
         --video-bitrate) COMPREPLY=(); return ;;
         --video-view) COMPREPLY=($(compgen -W "auto window terminal none" -- "$cur")); return ;;
         --stun) COMPREPLY=(); return ;;
@@ -103,8 +103,11 @@ _conf() {
         fi
         ;;
     "conf devices")
+        case "$prev" in
+        --names) COMPREPLY=($(compgen -W "microphones speakers audio-sources audio-sinks video-sources" -- "$cur")); return ;;
+        esac
         if [[ "$cur" == -* ]]; then
-            COMPREPLY=($(compgen -W "--json --help" -- "$cur"))
+            COMPREPLY=($(compgen -W "--json --names --help" -- "$cur"))
         fi
         ;;
     "conf completions")

@@ -18,7 +18,7 @@ public enum ConfProgram {
         environment: "CONF_SERVER", configurable: true)
     static let me = OptionSpec(
         "as", short: "a", value: "NAME", help: "your name as others see it (1 to 64 characters)",
-        environment: "CONF_NAME", configurable: true, default: "$USER")
+        environment: "CONF_NAME", configurable: true, default: "$USER, or guest without it")
     static let ca = OptionSpec(
         "ca", value: "FILE", help: "trust the certificates in this PEM file (a private CA or a self-signed certificate) for a wss:// rendezvous and TURN over TLS",
         completion: .file, environment: "CONF_CA", configurable: true)
@@ -57,7 +57,7 @@ public enum ConfProgram {
     static let videoSource = OptionSpec(
         "video-source", value: "SOURCE",
         help: "what you send as video, at the room's resolution: auto (the first camera conf can read, as conf devices marks it; no video when there is none), v4l2:/dev/videoN (a camera: YUYV, NV12, YU12 or MJPEG), pattern (a moving test picture), pattern:noisy (the same under grain that takes the whole bitrate), pattern:clock (the time each picture was made, drawn in cells: for measuring delay), file:PATH.y4m (a YUV4MPEG2 clip, 4:2:0, looped, at its frame rate, in its own shape) or none",
-        configurable: true, default: "auto")
+        completion: .command("conf devices --names video-sources"), configurable: true, default: "auto")
     static let videoView = OptionSpec(
         "video-view", value: "VIEW",
         help: "show the call's video: window (a window with everyone's picture, names and marks; f full screen, m mute, v camera, q leave), "
@@ -77,14 +77,14 @@ public enum ConfProgram {
         "say", value: "TEXT", help: "send this chat message to each peer once connected to it (peer to peer, encrypted)", repeatable: true)
     static let audioSource = OptionSpec(
         "audio-source", value: "SOURCE", help: "what you send: pulse[:NAME] (a PulseAudio source), tone:HZ, silence or file:PATH.wav",
-        environment: "CONF_AUDIO_SOURCE", configurable: true, default: "pulse")
+        completion: .command("conf devices --names audio-sources"), environment: "CONF_AUDIO_SOURCE", configurable: true, default: "pulse")
     static let audioSink = OptionSpec(
         "audio-sink", value: "SINK", help: "where others' audio plays: pulse[:NAME] (one stream per participant, named after them) or none",
-        environment: "CONF_AUDIO_SINK", configurable: true, default: "pulse")
+        completion: .command("conf devices --names audio-sinks"), environment: "CONF_AUDIO_SINK", configurable: true, default: "pulse")
     static let mic = OptionSpec("mic", value: "SOURCE", help: "the PulseAudio source to capture (see conf devices); same as --audio-source pulse:SOURCE",
-                                configurable: true)
+                                completion: .command("conf devices --names microphones"), configurable: true)
     static let speaker = OptionSpec("speaker", value: "SINK", help: "the PulseAudio sink to play to (see conf devices); same as --audio-sink pulse:SINK",
-                                    configurable: true)
+                                    completion: .command("conf devices --names speakers"), configurable: true)
     static let record = OptionSpec("record", value: "DIR", help: "record what you receive from each peer: DIR/NAME.wav (48 kHz mono) and DIR/NAME.ivf (VP8), one pair per participant per call; a taken name gets a number (NAME-2), nothing is overwritten; DIR is created if needed",
                                    completion: .directory)
     static let stats = OptionSpec("stats", help: "report audio-stats and link-stats every 2 seconds: per peer received bitrate, loss, jitter, buffer delay, concealment; per link the send estimate, sent rate, round trip, loss, queue delay and video layers")
@@ -145,7 +145,7 @@ public enum ConfProgram {
     static let rendezvous = CommandSpec(
         "rendezvous", abstract: "run a standing rendezvous for many rooms",
         discussion: [
-            "Serves POST /v1/rooms, the WebSocket /v1/ws and GET /v1/metrics (docs/PROTOCOL.md). It introduces participants and relays their negotiation; media never passes through it. The first line on stdout is the address it listens on.",
+            "Serves POST /v1/rooms, the WebSocket /v1/ws and GET /v1/metrics (docs/PROTOCOL.md). It introduces participants and relays their negotiation; media never passes through it. Its first line on stdout is 'conf rendezvous listening on ADDRESS' (https://HOST:PORT with TLS, HOST:PORT with --no-tls); with TLS the next three are what its users put in their config: a comment, then server = HOST:PORT and fingerprint = FP.",
             "It runs a worker (an event loop) per core, each holding the rooms whose id it owns with their connections; several instances split the rooms by id behind a load balancer with --instance (docs/DEPLOY.md).",
         ],
         options: [
@@ -204,8 +204,11 @@ public enum ConfProgram {
 
     static let devices = CommandSpec(
         "devices", abstract: "list the PulseAudio sources and sinks usable with --mic and --speaker, and the cameras (the default marked)",
-        options: [json],
-        examples: [Example("conf devices --json", "Sources and sinks as JSON.")])
+        options: [json, OptionSpec("names", value: "KIND",
+                                    help: "print only names, one a line, as the options take them (what shell completion offers): microphones (--mic), speakers (--speaker), audio-sources, audio-sinks or video-sources (the test sources too)",
+                                    completion: .choices(DevicesCommand.NameKind.allCases.map(\.rawValue)))],
+        examples: [Example("conf devices --json", "Sources and sinks as JSON."),
+                   Example("conf devices --names microphones", "The names --mic takes, one a line.")])
 
     static let help = CommandSpec(
         "help", abstract: "show help for a command",
@@ -246,6 +249,8 @@ public enum ConfProgram {
                               entries: CallCommand.reference.map { ($0.usage, $0.meaning) }),
                 ReferenceList(title: "Call screen keys", intro: "On the call screen, outside its input line (? shows them in the call):", termName: "key",
                               entries: CallScreen.keyReference.map { ($0.label, $0.meaning) }),
+                ReferenceList(title: "Error codes", intro: "The code of an error event (with --json), also left's reason after a failure, and the exit status it ends with:",
+                              termName: "code", entries: ErrorCodeReference.reference),
                 ReferenceList(title: "Config file", intro: "Keys of $XDG_CONFIG_HOME/conf/config (default ~/.config/conf/config), one 'key = value' a line, as the long options of the same name; stun and turn take several, separated by spaces:", termName: "key",
                               entries: configKeys),
             ]))

@@ -11,7 +11,21 @@ struct DevicesCommand {
 
     init(_ context: CommandContext) { self.context = context }
 
+    /// What `--names` lists.
+    enum NameKind: String, CaseIterable {
+        case microphones, speakers, audioSources = "audio-sources", audioSinks = "audio-sinks", videoSources = "video-sources"
+    }
+
     func run() -> Int32 {
+        if let text = context.setting("names") {
+            guard let kind = NameKind(rawValue: text) else {
+                let failure = context.usage("--names '\(text)': use one of \(NameKind.allCases.map(\.rawValue).joined(separator: ", "))")
+                context.reporter().failure(failure)
+                return failure.exitCode.rawValue
+            }
+            for name in Self.names(kind) { Console.out(name) }
+            return ExitCode.ok.rawValue
+        }
         let reporter = context.reporter()
         let cameras = CameraDevices.list().map(Self.camera)
         let devices: (sources: [PulseConnection.Device], sinks: [PulseConnection.Device])
@@ -25,6 +39,22 @@ struct DevicesCommand {
         }
         reporter.emit(.devices(sources: devices.sources.map(Self.sound), sinks: devices.sinks.map(Self.sound), cameras: cameras))
         return ExitCode.ok.rawValue
+    }
+
+    /// The values an option takes, for completion: the devices there are now (none of
+    /// PulseAudio's without a server) and the test sources.
+    static func names(_ kind: NameKind) -> [String] {
+        let pulse = try? PulseConnection().devices()
+        let microphones = pulse?.sources.filter { !$0.isMonitor }.map(\.name) ?? []
+        let speakers = pulse?.sinks.map(\.name) ?? []
+        switch kind {
+        case .microphones: return microphones
+        case .speakers: return speakers
+        case .audioSources: return ["pulse"] + microphones.map { "pulse:" + $0 } + ["tone:440", "silence", "file:"]
+        case .audioSinks: return ["pulse"] + speakers.map { "pulse:" + $0 } + ["none"]
+        case .videoSources:
+            return ["auto"] + CameraDevices.list().map { "v4l2:" + $0.path } + ["pattern", "pattern:noisy", "pattern:clock", "file:", "none"]
+        }
     }
 
     private static func sound(_ device: PulseConnection.Device) -> CallEvent.SoundDevice {

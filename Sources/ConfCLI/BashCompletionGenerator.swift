@@ -73,6 +73,7 @@ public enum BashCompletionGenerator {
         case .directory: "COMPREPLY=($(compgen -d -- \"$cur\"))"
         case .choices(let choices): "COMPREPLY=($(compgen -W \"\(choices.joined(separator: " "))\" -- \"$cur\"))"
         case .subcommands: "COMPREPLY=($(compgen -W \"\(parent.subcommands.map(\.name).joined(separator: " "))\" -- \"$cur\"))"
+        case .command(let line): "COMPREPLY=($(compgen -W \"$(\(line) 2>/dev/null)\" -- \"$cur\"))"
         }
     }
 }

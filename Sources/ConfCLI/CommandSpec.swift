@@ -101,6 +101,9 @@ public enum CompletionKind: Sendable, Equatable {
     case choices([String])
     /// The names of the parent's subcommands (for `help COMMAND`).
     case subcommands
+    /// The words this command line prints, one a line, when completing (nothing if it fails):
+    /// values only the machine knows, such as its devices.
+    case command(String)
 }
 
 public struct Example: Sendable {

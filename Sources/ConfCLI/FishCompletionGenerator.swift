@@ -30,6 +30,8 @@ public enum FishCompletionGenerator {
                     out += "complete -c \(name) -n '\(condition)' -a \(quote(choices.joined(separator: " ")))\n"
                 case .subcommands:
                     out += "complete -c \(name) -n '\(condition); and not __fish_seen_subcommand_from \(subs)' -a \(quote(subs))\n"
+                case .command(let command):
+                    out += "complete -c \(name) -n '\(condition)' -a \(quote("(\(command) 2>/dev/null)"))\n"
                 }
             }
         }
@@ -45,6 +47,7 @@ public enum FishCompletionGenerator {
         case (true, .directory): parts.append("-x -a '(__fish_complete_directories)'")
         case (true, .choices(let choices)): parts.append("-x -a \(quote(choices.joined(separator: " ")))")
         case (true, .subcommands): parts.append("-x -a \(quote(parent.subcommands.map(\.name).joined(separator: " ")))")
+        case (true, .command(let command)): parts.append("-x -a \(quote("(\(command) 2>/dev/null)"))")
         case (true, .none): parts.append("-x")
         }
         parts.append("-d \(quote(option.help))")

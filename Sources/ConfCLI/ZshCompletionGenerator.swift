@@ -74,6 +74,7 @@ public enum ZshCompletionGenerator {
         case .directory: "_files -/"
         case .choices(let choices): "(\(choices.joined(separator: " ")))"
         case .subcommands: "(\(parent.subcommands.map(\.name).joined(separator: " ")))"
+        case .command(let line): "{local -a words; words=(${(f)\"$(\(line) 2>/dev/null)\"}); compadd -a words}"
         }
     }
 

@@ -1,5 +1,7 @@
 import ConfApp
 import ConfCLI
+import ConfDriver
+import ConfWire
 import Foundation
 import Testing
 
@@ -22,6 +24,35 @@ import Testing
         #expect(Set(parsed.values.keys) == Set(listed))
         #expect(throws: ConfigFile.Problem.self) {
             try ConfigFile.parse("colour = blue", path: "config", allowedKeys: Self.program.configurableKeys)
+        }
+    }
+
+    /// Every error code the sources can emit (a `code: "..."` written anywhere, the rendezvous's
+    /// codes, the reasons a rendezvous closes for good) is under ERROR CODES, once; the man page
+    /// and docs/REFERENCE.md list exactly that list.
+    @Test func everyErrorCodeConfCanEmitIsListedOnce() throws {
+        let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Sources")
+        var emitted: Set<String> = []
+        let files = FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil)
+        let literal = try NSRegularExpression(pattern: #"code: "([a-z0-9-]+)""#)
+        while let file = files?.nextObject() as? URL {
+            guard file.pathExtension == "swift", !file.lastPathComponent.hasPrefix("ErrorCodeReference") else { continue }
+            let text = try String(contentsOf: file, encoding: .utf8)
+            for match in literal.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
+                emitted.insert(String(text[Range(match.range(at: 1), in: text)!]))
+            }
+        }
+        emitted.formUnion(ErrorCode.allCases.map(\.rawValue) + ["no-resume", "bad-command"])
+        let listed = ErrorCodeReference.entries.map(\.code)
+        #expect(emitted.count > 20 && emitted.isSubset(of: Set(listed)), "not listed: \(emitted.subtracting(listed).sorted())")
+        #expect(Set(listed).count == listed.count, "listed twice")
+        let documented = Self.program.info.lists.first { $0.title == "Error codes" }?.entries.map(\.term) ?? []
+        #expect(documented == listed)
+        let manual = try String(contentsOf: sources.deletingLastPathComponent().appendingPathComponent("man/conf.1"), encoding: .utf8)
+        let reference = try String(contentsOf: sources.deletingLastPathComponent().appendingPathComponent("docs/REFERENCE.md"), encoding: .utf8)
+        for code in listed {
+            #expect(manual.contains(code.replacingOccurrences(of: "-", with: "\\-")) && reference.contains("`\(code)`"), "\(code)")
         }
     }
 

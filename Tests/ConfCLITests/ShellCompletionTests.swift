@@ -18,7 +18,10 @@ import TestSupport
         defer { try? FileManager.default.removeItem(at: dir) }
         try script.write(to: dir.appendingPathComponent("conf.bash"), atomically: true, encoding: .utf8)
         try "".write(to: dir.appendingPathComponent("hello.wav"), atomically: true, encoding: .utf8)
+        // The conf built beside these tests, for values only the program knows (`conf devices --names`).
+        let built = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().path
         let driver = """
+        export PATH='\(built)':"$PATH"
         source '\(dir.path)/conf.bash'
         cd '\(dir.path)'
         COMP_LINE='\(line)'
@@ -45,6 +48,10 @@ import TestSupport
         #expect(try Self.bashComplete("conf help ren") == ["rendezvous"])
         #expect(try Self.bashComplete("conf rendezvous --tls-cert hel") == ["hello.wav"])
         #expect(try Self.bashComplete("conf join --server ").isEmpty)
+        // The test sources, from conf itself; the devices too where a sound server runs.
+        #expect(try Self.bashComplete("conf join --audio-source t") == ["tone:440"])
+        #expect(try Self.bashComplete("conf host --video-source pattern") == ["pattern", "pattern:noisy", "pattern:clock"])
+        #expect(try Self.bashComplete("conf join --audio-sink n") == ["none"])
     }
 
     /// Completes `line` in a real interactive zsh (driven through zpty, with compinit) and returns

@@ -333,6 +333,21 @@ final class PulseDaemon {
         #expect(guest.waitForExit() == 0 && host.waitForExit() == 0)
     }
 
+    /// What shell completion offers for --mic and --speaker: the names as conf devices lists them.
+    @Test func devicesNamesAreWhatMicAndSpeakerTake() throws {
+        let pulse = try PulseDaemon(sinks: ["speakers", "headset"])
+        let speakers = try ConfProcess(["devices", "--names", "speakers"], environment: pulse.environment)
+        #expect(speakers.waitForExit() == 0)
+        #expect(Set(speakers.stdout.split(separator: "\n").map(String.init)).isSuperset(of: ["speakers", "headset"]), "\(speakers.stdout)")
+        let microphones = try ConfProcess(["devices", "--names", "microphones"], environment: pulse.environment)
+        #expect(microphones.waitForExit() == 0)
+        #expect(!microphones.stdout.contains(".monitor"), "a sink's monitor is no microphone: \(microphones.stdout)")
+        let sources = try ConfProcess(["devices", "--names", "audio-sources"], environment: pulse.environment)
+        #expect(sources.waitForExit() == 0 && sources.stdout.hasPrefix("pulse\n") && sources.stdout.contains("\ntone:440\n"))
+        let wrong = try ConfProcess(["devices", "--names", "printers"])
+        #expect(wrong.waitForExit() == 2 && wrong.stderr.contains("microphones"))
+    }
+
     @Test func aMissingDeviceIsNamed() throws {
         let pulse = try PulseDaemon(sinks: ["speakers"])
         let server = try RendezvousProcess()

@@ -113,7 +113,7 @@ extension CallEvent.Kind {
              "you left: duration, signal, command, host-left, nobody-left, or the code of the error that ended the call")
         case .error:
             (["code", "message"],
-             "something failed; code is stable (wrong-pin, room-full, no-such-room, wrong-instance, rate-limited, rendezvous-unreachable, rendezvous-lost, untrusted-certificate, usage, bad-command, and the rendezvous's codes in docs/PROTOCOL.md)")
+             "something failed; code is stable, one of those under ERROR CODES (usage, wrong-pin, rendezvous-unreachable, no-audio-device, ...)")
         }
     }
 }
