@@ -73,6 +73,9 @@ public struct RendezvousConfig: Sendable {
     /// How long a seat whose connection dropped without `leave` stays "away", resumable, before
     /// the others are told `peer-left`.
     public var awayGrace: Duration = .seconds(30)
+    /// How long a seat whose client said `away` (a page closing or reloading) waits for its
+    /// `resume`: a reload is back within it, a closed tab's seat is given up by the next tick.
+    public var briefAwayGrace: Duration = .seconds(1)
     /// How long a resume token is good for after it was handed out (it also bounds recreating a
     /// room after a restart).
     public var resumeTokenLifetime: Duration = .seconds(12 * 3600)

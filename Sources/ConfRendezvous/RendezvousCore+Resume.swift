@@ -58,6 +58,7 @@ extension RendezvousCore {
         }
         room.members[index].connection = id
         room.members[index].awaySince = nil
+        room.members[index].awayBriefly = false
         room.members[index].generation += 1
         rooms[token.room] = room
         connections[id]?.joined = (token.room, seat.id)

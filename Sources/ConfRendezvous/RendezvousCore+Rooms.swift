@@ -147,11 +147,12 @@ extension RendezvousCore {
 
     /// The member's connection ended without `leave`: with resume tokens the seat waits
     /// `awayGrace` for a `resume` and the others are told nothing yet; without, it is given up.
-    func memberDropped(_ participant: ParticipantID, from roomID: RoomID, now: Instant) {
+    func memberDropped(_ participant: ParticipantID, from roomID: RoomID, now: Instant, briefly: Bool = false) {
         guard key != nil else { return removeMember(participant, from: roomID, now: now) }
         guard var room = rooms[roomID], let index = room.members.firstIndex(where: { $0.participant.id == participant }) else { return }
         room.members[index].connection = nil
         room.members[index].awaySince = now
+        room.members[index].awayBriefly = briefly
         rooms[roomID] = room
         log("\(participant) of room \(roomID) is away")
     }
@@ -175,7 +176,7 @@ extension RendezvousCore {
                 continue
             }
             for member in room.members {
-                if let since = member.awaySince, now.since(since) >= config.awayGrace {
+                if let since = member.awaySince, now.since(since) >= (member.awayBriefly ? config.briefAwayGrace : config.awayGrace) {
                     removeMember(member.participant.id, from: id, now: now)
                 }
             }

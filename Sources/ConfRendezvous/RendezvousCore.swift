@@ -76,6 +76,8 @@ public final class RendezvousCore {
         /// Nil while away: the connection dropped without `leave` and the seat waits for a `resume`.
         var connection: ConnectionID?
         var awaySince: Instant?
+        /// Away after `away` (a page closing or reloading): kept `briefAwayGrace`, not `awayGrace`.
+        var awayBriefly = false
         /// Which resume token of this seat is the current one.
         var generation = 1
     }
@@ -195,6 +197,12 @@ public final class RendezvousCore {
                 removeMember(joined.id, from: joined.room, now: now)
             }
             close(id, code: CloseCode.normal, reason: "left")
+        case .away:
+            if let joined = connections[id]?.joined {
+                connections[id]?.joined = nil
+                memberDropped(joined.id, from: joined.room, now: now, briefly: true)
+            }
+            close(id, code: CloseCode.goingAway, reason: "away")
         case .ping: send(.pong, to: id)
         case .resume(let token): resume(token, on: id, now: now)
         case .admit(let knock): answer(knock, admit: true, from: id, now: now)

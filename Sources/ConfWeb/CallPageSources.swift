@@ -7,12 +7,19 @@ extension CallPage {
 :root { color-scheme: dark; font-family: system-ui, sans-serif; background: #111; color: #eee; }
 body { margin: 0; }
 [hidden] { display: none !important; }
-#lobby { max-width: 28rem; margin: 10vh auto; padding: 1rem; }
+#lobby, #left { max-width: 28rem; margin: 10vh auto; padding: 1rem; }
 #lobby label { display: block; margin: 1rem 0; }
 input, button { font: inherit; padding: .4rem .6rem; border-radius: .3rem; border: 1px solid #555; background: #222; color: inherit; }
 button { cursor: pointer; }
 button[aria-pressed="true"] { background: #733; }
-#call { display: grid; grid-template-columns: 1fr 18rem; grid-template-rows: 1fr auto auto; height: 100vh; }
+#call { display: grid; grid-template-columns: 1fr 18rem; grid-template-rows: auto 1fr auto auto auto; height: 100vh; height: 100dvh; }
+#call-head { grid-column: 1 / 3; display: flex; flex-wrap: wrap; align-items: baseline; gap: .2rem 1rem; padding: .3rem .6rem; border-bottom: 1px solid #333; }
+#call-head h1 { font-size: 1rem; margin: 0; overflow-wrap: anywhere; }
+#role-note { margin: 0; font-size: .85rem; color: #fc6; }
+#role-note:empty { display: none; }
+#alone { position: absolute; inset: 0; display: flex; align-items: center; justify-content: center; margin: 0; color: #888; }
+.tile.self { right: .5rem; bottom: .5rem; width: min(28%, 10rem); aspect-ratio: 4 / 3; z-index: 1; border-color: #444; }
+.tile.self .label { font-size: .75rem; }
 #grid { position: relative; min-height: 0; overflow: hidden; }
 .tile { position: absolute; box-sizing: border-box; background: #000; overflow: hidden; border: 2px solid transparent; }
 .tile.talking { border-color: #4c4; }
@@ -21,16 +28,29 @@ button[aria-pressed="true"] { background: #733; }
 .tile .badges { position: absolute; right: .4rem; top: .4rem; font-size: .8rem; }
 .tile .badges span { background: rgba(0,0,0,.6); padding: .1rem .3rem; margin-left: .2rem; border-radius: .2rem; }
 .tile .sas:empty { display: none; }
+.tile .sas::before { content: 'compare: '; color: #9cf; }
 .tile .sas { position: absolute; left: .4rem; top: .4rem; font-size: .8rem; background: rgba(0,0,0,.6); padding: .1rem .3rem; }
-#side { grid-row: 1 / 3; grid-column: 2; display: flex; flex-direction: column; border-left: 1px solid #333; min-height: 0; }
+#grid { grid-row: 2; grid-column: 1; }
+#side { grid-row: 2 / 5; grid-column: 2; display: flex; flex-direction: column; border-left: 1px solid #333; min-height: 0; }
 #chat-log { flex: 1; overflow-y: auto; margin: 0; padding: .5rem; list-style: none; overflow-wrap: anywhere; }
 #chat-log .who { color: #9cf; margin-right: .3rem; }
+#chat-log:empty::before { content: 'Chat: what you write here goes to everyone in the call.'; color: #777; }
 #chat-form { display: flex; gap: .3rem; padding: .3rem; }
 #chat-input { flex: 1; min-width: 0; }
-#controls { grid-column: 1; display: flex; gap: .5rem; justify-content: center; padding: .5rem; }
-#call-status { grid-column: 1 / 3; margin: 0; padding: .2rem .5rem; font-size: .85rem; color: #aaa; }
+#controls { grid-row: 4; grid-column: 1; display: flex; gap: .5rem; justify-content: center; padding: .5rem; }
+#call-status { grid-row: 5; grid-column: 1 / 3; margin: 0; padding: .2rem .5rem; font-size: .85rem; color: #aaa; }
 #knocks:empty { display: none; }
-#knocks { grid-column: 1; padding: .3rem; }
+#knocks { grid-row: 3; grid-column: 1; padding: .3rem; }
+/* A phone: the pictures first, then the controls, then the chat below them. */
+@media (max-width: 700px) {
+  #call { grid-template-columns: 1fr; grid-template-rows: auto minmax(12rem, 1fr) auto auto minmax(9rem, 35dvh) auto; }
+  #call-head, #call-status { grid-column: 1; }
+  #grid { grid-row: 2; }
+  #knocks { grid-row: 3; }
+  #controls { grid-row: 4; flex-wrap: wrap; }
+  #side { grid-row: 5; grid-column: 1; border-left: none; border-top: 1px solid #333; }
+  #call-status { grid-row: 6; }
+}
 """##,
         "call.js": ##"""
 // conf's call page: a browser guest joins a conf room as a full participant. It speaks
@@ -107,7 +127,38 @@ function clean(text, limit) {
 const $ = (id) => document.getElementById(id);
 const links = new Map();   // peer id -> { name, role, pc, chat, control, tile, offered, state }
 let ws = null, me = null, local = null, audioMuted = false, videoMuted = false, iceServers = [];
+let roomClosed = null, hasLeft = false, lastRefusal = null, pinger = null;
 const fragment = readFragment(typeof location === 'undefined' ? '' : location.hash);
+
+// The seat this tab holds (room, pin, name, resume token, and whom we offered each link to), in
+// sessionStorage: it lives as long as the tab, survives a reload, and is never synced or sent.
+// A reload takes the seat back (`resume`); the page going says `away`, so that a closed tab's
+// seat is given up within two seconds.
+const SEAT_KEY = 'conf-seat';
+
+function savedSeat(room) {
+  try {
+    const seat = JSON.parse(sessionStorage.getItem(SEAT_KEY) || 'null');
+    return seat && seat.room === room && typeof seat.pin === 'string' ? seat : null;
+  } catch { return null; }
+}
+
+function keepSeat(seat) { try { sessionStorage.setItem(SEAT_KEY, JSON.stringify(seat)); } catch { /* storage off: no resume */ } }
+function forgetSeat() { try { sessionStorage.removeItem(SEAT_KEY); } catch { /* nothing kept */ } }
+let seat = null;
+
+// What went wrong, in a guest's words: the rendezvous's error codes (docs/PROTOCOL.md).
+function guestWords(code, message) {
+  switch (code) {
+  case 'wrong-pin': return "This link's pin is not right: ask for a new link.";
+  case 'no-such-room': return 'This call is over, or the link is not whole: ask for a new link.';
+  case 'room-full': return 'The call is full (four people): try again when someone leaves.';
+  case 'rate-limited': return 'Too many tries with a wrong pin: wait a minute, then open the link again.';
+  case 'not-admitted': return 'Nobody let you in: ask someone in the call to let you in, then try again.';
+  case 'server-full': case 'too-many-connections': case 'wrong-instance': return "The call's server is busy: try again in a minute.";
+  default: return `The call could not go on (${clean(message || code || 'no reason given', 200)}).`;
+  }
+}
 
 function report(event) {
   // What the page shows, for tests and logs: one JSON line on the console per change.
@@ -127,36 +178,76 @@ function signal(to, payload) { send({ type: 'signal', to, payload }); }
 
 // MARK: Joining
 
-async function join(name) {
-  status('Connecting…');
+function join(name, token) {
+  status(token ? 'Coming back into the call…' : 'Connecting…');
+  hasLeft = false;
+  roomClosed = null;
+  lastRefusal = null;
   const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
-  ws = new WebSocket(`${scheme}//${location.host}/v1/ws?room=${encodeURIComponent(fragment.room)}`);
-  ws.onopen = () => send({ type: 'join', room: fragment.room, pin: fragment.pin, name });
-  ws.onmessage = (event) => {
+  const socket = new WebSocket(`${scheme}//${location.host}/v1/ws?room=${encodeURIComponent(fragment.room)}`);
+  ws = socket;
+  socket.onopen = () => send(token ? { type: 'resume', token } : { type: 'join', room: fragment.room, pin: fragment.pin, name });
+  socket.onmessage = (event) => {
     let message;
     try { message = JSON.parse(event.data); } catch { return; }
-    if (message && typeof message.type === 'string') onServerMessage(message).catch((error) => status(String(error)));
+    if (message && typeof message.type === 'string') onServerMessage(message, socket, token).catch((error) => status(String(error)));
   };
-  ws.onclose = () => { if (me) { status('The connection to the rendezvous ended.'); report({ type: 'closed' }); } };
-  setInterval(() => send({ type: 'ping' }), 15000);
+  socket.onclose = () => { if (ws === socket) socketClosed(); };
+  clearInterval(pinger);
+  pinger = setInterval(() => send({ type: 'ping' }), 15000);
 }
 
-async function onServerMessage(message) {
+// The rendezvous connection ended: say why, in the guest's words.
+function socketClosed() {
+  clearInterval(pinger);
+  if (hasLeft) return;
+  if (!me) {
+    status(lastRefusal ? guestWords(lastRefusal.code, lastRefusal.message)
+                       : "Could not reach the call: the host's computer did not answer. Check the link, or ask whether the call is still on.");
+    $('join').disabled = false;
+    return;
+  }
+  const connected = [...links.values()].some((link) => link.pc?.connectionState === 'connected');
+  if (roomClosed === 'host-left') {
+    status(connected ? 'The host left: the call goes on with those still connected; nobody new can join.' : 'The host left: the call is over.');
+  } else {
+    status(connected ? "The call's server is gone: the call goes on with those still connected; nobody new can join."
+                     : "The call's server is gone, and nobody else is connected: the call is over.");
+  }
+  report({ type: 'closed', reason: roomClosed || 'lost' });
+}
+
+async function onServerMessage(message, socket, token) {
   switch (message.type) {
-  case 'joined':
+  case 'joined': {
+    const resumed = Boolean(token) && me === null && savedSeat(fragment.room)?.token === token;
     me = { id: message.you, role: message.role, name: message.name };
     iceServers = Array.isArray(message.ice_servers) ? message.ice_servers : [];
+    const earlier = resumed ? savedSeat(fragment.room) : null;
+    seat = { room: fragment.room, pin: fragment.pin, name: fragment.name, offered: {}, token: typeof message.resume_token === 'string' ? message.resume_token : null };
+    keepSeat(seat);
     $('lobby').hidden = true;
+    $('left').hidden = true;
     $('call').hidden = false;
-    if (me.role === 'publisher') await openDevices();
-    addTile('me', fragment.name || 'you', local);
-    status(me.role === 'publisher' ? '' : 'Listening only: you send nothing.');
-    report({ type: 'joined', you: me.id, role: me.role, peers: (message.peers || []).length });
+    $('room-title').textContent = clean(message.name || '', MAX_NAME) || `Room ${clean(fragment.room, 20)}`;
+    $('role-note').textContent = me.role === 'publisher' ? '' : 'Listening only: you see and hear the others, and send nothing.';
+    if (me.role === 'publisher' && !local) await openDevices();
+    if (!document.querySelector('.tile.self')) addTile('me', `${fragment.name || 'guest'} (you)`, local);
+    status('');
+    report({ type: 'joined', you: me.id, role: me.role, peers: (message.peers || []).length, resumed });
     for (const peer of message.peers || []) {
       if (typeof peer.id !== 'string') continue;
-      startLink(peer.id, clean(peer.name, MAX_NAME), peer.role, true);
+      if (earlier) {
+        // Back after a reload: our links died with the page. Each peer is told to set its link
+        // up again (`restart`); whoever offered it before offers again.
+        signal(peer.id, { type: 'restart' });
+        startLink(peer.id, clean(peer.name, MAX_NAME), peer.role, earlier.offered?.[peer.id] === true);
+      } else {
+        startLink(peer.id, clean(peer.name, MAX_NAME), peer.role, true);
+      }
     }
     break;
+  }
   case 'peer-joined':
     if (typeof message.peer === 'string') startLink(message.peer, clean(message.name, MAX_NAME), message.role, false);
     break;
@@ -177,12 +268,22 @@ async function onServerMessage(message) {
     document.querySelector(`[data-knock="${CSS.escape(String(message.knock))}"]`)?.remove();
     break;
   case 'room-closed':
-    status('The room is over.');
-    report({ type: 'room-closed' });
+    roomClosed = message.reason === 'host-left' ? 'host-left' : 'server-shutdown';
+    report({ type: 'room-closed', reason: roomClosed });
     break;
   case 'error':
-    status(`The rendezvous said: ${clean(message.message || message.code, 300)}`);
     report({ type: 'error', code: clean(message.code, 40) });
+    // A seat that could not be taken back: join afresh with the pin this tab kept.
+    if (message.code === 'resume-refused' && token && !me) {
+      seat = null;
+      forgetSeat();
+      socket.onclose = null;
+      socket.close();
+      join(fragment.name);
+      return;
+    }
+    lastRefusal = { code: String(message.code), message: String(message.message || '') };
+    status(guestWords(lastRefusal.code, lastRefusal.message));
     break;
   }
 }
@@ -202,6 +303,7 @@ function startLink(id, name, role, weOffer) {
   endLink(id);
   const link = { name, role, pc: null, chat: null, control: null, tile: addTile(id, name, null), offered: weOffer, state: {} };
   links.set(id, link);
+  if (seat) { seat.offered[id] = weOffer; keepSeat(seat); }
   if (weOffer) makeConnection(id, link, true);
   render();
 }
@@ -286,6 +388,7 @@ function adoptChannel(id, link, channel) {
       let state;
       try { state = JSON.parse(data); } catch { return; }
       if (state?.type === 'sas-nonce') return revealed(id, link, secret, state.nonce);
+      if (state?.type === 'bye') { report({ type: 'bye', peer: id }); return endLink(id); }
       if (!state || state.type !== 'state') return;
       link.state = { audioMuted: state.audio_muted === true, videoMuted: state.video_muted === true };
       // A peer that hides our picture (conf's `video hide`) is sent none until it shows it again.
@@ -403,7 +506,7 @@ function endLink(id) {
 
 function addTile(id, name, stream) {
   const tile = document.createElement('div');
-  tile.className = 'tile';
+  tile.className = id === 'me' ? 'tile self' : 'tile';
   tile.dataset.peer = id;
   const video = document.createElement('video');
   video.autoplay = true;
@@ -482,7 +585,9 @@ function partitions(items) {
 
 function render() {
   const grid = $('grid');
-  const tiles = [...grid.children];
+  // Our own picture is small in a corner, never one of the big ones.
+  const tiles = [...grid.querySelectorAll('.tile:not(.self)')];
+  $('alone').hidden = tiles.length > 0;
   const aspects = tiles.map((tile) => {
     const video = tile.querySelector('video');
     return video.videoWidth > 0 && video.videoHeight > 0 ? video.videoWidth / video.videoHeight : 4 / 3;
@@ -549,6 +654,29 @@ function sendVideo(pc, on) {
   }
 }
 
+// Leaving on purpose: the rendezvous and every peer are told (the peers over conf-control too,
+// so that they hear of it even when the rendezvous is gone), the devices close, and the page
+// says so, with a way back in.
+function leaveCall() {
+  hasLeft = true;
+  send({ type: 'leave' });
+  for (const [, link] of links) if (link.control?.readyState === 'open') link.control.send(JSON.stringify({ type: 'bye' }));
+  for (const id of [...links.keys()]) endLink(id);
+  for (const track of local?.getTracks() || []) track.stop();
+  local = null;
+  document.querySelector('.tile.self')?.remove();
+  if (ws) { ws.onclose = null; ws.close(); }
+  clearInterval(pinger);
+  me = null;
+  seat = null;
+  forgetSeat();
+  $('call').hidden = true;
+  $('left').hidden = false;
+  $('left-room').textContent = $('room-title').textContent;
+  status('');
+  report({ type: 'left' });
+}
+
 function wireControls() {
   // Muting stops sending (the track sends silence or black) and tells the others.
   const toggle = (button, tracks, on, off, set) => () => {
@@ -564,12 +692,12 @@ function wireControls() {
     for (const [, link] of links) if (link.pc) sendVideo(link.pc, sendsVideoTo(link));
     return videoMuted;
   });
-  $('leave').onclick = () => {
-    send({ type: 'leave' });
-    for (const id of [...links.keys()]) endLink(id);
-    for (const track of local?.getTracks() || []) track.stop();
-    status('You left the call.');
-    report({ type: 'left' });
+  $('leave').onclick = () => leaveCall();
+  $('rejoin').onclick = () => {
+    $('left').hidden = true;
+    $('lobby').hidden = false;
+    $('join').disabled = true;
+    join(fragment.name);
   };
   $('chat-form').onsubmit = (event) => {
     event.preventDefault();
@@ -584,12 +712,21 @@ function wireControls() {
 function start() {
   // The link opened again in this tab changes only the fragment: start afresh with its pin.
   window.addEventListener('hashchange', () => { if (readFragment(location.hash).pin) location.reload(); });
+  // A reload or a tab that goes on the same page: the seat is kept for the tab (sessionStorage).
+  const kept = savedSeat(fragment.room);
+  if (!fragment.pin && kept) { fragment.pin = kept.pin; fragment.name = fragment.name || kept.name; }
   // The pin leaves the address bar (history, session restore, sync) once read; the room stays.
-  if (fragment.pin) history.replaceState(null, '', `${location.pathname}#room=${encodeURIComponent(fragment.room)}`);
+  if (readFragment(location.hash).pin) history.replaceState(null, '', `${location.pathname}#room=${encodeURIComponent(fragment.room)}`);
+  if (!window.isSecureContext || !window.crypto?.subtle) {
+    status('This page needs a secure connection, and this one is not (plain http to another computer): ask the host for a secure link, one that starts with https.');
+    $('join').disabled = true;
+    return;
+  }
   if (!fragment.room || !fragment.pin) {
     status(fragment.room
       ? 'This page no longer holds the pin (it leaves the address once read): open the link you were given again.'
       : 'This link names no room and pin: ask for the whole link, with what follows its #.');
+    $('join').disabled = true;
     return;
   }
   $('lobby-room').textContent = `Room ${clean(fragment.room, 20)}`;
@@ -597,14 +734,21 @@ function start() {
   wireControls();
   watchTalking();
   window.addEventListener('resize', render);
+  // Going (closed, reloaded, navigated away): the seat waits a second for this tab's return.
+  window.addEventListener('pagehide', () => { if (me && !hasLeft) { hasLeft = true; send({ type: 'away' }); } });
   $('join-form').onsubmit = (event) => {
     event.preventDefault();
     fragment.name = clean($('name').value, MAX_NAME).trim() || 'guest';
     $('join').disabled = true;
     join(fragment.name);
   };
-  // join=1 gets the page ready, never further: camera and microphone open only on a person's click.
-  if (fragment.join) {
+  const navigation = performance.getEntriesByType?.('navigation')?.[0]?.type;
+  if (kept?.token && navigation === 'reload') {
+    // The person reloaded their own call: back in at once, in the same seat.
+    $('join').disabled = true;
+    join(fragment.name, kept.token);
+  } else if (fragment.join) {
+    // join=1 gets the page ready, never further: camera and microphone open only on a person's click.
     $('name').value = fragment.name || 'guest';
     $('join').focus();
   }
@@ -635,8 +779,14 @@ if (typeof module !== 'undefined') module.exports = { readFragment, clean, arran
   </form>
   <p id="lobby-status" role="status"></p>
 </main>
+<main id="left" hidden>
+  <h1>You left the call</h1>
+  <p id="left-room"></p>
+  <p><button id="rejoin" type="button">Rejoin</button></p>
+</main>
 <main id="call" hidden>
-  <section id="grid" aria-label="participants"></section>
+  <header id="call-head"><h1 id="room-title"></h1><p id="role-note" role="note"></p></header>
+  <section id="grid" aria-label="participants"><p id="alone">Waiting for others to join…</p></section>
   <section id="knocks" aria-label="waiting to join"></section>
   <section id="side">
     <ol id="chat-log" aria-label="chat"></ol>

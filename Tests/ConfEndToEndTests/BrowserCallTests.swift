@@ -38,13 +38,14 @@ struct BrowserCallTests {
         #expect(try browser.evaluate("document.querySelector('.tile:not([data-peer=me]) .sas').textContent") as? String == words)
         #expect(browser.waitForEvent("chat")?["text"] as? String == "hello from conf")
         #expect(browser.waitForEvent("state")?["audio_muted"] as? Bool == false)
-        // Two tiles side by side as conf's window would place them (TileLayout, its cases checked
-        // against the script in Tests/Web): apart, each a picture's 4:3 shape.
-        let placed = try browser.evaluate("JSON.stringify([...document.querySelectorAll('.tile')].map(t => [t.offsetLeft, t.offsetTop, t.offsetWidth, t.offsetHeight]))") as? String ?? ""
+        // conf's picture in the big place, in its 4:3 shape; the guest's own small in a corner
+        // (inside the grid, over conf's at most at its edge), marked as theirs.
+        let placed = try browser.evaluate("JSON.stringify([...document.querySelectorAll('.tile')].map(t => [t.offsetLeft, t.offsetTop, t.offsetWidth, t.offsetHeight, t.classList.contains('self') ? 1 : 0]))") as? String ?? ""
         let tiles = (try? JSONSerialization.jsonObject(with: Data(placed.utf8))) as? [[Int]] ?? []
-        #expect(tiles.count == 2 && tiles.allSatisfy { $0[2] > 100 && abs(Double($0[2]) - 4.0 / 3 * Double($0[3])) <= 2 }, "\(placed)")
-        #expect(tiles.count == 2 && (tiles[0][0] + tiles[0][2] <= tiles[1][0] || tiles[1][0] + tiles[1][2] <= tiles[0][0]
-                                     || tiles[0][1] + tiles[0][3] <= tiles[1][1] || tiles[1][1] + tiles[1][3] <= tiles[0][1]), "\(placed)")
+        let others = tiles.filter { $0.count == 5 && $0[4] == 0 }, own = tiles.filter { $0.count == 5 && $0[4] == 1 }
+        #expect(others.count == 1 && others.allSatisfy { $0[2] > 100 && abs(Double($0[2]) - 4.0 / 3 * Double($0[3])) <= 2 }, "\(placed)")
+        #expect(own.count == 1 && others.count == 1 && own[0][2] * 2 < others[0][2], "the guest's own picture is never the big one: \(placed)")
+        #expect(try browser.evaluate("document.querySelector('.tile.self .label').textContent") as? String == "web (you)")
         // The browser's fake microphone beeps: conf hears it talk.
         #expect(host.waitForEvent("talking", timeout: .seconds(10), where: { $0["peer"] as? String == connected?["peer"] as? String }) != nil)
         // Four seconds of the browser's audio and video in conf's recordings.
@@ -258,13 +259,79 @@ struct BrowserCallTests {
         #expect(browser.waitForEvent("joined") != nil)
         #expect(host.waitForEvent("peer-connected", timeout: .seconds(15)) { $0["name"] as? String == "web" } != nil)
         #expect(try browser.evaluate("location.href.includes('pin')") as? Bool == false)
-        // Reloaded, the page has no pin to join with, and says how to come back.
+        // Reloaded, the page takes its seat back at once (the tab kept it): the host sees no one
+        // leave, and the link comes up again with the same participant.
+        let web = try #require(Self.id(of: "web", in: host))
         try browser.evaluate("location.reload()")
-        #expect(ConfProcess.waitUntil(timeout: .seconds(15)) {
-            ((try? browser.evaluate("document.getElementById('lobby-status').textContent")) as? String ?? "").contains("open the link you were given again")
-        })
+        let back = browser.waitForEvent("joined", timeout: .seconds(15), where: { $0["resumed"] as? Bool == true })
+        #expect(back?["you"] as? String == web, "\(browser.events.suffix(5))")
+        let connections = host.events(ofType: "peer-connected").count
+        #expect(ConfProcess.waitUntil(timeout: .seconds(20)) { host.events(ofType: "peer-connected").count > connections }, "\(host.stdout.suffix(2000))")
+        #expect(host.events(ofType: "peer-left").isEmpty, "a reload is not a leave: \(host.stdout.suffix(2000))")
+        #expect(try browser.evaluate("location.href.includes('pin')") as? Bool == false)
+        // The page goes (a tab closed, or another address): the seat is given up at once (the
+        // page said `away`), not after the 30 s a dropped connection's seat waits.
+        try browser.evaluate("location.href = 'about:blank'")
+        #expect(host.waitForEvent("peer-left", timeout: .seconds(10))?["peer"] as? String == web)
         host.signal(SIGTERM)
         #expect(host.waitForExit(timeout: .seconds(15)) == 0)
+    }
+
+    /// The page as a guest sees it, on a phone (390 px) and a laptop (1280 px): the room's name
+    /// at the top, the other's picture big, the guest's own small and marked, the chat whole
+    /// inside the screen (below the pictures on the phone, beside them on the laptop). The
+    /// screenshots are kept in CONF_SCREENSHOTS when set, to be looked at.
+    @Test(arguments: [(390, 844), (1280, 800)])
+    func thePageFitsAPhoneAndALaptop(size: (width: Int, height: Int)) throws {
+        let host = try ConfProcess(["host", "--listen", "127.0.0.1:0", "--no-tls", "--as", "ann", "--name", "Friday standup", "--json"] + Self.media)
+        let link = try #require(host.waitForEvent("room")?["browser_url"] as? String, "\(host.stderr)")
+        let browser = try HeadlessBrowser(link + "&name=web&join=1")
+        #expect(browser.waitForEvent("picture", timeout: .seconds(20)) != nil, "\(browser.stderr.suffix(2000))")
+        let png = try browser.screenshot(width: size.width, height: size.height)
+        if let directory = ProcessInfo.processInfo.environment["CONF_SCREENSHOTS"] {
+            try png.write(to: URL(fileURLWithPath: directory).appendingPathComponent("call-page-\(size.width).png"))
+        }
+        #expect(png.count > 1000)
+        let box = { (selector: String) throws -> [Double] in
+            let text = try browser.evaluate("JSON.stringify((r => [r.left, r.top, r.right, r.bottom])(document.querySelector('\(selector)').getBoundingClientRect()))") as? String ?? "[]"
+            return (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [Double] ?? []
+        }
+        let title = try box("#room-title"), input = try box("#chat-input"), send = try box("#chat-form button")
+        let grid = try box("#grid"), leave = try box("#leave"), own = try box(".tile.self"), other = try box(".tile:not(.self)")
+        #expect(try browser.evaluate("document.getElementById('room-title').textContent") as? String == "Friday standup")
+        #expect(title.count == 4 && title[1] >= 0 && title[3] <= grid[1] + 1, "the room's name above the pictures: \(title) \(grid)")
+        for (name, rect) in [("chat input", input), ("send", send), ("leave", leave)] {
+            #expect(rect.count == 4 && rect[0] >= 0 && rect[2] <= Double(size.width) && rect[3] <= Double(size.height), "\(name) on screen: \(rect)")
+        }
+        if size.width < 700 {
+            #expect(input[1] >= grid[3], "the chat below the pictures on a phone: \(input) \(grid)")
+        } else {
+            #expect(input[0] >= grid[2], "the chat beside the pictures: \(input) \(grid)")
+        }
+        #expect(own.count == 4 && other.count == 4 && (own[2] - own[0]) * 2 < other[2] - other[0], "\(own) \(other)")
+        host.signal(SIGTERM)
+        #expect(host.waitForExit(timeout: .seconds(15)) == 0)
+    }
+
+    /// Leave says so and offers to come back; Rejoin does, with the pin the tab kept in memory.
+    @Test func leaveShowsYouLeftAndRejoinComesBack() throws {
+        let host = try ConfProcess(["host", "--listen", "127.0.0.1:0", "--no-tls", "--as", "ann", "--json"] + Self.media)
+        let link = try #require(host.waitForEvent("room")?["browser_url"] as? String, "\(host.stderr)")
+        let browser = try HeadlessBrowser(link + "&name=web&join=1")
+        let first = try #require(host.waitForEvent("peer-connected", timeout: .seconds(20))?["peer"] as? String, "\(browser.stderr.suffix(2000))")
+        try browser.evaluate("document.getElementById('leave').click()")
+        #expect(host.waitForEvent("peer-left", timeout: .seconds(10))?["peer"] as? String == first)
+        let view = try browser.evaluate("JSON.stringify({ left: !document.getElementById('left').hidden, call: !document.getElementById('call').hidden, text: document.getElementById('left').textContent })") as? String ?? ""
+        #expect(view.contains("\"left\":true") && view.contains("\"call\":false") && view.contains("You left the call"), "\(view)")
+        try browser.evaluate("document.getElementById('rejoin').click()")
+        let again = host.waitForEvent("peer-connected", timeout: .seconds(20), where: { $0["peer"] as? String != first })
+        #expect(again?["name"] as? String == "web", "\(browser.stderr.suffix(2000))")
+        host.signal(SIGTERM)
+        // The host left: the page says the call is over (nobody else was in it), not that the room is.
+        #expect(host.waitForExit(timeout: .seconds(15)) == 0)
+        #expect(ConfProcess.waitUntil(timeout: .seconds(10)) {
+            ((try? browser.evaluate("document.getElementById('call-status').textContent")) as? String ?? "").contains("The host left")
+        })
     }
 
     /// A listener whose page was modified to send anyway (it tells itself it is a publisher):

@@ -84,6 +84,21 @@ final class HeadlessBrowser: @unchecked Sendable {
         return (result?["result"] as? [String: Any])?["value"]
     }
 
+    /// The page laid out as on a screen `width` x `height` CSS pixels (a phone: 390 x 844), and
+    /// what it shows then as a PNG (Chromium only).
+    func screenshot(width: Int, height: Int) throws -> Data {
+        let socket = try devTools ?? connectDevTools()
+        devTools = socket
+        _ = try command(socket, "Emulation.setDeviceMetricsOverride",
+                        ["width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 600])
+        _ = try evaluate("new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")  // laid out and painted
+        let answer = try command(socket, "Page.captureScreenshot", ["format": "png"])
+        guard let base64 = (answer["result"] as? [String: Any])?["data"] as? String, let png = Data(base64Encoded: base64) else {
+            throw TestFailure("no screenshot: \(answer)")
+        }
+        return png
+    }
+
     /// Sends one command (DevTools' and BiDi's have one shape) and returns the message that
     /// answers it, skipping events and answers to nothing we wait for.
     private func command(_ socket: RawWebSocket, _ method: String, _ params: [String: Any]) throws -> [String: Any] {

@@ -49,6 +49,32 @@ import Testing
         #expect(joined == nil && h.lastError(id) == .resumeRefused && h.closed[id] != nil)
     }
 
+    /// A page that closes or reloads says `away`: its seat waits a second, not thirty. A reload
+    /// takes it back within that; a closed tab's is given up at the next tick after it.
+    @Test func aSeatSaidAwayIsKeptBriefly() {
+        let h = RendezvousHarness(secret: 7)
+        let room = h.createRoom()
+        let (a, _) = h.join(room, name: "ann")
+        let (b, bob) = h.join(room, name: "bob")
+        _ = h.take(a)
+        h.send(b, .away)
+        #expect(h.closed[b] != nil && h.take(a).isEmpty)
+        h.tick(after: .milliseconds(500))
+        let (b2, back) = resume(h, bob?.resumeToken)
+        #expect(back?.you == ParticipantID("p2") && h.take(a).isEmpty, "a reload keeps the seat")
+        h.send(b2, .away)
+        h.tick(after: .milliseconds(900))
+        #expect(h.take(a).isEmpty)
+        h.tick(after: .milliseconds(200))
+        #expect(h.take(a) == [.peerLeft(ParticipantID("p2"))], "a closed tab's seat goes within two seconds")
+        // Resumed, the seat is kept the usual grace again on a plain drop.
+        let (c, _) = h.join(room, name: "cy")
+        _ = h.take(a)
+        h.disconnect(c)
+        h.tick(after: .seconds(5))
+        #expect(h.take(a).isEmpty)
+    }
+
     @Test func aSeatLeftOnPurposeIsNotKept() {
         let h = RendezvousHarness(secret: 7)
         let room = h.createRoom()

@@ -72,7 +72,38 @@ function clean(text, limit) {
 const $ = (id) => document.getElementById(id);
 const links = new Map();   // peer id -> { name, role, pc, chat, control, tile, offered, state }
 let ws = null, me = null, local = null, audioMuted = false, videoMuted = false, iceServers = [];
+let roomClosed = null, hasLeft = false, lastRefusal = null, pinger = null;
 const fragment = readFragment(typeof location === 'undefined' ? '' : location.hash);
+
+// The seat this tab holds (room, pin, name, resume token, and whom we offered each link to), in
+// sessionStorage: it lives as long as the tab, survives a reload, and is never synced or sent.
+// A reload takes the seat back (`resume`); the page going says `away`, so that a closed tab's
+// seat is given up within two seconds.
+const SEAT_KEY = 'conf-seat';
+
+function savedSeat(room) {
+  try {
+    const seat = JSON.parse(sessionStorage.getItem(SEAT_KEY) || 'null');
+    return seat && seat.room === room && typeof seat.pin === 'string' ? seat : null;
+  } catch { return null; }
+}
+
+function keepSeat(seat) { try { sessionStorage.setItem(SEAT_KEY, JSON.stringify(seat)); } catch { /* storage off: no resume */ } }
+function forgetSeat() { try { sessionStorage.removeItem(SEAT_KEY); } catch { /* nothing kept */ } }
+let seat = null;
+
+// What went wrong, in a guest's words: the rendezvous's error codes (docs/PROTOCOL.md).
+function guestWords(code, message) {
+  switch (code) {
+  case 'wrong-pin': return "This link's pin is not right: ask for a new link.";
+  case 'no-such-room': return 'This call is over, or the link is not whole: ask for a new link.';
+  case 'room-full': return 'The call is full (four people): try again when someone leaves.';
+  case 'rate-limited': return 'Too many tries with a wrong pin: wait a minute, then open the link again.';
+  case 'not-admitted': return 'Nobody let you in: ask someone in the call to let you in, then try again.';
+  case 'server-full': case 'too-many-connections': case 'wrong-instance': return "The call's server is busy: try again in a minute.";
+  default: return `The call could not go on (${clean(message || code || 'no reason given', 200)}).`;
+  }
+}
 
 function report(event) {
   // What the page shows, for tests and logs: one JSON line on the console per change.
@@ -92,36 +123,76 @@ function signal(to, payload) { send({ type: 'signal', to, payload }); }
 
 // MARK: Joining
 
-async function join(name) {
-  status('Connecting…');
+function join(name, token) {
+  status(token ? 'Coming back into the call…' : 'Connecting…');
+  hasLeft = false;
+  roomClosed = null;
+  lastRefusal = null;
   const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
-  ws = new WebSocket(`${scheme}//${location.host}/v1/ws?room=${encodeURIComponent(fragment.room)}`);
-  ws.onopen = () => send({ type: 'join', room: fragment.room, pin: fragment.pin, name });
-  ws.onmessage = (event) => {
+  const socket = new WebSocket(`${scheme}//${location.host}/v1/ws?room=${encodeURIComponent(fragment.room)}`);
+  ws = socket;
+  socket.onopen = () => send(token ? { type: 'resume', token } : { type: 'join', room: fragment.room, pin: fragment.pin, name });
+  socket.onmessage = (event) => {
     let message;
     try { message = JSON.parse(event.data); } catch { return; }
-    if (message && typeof message.type === 'string') onServerMessage(message).catch((error) => status(String(error)));
+    if (message && typeof message.type === 'string') onServerMessage(message, socket, token).catch((error) => status(String(error)));
   };
-  ws.onclose = () => { if (me) { status('The connection to the rendezvous ended.'); report({ type: 'closed' }); } };
-  setInterval(() => send({ type: 'ping' }), 15000);
+  socket.onclose = () => { if (ws === socket) socketClosed(); };
+  clearInterval(pinger);
+  pinger = setInterval(() => send({ type: 'ping' }), 15000);
 }
 
-async function onServerMessage(message) {
+// The rendezvous connection ended: say why, in the guest's words.
+function socketClosed() {
+  clearInterval(pinger);
+  if (hasLeft) return;
+  if (!me) {
+    status(lastRefusal ? guestWords(lastRefusal.code, lastRefusal.message)
+                       : "Could not reach the call: the host's computer did not answer. Check the link, or ask whether the call is still on.");
+    $('join').disabled = false;
+    return;
+  }
+  const connected = [...links.values()].some((link) => link.pc?.connectionState === 'connected');
+  if (roomClosed === 'host-left') {
+    status(connected ? 'The host left: the call goes on with those still connected; nobody new can join.' : 'The host left: the call is over.');
+  } else {
+    status(connected ? "The call's server is gone: the call goes on with those still connected; nobody new can join."
+                     : "The call's server is gone, and nobody else is connected: the call is over.");
+  }
+  report({ type: 'closed', reason: roomClosed || 'lost' });
+}
+
+async function onServerMessage(message, socket, token) {
   switch (message.type) {
-  case 'joined':
+  case 'joined': {
+    const resumed = Boolean(token) && me === null && savedSeat(fragment.room)?.token === token;
     me = { id: message.you, role: message.role, name: message.name };
     iceServers = Array.isArray(message.ice_servers) ? message.ice_servers : [];
+    const earlier = resumed ? savedSeat(fragment.room) : null;
+    seat = { room: fragment.room, pin: fragment.pin, name: fragment.name, offered: {}, token: typeof message.resume_token === 'string' ? message.resume_token : null };
+    keepSeat(seat);
     $('lobby').hidden = true;
+    $('left').hidden = true;
     $('call').hidden = false;
-    if (me.role === 'publisher') await openDevices();
-    addTile('me', fragment.name || 'you', local);
-    status(me.role === 'publisher' ? '' : 'Listening only: you send nothing.');
-    report({ type: 'joined', you: me.id, role: me.role, peers: (message.peers || []).length });
+    $('room-title').textContent = clean(message.name || '', MAX_NAME) || `Room ${clean(fragment.room, 20)}`;
+    $('role-note').textContent = me.role === 'publisher' ? '' : 'Listening only: you see and hear the others, and send nothing.';
+    if (me.role === 'publisher' && !local) await openDevices();
+    if (!document.querySelector('.tile.self')) addTile('me', `${fragment.name || 'guest'} (you)`, local);
+    status('');
+    report({ type: 'joined', you: me.id, role: me.role, peers: (message.peers || []).length, resumed });
     for (const peer of message.peers || []) {
       if (typeof peer.id !== 'string') continue;
-      startLink(peer.id, clean(peer.name, MAX_NAME), peer.role, true);
+      if (earlier) {
+        // Back after a reload: our links died with the page. Each peer is told to set its link
+        // up again (`restart`); whoever offered it before offers again.
+        signal(peer.id, { type: 'restart' });
+        startLink(peer.id, clean(peer.name, MAX_NAME), peer.role, earlier.offered?.[peer.id] === true);
+      } else {
+        startLink(peer.id, clean(peer.name, MAX_NAME), peer.role, true);
+      }
     }
     break;
+  }
   case 'peer-joined':
     if (typeof message.peer === 'string') startLink(message.peer, clean(message.name, MAX_NAME), message.role, false);
     break;
@@ -142,12 +213,22 @@ async function onServerMessage(message) {
     document.querySelector(`[data-knock="${CSS.escape(String(message.knock))}"]`)?.remove();
     break;
   case 'room-closed':
-    status('The room is over.');
-    report({ type: 'room-closed' });
+    roomClosed = message.reason === 'host-left' ? 'host-left' : 'server-shutdown';
+    report({ type: 'room-closed', reason: roomClosed });
     break;
   case 'error':
-    status(`The rendezvous said: ${clean(message.message || message.code, 300)}`);
     report({ type: 'error', code: clean(message.code, 40) });
+    // A seat that could not be taken back: join afresh with the pin this tab kept.
+    if (message.code === 'resume-refused' && token && !me) {
+      seat = null;
+      forgetSeat();
+      socket.onclose = null;
+      socket.close();
+      join(fragment.name);
+      return;
+    }
+    lastRefusal = { code: String(message.code), message: String(message.message || '') };
+    status(guestWords(lastRefusal.code, lastRefusal.message));
     break;
   }
 }
@@ -167,6 +248,7 @@ function startLink(id, name, role, weOffer) {
   endLink(id);
   const link = { name, role, pc: null, chat: null, control: null, tile: addTile(id, name, null), offered: weOffer, state: {} };
   links.set(id, link);
+  if (seat) { seat.offered[id] = weOffer; keepSeat(seat); }
   if (weOffer) makeConnection(id, link, true);
   render();
 }
@@ -251,6 +333,7 @@ function adoptChannel(id, link, channel) {
       let state;
       try { state = JSON.parse(data); } catch { return; }
       if (state?.type === 'sas-nonce') return revealed(id, link, secret, state.nonce);
+      if (state?.type === 'bye') { report({ type: 'bye', peer: id }); return endLink(id); }
       if (!state || state.type !== 'state') return;
       link.state = { audioMuted: state.audio_muted === true, videoMuted: state.video_muted === true };
       // A peer that hides our picture (conf's `video hide`) is sent none until it shows it again.
@@ -368,7 +451,7 @@ function endLink(id) {
 
 function addTile(id, name, stream) {
   const tile = document.createElement('div');
-  tile.className = 'tile';
+  tile.className = id === 'me' ? 'tile self' : 'tile';
   tile.dataset.peer = id;
   const video = document.createElement('video');
   video.autoplay = true;
@@ -447,7 +530,9 @@ function partitions(items) {
 
 function render() {
   const grid = $('grid');
-  const tiles = [...grid.children];
+  // Our own picture is small in a corner, never one of the big ones.
+  const tiles = [...grid.querySelectorAll('.tile:not(.self)')];
+  $('alone').hidden = tiles.length > 0;
   const aspects = tiles.map((tile) => {
     const video = tile.querySelector('video');
     return video.videoWidth > 0 && video.videoHeight > 0 ? video.videoWidth / video.videoHeight : 4 / 3;
@@ -514,6 +599,29 @@ function sendVideo(pc, on) {
   }
 }
 
+// Leaving on purpose: the rendezvous and every peer are told (the peers over conf-control too,
+// so that they hear of it even when the rendezvous is gone), the devices close, and the page
+// says so, with a way back in.
+function leaveCall() {
+  hasLeft = true;
+  send({ type: 'leave' });
+  for (const [, link] of links) if (link.control?.readyState === 'open') link.control.send(JSON.stringify({ type: 'bye' }));
+  for (const id of [...links.keys()]) endLink(id);
+  for (const track of local?.getTracks() || []) track.stop();
+  local = null;
+  document.querySelector('.tile.self')?.remove();
+  if (ws) { ws.onclose = null; ws.close(); }
+  clearInterval(pinger);
+  me = null;
+  seat = null;
+  forgetSeat();
+  $('call').hidden = true;
+  $('left').hidden = false;
+  $('left-room').textContent = $('room-title').textContent;
+  status('');
+  report({ type: 'left' });
+}
+
 function wireControls() {
   // Muting stops sending (the track sends silence or black) and tells the others.
   const toggle = (button, tracks, on, off, set) => () => {
@@ -529,12 +637,12 @@ function wireControls() {
     for (const [, link] of links) if (link.pc) sendVideo(link.pc, sendsVideoTo(link));
     return videoMuted;
   });
-  $('leave').onclick = () => {
-    send({ type: 'leave' });
-    for (const id of [...links.keys()]) endLink(id);
-    for (const track of local?.getTracks() || []) track.stop();
-    status('You left the call.');
-    report({ type: 'left' });
+  $('leave').onclick = () => leaveCall();
+  $('rejoin').onclick = () => {
+    $('left').hidden = true;
+    $('lobby').hidden = false;
+    $('join').disabled = true;
+    join(fragment.name);
   };
   $('chat-form').onsubmit = (event) => {
     event.preventDefault();
@@ -549,12 +657,21 @@ function wireControls() {
 function start() {
   // The link opened again in this tab changes only the fragment: start afresh with its pin.
   window.addEventListener('hashchange', () => { if (readFragment(location.hash).pin) location.reload(); });
+  // A reload or a tab that goes on the same page: the seat is kept for the tab (sessionStorage).
+  const kept = savedSeat(fragment.room);
+  if (!fragment.pin && kept) { fragment.pin = kept.pin; fragment.name = fragment.name || kept.name; }
   // The pin leaves the address bar (history, session restore, sync) once read; the room stays.
-  if (fragment.pin) history.replaceState(null, '', `${location.pathname}#room=${encodeURIComponent(fragment.room)}`);
+  if (readFragment(location.hash).pin) history.replaceState(null, '', `${location.pathname}#room=${encodeURIComponent(fragment.room)}`);
+  if (!window.isSecureContext || !window.crypto?.subtle) {
+    status('This page needs a secure connection, and this one is not (plain http to another computer): ask the host for a secure link, one that starts with https.');
+    $('join').disabled = true;
+    return;
+  }
   if (!fragment.room || !fragment.pin) {
     status(fragment.room
       ? 'This page no longer holds the pin (it leaves the address once read): open the link you were given again.'
       : 'This link names no room and pin: ask for the whole link, with what follows its #.');
+    $('join').disabled = true;
     return;
   }
   $('lobby-room').textContent = `Room ${clean(fragment.room, 20)}`;
@@ -562,14 +679,21 @@ function start() {
   wireControls();
   watchTalking();
   window.addEventListener('resize', render);
+  // Going (closed, reloaded, navigated away): the seat waits a second for this tab's return.
+  window.addEventListener('pagehide', () => { if (me && !hasLeft) { hasLeft = true; send({ type: 'away' }); } });
   $('join-form').onsubmit = (event) => {
     event.preventDefault();
     fragment.name = clean($('name').value, MAX_NAME).trim() || 'guest';
     $('join').disabled = true;
     join(fragment.name);
   };
-  // join=1 gets the page ready, never further: camera and microphone open only on a person's click.
-  if (fragment.join) {
+  const navigation = performance.getEntriesByType?.('navigation')?.[0]?.type;
+  if (kept?.token && navigation === 'reload') {
+    // The person reloaded their own call: back in at once, in the same seat.
+    $('join').disabled = true;
+    join(fragment.name, kept.token);
+  } else if (fragment.join) {
+    // join=1 gets the page ready, never further: camera and microphone open only on a person's click.
     $('name').value = fragment.name || 'guest';
     $('join').focus();
   }

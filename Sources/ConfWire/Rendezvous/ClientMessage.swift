@@ -6,6 +6,9 @@ public enum ClientMessage: Equatable, Sendable {
     /// An opaque payload for one other participant of the same room.
     case signal(to: ParticipantID, payload: JSONValue)
     case leave
+    /// The client is going and may be back at once (a page closed or reloaded): the seat waits
+    /// only `RendezvousConfig.briefAwayGrace` for a `resume`, then the others are told.
+    case away
     case ping
     /// Take back one's seat after the connection to the rendezvous was lost, with the token from `joined`.
     case resume(token: String)
@@ -20,6 +23,7 @@ public enum ClientMessage: Equatable, Sendable {
         case .signal(let to, let payload):
             .object(["type": "signal", "to": .string(to.rawValue), "payload": payload])
         case .leave: .object(["type": "leave"])
+        case .away: .object(["type": "away"])
         case .ping: .object(["type": "ping"])
         case .resume(let token): .object(["type": "resume", "token": .string(token)])
         case .admit(let knock): .object(["type": "admit", "knock": .string(knock.rawValue)])
@@ -56,6 +60,7 @@ public enum ClientMessage: Equatable, Sendable {
             }
             self = .signal(to: try fields.participantID("to"), payload: payload)
         case "leave": self = .leave
+        case "away": self = .away
         case "ping": self = .ping
         case "resume":
             let token = try fields.string("token")
