@@ -59,6 +59,8 @@ public final class CallDriver {
     /// Called when this machine's addresses change. The owner feeds `.networkChanged` once
     /// signals can reach the peers again (see ParticipantSession.networkChanged).
     public var onNetworkChanged: () -> Void = {}
+    /// A peer said over its link that it left (`bye`): its owner tells the session.
+    public var onPeerSaidGoodbye: (ParticipantID) -> Void = { _ in }
     private var draining = false
     /// Inputs that came while outputs were carried out (`feed`), handled once all are.
     private var inputsWhileDraining: [CallEngine.Input] = []
@@ -187,6 +189,8 @@ public final class CallDriver {
             reporter.note("\(note.text)")
         case .callFailed(let noPath):
             onCallFailed(noPath)
+        case .peerSaidGoodbye(let id):
+            onPeerSaidGoodbye(id)
         default:
             let media = devices.perform(output, participant: engine.participant, pictureArrived: views.pictureArrived)
             assert(media, "an output nobody carries out: \(output)")

@@ -117,6 +117,7 @@ public enum CallSetup {
             driver.controls.openWaitingScreen()
         }
         session.onPeerLeft = { driver.peerLeft($0) }
+        driver.onPeerSaidGoodbye = { [weak session] in session?.peerSaidGoodbye($0) }
         session.onSignal = { driver.feed(.signal(from: $0, $1)) }
         return driver
     }

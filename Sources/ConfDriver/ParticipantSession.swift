@@ -79,6 +79,9 @@ public final class ParticipantSession {
     /// connection is known to work (see `RendezvousSession.Input.networkChanged`).
     public func networkChanged() { feed(.networkChanged) }
 
+    /// A peer said over its link that it left.
+    public func peerSaidGoodbye(_ id: ParticipantID) { feed(.peerSaidGoodbye(id)) }
+
     // MARK: Driving the core
 
     private func feed(_ input: RendezvousSession.Input) {

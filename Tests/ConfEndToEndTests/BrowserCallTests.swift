@@ -334,6 +334,36 @@ struct BrowserCallTests {
         })
     }
 
+    /// After the host left with its rendezvous, leaving still reaches the others: over each
+    /// link's control channel (`bye`). The page and a conf guest go on alone; a guest who leaves
+    /// first is gone from the page at once, and the page leaving is gone from conf.
+    @Test func leavingReachesTheOthersAfterTheHostIsGone() throws {
+        let host = try ConfProcess(["host", "--listen", "127.0.0.1:0", "--no-tls", "--as", "ann", "--json"] + Self.media)
+        let room = try #require(host.waitForEvent("room"), "\(host.stderr)")
+        let link = try #require(room["browser_url"] as? String), command = try #require(room["join_command"] as? String)
+        let joining = command.split(separator: " ").dropFirst().map(String.init) + Self.media.filter { $0 != "--resolution" && $0 != "240p" }
+        let bob = try ConfProcess(joining + ["--as", "bob", "--json"], interactive: true)
+        let cy = try ConfProcess(joining + ["--as", "cy", "--json"], interactive: true)
+        let browser = try HeadlessBrowser(link + "&name=web&join=1")
+        for conf in [bob, cy] {
+            #expect(conf.waitForEvent("peer-connected", timeout: .seconds(20), where: { $0["name"] as? String == "web" }) != nil, "\(conf.stderr)")
+        }
+        #expect(ConfProcess.waitUntil(timeout: .seconds(20)) { Self.connectedPeers(browser).count == 3 }, "\(browser.events.suffix(5))")
+        host.signal(SIGTERM)
+        #expect(host.waitForExit(timeout: .seconds(15)) == 0)
+        #expect(bob.waitForEvent("rendezvous-closed", timeout: .seconds(10)) != nil)
+        let cyID = try #require(Self.id(of: "cy", in: bob))
+        cy.send("leave")
+        #expect(browser.waitForEvent("bye", timeout: .seconds(10), where: { $0["peer"] as? String == cyID }) != nil, "\(browser.events.suffix(5))")
+        #expect(try browser.evaluate("document.querySelectorAll('.tile:not(.self)').length") as? Int == 1, "cy's tile is gone")
+        let webID = try #require(Self.id(of: "web", in: bob))
+        try browser.evaluate("document.getElementById('leave').click()")
+        #expect(bob.waitForEvent("peer-left", timeout: .seconds(10), where: { $0["peer"] as? String == webID }) != nil, "\(bob.stdout.suffix(1500))")
+        #expect(bob.waitForExit(timeout: .seconds(15)) == 0, "nobody is left: bob's call ends")
+        #expect(bob.events(ofType: "left").first?["reason"] as? String == "nobody-left")
+        _ = cy.waitForExit()
+    }
+
     /// A listener whose page was modified to send anyway (it tells itself it is a publisher):
     /// a publisher's page neither negotiates nor shows its media and drops its chat, as conf does.
     @Test func aModifiedListenerPageIsNeitherSeenHeardNorRead() throws {

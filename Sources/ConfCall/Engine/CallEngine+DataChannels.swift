@@ -116,6 +116,7 @@ extension CallEngine {
             guard case .string(let hex)? = message["nonce"], let nonce = Hex.bytes(hex, count: ShortAuthenticationString.nonceLength) else { return }
             return peerRevealedSASNonce(nonce, on: link, now: now)
         }
+        if message["type"] == "bye" { return outputs.append(.peerSaidGoodbye(link.id)) }
         guard message["type"] == "state" else { return }
         let audio = message["audio_muted"]?.boolValue ?? false, video = message["video_muted"]?.boolValue ?? false
         let changed = link.peerState(audioMuted: audio, videoMuted: video)

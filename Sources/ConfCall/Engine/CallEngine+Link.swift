@@ -25,6 +25,12 @@ extension CallEngine {
                     connected(link, now: now)
                     startDataChannels(link)
                 case .ended(let reason):
+                    // What the peer said last (a `bye`, a chat line) may have come with its
+                    // close_notify, still in the association: read before the link goes.
+                    for said in link.drainChannels() {
+                        if case .control(let text) = said { control(text, from: link) }
+                        if case .chat(let text) = said { outputs.append(.event(.chat(from: link.peer, text: text))) }
+                    }
                     disconnect(link, reason, now: now)
                 case .dataChannelInput:
                     dataChannelOutputMayWait = true

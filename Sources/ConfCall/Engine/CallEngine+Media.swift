@@ -35,10 +35,11 @@ extension CallEngine {
         flush(link)
     }
 
-    /// Per-peer receive figures since the last report: `audio-stats`.
+    /// Per-peer receive figures since the last report: `audio-stats`, for connected links only
+    /// (a peer whose link ended, gone with no rendezvous left to say so, is not reported at 0).
     func reportStatistics(now: Instant) {
         var peers: [CallEvent.AudioStatistics] = []
-        for link in linksInOrder {
+        for link in linksInOrder where link.phase == .connected {
             guard link.audioIn != nil else { continue }
             let report = link.audioIn!.report(now: now)
             func duration(_ milliseconds: Double) -> Duration { .nanoseconds(Int64(milliseconds * 1e6)) }

@@ -153,6 +153,8 @@ extension CallEngine {
     func leave() {
         isLeaving = true
         for link in linksInOrder where link.phase != .disconnected {
+            // Said before the channels close: a peer with no rendezvous left hears it this way.
+            if link.phase == .connected { link.sendControl(.object(["type": "bye"])) }
             link.end()
             teardown(link)
         }

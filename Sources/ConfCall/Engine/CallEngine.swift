@@ -99,6 +99,9 @@ public final class CallEngine {
         case transmit(ParticipantID, [UInt8])
         case signal(ParticipantID, JSONValue)
         case event(CallEvent)
+        /// The peer said over conf-control that it is leaving (`bye`): it is gone, whether or not a
+        /// rendezvous is left to say so.
+        case peerSaidGoodbye(ParticipantID)
         /// A line for the person with no event (hints, what was ignored): the driver shows its
         /// `text` escaped.
         case note(CallNote)

@@ -71,6 +71,9 @@ public final class RendezvousSession {
         /// pinged; `.signalPathConfirmed` follows once it answers, or once a new connection has
         /// taken the seat back.
         case networkChanged
+        /// A peer said over its link that it left (`bye`): gone as if the rendezvous had said so,
+        /// which it may never do once it is gone.
+        case peerSaidGoodbye(ParticipantID)
         case timeout
     }
 
@@ -188,6 +191,7 @@ public final class RendezvousSession {
             guard phase == .inRoom else { return }
             send(.signal(to: peer, payload: payload))
         case .networkChanged: networkChanged(now: now)
+        case .peerSaidGoodbye(let id): departed(id)
         case .timeout: timeout(now: now)
         }
     }

@@ -44,6 +44,23 @@ import Testing
         }
     }
 
+    /// Leaving says `bye` over each link's control channel: a peer hears it even when no
+    /// rendezvous is left to say so (the host left with it), and a dying peer says nothing.
+    @Test func aPeerThatLeavesSaysByeOverItsLink() throws {
+        for dies in [false, true] {
+            let call = SimulatedCall(seed: 41, handshake: .fakeDTLS)
+            let (ann, bob) = (try call.add("ann"), try call.add("bob"))
+            call.join(ann)
+            call.join(bob)
+            #expect(call.run(for: .seconds(5)) { call.fullMesh([ann, bob]) })
+            #expect(bob.engine.handle(.say("going now"), now: call.now) == nil)
+            #expect(call.run(for: .seconds(2)) { ann.chats == ["going now"] })  // the channels are open
+            if dies { call.kill(bob) } else { call.leaveWithoutRendezvous(bob) }
+            call.run(for: .seconds(2))
+            #expect(ann.goodbyes == (dies ? [] : [bob.id]), "died: \(dies), \(ann.goodbyes)")
+        }
+    }
+
     /// Talking into a muted microphone is said once (the sim's microphone is always loud), and
     /// not again within 15 s even after muting anew; later it is.
     @Test func talkingWhileMutedIsSaidAtMostEvery15Seconds() throws {

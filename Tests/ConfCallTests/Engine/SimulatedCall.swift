@@ -86,6 +86,13 @@ final class SimulatedCall {
         for other in participants where other.inRoom { relay(to: other, .peerLeft(who.id)) }
     }
 
+    /// `who` leaves when the rendezvous is gone: nothing relays its leaving.
+    func leaveWithoutRendezvous(_ who: Participant) {
+        who.pending.append(.leave)
+        step(who)
+        who.inRoom = false
+    }
+
     /// `who` dies: nothing more from it; the rendezvous sees its connection close.
     func kill(_ who: Participant) {
         who.inRoom = false
@@ -262,6 +269,8 @@ final class SimulatedCall {
             participant.events.append((now, event))
         case .note(let note):
             participant.notes.append(note)
+        case .peerSaidGoodbye(let id):
+            participant.goodbyes.append(id)
         case .audio(let id, let audio, let muted):
             participant.audioFrames[id, default: 0] += 1
             if muted { participant.mutedAudioFrames[id, default: 0] += 1 }

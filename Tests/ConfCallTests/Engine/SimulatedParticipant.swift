@@ -75,6 +75,8 @@ extension SimulatedCall {
         var smallKeyFrameRequests = 0
         /// The engine's notes (human lines that are not events).
         var notes: [CallNote] = []
+        /// Peers that said `bye` over their link.
+        var goodbyes: [ParticipantID] = []
         /// A driver whose small encoder will not start: it answers `.smallVideoUnavailable`.
         var smallEncoderFails = false
         /// How long a small encoder takes to give its first frame once asked (a real one: made,
