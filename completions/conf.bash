@@ -6,7 +6,7 @@ _conf() {
     for ((i = 1; i < COMP_CWORD; i++)); do
         word="${COMP_WORDS[i]}"
         case "$command $word" in
-            "conf host"|"conf join"|"conf rendezvous"|"conf devices"|"conf completions"|"conf help") command="$command $word" ;;
+            "conf host"|"conf join"|"conf check"|"conf rendezvous"|"conf devices"|"conf completions"|"conf help") command="$command $word" ;;
         esac
     done
     case "$command" in
@@ -14,7 +14,7 @@ _conf() {
         if [[ "$cur" == -* ]]; then
             COMPREPLY=($(compgen -W "--help --version" -- "$cur"))
         else
-            COMPREPLY=($(compgen -W "host join rendezvous devices completions help" -- "$cur"))
+            COMPREPLY=($(compgen -W "host join check rendezvous devices completions help" -- "$cur"))
         fi
         ;;
     "conf host")
@@ -77,6 +77,18 @@ _conf() {
             COMPREPLY=($(compgen -W "--server --ca --fingerprint --as --duration --say --audio-source --audio-sink --mic --speaker --muted --play --record --audio-bitrate --stats --ui --video-source --video-bitrate --video-view --stun --turn --relay-only --port-mapping --connect-timeout --no-audio --no-video --no-sounds --json --help" -- "$cur"))
         fi
         ;;
+    "conf check")
+        case "$prev" in
+        --server|-s) COMPREPLY=(); return ;;
+        --stun) COMPREPLY=(); return ;;
+        --turn) COMPREPLY=(); return ;;
+        --listen|-l) COMPREPLY=(); return ;;
+        --port-mapping) COMPREPLY=($(compgen -W "on off" -- "$cur")); return ;;
+        esac
+        if [[ "$cur" == -* ]]; then
+            COMPREPLY=($(compgen -W "--server --stun --turn --listen --port-mapping --json --help" -- "$cur"))
+        fi
+        ;;
     "conf rendezvous")
         case "$prev" in
         --listen|-l) COMPREPLY=(); return ;;
@@ -121,7 +133,7 @@ _conf() {
         if [[ "$cur" == -* ]]; then
             COMPREPLY=($(compgen -W "--help" -- "$cur"))
         else
-            COMPREPLY=($(compgen -W "host join rendezvous devices completions help" -- "$cur"))
+            COMPREPLY=($(compgen -W "host join check rendezvous devices completions help" -- "$cur"))
         fi
         ;;
     esac

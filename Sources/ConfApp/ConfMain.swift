@@ -63,6 +63,8 @@ public enum ConfMain {
             return JoinCommand(context).run()
         case "devices":
             return DevicesCommand(context).run()
+        case "check":
+            return CheckCommand(context).run()
         default:
             Console.err("conf: \(invocation.commandPath) is not implemented")
             return ExitCode.failure.rawValue

@@ -210,13 +210,26 @@ public enum ConfProgram {
         examples: [Example("conf devices --json", "Sources and sinks as JSON."),
                    Example("conf devices --names microphones", "The names --mic takes, one a line.")])
 
+    static let check = CommandSpec(
+        "check", abstract: "say what a call from this network would meet, without making a room",
+        discussion: [
+            "Asks the router to forward the port as conf host would (and deletes the forward again), asks each STUN server (the rendezvous of --server answers STUN at its own port, and each --stun) what address this machine has outside its NATs, compares their answers to tell whether the NAT gives every destination the same outside port (direct links get through) or one of its own each (only a relay helps), lists this machine's global IPv6 addresses and asks each --turn server whether it answers. One line each, then the verdict; with --json one check event.",
+            "Exit status 0 when a direct call is likely, 13 when it is not (calls then need a TURN relay), 2 for a usage error.",
+        ],
+        options: [server, stun, turn,
+                  OptionSpec("listen", short: "l", value: "ADDR", help: "the port conf host would listen on, to ask the router for (HOST:PORT)",
+                             default: defaultListen),
+                  portMapping, json],
+        examples: [Example("conf check --server rv.example.org:7373 --stun stun.example.org:3478", "Two STUN servers to compare: the NAT's kind is known."),
+                   Example("conf check --json | jq .verdict", "The verdict alone.")])
+
     static let help = CommandSpec(
         "help", abstract: "show help for a command",
         arguments: [ArgumentSpec("COMMAND", help: "the command to explain", completion: .subcommands, isOptional: true)])
 
     static let root = CommandSpec(
         "conf", abstract: "private audio/video calls for up to four people, peer to peer",
-        subcommands: [host, join, rendezvous, devices, completions, help])
+        subcommands: [host, join, check, rendezvous, devices, completions, help])
 
     public static let program = Program(
         root: root,

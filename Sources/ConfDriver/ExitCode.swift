@@ -15,6 +15,7 @@ public enum ExitCode: Int32, Sendable, CaseIterable {
     case notAdmitted = 10
     case wrongCertificate = 11
     case forbidden = 12
+    case directCallUnlikely = 13
 
     public var meaning: String {
         switch self {
@@ -30,6 +31,7 @@ public enum ExitCode: Int32, Sendable, CaseIterable {
         case .deviceUnavailable: "a device asked for by flag, environment or config file could not be opened (no PulseAudio server, no such microphone or speaker, or no such camera)"
         case .notAdmitted: "the room was locked after too many wrong pins, and nobody in the call let you in (denied, or no answer in time)"
         case .forbidden: "conf host only: the rendezvous makes rooms only for holders of its room key (room-key), and none or another was given"
+        case .directCallUnlikely: "conf check only: a direct call is unlikely from this network (its NAT gives each destination a port of its own and no port is forwarded, or no STUN server answered): calls need a TURN relay (--turn) or a forwarded port"
         case .wrongCertificate: "the rendezvous presented another TLS certificate than the one --fingerprint names (someone in between, or another server at that address): nothing was sent to it"
         }
     }

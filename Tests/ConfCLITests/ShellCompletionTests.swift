@@ -42,7 +42,7 @@ import TestSupport
         let joinS = ConfProgram.program.root.subcommand(named: "join")!.options.map { "--" + $0.long }.filter { $0.hasPrefix("--s") }
         #expect(joinS.count > 2)
         #expect(try Self.bashComplete("conf join --s") == joinS)
-        #expect(Set(try Self.bashComplete("conf ")) == ["host", "join", "rendezvous", "devices", "completions", "help"])
+        #expect(Set(try Self.bashComplete("conf ")) == ["host", "join", "check", "rendezvous", "devices", "completions", "help"])
         #expect(try Self.bashComplete("conf host --resolution 7") == ["720p"])
         #expect(try Self.bashComplete("conf completions z") == ["zsh"])
         #expect(try Self.bashComplete("conf help ren") == ["rendezvous"])

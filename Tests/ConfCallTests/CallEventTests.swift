@@ -13,6 +13,9 @@ import Testing
     /// One event of every type; `everyTypeHasASample` keeps it complete.
     static let samples: [CallEvent] = [
         .reachability(.init(verdict: .carrierGradeNAT, address: "192.168.1.10:7373", via: .none, advice: hostile)),
+        .check(.init(verdict: ConnectivityVerdict(mapped: [STUNTransportAddress(address: [203, 0, 113, 7], port: 40_000)], local: [], forwarded: false),
+                     portMapping: .init(verdict: .closed, address: "192.168.1.10:7373", via: .none, advice: hostile),
+                     stunServers: ["198.51.100.1:7373"], ipv6: ["2001:db8::5"], turn: [.init(server: "198.51.100.1:3478", answered: false)])),
         .room(.init(room: RoomCreated(room: RoomID("4821-7734")!, pin: Pin("381204")!, listenPin: Pin("905117")!, name: "standup", resolution: .p480),
                     joinCommand: "conf join 4821-7734 381204 --server 192.0.2.5:7373",
                     listenJoinCommand: "conf join 4821-7734 905117 --server 192.0.2.5:7373", otherAddresses: ["10.0.0.2:7373"])),

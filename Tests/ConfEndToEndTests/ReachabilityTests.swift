@@ -202,6 +202,40 @@ struct ReachabilityTests {
         withExtendedLifetime((alone, relaying)) {}
     }
 
+    /// `conf check` behind each kind of home router says what a call from there would meet: two
+    /// STUN servers (a standing rendezvous at 7373 and another at 7374) compare the NAT's ports,
+    /// the router is asked for the port (and the forward deleted again), TURN is asked.
+    @Test(arguments: ["upnp", "none", "carrier-grade", "symmetric"])
+    func confCheckSaysWhatEachRouterIs(router: String) throws {
+        let environment = router == "carrier-grade" ? ["WAN1": "100.64.0.2"] : router == "symmetric" ? ["SYMMETRIC": "1"] : [:]
+        let homes = try HomeRouters(upnp: router != "none" && router != "symmetric", environment)
+        let servers = [try homes.standingRendezvous(), try homes.standingRendezvous(port: 7374)]
+        if router == "symmetric" { try homes.coturn() }
+        let turn = router == "symmetric" ? ["--turn", "conf:secret@11.0.0.1:3478"] : []
+        let check = try ConfProcess(["check", "--server", "ws://11.0.0.1:7373", "--stun", "11.0.0.1:7374", "--json"] + turn,
+                                    environment: ["CONF_PORT_MAPPING": "on"], namespace: homes.ns("h1"))
+        let status = check.waitForExit(timeout: .seconds(30))
+        let event = try #require(check.events(ofType: "check").first, "\(check.stdout) \(check.stderr)")
+        let mapping = event["port_mapping"] as? [String: Any] ?? [:]
+        switch router {
+        case "upnp":
+            #expect(status == 0 && event["verdict"] as? String == "direct" && mapping["verdict"] as? String == "reachable", "\(event)")
+            #expect(event["nat"] as? String == "endpoint-independent" && (event["mapped_address"] as? String)?.hasPrefix("11.0.0.2:") == true, "\(event)")
+            #expect(homes.routerMappings().isEmpty, "the check's forward is deleted: \(homes.routerMappings())")
+        case "none":
+            #expect(status == 0 && event["verdict"] as? String == "direct" && mapping["verdict"] as? String == "closed", "\(event)")
+            #expect(event["nat"] as? String == "endpoint-independent", "\(event)")
+        case "carrier-grade":
+            #expect(mapping["verdict"] as? String == "carrier-grade-nat", "\(event)")
+            #expect(status == 0 && event["nat"] as? String == "endpoint-independent", "\(event)")
+        default:
+            #expect(status == 13 && event["verdict"] as? String == "relay" && event["nat"] as? String == "per-destination", "\(event)")
+            #expect(event["turn"] as? String == "reachable", "\(event)")
+            #expect(check.stderr.contains("a direct call is unlikely"), "\(check.stderr)")
+        }
+        withExtendedLifetime(servers) {}
+    }
+
     /// An unmodified STUN client (coturn's) behind a NAT gets its NAT's address from a standing
     /// rendezvous, which answers STUN at its own port.
     @Test func theRendezvousAnswersAnUnmodifiedSTUNClient() throws {

@@ -13,20 +13,7 @@ import Glibc
 /// builds the call from them once the room is joined).
 extension CallOptions {
     static func parse(_ context: CommandContext) throws(CommandFailure) -> CallOptions {
-        var servers: [IceServerAddress] = []
-        for text in context.settings("stun") {
-            guard let endpoint = HostPort.server(text, defaultPort: HostPort.stunPort) else {
-                throw context.usage("\(context.origin("stun")) '\(text)': give HOST:PORT, like 192.0.2.1:3478")
-            }
-            servers.append(try resolve(endpoint, credentials: nil, option: context.origin("stun")))
-        }
-        for option in context.settings("turn") {
-            guard let turn = TURNOption(option) else { throw context.usage("\(context.origin("turn")) '\(option)': \(TURNOption.form)") }
-            var server = try resolve(turn.endpoint, credentials: (turn.username, turn.password), option: context.origin("turn"))
-            server.overTCP = turn.transport != .udp
-            server.tlsServerName = turn.transport == .tls ? turn.endpoint.host : nil
-            servers.append(server)
-        }
+        let servers = try iceServers(context)
         var timeout = Duration.seconds(15)
         if let text = context.setting("connect-timeout") {
             guard let seconds = Double(text), seconds > 0, seconds < 86_400 else {
@@ -94,6 +81,25 @@ extension CallOptions {
         options.viewIsAuto = (context.setting("video-view") ?? "auto") == "auto"
         options.portMapping = portMapping
         return options
+    }
+
+    /// `--stun` and `--turn`, resolved: STUN servers first, then TURN servers.
+    static func iceServers(_ context: CommandContext) throws(CommandFailure) -> [IceServerAddress] {
+        var servers: [IceServerAddress] = []
+        for text in context.settings("stun") {
+            guard let endpoint = HostPort.server(text, defaultPort: HostPort.stunPort) else {
+                throw context.usage("\(context.origin("stun")) '\(text)': give HOST:PORT, like 192.0.2.1:3478")
+            }
+            servers.append(try resolve(endpoint, credentials: nil, option: context.origin("stun")))
+        }
+        for option in context.settings("turn") {
+            guard let turn = TURNOption(option) else { throw context.usage("\(context.origin("turn")) '\(option)': \(TURNOption.form)") }
+            var server = try resolve(turn.endpoint, credentials: (turn.username, turn.password), option: context.origin("turn"))
+            server.overTCP = turn.transport != .udp
+            server.tlsServerName = turn.transport == .tls ? turn.endpoint.host : nil
+            servers.append(server)
+        }
+        return servers
     }
 
     private static func resolve(_ endpoint: HostPort, credentials: (String, String)?, option: String) throws(CommandFailure) -> IceServerAddress {

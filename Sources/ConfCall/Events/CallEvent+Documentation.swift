@@ -78,6 +78,9 @@ extension CallEvent.Kind {
         case .videoResumed:
             (["peer"],
              "that peer gets your video again, from a key frame (tried after 1 s of room on the link; a try that fails within 10 s doubles the wait before the next, up to 32 s)")
+        case .check:
+            (["verdict", "mapped_address", "nat", "port_mapping", "ipv6", "turn"],
+             "conf check: verdict is direct (a direct call is likely), relay (only through a TURN relay or a port forwarded by hand) or unknown (no STUN server answered, or only one, and no port is forwarded); mapped_address is this machine's address outside its NATs as the first STUN server saw it (null without an answer); nat is none, endpoint-independent (one outside port for every destination: hole punching works), per-destination (symmetric), unknown (one STUN answer: nothing to compare) or no-answer; port_mapping is {verdict, address, via} as the reachability event says them; ipv6 lists this machine's global IPv6 addresses; turn is none, reachable or unreachable")
         case .devices:
             (["sources", "sinks", "cameras"],
              "conf devices: the sound server's sources and sinks, each {name, description, monitor, default}, and the cameras, each {path, name, default, modes: [{format, width, height, fps}]}")

@@ -100,6 +100,30 @@ extension CallEvent {
             return style.dim("\(peer.name) (\(peer.id)) gets no video from you for now: the link cannot carry it (audio goes on)")
         case .videoResumed(let peer):
             return style.dim("\(peer.name) (\(peer.id)) gets your video again")
+        case .check(let c):
+            let mapping = switch c.portMapping.verdict {
+            case .reachable: "the router forwards the port: reachable from the internet at \(c.portMapping.address) (\(c.portMapping.via.rawValue))"
+            case .closed: "not forwarded: \(c.portMapping.advice)"
+            case .carrierGradeNAT: "carrier-grade NAT: no forward can help; \(c.portMapping.advice)"
+            }
+            let asked = c.stunServers.isEmpty ? "no STUN server given (--server or --stun)" : c.stunServers.joined(separator: ", ")
+            let outside = c.verdict.mappedAddress.map { "\($0), as \(c.stunServers.first ?? "STUN") sees it" } ?? "unknown: no STUN answer from \(asked)"
+            let nat = switch c.verdict.nat {
+            case .none: "none: this machine's own address is its outside address"
+            case .endpointIndependent: "one outside port for every destination: direct links get through (hole punching)"
+            case .perDestination: "a port of its own for each destination (symmetric): direct links cannot get through, only a relay or a forwarded port"
+            case .unknown: "unknown: only one STUN server answered, give another with --stun to compare"
+            case .noAnswer: "unknown: no STUN server answered (\(asked)); UDP may be blocked"
+            }
+            let turn = c.turn.isEmpty ? "none given (--turn)"
+                : c.turn.map { "\($0.server) \($0.answered ? "answers" : "does not answer")" }.joined(separator: ", ")
+            let verdict = switch c.verdict.verdict {
+            case .direct: style.green("a direct call is likely")
+            case .relay: style.red("a direct call is unlikely: calls need a TURN relay") + (c.turnState == "reachable" ? " (yours answers)" : " (--turn)")
+            case .unknown: style.red("cannot tell: no STUN server answered") + " (give --server or --stun)"
+            }
+            return "Port mapping:  \(mapping)\nOutside address:  \(outside)\nNAT:  \(nat)\n"
+                + "IPv6:  \(c.ipv6.isEmpty ? "no global address" : c.ipv6.joined(separator: ", "))\nTURN:  \(turn)\nVerdict:  " + verdict
         case .devices(let sources, let sinks, let cameras):
             var text: TerminalText = "Sources (--mic; the default is marked *):"
             for source in sources {

@@ -37,6 +37,14 @@ extension CallEvent {
                 "join_command": .string(r.joinCommand), "listen_join_command": .string(r.listenJoinCommand),
                 "browser_url": .string(r.browserURL), "listen_browser_url": .string(r.listenBrowserURL),
             ])
+        case .check(let c):
+            .object([
+                "verdict": .string(c.verdict.verdict.rawValue), "mapped_address": c.verdict.mappedAddress.map(JSONValue.string) ?? .null,
+                "nat": .string(c.verdict.nat.rawValue),
+                "port_mapping": .object(["verdict": .string(c.portMapping.verdict.rawValue), "address": .string(c.portMapping.address),
+                                         "via": .string(c.portMapping.via.rawValue)]),
+                "ipv6": .array(c.ipv6.map(JSONValue.string)), "turn": .string(c.turnState),
+            ])
         case .reachability(let r):
             .object(["verdict": .string(r.verdict.rawValue), "address": .string(r.address), "via": .string(r.via.rawValue), "advice": .string(r.advice)])
         case .joined(let j):

@@ -37,6 +37,36 @@ extension CallEvent {
         public var listenBrowserURL: String { forBrowsers ? listenLink : "" }
     }
 
+    /// `conf check`'s findings.
+    public struct ConnectivityReport: Equatable, Sendable {
+        public var verdict: ConnectivityVerdict
+        /// The router's port mapping, as `conf host` would judge it.
+        public var portMapping: Reachability
+        /// The STUN servers asked ("host:port"), in order; empty when none was given.
+        public var stunServers: [String]
+        /// This machine's global IPv6 addresses.
+        public var ipv6: [String]
+        /// The TURN servers given ("host:port") and whether each answered.
+        public var turn: [TURNAnswer]
+
+        public struct TURNAnswer: Equatable, Sendable {
+            public var server: String
+            public var answered: Bool
+            public init(server: String, answered: Bool) { (self.server, self.answered) = (server, answered) }
+        }
+
+        public init(verdict: ConnectivityVerdict, portMapping: Reachability, stunServers: [String], ipv6: [String], turn: [TURNAnswer]) {
+            self.verdict = verdict
+            self.portMapping = portMapping
+            self.stunServers = stunServers
+            self.ipv6 = ipv6
+            self.turn = turn
+        }
+
+        /// `turn` in one word: none given, reachable (one answered at least), or unreachable.
+        public var turnState: String { turn.isEmpty ? "none" : turn.contains(where: \.answered) ? "reachable" : "unreachable" }
+    }
+
     public struct Joined: Equatable, Sendable {
         public var you: ParticipantID
         /// Our own name, as we gave it.

@@ -46,6 +46,8 @@ public enum CallEvent: Equatable, Sendable {
     case videoPaused(Participant, reason: VideoPauseReason)
     /// A peer gets our video again.
     case videoResumed(Participant)
+    /// `conf check`: what a host and a joiner on this network would meet.
+    case check(ConnectivityReport)
     /// `conf devices`: the sound server's sources and sinks, and the cameras.
     case devices(sources: [SoundDevice], sinks: [SoundDevice], cameras: [CameraDevice])
     /// No sound server: the call goes on without the default devices; `reason` is the library's words.
@@ -77,7 +79,7 @@ public enum CallEvent: Equatable, Sendable {
         case talking, talkingWhileMuted = "talking-while-muted"
         case audioStats = "audio-stats", linkStats = "link-stats"
         case videoPaused = "video-paused", videoResumed = "video-resumed"
-        case devices
+        case devices, check
         case devicesMissing = "devices-missing", deviceLost = "device-lost"
         case recordError = "record-error"
         case listenerIgnored = "listener-ignored"
@@ -116,6 +118,7 @@ public enum CallEvent: Equatable, Sendable {
         case .videoPaused: .videoPaused
         case .videoResumed: .videoResumed
         case .devices: .devices
+        case .check: .check
         case .devicesMissing: .devicesMissing
         case .deviceLost: .deviceLost
         case .recordError: .recordError

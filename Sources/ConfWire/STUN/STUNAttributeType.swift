@@ -18,6 +18,8 @@ public struct STUNAttributeType: RawRepresentable, Hashable, Sendable, CustomStr
     /// ICE (RFC 8445 section 16.1): PRIORITY, USE-CANDIDATE, ICE-CONTROLLED, ICE-CONTROLLING.
     public static let priority = Self(rawValue: 0x0024)
     public static let useCandidate = Self(rawValue: 0x0025)
+    /// TURN (RFC 8656 section 18.7): the relay's transport, 17 for UDP.
+    public static let requestedTransport = Self(rawValue: 0x0019)
     public static let software = Self(rawValue: 0x8022)
     public static let fingerprint = Self(rawValue: 0x8028)
     public static let iceControlled = Self(rawValue: 0x8029)

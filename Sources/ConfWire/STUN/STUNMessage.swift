@@ -53,6 +53,8 @@ public struct STUNMethod: RawRepresentable, Hashable, Sendable {
     }
 
     public static let binding = Self(rawValue: 0x001)!
+    /// TURN's Allocate (RFC 8656 section 7.2).
+    public static let allocate = Self(rawValue: 0x003)!
 }
 
 /// The 96-bit id that pairs a response with its request (section 5); a client picks it at random.
