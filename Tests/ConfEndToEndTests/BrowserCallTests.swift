@@ -352,11 +352,14 @@ struct BrowserCallTests {
         host.signal(SIGTERM)
         #expect(host.waitForExit(timeout: .seconds(15)) == 0)
         #expect(bob.waitForEvent("rendezvous-closed", timeout: .seconds(10)) != nil)
-        let cyID = try #require(Self.id(of: "cy", in: bob))
+        // Ids from what bob connected to: cy may have joined before bob (then in bob's `joined`).
+        let connectedID = { (name: String) in bob.events(ofType: "peer-connected").first { $0["name"] as? String == name }?["peer"] as? String }
+        #expect(bob.waitForEvent("peer-connected", timeout: .seconds(10), where: { $0["name"] as? String == "cy" }) != nil)
+        let cyID = try #require(connectedID("cy"))
         cy.send("leave")
         #expect(browser.waitForEvent("bye", timeout: .seconds(10), where: { $0["peer"] as? String == cyID }) != nil, "\(browser.events.suffix(5))")
         #expect(try browser.evaluate("document.querySelectorAll('.tile:not(.self)').length") as? Int == 1, "cy's tile is gone")
-        let webID = try #require(Self.id(of: "web", in: bob))
+        let webID = try #require(connectedID("web"))
         try browser.evaluate("document.getElementById('leave').click()")
         #expect(bob.waitForEvent("peer-left", timeout: .seconds(10), where: { $0["peer"] as? String == webID }) != nil, "\(bob.stdout.suffix(1500))")
         #expect(bob.waitForExit(timeout: .seconds(15)) == 0, "nobody is left: bob's call ends")

@@ -605,8 +605,24 @@ function sendVideo(pc, on) {
 function leaveCall() {
   hasLeft = true;
   send({ type: 'leave' });
-  for (const [, link] of links) if (link.control?.readyState === 'open') link.control.send(JSON.stringify({ type: 'bye' }));
-  for (const id of [...links.keys()]) endLink(id);
+  // The connections close once each `bye` has left (a close right after a send can drop it), or
+  // after a second at most; the page shows that we left at once.
+  const leaving = [...links.entries()];
+  links.clear();
+  for (const [, link] of leaving) {
+    link.tile.remove();
+    if (link.control?.readyState === 'open') link.control.send(JSON.stringify({ type: 'bye' }));
+  }
+  const closeWhenSaid = (tries) => {
+    if (tries > 0 && leaving.some(([, link]) => link.control?.readyState === 'open' && link.control.bufferedAmount > 0)) {
+      setTimeout(() => closeWhenSaid(tries - 1), 50);
+      return;
+    }
+    // A moment more for SCTP to have the last chunk acknowledged before the close aborts it.
+    setTimeout(() => { for (const [, link] of leaving) link.pc?.close(); }, 200);
+  };
+  closeWhenSaid(20);
+  render();
   for (const track of local?.getTracks() || []) track.stop();
   local = null;
   document.querySelector('.tile.self')?.remove();
