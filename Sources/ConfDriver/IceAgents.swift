@@ -24,6 +24,12 @@ final class IceAgents {
     private var onAllClosed: (() -> Void)?
     private let onInput: (CallEngine.Input) -> Void
     private let note: (String) -> Void
+    /// Browsers' `.local` candidates, looked up by mDNS (made at the first one).
+    private var mdns: MDNSResolver?
+    /// Per link: `.local` lookups under way, and whether the peer's end of candidates waits for them.
+    private var lookups: [ParticipantID: (pending: Int, endWaits: Bool)] = [:]
+    /// At most this many lookups per link at once: a page may name as many as it likes.
+    static let lookupsPerLink = 8
 
     init(loop: EventLoop, settings: CallDriver.Settings, onInput: @escaping (CallEngine.Input) -> Void, note: @escaping (String) -> Void) {
         self.loop = loop
@@ -60,10 +66,14 @@ final class IceAgents {
         case .setRemoteCredentials(let id, let ufrag, let pwd):
             agents[id]?.setRemoteCredentials(ufrag: ufrag, pwd: pwd)
         case .addRemoteCandidate(let id, let candidate):
+            if MDNSMessage.isLocalName(candidate.address) { return lookUp(candidate, for: id) }
             agents[id]?.addRemote(candidate)
         case .remoteCandidatesDone(let id):
-            agents[id]?.remoteGatheringDone()
+            // libnice ends checks on candidates it has when told there are no more: a `.local`
+            // one still being looked up would come too late.
+            if let lookup = lookups[id], lookup.pending > 0 { lookups[id]?.endWaits = true } else { agents[id]?.remoteGatheringDone() }
         case .closeIce(let id):
+            lookups[id] = nil
             guard let agent = agents.removeValue(forKey: id) else { return }
             closing += 1
             agent.close { [weak self] in self?.closed() }
@@ -71,6 +81,28 @@ final class IceAgents {
             agents[id]?.send(datagram)
         default:
             break
+        }
+    }
+
+    /// A browser's host candidate behind an mDNS name (browsers hide their local addresses so):
+    /// given to the agent with the address the name resolves to on this link, if it does.
+    private func lookUp(_ candidate: IceCandidate, for id: ParticipantID) {
+        guard let agent = agents[id], (lookups[id]?.pending ?? 0) < Self.lookupsPerLink else { return }
+        lookups[id, default: (0, false)].pending += 1
+        let resolver = mdns ?? MDNSResolver(loop: loop)
+        mdns = resolver
+        resolver.resolve(candidate.address) { [weak self, weak agent] address in
+            guard let self, let agent, self.agents[id] === agent else { return }
+            if let address {
+                var resolved = candidate
+                resolved.address = address
+                agent.addRemote(resolved)
+            }
+            self.lookups[id]?.pending -= 1
+            if let lookup = self.lookups[id], lookup.pending == 0, lookup.endWaits {
+                self.lookups[id] = nil
+                agent.remoteGatheringDone()
+            }
         }
     }
 

@@ -161,6 +161,16 @@ public final class UDPSocket {
         setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
     }
 
+    /// Joins the IPv4 multicast group `group` (an IPv4 socket) on the interface with address
+    /// `interface` (nil: the one the kernel routes the group to); false when refused.
+    @discardableResult
+    public func joinMulticastGroup(_ group: [UInt8], interface: [UInt8]? = nil) -> Bool {
+        guard group.count == 4, interface.map({ $0.count == 4 }) ?? true else { return false }
+        func inAddress(_ bytes: [UInt8]) -> in_addr { in_addr(s_addr: bytes.withUnsafeBytes { $0.load(as: UInt32.self) }) }
+        var request = ip_mreq(imr_multiaddr: inAddress(group), imr_interface: inAddress(interface ?? [0, 0, 0, 0]))
+        return setsockopt(fd, Int32(IPPROTO_IP), IP_ADD_MEMBERSHIP, &request, socklen_t(MemoryLayout<ip_mreq>.size)) == 0
+    }
+
     /// Stops reading; the descriptor is closed when the socket is released.
     public func close() {
         watch?.cancel()
