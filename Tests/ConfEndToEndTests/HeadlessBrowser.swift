@@ -122,7 +122,7 @@ final class HeadlessBrowser: @unchecked Sendable {
             return port != nil
         }
         guard let port else { throw TestFailure("Chromium wrote no DevToolsActivePort") }
-        let (_, body) = try HTTP.request(port: port, method: "GET", path: "/json/list")
+        let (_, body) = try HTTP.request(port: port, method: "GET", path: "/json/list", stopsAtLength: true)
         let targets = (try? JSONSerialization.jsonObject(with: Data(body.utf8))) as? [[String: Any]] ?? []
         guard let address = targets.first(where: { $0["type"] as? String == "page" })?["webSocketDebuggerUrl"] as? String,
               let path = address.range(of: "/devtools/").map({ String(address[$0.lowerBound...]) }) else {

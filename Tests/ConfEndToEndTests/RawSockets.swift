@@ -65,31 +65,45 @@ final class TCPConnection {
 
 enum HTTP {
     /// One HTTP/1.1 request with `Connection: close`; returns the status and the body.
-    static func request(port: UInt16, method: String, path: String, body: String = "", headers: [String] = []) throws -> (Int, String) {
+    /// With `stopsAtLength`, reading stops once the body Content-Length announces is in (a server
+    /// that keeps the connection open despite `Connection: close`, as Chromium's DevTools does).
+    static func request(port: UInt16, method: String, path: String, body: String = "", headers: [String] = [],
+                        stopsAtLength: Bool = false) throws -> (Int, String) {
         let connection = try TCPConnection(port: port)
         var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
         head += "Content-Type: application/json\r\n"
         if !headers.contains(where: { $0.lowercased().hasPrefix("content-length") }) { head += "Content-Length: \(body.utf8.count)\r\n" }
         for header in headers { head += header + "\r\n" }
-        let (status, text) = try response(to: head + "\r\n" + body, on: connection)
+        let (status, text) = try response(to: head + "\r\n" + body, on: connection, stopsAtLength: stopsAtLength)
         let bodyStart = text.range(of: "\r\n\r\n").map { String(text[$0.upperBound...]) } ?? ""
         return (status, bodyStart)
     }
 
     /// Writes `request` as it is and reads until the server closes: the status and the whole response.
-    static func response(to request: String, on connection: TCPConnection) throws -> (Int, String) {
+    static func response(to request: String, on connection: TCPConnection, stopsAtLength: Bool = false) throws -> (Int, String) {
         connection.write(Array(request.utf8))
         var response: [UInt8] = []
         while true {
             let chunk = connection.read()
             if chunk.isEmpty { break }
             response += chunk
+            if stopsAtLength, let length = Self.announcedLength(response), response.count >= length { break }
         }
         let text = String(decoding: response, as: UTF8.self)
         guard let statusText = text.split(separator: " ").dropFirst().first, let status = Int(statusText) else {
             throw TestFailure("no HTTP response: \(text)")
         }
         return (status, text)
+    }
+
+    /// The whole response's length in bytes once its head is in and names a Content-Length.
+    private static func announcedLength(_ response: [UInt8]) -> Int? {
+        let text = String(decoding: response, as: UTF8.self)
+        guard let end = text.range(of: "\r\n\r\n") else { return nil }
+        let head = text[..<end.lowerBound].lowercased()
+        guard let line = head.split(separator: "\r\n").first(where: { $0.hasPrefix("content-length:") }),
+              let length = Int(line.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) else { return nil }
+        return text[..<end.upperBound].utf8.count + length
     }
 }
 
