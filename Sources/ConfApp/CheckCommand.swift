@@ -18,7 +18,7 @@ struct CheckCommand {
         do throws(CommandFailure) {
             let given = try CallOptions.iceServers(context)
             var asked: [IceServerAddress] = []
-            for server in given where server.credentials == nil && !asked.contains(where: { $0.host == server.host && $0.port == server.port }) {
+            for server in given where server.credentials == nil && !asked.contains(where: { $0.endpoint == server.endpoint }) {
                 asked.append(server)
             }
             if let rendezvous = try context.rendezvousAddress() {
@@ -26,17 +26,14 @@ struct CheckCommand {
                 guard let ip = HostResolver.address(rendezvous.endpoint.host) else {
                     throw context.usage("\(context.origin("server")) \(rendezvous.endpoint): cannot resolve '\(rendezvous.endpoint.host)' to an IP address")
                 }
-                asked.removeAll { $0.host == ip && $0.port == rendezvous.endpoint.port }
-                asked.insert(IceServerAddress(host: ip, port: rendezvous.endpoint.port, credentials: nil), at: 0)
+                let own = IceServerAddress(host: ip, port: rendezvous.endpoint.port)
+                asked.removeAll { $0.endpoint == own.endpoint }
+                asked.insert(own, at: 0)
             }
             stun = asked
             turn = given.filter { $0.credentials != nil && !$0.overTCP }
             listen = try context.listenEndpoint()
-            switch context.setting("port-mapping") {
-            case nil, "on": portMapping = true
-            case "off": portMapping = false
-            case let other?: throw context.usage("\(context.origin("port-mapping")) '\(other)': use on or off")
-            }
+            portMapping = try context.portMapping()
         } catch {
             reporter.failure(error)
             return error.exitCode.rawValue
@@ -60,9 +57,9 @@ struct CheckCommand {
             timer?.cancel()
             let verdict = ConnectivityVerdict(mapped: probe.mappedAddresses, local: NetworkInterfaces.reachableIPv4Addresses(),
                                               forwarded: reachability.verdict == .reachable)
-            let answers = zip(turn, probe.turnAnswered).map { CallEvent.ConnectivityReport.TURNAnswer(server: HostPort(host: $0.host, port: $0.port).description, answered: $1) }
+            let answers = zip(turn, probe.turnAnswered).map { CallEvent.ConnectivityReport.TURNAnswer(server: $0.endpoint.description, answered: $1) }
             let global = NetworkInterfaces.reachableIPv6Addresses().filter { !$0.lowercased().hasPrefix("fd") && !$0.lowercased().hasPrefix("fc") }
-            reporter.emit(.check(.init(verdict: verdict, portMapping: reachability, stunServers: stun.map { HostPort(host: $0.host, port: $0.port).description },
+            reporter.emit(.check(.init(verdict: verdict, portMapping: reachability, stunServers: stun.map(\.endpoint.description),
                                        ipv6: global, turn: answers)))
             exitCode = verdict.verdict == .direct ? .ok : .directCallUnlikely
             router.release { loop.quit() }

@@ -96,6 +96,15 @@ struct CommandContext {
         }
     }
 
+    /// `--port-mapping`: whether to ask the router to forward ports (on unless said off).
+    func portMapping() throws(CommandFailure) -> Bool {
+        switch setting("port-mapping") {
+        case nil, "on": return true
+        case "off": return false
+        case let other?: throw usage("\(origin("port-mapping")) '\(other)': use on or off")
+        }
+    }
+
     /// `--fingerprint`: the rendezvous certificate to trust, and no other.
     func fingerprint() throws(CommandFailure) -> ServerFingerprint? {
         guard let text = setting("fingerprint") else { return nil }

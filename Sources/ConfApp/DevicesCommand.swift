@@ -42,18 +42,24 @@ struct DevicesCommand {
     }
 
     /// The values an option takes, for completion: the devices there are now (none of
-    /// PulseAudio's without a server) and the test sources.
+    /// PulseAudio's without a server) and the test sources. The sound server is asked only for
+    /// the audio kinds; a name that is not one word of printable characters (a device may be
+    /// named after a Bluetooth peer's words) is left out rather than written to a terminal.
     static func names(_ kind: NameKind) -> [String] {
-        let pulse = try? PulseConnection().devices()
-        let microphones = pulse?.sources.filter { !$0.isMonitor }.map(\.name) ?? []
-        let speakers = pulse?.sinks.map(\.name) ?? []
+        func pulse() -> (sources: [PulseConnection.Device], sinks: [PulseConnection.Device]) {
+            (try? PulseConnection().devices()) ?? ([], [])
+        }
+        func words(_ names: [String]) -> [String] {
+            names.filter { !$0.isEmpty && $0.unicodeScalars.allSatisfy { $0.value > 0x20 && $0.value < 0x7F } }
+        }
         switch kind {
-        case .microphones: return microphones
-        case .speakers: return speakers
-        case .audioSources: return ["pulse"] + microphones.map { "pulse:" + $0 } + ["tone:440", "silence", "file:"]
-        case .audioSinks: return ["pulse"] + speakers.map { "pulse:" + $0 } + ["none"]
+        case .microphones: return words(pulse().sources.filter { !$0.isMonitor }.map(\.name))
+        case .speakers: return words(pulse().sinks.map(\.name))
+        case .audioSources:
+            return ["pulse"] + words(pulse().sources.filter { !$0.isMonitor }.map(\.name)).map { "pulse:" + $0 } + ["tone:440", "silence", "file:"]
+        case .audioSinks: return ["pulse"] + words(pulse().sinks.map(\.name)).map { "pulse:" + $0 } + ["none"]
         case .videoSources:
-            return ["auto"] + CameraDevices.list().map { "v4l2:" + $0.path } + ["pattern", "pattern:noisy", "pattern:clock", "file:", "none"]
+            return ["auto"] + words(CameraDevices.list().map { "v4l2:" + $0.path }) + ["pattern", "pattern:noisy", "pattern:clock", "file:", "none"]
         }
     }
 

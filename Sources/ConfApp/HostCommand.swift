@@ -153,12 +153,12 @@ struct HostCommand {
         let server = (hasScheme ? "" : secure || fingerprint != nil ? "wss://" : "ws://") + advertised[0]
         let join = "conf join \(room.room) \(room.pin.digits) --server \(server)" + trust
         let listenJoin = "conf join \(room.room) \(room.listenPin.digits) --server \(server)" + trust
-        let secure = server.hasPrefix("wss://")
-        let links = (try? RendezvousAddress.parse(server).get()).map { address in
+        let address = try? RendezvousAddress.parse(server).get()
+        let links = address.map { address in
             [room.pin, room.listenPin].map { InvitationLink(server: address, room: room.room, pin: $0, fingerprint: fingerprint).text }
         } ?? ["", ""]
         // A page on plain http:// has a secure context only from this machine itself.
-        let forBrowsers = secure || ((try? RendezvousAddress.parse(server).get())?.isLoopback ?? false)
+        let forBrowsers = address.map { $0.secure || $0.isLoopback } ?? false
         reporter.emit(.room(.init(room: room, joinCommand: join, listenJoinCommand: listenJoin, otherAddresses: Array(advertised.dropFirst()),
                                   link: links[0], listenLink: links[1], forBrowsers: forBrowsers,
                                   selfSignedCertificate: fingerprint != nil)))

@@ -9,6 +9,8 @@ import ConfWire
 /// certificate, the engine's configuration; wires the room's events into a `CallDriver`, and
 /// opens the media, the views and the controls once the room is joined.
 public enum CallSetup {
+    /// Said when the call screen was asked for and the terminal could not be taken.
+    static let noScreenHint = TerminalText(trusted: "conf: cannot take the terminal for the call screen: line commands on stdin instead")
     static let lineModeHint = TerminalText(trusted: "conf: type say and a message to chat, leave (or Ctrl-C) to leave; "
         + "mute, camera off and the other commands are in man conf, CALL COMMANDS")
 
@@ -83,7 +85,7 @@ public enum CallSetup {
                 let open = { [weak session] in
                     guard let session else { return }
                     guard let terminal = RawTerminal(loop: loop) else {
-                        reporter.note("conf: cannot take the terminal for the call screen: line commands on stdin instead")
+                        reporter.note(Self.noScreenHint)
                         return driver.controls.readCommands(for: session)
                     }
                     driver.controls.startScreen(on: terminal, for: session, joined: joined, name: options.name, showsVideo: showsVideo)
@@ -98,7 +100,7 @@ public enum CallSetup {
                 }
             } else {
                 if options.view == .terminal { driver.views.startTerminalView(TerminalView()) }
-                if options.screen { reporter.note("conf: cannot take the terminal for the call screen: line commands on stdin instead") }
+                if options.screen { reporter.note(Self.noScreenHint) }
                 // Someone typing at the line mode is told once how to chat and leave.
                 if !reporter.json, Console.isTerminal(0) { reporter.note(Self.lineModeHint) }
             }

@@ -33,7 +33,7 @@ extension IceServerAddress {
                 return IceServer(urls: ["turns:\(HostPort(host: name, port: server.port))?transport=tcp"],
                                  username: server.credentials?.username, credential: server.credentials?.password)
             }
-            let url = "\(server.credentials == nil ? "stun" : "turn"):\(HostPort(host: server.host, port: server.port))"
+            let url = "\(server.credentials == nil ? "stun" : "turn"):\(server.endpoint)"
                 + (server.overTCP ? "?transport=tcp" : "")
             return IceServer(urls: [url], username: server.credentials?.username, credential: server.credentials?.password)
         }

@@ -25,6 +25,9 @@ public struct IceServerAddress: Sendable, Equatable {
         self.tlsServerName = tlsServerName
     }
 
+    /// The server's address and port, as written: "192.0.2.1:3478", "[2001:db8::1]:3478".
+    public var endpoint: HostPort { HostPort(host: host, port: port) }
+
     public static func == (a: Self, b: Self) -> Bool {
         a.host == b.host && a.port == b.port && a.credentials?.username == b.credentials?.username
             && a.credentials?.password == b.credentials?.password && a.overTCP == b.overTCP && a.tlsServerName == b.tlsServerName

@@ -54,7 +54,7 @@ public enum PortMappingLeftovers {
         self.directory = directory
         let route = DefaultRoute.current()
         var upnp: [UPnPMapping] = []
-        for mapping in clear(gateway: route?.gateway).upnp where mapping.localAddress == route?.localAddress && !upnp.contains(mapping) {
+        for mapping in clear(gateway: route?.gateway) where mapping.localAddress == route?.localAddress && !upnp.contains(mapping) {
             upnp.append(mapping)
         }
         guard !upnp.isEmpty else { return }
@@ -99,11 +99,10 @@ public enum PortMappingLeftovers {
 
     /// Sends the deletions of every file whose process is gone and whose gateway is `gateway`
     /// (this machine's now: another network's mappings are not this router's to delete), and
-    /// removes the file; a file older than the mappings' lifetime goes unsent. Returns how many
-    /// files were cleared, and the UPnP-IGD mappings they held, for the caller to delete.
-    static func clear(gateway current: String?) -> (files: Int, upnp: [UPnPMapping]) {
-        guard let directory, let entries = try? directoryEntries(directory) else { return (0, []) }
-        var cleared = 0
+    /// removes the file; a file older than the mappings' lifetime goes unsent. Returns the
+    /// UPnP-IGD mappings the files held, for the caller to delete.
+    static func clear(gateway current: String?) -> [UPnPMapping] {
+        guard let directory, let entries = try? directoryEntries(directory) else { return [] }
         var upnp: [UPnPMapping] = []
         for name in entries where name.hasPrefix("port-mappings-") && !name.hasSuffix(".new") {
             let parts = name.split(separator: "-")
@@ -120,7 +119,6 @@ public enum PortMappingLeftovers {
             let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n").map(String.init)
             guard let gatewayText = lines.first, gatewayText == current else { continue }
             unlink(path)
-            cleared += 1
             upnp += lines.dropFirst().prefix(16).compactMap(UPnPMapping.init(line:))
             guard let gateway = SocketAddress(gatewayText, port: 5351), gateway.isIPv4,
                   let socket = try? UDPSocket(host: "0.0.0.0", port: 0) else { continue }
@@ -131,7 +129,7 @@ public enum PortMappingLeftovers {
             }
             socket.close()
         }
-        return (cleared, upnp)
+        return upnp
     }
 
     /// Whether process `pid` runs and is a conf (its name), so that its mappings are still its own.

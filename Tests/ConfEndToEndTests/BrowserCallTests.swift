@@ -323,6 +323,9 @@ struct BrowserCallTests {
         #expect(host.waitForEvent("peer-left", timeout: .seconds(10))?["peer"] as? String == first)
         let view = try browser.evaluate("JSON.stringify({ left: !document.getElementById('left').hidden, call: !document.getElementById('call').hidden, text: document.getElementById('left').textContent })") as? String ?? ""
         #expect(view.contains("\"left\":true") && view.contains("\"call\":false") && view.contains("You left the call"), "\(view)")
+        if let directory = ProcessInfo.processInfo.environment["CONF_SCREENSHOTS"] {
+            try browser.screenshot(width: 390, height: 844).write(to: URL(fileURLWithPath: directory).appendingPathComponent("call-page-left-390.png"))
+        }
         try browser.evaluate("document.getElementById('rejoin').click()")
         let again = host.waitForEvent("peer-connected", timeout: .seconds(20), where: { $0["peer"] as? String != first })
         #expect(again?["name"] as? String == "web", "\(browser.stderr.suffix(2000))")

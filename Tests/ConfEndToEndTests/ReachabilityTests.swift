@@ -54,17 +54,24 @@ struct ReachabilityTests {
     /// and the next conf on the machine deletes them at once.
     /// Their remaining lifetimes are read from the router (UPnP's GetGenericPortMappingEntry,
     /// which miniupnpd answers for its PCP and NAT-PMP mappings too).
-    @Test func aKilledHostsMappingsLastMinutesAndTheNextConfDeletesThem() throws {
-        let homes = try HomeRouters()
+    /// conf host in home 1 with port mapping on, reachable (its verdict returned), and a guest in
+    /// home 2 connected to it: the router then holds the rendezvous's TCP and UDP and the media port.
+    private func mappedCall(_ homes: HomeRouters) throws -> (host: ConfProcess, guest: ConfProcess, verdict: [String: Any]) {
         let host = try ConfProcess(["host", "--as", "ann", "--json", "--connect-timeout", "60"] + Self.media,
                                    environment: ["CONF_PORT_MAPPING": "on"], namespace: homes.ns("h1"))
-        #expect(try #require(host.waitForEvent("reachability", timeout: .seconds(15)))["verdict"] as? String == "reachable", "\(host.stderr)")
+        let verdict = try #require(host.waitForEvent("reachability", timeout: .seconds(15)), "\(host.stderr)")
+        #expect(verdict["verdict"] as? String == "reachable", "\(verdict)")
         let command = try #require(host.events(ofType: "room").first?["join_command"] as? String)
         let guest = try ConfProcess(Array(command.split(separator: " ").dropFirst().map(String.init)) + ["--as", "bob", "--json"] + Self.media,
                                     namespace: homes.ns("h2"))
         #expect(guest.waitForEvent("peer-connected", timeout: .seconds(15)) != nil, "\(guest.stderr)")
-        // The rendezvous's TCP and UDP, and the media port.
-        #expect(ConfProcess.waitUntil(timeout: .seconds(5)) { homes.routerMappings().count == 3 }, "\(homes.routerMappings())")
+        #expect(ConfProcess.waitUntil(timeout: .seconds(10)) { homes.routerMappings().count == 3 }, "\(homes.routerMappings())")
+        return (host, guest, verdict)
+    }
+
+    @Test func aKilledHostsMappingsLastMinutesAndTheNextConfDeletesThem() throws {
+        let homes = try HomeRouters()
+        let (host, guest, _) = try mappedCall(homes)
         host.signal(SIGKILL)
         _ = host.waitForExit()
         let leases = homes.routerLeases()
@@ -88,15 +95,8 @@ struct ReachabilityTests {
     /// deletes them.
     @Test func aKilledHostsUPnPMappingsAreDeletedByTheNextConf() throws {
         let homes = try HomeRouters(["NATPMP": "no"])
-        let host = try ConfProcess(["host", "--as", "ann", "--json", "--connect-timeout", "60"] + Self.media,
-                                   environment: ["CONF_PORT_MAPPING": "on"], namespace: homes.ns("h1"))
-        let verdict = try #require(host.waitForEvent("reachability", timeout: .seconds(15)), "\(host.stderr)")
-        #expect(verdict["verdict"] as? String == "reachable" && verdict["via"] as? String == "upnp", "\(verdict)")
-        let command = try #require(host.events(ofType: "room").first?["join_command"] as? String)
-        let guest = try ConfProcess(Array(command.split(separator: " ").dropFirst().map(String.init)) + ["--as", "bob", "--json"] + Self.media,
-                                    namespace: homes.ns("h2"))
-        #expect(guest.waitForEvent("peer-connected", timeout: .seconds(15)) != nil, "\(guest.stderr)")
-        #expect(ConfProcess.waitUntil(timeout: .seconds(10)) { homes.routerMappings().count == 3 }, "\(homes.routerMappings())")
+        let (host, guest, verdict) = try mappedCall(homes)
+        #expect(verdict["via"] as? String == "upnp", "\(verdict)")
         let held = homes.routerDescriptions()
         #expect(held.count == 3 && held.allSatisfy { $0.description == "conf \(host.pid)" }, "\(held)")
         let mediaPort = try #require(held.first { $0.port != 7373 }?.port)

@@ -26,12 +26,7 @@ extension CallOptions {
             throw context.usage("--say: a chat message is at most 16384 bytes, this one has \(text.utf8.count)")
         }
         let relayOnly = context.invocation.flag("relay-only")
-        let portMapping: Bool
-        switch context.setting("port-mapping") {
-        case nil, "on": portMapping = true
-        case "off": portMapping = false
-        case let other?: throw context.usage("\(context.origin("port-mapping")) '\(other)': use on or off")
-        }
+        let portMapping = try context.portMapping()
         var play: [Int16]?
         if let path = context.setting("play") {
             do {

@@ -8,8 +8,9 @@
 const MAX_NAME = 64;
 const MAX_CHAT = 2000;
 
-// The fragment: room=ID&pin=PIN[&fp=FINGERPRINT][&name=NAME][&join=1] (fp is for conf join: the browser checks the certificate itself). join=1 fills in the name and focuses the
-// button; it never joins by itself.
+// The fragment: room=ID&pin=PIN[&fp=FINGERPRINT][&name=NAME][&join=1]. fp is for conf join (a
+// browser checks the certificate itself); join=1 fills in the name and focuses the button, and
+// never joins by itself.
 function readFragment(hash) {
   const params = new URLSearchParams(hash.replace(/^#/, ''));
   return { room: params.get('room') || '', pin: params.get('pin') || '', name: (params.get('name') || '').slice(0, MAX_NAME),
@@ -165,10 +166,10 @@ function socketClosed() {
 async function onServerMessage(message, socket, token) {
   switch (message.type) {
   case 'joined': {
-    const resumed = Boolean(token) && me === null && savedSeat(fragment.room)?.token === token;
+    // Back in the seat this tab kept (a reload): what it was before.
+    const earlier = token && me === null ? savedSeat(fragment.room) : null;
     me = { id: message.you, role: message.role, name: message.name };
     iceServers = Array.isArray(message.ice_servers) ? message.ice_servers : [];
-    const earlier = resumed ? savedSeat(fragment.room) : null;
     seat = { room: fragment.room, pin: fragment.pin, name: fragment.name, offered: {}, token: typeof message.resume_token === 'string' ? message.resume_token : null };
     keepSeat(seat);
     $('lobby').hidden = true;
@@ -179,7 +180,7 @@ async function onServerMessage(message, socket, token) {
     if (me.role === 'publisher' && !local) await openDevices();
     if (!document.querySelector('.tile.self')) addTile('me', `${fragment.name || 'guest'} (you)`, local);
     status('');
-    report({ type: 'joined', you: me.id, role: me.role, peers: (message.peers || []).length, resumed });
+    report({ type: 'joined', you: me.id, role: me.role, peers: (message.peers || []).length, resumed: Boolean(earlier) });
     for (const peer of message.peers || []) {
       if (typeof peer.id !== 'string') continue;
       if (earlier) {

@@ -20,9 +20,8 @@ public final class ConnectivityProbe {
 
     static let waits: [Duration] = [.milliseconds(500), .seconds(1), .milliseconds(1500)]
 
+    /// One per server, in the servers' order.
     private struct Asking {
-        var server: Int
-        var isTURN: Bool
         var transaction: STUNTransactionID
         var sent = 0
         var nextAt: Instant?
@@ -40,9 +39,7 @@ public final class ConnectivityProbe {
     public init(stunServers: Int, turnServers: Int, random: inout some RandomNumberGenerator) {
         self.stunServers = stunServers
         self.turnServers = turnServers
-        for server in 0..<(stunServers + turnServers) {
-            asking.append(Asking(server: server, isTURN: server >= stunServers, transaction: STUNTransactionID(using: &random)))
-        }
+        for _ in 0..<(stunServers + turnServers) { asking.append(Asking(transaction: STUNTransactionID(using: &random))) }
     }
 
     public func start(now: Instant) {
@@ -53,9 +50,9 @@ public final class ConnectivityProbe {
     /// A datagram from server `server`; anything that is not an answer to what we asked it is
     /// dropped.
     public func received(_ datagram: [UInt8], from server: Int) {
-        guard let index = asking.firstIndex(where: { $0.server == server }) else { return }
-        let item = asking[index]
-        if item.isTURN {
+        guard asking.indices.contains(server) else { return }
+        let index = server, item = asking[index]
+        if isTURN(index) {
             guard let message = try? STUNMessage.parse(datagram), message.method == .allocate,
                   message.transactionID == item.transaction, message.messageClass != .request, message.messageClass != .indication else { return }
             asking[index].turnAnswered = true
@@ -74,7 +71,7 @@ public final class ConnectivityProbe {
                 send(index, now: now)
             } else {
                 asking[index].nextAt = nil
-                if !asking[index].isTURN { asking[index].answer = .noAnswer }
+                if !isTURN(index) { asking[index].answer = .noAnswer }
             }
         }
     }
@@ -86,7 +83,7 @@ public final class ConnectivityProbe {
     public var isDone: Bool { started && asking.allSatisfy { $0.nextAt == nil } }
 
     /// Each STUN server's answer, in order (nil while still asking).
-    public var stunResults: [STUNResult?] { asking.filter { !$0.isTURN }.map(\.answer) }
+    public var stunResults: [STUNResult?] { asking.prefix(stunServers).map(\.answer) }
 
     /// The address each STUN server saw, in order; nil where it did not answer (yet).
     public var mappedAddresses: [STUNTransportAddress?] {
@@ -94,15 +91,17 @@ public final class ConnectivityProbe {
     }
 
     /// Whether each TURN server answered, in order.
-    public var turnAnswered: [Bool] { asking.filter(\.isTURN).map(\.turnAnswered) }
+    public var turnAnswered: [Bool] { asking.dropFirst(stunServers).map(\.turnAnswered) }
+
+    private func isTURN(_ index: Int) -> Bool { index >= stunServers }
 
     private func send(_ index: Int, now: Instant) {
         let item = asking[index]
-        let bytes = item.isTURN
+        let bytes = isTURN(index)
             ? STUNMessage(.request, .allocate, transactionID: item.transaction,
                           attributes: [STUNAttribute(.requestedTransport, [17, 0, 0, 0])]).bytes
             : STUNBindingRequest(transactionID: item.transaction).bytes
-        outputs.append(.send(bytes, to: item.server))
+        outputs.append(.send(bytes, to: index))
         asking[index].nextAt = now + Self.waits[item.sent]
         asking[index].sent += 1
     }
