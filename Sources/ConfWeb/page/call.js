@@ -634,7 +634,7 @@ function leaveCall() {
   forgetSeat();
   $('call').hidden = true;
   $('left').hidden = false;
-  $('left-room').textContent = $('room-title').textContent;
+  $('left-room').textContent = `Room: ${$('room-title').textContent}`;
   status('');
   report({ type: 'left' });
 }
