@@ -18,6 +18,9 @@ public enum Base64 {
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// Whether `byte` is a character of the URL-safe alphabet.
+    public static func isURLSafeCharacter(_ byte: UInt8) -> Bool { urlSafe.contains(byte) }
+
     /// The URL-safe alphabet without padding; nil for any character outside it or an impossible length.
     public static func decodeURLSafe(_ text: String) -> [UInt8]? {
         var values: [UInt32] = []

@@ -41,7 +41,8 @@ public struct RendezvousProxy: Equatable, Sendable {
     }
 }
 
-private extension StringProtocol {
+extension StringProtocol {
+    /// Without the spaces and tabs around it (an HTTP header value's optional whitespace).
     var trimmed: String {
         String(drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
     }
