@@ -56,6 +56,11 @@ void conf_object_set_boolean(gpointer object, const char *property, gboolean val
     g_object_set(object, property, value, NULL);
 }
 
+void conf_tls_advertise_protocol(gpointer connection, const char *protocol) {
+    const gchar *protocols[] = {protocol, NULL};
+    g_tls_connection_set_advertised_protocols(G_TLS_CONNECTION(connection), protocols);
+}
+
 void conf_object_set_uint(gpointer object, const char *property, guint value) {
     g_object_set(object, property, value, NULL);
 }

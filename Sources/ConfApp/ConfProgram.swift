@@ -142,6 +142,22 @@ public enum ConfProgram {
             Example("conf join 4821-7734 381204 --duration 30 --json", "Join for 30 seconds, printing events as JSON (a script)."),
         ])
 
+    static let certificate = OptionSpec(
+        "certificate", value: "KIND",
+        help: "the certificate the rendezvous serves: self-signed (its own, trusted by fingerprint) or acme (one every browser trusts, "
+            + "from an ACME directory such as Let's Encrypt, for this machine's public address or --domain; it needs port 443 reachable from "
+            + "the internet, and the address is then published in Certificate Transparency logs, which scanners read)",
+        completion: .choices(["self-signed", "acme"]), environment: "CONF_CERTIFICATE", configurable: true, default: "self-signed")
+    static let acmeDirectory = OptionSpec(
+        "acme-directory", value: "URL", help: "the ACME directory --certificate acme asks",
+        environment: "CONF_ACME_DIRECTORY", configurable: true, default: ACMEIssuance.letsEncrypt)
+    static let acmeCA = OptionSpec(
+        "acme-ca", value: "FILE", help: "trust the ACME directory's HTTPS by the CA certificates in this PEM file (a test CA) instead of the system's",
+        completion: .file, environment: "CONF_ACME_CA", configurable: true)
+    static let domain = OptionSpec(
+        "domain", value: "NAME", help: "with --certificate acme: the DNS name to get the certificate for, instead of the public address",
+        environment: "CONF_DOMAIN", configurable: true)
+
     static let rendezvous = CommandSpec(
         "rendezvous", abstract: "run a standing rendezvous for many rooms",
         discussion: [
@@ -154,6 +170,7 @@ public enum ConfProgram {
             OptionSpec("tls-cert", value: "FILE", help: "serve HTTPS and WSS with this PEM certificate (needs --tls-key) instead of its own, "
                        + "a self-signed one made and kept in --state-dir, which its users trust by fingerprint", completion: .file),
             OptionSpec("tls-key", value: "FILE", help: "the PEM private key of --tls-cert", completion: .file),
+            certificate, acmeDirectory, acmeCA, domain,
             OptionSpec("no-tls", help: "serve plain HTTP and ws://, for a TLS proxy or load balancer in front (pins, tokens and names cross "
                        + "the path between them in clear); what several workers or processes need"),
             OptionSpec("stun", value: "HOST:PORT", help: "a STUN server to hand to participants (port 3478 if none is given); without one, the rendezvous hands out itself: it answers STUN on UDP at its own port, at the address each participant reached it by", repeatable: true),

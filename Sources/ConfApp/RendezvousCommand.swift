@@ -24,6 +24,8 @@ struct RendezvousCommand {
         let secret: [UInt8]
         let stateDirectory: String
         let workerCount: Int, processCount: Int
+        // --certificate acme: what to ask for, and where.
+        let acme: ACMECertificates.Settings?
         let cores = max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
         do throws(CommandFailure) {
             options = try Self.config(context)
@@ -47,6 +49,7 @@ struct RendezvousCommand {
             for proxy in context.invocation.values("trusted-proxy") where !RendezvousServer.isAddress(proxy) {
                 throw context.usage("--trusted-proxy '\(proxy)': give the load balancer's IP address as it connects to this rendezvous, like 10.0.0.1")
             }
+            acme = try Self.acme(context, endpoint: endpoint, stateDirectory: directory, selfSigned: ownIdentity != nil)
             workerCount = try Self.workers(context, cores: cores, tls: tls != nil)
             processCount = try Self.processes(context, tls: tls != nil)
         } catch {
@@ -157,15 +160,31 @@ struct RendezvousCommand {
             }
         }
         let bound = HostPort(host: endpoint.host, port: port)
-        if inherited == nil {
+        let reachable = HostPort(host: acme.map { $0.identifier.description } ?? Self.reachableHost(endpoint.host), port: port)
+        // The first lines, once the certificate to serve is known.
+        let announce = { (certificate: ServedCertificate?) in
             Console.out("conf rendezvous listening on \(tls == nil ? "" : "https://")\(bound)")  // the first line: its last word is the address
             if let ownIdentity {
                 // What its users put in their config: the address others reach it by, and its certificate.
-                let reachable = HostPort(host: Self.reachableHost(endpoint.host), port: port)
                 Console.out("# its users put these lines in their conf config (~/.config/conf/config):")
                 Console.out("server = \(reachable)")
-                Console.out("fingerprint = \(ownIdentity)")
+                if certificate?.kind != .acme { Console.out("fingerprint = \(ownIdentity)") }
             }
+            if let certificate { Console.out("# " + TerminalEscape.escape(certificate.words)) }
+        }
+        var certificates: ACMECertificates?
+        if let acme, let single {
+            do throws(CommandFailure) {
+                certificates = try ACMECertificates(loop: loop, server: single, settings: acme, log: { Console.err("rendezvous: " + TerminalEscape.escape($0)) })
+            } catch {
+                Console.err("conf rendezvous: \(error.message)")
+                return error.exitCode.rawValue
+            }
+            certificates?.start(ready: announce)
+        } else if inherited == nil {
+            announce(nil)
+        }
+        if inherited == nil {
             if options.roomCreation.key == nil {
                 Console.err("rendezvous: anyone who reaches this rendezvous can open rooms on it: give --room-key-file FILE to make rooms only for holders of a key")
             }
@@ -179,7 +198,7 @@ struct RendezvousCommand {
             }
         }
         loop.run()
-        withExtendedLifetime((single, workers, processes, stun, portLock)) {}
+        withExtendedLifetime((single, workers, processes, stun, portLock, certificates)) {}
         return ExitCode.ok.rawValue
     }
 
@@ -269,6 +288,47 @@ struct RendezvousCommand {
     static func reachableHost(_ listening: String) -> String {
         guard listening == "0.0.0.0" || listening == "::" else { return listening }
         return DefaultRoute.current()?.localAddress ?? "THIS-MACHINE"
+    }
+
+    /// `--certificate acme` (and its settings), checked: it replaces the rendezvous's own
+    /// self-signed certificate, so not with --tls-cert or --no-tls.
+    static func acme(_ context: CommandContext, endpoint: HostPort, stateDirectory: String, selfSigned: Bool) throws(CommandFailure) -> ACMECertificates.Settings? {
+        switch context.setting("certificate") ?? "self-signed" {
+        case "self-signed":
+            for option in ["acme-directory", "acme-ca", "domain"] where context.invocation.value(option) != nil {
+                throw context.usage("--\(option) goes with --certificate acme")
+            }
+            return nil
+        case "acme": break
+        case let other: throw context.usage("\(context.origin("certificate")) '\(other)': give self-signed or acme")
+        }
+        guard selfSigned else { throw context.usage("--certificate acme replaces the rendezvous's own certificate: not with --tls-cert or --no-tls") }
+        let directory = context.setting("acme-directory") ?? ACMEIssuance.letsEncrypt
+        guard directory.hasPrefix("https://") else { throw context.usage("--acme-directory '\(directory)': give the directory's https:// URL") }
+        if let ca = context.setting("acme-ca"), access(ca, R_OK) != 0 {
+            throw context.usage("--acme-ca \(ca): cannot read the file (\(String(cString: strerror(errno))))")
+        }
+        let identifier: ACMEIdentifier
+        if let domain = context.setting("domain") {
+            guard Self.isDomainName(domain) else { throw context.usage("--domain '\(domain)': give a DNS name, like call.example.org") }
+            identifier = .dns(domain.lowercased())
+        } else {
+            let host = reachableHost(endpoint.host)
+            guard IPv4Address(host) != nil || host.contains(":") else {
+                throw context.usage("--certificate acme: no public address to ask for (listening on \(endpoint.host)): give --listen ADDRESS:443 or --domain NAME")
+            }
+            identifier = .ip(host)
+        }
+        return ACMECertificates.Settings(directory: directory, caFile: context.setting("acme-ca"), identifier: identifier, stateDirectory: stateDirectory)
+    }
+
+    /// A DNS name a CA can issue for: labels of letters, digits and inner hyphens, at least two.
+    static func isDomainName(_ text: String) -> Bool {
+        let labels = text.split(separator: ".", omittingEmptySubsequences: false)
+        return text.utf8.count <= 253 && labels.count >= 2 && labels.allSatisfy { label in
+            (1...63).contains(label.utf8.count) && label.first != "-" && label.last != "-"
+                && label.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }
+        } && labels.last!.contains(where: \.isLetter)
     }
 
     static func tls(_ context: CommandContext) throws(CommandFailure) -> (certificate: String, key: String)? {

@@ -16,3 +16,16 @@ func string(fromBytes bytes: OpaquePointer?) -> String? {
     guard let data = g_bytes_get_data(bytes, &size), size > 0 else { return "" }
     return String(validating: UnsafeRawBufferPointer(start: data, count: size).bindMemory(to: UInt8.self), as: UTF8.self)
 }
+
+/// The continuation of a GIO asynchronous call: passed retained as its user data, run once by
+/// `onAsyncReady` with the source object and the result.
+final class AsyncBox {
+    let body: (OpaquePointer?, OpaquePointer?) -> Void
+    init(_ body: @escaping (OpaquePointer?, OpaquePointer?) -> Void) { self.body = body }
+}
+
+// GAsyncReadyCallback: (GObject *source, GAsyncResult *result, gpointer data). Runs the box once.
+let onAsyncReady: GAsyncReadyCallback = { source, result, data in
+    let box = Unmanaged<AsyncBox>.fromOpaque(data!).takeRetainedValue()
+    box.body(OpaquePointer(source), result)
+}

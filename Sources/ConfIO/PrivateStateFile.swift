@@ -40,21 +40,40 @@ enum PrivateStateFile {
     /// the same moment either reads the complete file or makes it, never half of it. Returns what
     /// is at `path` after: `bytes`, or the file another process made first.
     static func create(_ path: String, bytes: [UInt8], limit: Int) throws(Problem) -> [UInt8] {
-        var random = KernelRandom()
-        let temporary = "\(path).\(getpid()).\(String(random.next(), radix: 16)).new"
-        // O_EXCL: a file already at this name (planted, or left by a crash) is never written through.
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard fd >= 0 else { throw failure("cannot create \(temporary): \(errorText())") }
+        let temporary = try writeTemporary(beside: path, bytes)
         defer { unlink(temporary) }
-        let written = write(fd, bytes, bytes.count) == bytes.count && fsync(fd) == 0
-        let why = errorText()
-        close(fd)
-        guard written else { throw failure("cannot write \(temporary): \(why)") }
         if link(temporary, path) != 0 {
             guard errno == EEXIST, let existing = try read(path, limit: limit) else { throw failure("cannot create \(path): \(errorText())") }
             return existing
         }
         return bytes
+    }
+
+    /// Written whole to a private temporary file, then renamed over `path`: a reader sees the old
+    /// file or the new one, never a mix (a renewed certificate).
+    static func replace(_ path: String, bytes: [UInt8]) throws(Problem) {
+        let temporary = try writeTemporary(beside: path, bytes)
+        guard rename(temporary, path) == 0 else {
+            let why = errorText()
+            unlink(temporary)
+            throw failure("cannot replace \(path): \(why)")
+        }
+    }
+
+    private static func writeTemporary(beside path: String, _ bytes: [UInt8]) throws(Problem) -> String {
+        var random = KernelRandom()
+        let temporary = "\(path).\(getpid()).\(String(random.next(), radix: 16)).new"
+        // O_EXCL: a file already at this name (planted, or left by a crash) is never written through.
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard fd >= 0 else { throw failure("cannot create \(temporary): \(errorText())") }
+        let written = write(fd, bytes, bytes.count) == bytes.count && fsync(fd) == 0
+        let why = errorText()
+        close(fd)
+        guard written else {
+            unlink(temporary)
+            throw failure("cannot write \(temporary): \(why)")
+        }
+        return temporary
     }
 
     /// `mkdir -p` with mode 0700 for what it creates; the last directory must then be this

@@ -222,20 +222,9 @@ public final class RendezvousClient {
     }
 }
 
-private final class AsyncBox {
-    let body: (OpaquePointer?, OpaquePointer?) -> Void
-    init(_ body: @escaping (OpaquePointer?, OpaquePointer?) -> Void) { self.body = body }
-}
-
 private final class ClientBox {
     weak var client: RendezvousClient?
     init(client: RendezvousClient) { self.client = client }
-}
-
-// GAsyncReadyCallback: (GObject *source, GAsyncResult *result, gpointer data). Runs the box once.
-private let onAsyncReady: GAsyncReadyCallback = { source, result, data in
-    let box = Unmanaged<AsyncBox>.fromOpaque(data!).takeRetainedValue()
-    box.body(OpaquePointer(source), result)
 }
 
 private let onClientMessage: @convention(c) (OpaquePointer?, Int32, OpaquePointer?, UnsafeMutableRawPointer?) -> Void = { _, type, bytes, data in

@@ -19,7 +19,8 @@ extension RendezvousServer {
     /// A plain connection's request line is read first (`park`) unless it was `routed` here
     /// already: a WebSocket is served by our own (`serveWebSocket`), and with several workers
     /// by the worker that holds its room.
-    func accept(_ fd: Int32, tls certificate: OpaquePointer?, routed: Bool = false) {
+    /// With `protocol`, the TLS handshake negotiates that application protocol (ALPN).
+    func accept(_ fd: Int32, tls certificate: OpaquePointer?, routed: Bool = false, protocol: String? = nil) {
         if certificate == nil, !routed { return park(fd) }
         guard let socket = try? withGError({ g_socket_new_from_fd(fd, $0) }) ?? nil else { Glibc.close(fd); return }
         guard let remote = try? withGError({ g_socket_get_remote_address(socket, $0) }) ?? nil,
@@ -44,6 +45,7 @@ extension RendezvousServer {
                 return
             }
             conf_object_set_boolean(tls, "require-close-notify", 0)
+            if let `protocol` { conf_tls_advertise_protocol(tls, `protocol`) }
             stream = UnsafeMutablePointer(OpaquePointer(tls))
         } else {
             stream = UnsafeMutablePointer(OpaquePointer(connection))

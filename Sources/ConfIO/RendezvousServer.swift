@@ -41,7 +41,6 @@ public final class RendezvousServer {
     let server: UnsafeMutablePointer<SoupServer>
     private var listeners: [ListeningSocket] = []
     var acceptors: [ConnectionAcceptor] = []
-    var certificates: [OpaquePointer] = []
     var admission: ConnectionAdmission
     /// The sockets handed to libsoup, by accept number, until libsoup lets go of them; kept
     /// (with a reference) so that a connection past its deadline can be shut down.
@@ -63,6 +62,11 @@ public final class RendezvousServer {
     private var ticker: Timer?
     private var onAllClosed: (() -> Void)?
     private var isFlushing = false
+    /// The certificate served on TLS listeners (a GTlsCertificate); replaced when a new one comes
+    /// (`serve(certificateFile:)`), connections already open keeping theirs.
+    private(set) var tlsCertificate: OpaquePointer?
+    /// Answers an ACME CA's tls-alpn-01 validation while a challenge is up.
+    let acmeResponder: ACMEChallengeResponder
 
     /// `limits` defaults to a total that leaves `DescriptorLimit.reserve` descriptors free;
     /// `budget`, shared by a process's workers, bounds their connections together instead.
@@ -74,6 +78,7 @@ public final class RendezvousServer {
         self.log = log
         admission = ConnectionAdmission(limits: limits ?? .init(maxTotal: DescriptorLimit.connectionBudget), sharing: budget)
         server = UnsafeMutablePointer(OpaquePointer(conf_soup_server_new()))
+        acmeResponder = ACMEChallengeResponder(loop: loop)
         let me = Unmanaged.passUnretained(self).toOpaque()
         soup_server_add_early_handler(server, "/v1/rooms", onEarlyRequest, me, nil)
         soup_server_add_handler(server, "/v1/rooms", onRoomsRequest, me, nil)
@@ -99,7 +104,7 @@ public final class RendezvousServer {
         for acceptor in acceptors { acceptor.stop() }
         for connection in parked.values { socketPoller?.remove(connection.fd); Glibc.close(connection.fd) }
         for socket in accepted.values { g_object_unref(socket.socket) }
-        for certificate in certificates { g_object_unref(UnsafeMutableRawPointer(certificate)) }
+        if let tlsCertificate { g_object_unref(UnsafeMutableRawPointer(tlsCertificate)) }
         for connection in connections.values { g_object_unref(UnsafeMutableRawPointer(connection)) }
         for socket in polledByAccept.values { socket.detach() }
         soup_server_disconnect(server)
@@ -108,17 +113,36 @@ public final class RendezvousServer {
 
     /// Starts listening; returns the port (useful when `port` is 0). With `tls`, serves HTTPS/WSS.
     public func listen(on endpoint: HostPort, tls: (certificate: String, key: String)? = nil, reusePort: Bool = false) throws(GLibError) -> UInt16 {
-        var certificate: OpaquePointer?
-        if let tls {
-            certificate = try withGError { g_tls_certificate_new_from_files(tls.certificate, tls.key, $0) }.map(OpaquePointer.init)
-            certificates.append(certificate!)
-        }
+        if let tls { try serve(certificate: tls.certificate, key: tls.key) }
         let socket = try ListeningSocket(host: endpoint.host, port: endpoint.port, reusePort: reusePort)
         listeners.append(socket)
+        let secure = tls != nil
         acceptors.append(ConnectionAcceptor(loop: loop, listeningFD: socket.fd, log: log) { [unowned self] fd in
-            self.accept(fd, tls: certificate)
+            guard secure, let certificate = self.tlsCertificate else { return self.accept(fd, tls: nil) }
+            let inspected = self.acmeResponder.inspect(fd) { [unowned self] validator in
+                if validator, let challenge = self.acmeResponder.certificate {
+                    self.accept(fd, tls: challenge, protocol: TLSClientHello.acmeProtocol)
+                } else {
+                    self.accept(fd, tls: self.tlsCertificate ?? certificate)
+                }
+            }
+            if !inspected { self.accept(fd, tls: certificate) }
         })
         return socket.port
+    }
+
+    /// Serves the certificate (and chain) in `certificate` with the key in `key` (PEM files; the
+    /// same file for both when it holds both) on TLS listeners from the next connection on.
+    public func serve(certificate: String, key: String) throws(GLibError) {
+        let loaded = try withGError { g_tls_certificate_new_from_files(certificate, key, $0) }.map(OpaquePointer.init)
+        if let tlsCertificate { g_object_unref(UnsafeMutableRawPointer(tlsCertificate)) }
+        tlsCertificate = loaded
+    }
+
+    /// Puts up the certificate that answers a tls-alpn-01 challenge (PEM: certificate and key),
+    /// or takes it down (nil).
+    public func answerTLSALPNChallenge(pem: String?) throws(GLibError) {
+        try acmeResponder.setCertificate(pem: pem)
     }
 
     /// Closes every connection, and calls `done` once they are closed or after `grace`, whichever

@@ -26,6 +26,9 @@ void conf_websocket_set_keepalive(SoupWebsocketConnection *connection, guint sec
 
 /// g_object_set for one property of each common type (g_object_set is variadic).
 void conf_object_set_boolean(gpointer object, const char *property, gboolean value);
+
+/// g_tls_connection_set_advertised_protocols with the one protocol `protocol` (ALPN).
+void conf_tls_advertise_protocol(gpointer connection, const char *protocol);
 void conf_object_set_uint(gpointer object, const char *property, guint value);
 void conf_object_set_string(gpointer object, const char *property, const char *value);
 /// The SHA-256 of a GTlsCertificate's DER encoding (its "certificate" property, read with the

@@ -41,6 +41,9 @@ public struct ACMEIssuance: Sendable {
         public init() {}
     }
 
+    /// Let's Encrypt's production directory, the default.
+    public static let letsEncrypt = "https://acme-v02.api.letsencrypt.org/directory"
+
     /// Bodies past this are not ACME answers (a chain is a few KiB).
     public static let maximumBody = 256 * 1024
 
@@ -64,6 +67,8 @@ public struct ACMEIssuance: Sendable {
     private var waitUntil: Instant?
     private var outcome: Step?
     private var awaitingChallenge: (index: Int, url: String, challenge: ACMEChallenge)?
+    /// The challenge answered, to tell the CA to look.
+    private var challengeURL: String?
     private var badNonceRetries = 0
     private var polls = 0
 
@@ -131,8 +136,6 @@ public struct ACMEIssuance: Sendable {
         challengeURL = awaiting.url
         phase = .challenge(awaiting.index)
     }
-
-    private var challengeURL: String?
 
     /// The answer to the last `.send`. `unixTime`: the wall clock now, in seconds since 1970.
     public mutating func received(_ response: ACMEResponse, now: Instant, unixTime: Int64) {
