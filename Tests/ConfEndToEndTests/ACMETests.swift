@@ -1,0 +1,170 @@
+import Foundation
+import Testing
+
+/// `conf rendezvous --certificate acme` against pebble, Let's Encrypt's own ACME test server, in a
+/// network namespace the test makes: the rendezvous at 11.0.0.2:443 proves that address by
+/// tls-alpn-01 and serves a certificate that clients trusting pebble's root accept; a restart
+/// reuses it (pebble sees no second order); with the CA gone it serves its own certificate and
+/// says why, and the back-off it keeps stops the next start from asking at once.
+@Suite(.serialized, .enabled(if: NetworkNamespaces.available, "needs root and network namespaces (ip netns)"))
+struct ACMETests {
+    /// pebble in `namespace` at 11.0.0.1:14000 (management at 15000), validating on ports 443
+    /// and 80, its own HTTPS from a CA the test makes (`caFile`), without its validation sleeps.
+    final class Pebble {
+        let process = Process()
+        let directory: URL
+        let log: URL
+        var caFile: String { directory.appendingPathComponent("ca.pem").path }
+        static let url = "https://11.0.0.1:14000/dir"
+
+        init(namespace: String, directory: URL) throws {
+            self.directory = directory
+            log = directory.appendingPathComponent("pebble.log")
+            let path = { (name: String) in directory.appendingPathComponent(name).path }
+            for arguments in [
+                ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", path("ca.key"), "-out", path("ca.pem"),
+                 "-days", "2", "-subj", "/CN=conf test ACME CA"],
+                ["req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", path("pebble.key"), "-out", path("pebble.csr"),
+                 "-subj", "/CN=pebble"],
+                ["x509", "-req", "-in", path("pebble.csr"), "-CA", path("ca.pem"), "-CAkey", path("ca.key"), "-CAcreateserial", "-out", path("pebble.pem"),
+                 "-days", "2", "-extfile", path("ext.cnf")],
+            ] {
+                try "subjectAltName=IP:11.0.0.1\n".write(toFile: path("ext.cnf"), atomically: true, encoding: .utf8)
+                try ACMETests.run("/usr/bin/openssl", arguments)
+            }
+            let config = """
+            {"pebble": {"listenAddress": "11.0.0.1:14000", "managementListenAddress": "11.0.0.1:15000", "certificate": "\(path("pebble.pem"))",
+             "privateKey": "\(path("pebble.key"))", "httpPort": 80, "tlsPort": 443, "ocspResponderURL": "", "externalAccountBindingRequired": false}}
+            """
+            try config.write(toFile: path("pebble.json"), atomically: true, encoding: .utf8)
+            FileManager.default.createFile(atPath: log.path, contents: nil)
+            process.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
+            process.arguments = ["netns", "exec", namespace, "/usr/bin/pebble", "-config", path("pebble.json")]
+            process.environment = ["PEBBLE_VA_NOSLEEP": "1", "PATH": "/usr/bin:/bin"]
+            let handle = try FileHandle(forWritingTo: log)
+            process.standardOutput = handle
+            process.standardError = handle
+            try process.run()
+            guard ConfProcess.waitUntil(timeout: .seconds(15), { logText.contains("Listening on: 11.0.0.1:14000") }) else {
+                throw TestFailure("pebble did not start: \(logText)")
+            }
+        }
+
+        var logText: String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
+        var orders: Int { logText.components(separatedBy: "POST /order-plz").count - 1 }
+
+        func stop() {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+
+        deinit { if process.isRunning { stop() } }
+    }
+
+    static func run(_ executable: String, _ arguments: [String], namespace: String? = nil) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: namespace == nil ? executable : "/usr/sbin/ip")
+        process.arguments = namespace.map { ["netns", "exec", $0, executable] + arguments } ?? arguments
+        process.standardOutput = FileHandle.nullDevice
+        let errors = Pipe()
+        process.standardError = errors
+        try process.run()
+        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw TestFailure("\(executable) \(arguments.joined(separator: " ")): \(text)") }
+    }
+
+    /// A namespace with 11.0.0.1 (the CA) and 11.0.0.2 (the rendezvous) on its loopback.
+    static func namespace() throws -> String {
+        let name = "cacme\(getpid() % 10_000)"
+        try? NetworkChangeTests.ip(["netns", "del", name])
+        try NetworkChangeTests.ip(["netns", "add", name])
+        try NetworkChangeTests.ip(["-n", name, "link", "set", "lo", "up"])
+        for address in ["11.0.0.1/32", "11.0.0.2/32"] { try NetworkChangeTests.ip(["-n", name, "addr", "add", address, "dev", "lo"]) }
+        return name
+    }
+
+    static func temporaryDirectory() throws -> URL {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("conf-acme-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        return directory
+    }
+
+    static func rendezvous(namespace: String, pebble: Pebble, state: URL) throws -> ConfProcess {
+        try ConfProcess(["rendezvous", "--listen", "11.0.0.2:443", "--certificate", "acme", "--acme-directory", Pebble.url,
+                         "--acme-ca", pebble.caFile, "--state-dir", state.path], namespace: namespace)
+    }
+
+    @Test func aRendezvousGetsACertificateThatClientsTrustAndKeepsIt() throws {
+        #expect(FileManager.default.isExecutableFile(atPath: "/usr/bin/pebble"), "pebble is not installed: scripts/install-deps --test installs it")
+        let namespace = try Self.namespace()
+        defer { try? NetworkChangeTests.ip(["netns", "del", namespace]) }
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let pebble = try Pebble(namespace: namespace, directory: directory)
+        let state = directory.appendingPathComponent("state")
+
+        let first = try Self.rendezvous(namespace: namespace, pebble: pebble, state: state)
+        let line = first.waitForOutput(containing: "# certificate:", timeout: .seconds(60))
+        #expect(line?.hasPrefix("# certificate: acme, expires ") == true, "\(first.stdout)\n\(first.stderr)\n\(pebble.logText)")
+        // Trusted by the certificate: no fingerprint line to hand out.
+        #expect(first.stdout.contains("server = 11.0.0.2:443") && !first.stdout.contains("fingerprint ="), "\(first.stdout)")
+        #expect(pebble.orders == 1)
+        #expect(pebble.logText.contains("authz") && pebble.logText.contains("set VALID"), "\(pebble.logText)")
+
+        // A client that trusts pebble's root and nothing else: curl, and conf itself without a fingerprint.
+        let root = directory.appendingPathComponent("root.pem").path
+        try Self.run("/usr/bin/curl", ["-sS", "--cacert", pebble.caFile, "-o", root, "https://11.0.0.1:15000/roots/0"], namespace: namespace)
+        try Self.run("/usr/bin/curl", ["-sS", "--fail", "--cacert", root, "https://11.0.0.2/v1/health"], namespace: namespace)
+        let host = try ConfProcess(["host", "--server", "11.0.0.2:443", "--ca", root, "--no-audio", "--no-video", "--json", "--duration", "1"],
+                                   namespace: namespace)
+        #expect(host.waitForEvent("room", timeout: .seconds(20)) != nil, "\(host.stderr)")
+        _ = host.waitForExit(timeout: .seconds(20))
+        // The rendezvous's own certificate is not what a client trusting only pebble's root accepts.
+        #expect(throws: TestFailure.self) {
+            try Self.run("/usr/bin/curl", ["-sS", "--fail", "--cacert", pebble.caFile, "https://11.0.0.2/v1/health"], namespace: namespace)
+        }
+        first.signal(SIGTERM)
+        _ = first.waitForExit(timeout: .seconds(10))
+
+        // A restart serves the kept certificate and asks pebble for nothing.
+        let second = try Self.rendezvous(namespace: namespace, pebble: pebble, state: state)
+        #expect(second.waitForOutput(containing: "# certificate: acme, expires ", timeout: .seconds(20)) == line, "\(second.stdout)\(second.stderr)")
+        try Self.run("/usr/bin/curl", ["-sS", "--fail", "--cacert", root, "https://11.0.0.2/v1/health"], namespace: namespace)
+        #expect(pebble.orders == 1, "a second order: \(pebble.logText)")
+        second.signal(SIGTERM)
+        _ = second.waitForExit(timeout: .seconds(10))
+        pebble.stop()
+    }
+
+    @Test func withoutTheCAItServesItsOwnCertificateSaysWhyAndBacksOff() throws {
+        let namespace = try Self.namespace()
+        defer { try? NetworkChangeTests.ip(["netns", "del", namespace]) }
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let pebble = try Pebble(namespace: namespace, directory: directory)
+        pebble.stop()
+        let state = directory.appendingPathComponent("state")
+
+        let first = try Self.rendezvous(namespace: namespace, pebble: pebble, state: state)
+        let line = first.waitForOutput(containing: "# certificate:", timeout: .seconds(60))
+        #expect(line?.hasPrefix("# certificate: self-signed (cannot reach the certificate authority") == true, "\(first.stdout)\n\(first.stderr)")
+        // Its own certificate, so the fingerprint line is there again.
+        #expect(first.stdout.contains("fingerprint = "), "\(first.stdout)")
+        first.signal(SIGTERM)
+        _ = first.waitForExit(timeout: .seconds(10))
+        let kept = try JSONSerialization.jsonObject(with: Data(contentsOf: state.appendingPathComponent("acme-state.json"))) as? [String: Any]
+        #expect(kept?["failures"] as? Int == 1, "\(String(describing: kept))")
+        let next = (kept?["next_attempt"] as? Double) ?? 0
+        #expect(next > Date().timeIntervalSince1970 + 30, "the next attempt at \(next)")
+
+        // The next start waits out the back-off: it says so and does not ask.
+        let second = try Self.rendezvous(namespace: namespace, pebble: pebble, state: state)
+        let waiting = second.waitForOutput(containing: "# certificate:", timeout: .seconds(20))
+        #expect(waiting?.contains("self-signed (the last ACME order failed") == true && waiting?.contains("the next is tried at") == true,
+                "\(second.stdout)\(second.stderr)")
+        #expect(!second.stderr.contains("asking https://11.0.0.1:14000/dir"), "\(second.stderr)")
+        second.signal(SIGTERM)
+        _ = second.waitForExit(timeout: .seconds(10))
+    }
+}
