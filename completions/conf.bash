@@ -94,6 +94,10 @@ _conf() {
         --listen|-l) COMPREPLY=(); return ;;
         --tls-cert) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --tls-key) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --certificate) COMPREPLY=($(compgen -W "self-signed acme" -- "$cur")); return ;;
+        --acme-directory) COMPREPLY=(); return ;;
+        --acme-ca) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --domain) COMPREPLY=(); return ;;
         --stun) COMPREPLY=(); return ;;
         --turn) COMPREPLY=(); return ;;
         --room-idle) COMPREPLY=(); return ;;
@@ -111,7 +115,7 @@ _conf() {
         --trusted-proxy) COMPREPLY=(); return ;;
         esac
         if [[ "$cur" == -* ]]; then
-            COMPREPLY=($(compgen -W "--listen --tls-cert --tls-key --no-tls --stun --turn --room-idle --rooms-per-minute --max-rooms --knock-timeout --resume-grace --state-dir --max-connections-per-client --instance --workers --processes --room-key-file --metrics-from --trusted-proxy --quiet --help" -- "$cur"))
+            COMPREPLY=($(compgen -W "--listen --tls-cert --tls-key --certificate --acme-directory --acme-ca --domain --no-tls --stun --turn --room-idle --rooms-per-minute --max-rooms --knock-timeout --resume-grace --state-dir --max-connections-per-client --instance --workers --processes --room-key-file --metrics-from --trusted-proxy --quiet --help" -- "$cur"))
         fi
         ;;
     "conf devices")
