@@ -23,6 +23,10 @@ _conf() {
         --resolution|-r) COMPREPLY=($(compgen -W "240p 360p 480p 720p" -- "$cur")); return ;;
         --server|-s) COMPREPLY=(); return ;;
         --listen|-l) COMPREPLY=(); return ;;
+        --certificate) COMPREPLY=($(compgen -W "self-signed acme" -- "$cur")); return ;;
+        --acme-directory) COMPREPLY=(); return ;;
+        --acme-ca) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --domain) COMPREPLY=(); return ;;
         --ca) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --fingerprint) COMPREPLY=(); return ;;
         --room-key) COMPREPLY=(); return ;;
@@ -46,7 +50,7 @@ _conf() {
         --connect-timeout) COMPREPLY=(); return ;;
         esac
         if [[ "$cur" == -* ]]; then
-            COMPREPLY=($(compgen -W "--name --resolution --server --listen --no-tls --ca --fingerprint --room-key --as --duration --say --audio-source --audio-sink --mic --speaker --muted --play --record --audio-bitrate --stats --ui --video-source --video-bitrate --video-view --stun --turn --relay-only --port-mapping --connect-timeout --no-audio --no-video --no-sounds --json --help" -- "$cur"))
+            COMPREPLY=($(compgen -W "--name --resolution --server --listen --no-tls --certificate --acme-directory --acme-ca --domain --ca --fingerprint --room-key --as --duration --say --audio-source --audio-sink --mic --speaker --muted --play --record --audio-bitrate --stats --ui --video-source --video-bitrate --video-view --stun --turn --relay-only --port-mapping --connect-timeout --no-audio --no-video --no-sounds --json --help" -- "$cur"))
         fi
         ;;
     "conf join")

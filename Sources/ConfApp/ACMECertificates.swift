@@ -32,6 +32,8 @@ final class ACMECertificates {
     private var timer: Timer?
     private var backOff: ACMECertificatePolicy.BackOff?
     private(set) var served: ServedCertificate
+    /// The file the ACME certificate is served from (chain and key).
+    var certificatePath: String { files.certificatePath }
     private var ready: ((ServedCertificate) -> Void)?
 
     init(loop: EventLoop, server: RendezvousServer, settings: Settings, log: @escaping (String) -> Void) throws(CommandFailure) {

@@ -117,7 +117,7 @@ public enum ConfProgram {
             OptionSpec("listen", short: "l", value: "ADDR",
                        help: "where the embedded rendezvous listens, HOST:PORT (port 0 picks a free one)",
                        configurable: true, default: defaultListen),
-            noTLS, ca, fingerprint, roomKey, me, duration] + callOptions(joining: false) + [json,
+            noTLS, certificate, acmeDirectory, acmeCA, domain, ca, fingerprint, roomKey, me, duration] + callOptions(joining: false) + [json,
         ],
         examples: [
             Example("conf host --name standup", "Open a room on a rendezvous inside this process and join it."),

@@ -19,6 +19,7 @@ struct HostCommand {
         let request: CreateRoomRequest, standing: RendezvousAddress?, ca: String?, listen: HostPort, settings: ParticipantRun.Settings
         var identity: (file: String, fingerprint: ServerFingerprint)?, standingFingerprint: ServerFingerprint?
         var roomKey: RoomKey?
+        var acmeOptions: (directory: String, caFile: String?, domain: String?)?
         do throws(CommandFailure) {
             let roomName = context.invocation.value("name") ?? "conf"
             if let problem = Names.problem(withRoomName: roomName) { throw context.usage("--name: \(problem)") }
@@ -32,6 +33,7 @@ struct HostCommand {
             listen = try context.listenEndpoint()
             if standing == nil && !context.invocation.flag("no-tls") { identity = try Self.identity(context) }
             standingFingerprint = try context.fingerprint()
+            acmeOptions = try RendezvousCommand.acmeOptions(context, selfSigned: standing == nil && identity != nil)
             if let text = context.setting("room-key") {
                 guard standing != nil else { throw context.usage("\(context.origin("room-key")) is for a standing rendezvous (--server): this conf host makes its own") }
                 guard let key = RoomKey(text) else { throw context.usage("\(context.origin("room-key")): \(RoomKey.problem)") }
@@ -89,35 +91,42 @@ struct HostCommand {
             address = RendezvousAddress(endpoint: HostPort(host: local, port: port), secure: identity != nil)
         }
         let reachability = HostReachability(loop: loop)
+        let httpsMapping = HTTPSPortMapping(loop: loop)
+        var certificates: ACMECertificates?
 
-        let client: RendezvousClient
-        do throws(CommandFailure) {
-            client = try context.rendezvousClient(address, pinned: identity?.fingerprint)
-        } catch {
-            reporter.failure(error)
-            return error.exitCode.rawValue
-        }
         var session: ParticipantSession?
         var call: CallDriver?
         let finish = { (result: Result<CallEvent.LeaveReason, CommandFailure>) in
             call?.stopViews()  // the last lines belong on the normal screen
             exitCode = ParticipantRun.finish(result, reporter: reporter)
             // The router's mappings go last, once everyone has been told: quitting waits for the router's answer.
-            let release = { reachability.release { loop.quit() } }
+            let release = { httpsMapping.release { reachability.release { loop.quit() } } }
             let stopServer = { if let embedded { embedded.shutdown(reason: "host-left", done: release) } else { release() } }
             if let call { call.close(then: stopServer) } else { stopServer() }
         }
         ParticipantRun.leaveOnSignals(loop) {
             if let session { session.leave(reason: .signal) } else { finish(.success(.signal)) }
         }
-        let createRoom = { (advertised: [String], verdict: Reachability?) in client.createRoom(request, key: roomKey) { result in
+        // The host's own connection trusts what its rendezvous serves: the certificate ACME gave,
+        // or its own.
+        let createRoom = { (advertised: [String], verdict: Reachability?, certificate: ServedCertificate?) in
+            let trusted = certificate?.kind == .acme ? certificates.flatMap { try? RendezvousIdentity.fingerprint(ofPEMFile: $0.certificatePath) } : identity?.fingerprint
+            let client: RendezvousClient
+            do throws(CommandFailure) {
+                client = try context.rendezvousClient(address, pinned: trusted)
+            } catch {
+                return finish(.failure(error))
+            }
+            client.createRoom(request, key: roomKey) { result in
             switch result {
             case .failure(let failure):
                 finish(.failure(CommandFailure(connecting: failure, to: address, namedBy: standing == nil ? nil : context.origin("server"))))
             case .success(let room):
                 // Others need the same --ca to trust a wss:// rendezvous.
+                // A certificate from a CA needs no fingerprint: conf join and browsers check its chain and address.
                 Self.report(room, advertised: advertised, ca: address.secure && identity == nil ? ca : nil,
-                            fingerprint: identity?.fingerprint ?? standingFingerprint, secure: address.secure, reporter: reporter)
+                            fingerprint: certificate?.kind == .acme ? nil : identity?.fingerprint ?? standingFingerprint, secure: address.secure,
+                            certificate: certificate, reporter: reporter)
                 if let verdict { reporter.emit(.reachability(verdict)) }
                 let s = ParticipantSession(loop: loop, client: client, reporter: reporter, clock: SystemClock(), random: KernelRandom(),
                                            room: room.room, pin: room.pin, name: settings.name, duration: settings.duration,
@@ -131,22 +140,80 @@ struct HostCommand {
                 s.start()
             }
         } }
-        if let embeddedPort {
+        if let embeddedPort, let embedded {
             reachability.start(listen: listen, port: embeddedPort, portMapping: settings.call.portMapping) { verdict, advertised in
-                createRoom(advertised, verdict)
+                guard let acmeOptions else { return createRoom(advertised, verdict, identity.map { _ in ServedCertificate(kind: .selfSigned) }) }
+                Self.acmeCertificate(acmeOptions, stateDirectory: RendezvousSecretFile.defaultDirectory(context.environment), verdict: verdict, port: embeddedPort, server: embedded, httpsMapping: httpsMapping, loop: loop,
+                                     reporter: reporter) { made, certificate, publicAddress in
+                    certificates = made
+                    // With the certificate, the link names port 443, which the router forwards here.
+                    let first = publicAddress.map { [HostPort(host: $0, port: HTTPSPortMapping.port).description] } ?? []
+                    createRoom(first + advertised.filter { !first.contains($0) }, verdict, certificate)
+                }
             }
         } else {
-            createRoom([address.description], nil)
+            createRoom([address.description], Reachability?.none, ServedCertificate?.none)
         }
         loop.run()
-        withExtendedLifetime((call, stun)) {}
+        withExtendedLifetime((call, stun, certificates)) {}
         return exitCode.rawValue
+    }
+
+    /// `--certificate acme` for the built-in rendezvous: the address others reach (a public one,
+    /// or the router's with external 443 forwarded here) proven to the CA, then `ready` with what
+    /// is served and, when it is the CA's, the address the link names. Whatever stands in the
+    /// way (no public address, a router that will not forward 443, the CA) leaves the
+    /// self-signed certificate, and the reason goes with it.
+    static func acmeCertificate(_ options: (directory: String, caFile: String?, domain: String?), stateDirectory: String?, verdict: Reachability,
+                                port: UInt16, server: RendezvousServer, httpsMapping: HTTPSPortMapping, loop: EventLoop, reporter: EventReporter,
+                                ready: @escaping (ACMECertificates?, ServedCertificate, String?) -> Void) {
+        let ownCertificate = { (reason: String) in ready(nil, ServedCertificate(kind: .selfSigned, reason: reason), nil) }
+        guard let directory = stateDirectory else {
+            return ownCertificate("no $XDG_STATE_HOME or $HOME to keep the certificate in")
+        }
+        let obtain = { (address: String) in
+            let settings = ACMECertificates.Settings(directory: options.directory, caFile: options.caFile,
+                                                     identifier: options.domain.map { .dns($0) } ?? .ip(address), stateDirectory: directory)
+            let certificates: ACMECertificates
+            do throws(CommandFailure) {
+                certificates = try ACMECertificates(loop: loop, server: server, settings: settings) { line in reporter.note("\(line)") }
+            } catch {
+                return ownCertificate(error.message)
+            }
+            certificates.start { served in
+                if served.kind == .acme {
+                    ready(certificates, served, options.domain ?? address)
+                } else {
+                    httpsMapping.release {}
+                    ready(certificates, served, nil)
+                }
+            }
+        }
+        switch (verdict.verdict, verdict.via) {
+        case (.reachable, .public):
+            guard port == HTTPSPortMapping.port else {
+                return ownCertificate("the ACME check arrives at port 443, and the built-in rendezvous listens on \(port): give --listen :443")
+            }
+            obtain((try? HostPort.parse(verdict.address).get())?.host ?? verdict.address)
+        case (.reachable, _):
+            guard let route = DefaultRoute.current() else { return ownCertificate("no route to the internet") }
+            httpsMapping.start(route: route, port: port) { result in
+                switch result {
+                case .success(let address): obtain(address)
+                case .failure(let refusal):
+                    httpsMapping.release {}
+                    ownCertificate(refusal.reason)
+                }
+            }
+        default:
+            ownCertificate("this machine is not reachable from the internet, where the certificate authority checks it")
+        }
     }
 
     /// The `room` event. With `fingerprint`, the join lines name the server by it (and TLS): a
     /// joiner then trusts that certificate and no other.
     static func report(_ room: RoomCreated, advertised: [String], ca: String?, fingerprint: ServerFingerprint?, secure: Bool,
-                       reporter: EventReporter) {
+                       certificate: ServedCertificate? = nil, reporter: EventReporter) {
         let trust = (ca.map { " --ca " + shellQuoted($0) } ?? "") + (fingerprint.map { " --fingerprint \($0)" } ?? "")
         // The scheme always written: without one, conf join reads wss://.
         let hasScheme = advertised[0].hasPrefix("wss://") || advertised[0].hasPrefix("ws://")
@@ -161,7 +228,7 @@ struct HostCommand {
         let forBrowsers = address.map { $0.secure || $0.isLoopback } ?? false
         reporter.emit(.room(.init(room: room, joinCommand: join, listenJoinCommand: listenJoin, otherAddresses: Array(advertised.dropFirst()),
                                   link: links[0], listenLink: links[1], forBrowsers: forBrowsers,
-                                  selfSignedCertificate: fingerprint != nil)))
+                                  certificate: certificate ?? (fingerprint != nil ? ServedCertificate(kind: .selfSigned) : nil))))
     }
 
     /// The built-in rendezvous's TLS key and certificate (made on first use, kept in the state

@@ -290,9 +290,10 @@ struct RendezvousCommand {
         return DefaultRoute.current()?.localAddress ?? "THIS-MACHINE"
     }
 
-    /// `--certificate acme` (and its settings), checked: it replaces the rendezvous's own
-    /// self-signed certificate, so not with --tls-cert or --no-tls.
-    static func acme(_ context: CommandContext, endpoint: HostPort, stateDirectory: String, selfSigned: Bool) throws(CommandFailure) -> ACMECertificates.Settings? {
+    /// `--certificate acme`'s settings, checked; nil for `self-signed`. It replaces the
+    /// rendezvous's own self-signed certificate, so not with --tls-cert or --no-tls (`selfSigned`
+    /// false). `identifier` is for a domain given; else the caller finds the address.
+    static func acmeOptions(_ context: CommandContext, selfSigned: Bool) throws(CommandFailure) -> (directory: String, caFile: String?, domain: String?)? {
         switch context.setting("certificate") ?? "self-signed" {
         case "self-signed":
             for option in ["acme-directory", "acme-ca", "domain"] where context.invocation.value(option) != nil {
@@ -302,16 +303,26 @@ struct RendezvousCommand {
         case "acme": break
         case let other: throw context.usage("\(context.origin("certificate")) '\(other)': give self-signed or acme")
         }
-        guard selfSigned else { throw context.usage("--certificate acme replaces the rendezvous's own certificate: not with --tls-cert or --no-tls") }
+        guard selfSigned else {
+            throw context.usage("--certificate acme replaces the built-in rendezvous's own certificate: not with --tls-cert, --no-tls or --server")
+        }
         let directory = context.setting("acme-directory") ?? ACMEIssuance.letsEncrypt
         guard directory.hasPrefix("https://") else { throw context.usage("--acme-directory '\(directory)': give the directory's https:// URL") }
         if let ca = context.setting("acme-ca"), access(ca, R_OK) != 0 {
             throw context.usage("--acme-ca \(ca): cannot read the file (\(String(cString: strerror(errno))))")
         }
+        let domain = context.setting("domain")
+        if let domain, !isDomainName(domain) { throw context.usage("--domain '\(domain)': give a DNS name, like call.example.org") }
+        return (directory, context.setting("acme-ca"), domain?.lowercased())
+    }
+
+    /// `--certificate acme` for a standing rendezvous: for --domain, else the address it listens
+    /// on (or, on every interface, the default route's).
+    static func acme(_ context: CommandContext, endpoint: HostPort, stateDirectory: String, selfSigned: Bool) throws(CommandFailure) -> ACMECertificates.Settings? {
+        guard let options = try acmeOptions(context, selfSigned: selfSigned) else { return nil }
         let identifier: ACMEIdentifier
-        if let domain = context.setting("domain") {
-            guard Self.isDomainName(domain) else { throw context.usage("--domain '\(domain)': give a DNS name, like call.example.org") }
-            identifier = .dns(domain.lowercased())
+        if let domain = options.domain {
+            identifier = .dns(domain)
         } else {
             let host = reachableHost(endpoint.host)
             guard IPv4Address(host) != nil || host.contains(":") else {
@@ -319,7 +330,7 @@ struct RendezvousCommand {
             }
             identifier = .ip(host)
         }
-        return ACMECertificates.Settings(directory: directory, caFile: context.setting("acme-ca"), identifier: identifier, stateDirectory: stateDirectory)
+        return ACMECertificates.Settings(directory: options.directory, caFile: options.caFile, identifier: identifier, stateDirectory: stateDirectory)
     }
 
     /// A DNS name a CA can issue for: labels of letters, digits and inner hyphens, at least two.

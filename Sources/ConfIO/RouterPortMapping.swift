@@ -27,6 +27,8 @@ public final class RouterPortMapping {
     private let loop: EventLoop
     private let route: DefaultRoute
     private let port: UInt16
+    /// The port asked for outside; `port` unless another was wanted (443 for ACME's validation).
+    private let externalPort: UInt16
     private let transports: [MappingTransport]
     private let upnpDelay: Duration
     private let onFact: (ReachabilityJudge.Fact) -> Void
@@ -44,11 +46,12 @@ public final class RouterPortMapping {
     private let leftovers = PortMappingLeftovers.newName()
     private var upnpHeld: [PortMappingLeftovers.UPnPMapping] = []
 
-    public init(loop: EventLoop, route: DefaultRoute, port: UInt16, transports: [MappingTransport] = [.tcp, .udp],
+    public init(loop: EventLoop, route: DefaultRoute, port: UInt16, externalPort: UInt16? = nil, transports: [MappingTransport] = [.tcp, .udp],
                 upnpDelay: Duration = RouterPortMapping.upnpDelay, onFact: @escaping (ReachabilityJudge.Fact) -> Void) {
         self.loop = loop
         self.route = route
         self.port = port
+        self.externalPort = externalPort ?? port
         self.transports = transports
         self.upnpDelay = upnpDelay
         self.onFact = onFact
@@ -57,7 +60,7 @@ public final class RouterPortMapping {
         if let client, let gateway, let socket = try? UDPSocket(host: route.localAddress, port: 0) {
             var random = KernelRandom()
             session = PortMappingSession(configuration: .init(clientAddress: client, gateway: gateway,
-                                                              mappings: transports.map { WantedMapping($0, internalPort: port) }),
+                                                              mappings: transports.map { WantedMapping($0, internalPort: port, externalPort: externalPort) }),
                                          random: &random)
             self.socket = socket
         } else {
@@ -118,7 +121,7 @@ public final class RouterPortMapping {
             guard let self, let upnp = self.upnp, !self.gatewayMapped else { return }
             for transport in self.transports {
                 upnp.add(transport == .tcp ? .tcp : .udp, localAddress: self.route.localAddress, localPort: self.port,
-                         externalPort: self.port, description: "conf \(getpid())")
+                         externalPort: self.externalPort, description: "conf \(getpid())")
             }
             self.upnpTimers.append(self.loop.schedule(after: Self.upnpPatience) { [weak self] in self?.onFact(.upnpSilent) })
         }

@@ -51,7 +51,8 @@ struct ACMETests {
         }
 
         var logText: String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
-        var orders: Int { logText.components(separatedBy: "POST /order-plz").count - 1 }
+        /// Orders made (a POST that pebble refused, as it does 5 % of nonces, made none).
+        var orders: Int { logText.components(separatedBy: "Added order").count - 1 }
 
         func stop() {
             kill(process.processIdentifier, SIGKILL)
@@ -166,5 +167,65 @@ struct ACMETests {
         #expect(!second.stderr.contains("asking https://11.0.0.1:14000/dir"), "\(second.stderr)")
         second.signal(SIGTERM)
         _ = second.waitForExit(timeout: .seconds(10))
+    }
+
+    /// `conf host --certificate acme` in home 1, asking pebble, its state in `directory`.
+    static func acmeHost(homes: HomeRouters, pebble: Pebble, directory: URL) throws -> ConfProcess {
+        try ConfProcess(["host", "--as", "ann", "--json", "--no-audio", "--no-video", "--certificate", "acme",
+                         "--acme-directory", Pebble.url, "--acme-ca", pebble.caFile],
+                        environment: ["CONF_PORT_MAPPING": "on", "XDG_STATE_HOME": directory.appendingPathComponent("state").path],
+                        namespace: homes.ns("h1"))
+    }
+
+    /// conf host behind a home router that forwards port 443 when asked: the CA reaches the
+    /// built-in rendezvous through the router, the link names the router's address without a
+    /// fingerprint, and a guest who trusts pebble's root joins with it.
+    @Test(.enabled(if: HomeRouters.toolsPresent, "needs miniupnpd and nft"))
+    func aHostBehindARouterThatForwards443GetsACertificateAndItsLinkNeedsNoFingerprint() throws {
+        let homes = try HomeRouters(["EXT_PORTS": "1-65535"])
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let pebble = try Pebble(namespace: homes.ns("inet"), directory: directory)
+        defer { pebble.stop() }
+        let root = directory.appendingPathComponent("root.pem").path
+        try Self.run("/usr/bin/curl", ["-sS", "--cacert", pebble.caFile, "-o", root, "https://11.0.0.1:15000/roots/0"], namespace: homes.ns("inet"))
+
+        let host = try Self.acmeHost(homes: homes, pebble: pebble, directory: directory)
+        let room = try #require(host.waitForEvent("room", timeout: .seconds(60)), "\(host.stderr)\n\(pebble.logText)")
+        let certificate = room["certificate"] as? [String: Any]
+        #expect(certificate?["kind"] as? String == "acme", "\(room)\n\(host.stderr)")
+        let link = try #require(room["link"] as? String)
+        #expect(link.hasPrefix("https://11.0.0.2/#room=") && !link.contains("fp="), "\(link)")
+        #expect(homes.routerMappings().contains { $0.contains("443") }, "\(homes.routerMappings())")
+
+        let guest = try ConfProcess(["join", link, "--ca", root, "--as", "bob", "--json", "--no-audio", "--no-video", "--duration", "5"],
+                                    namespace: homes.ns("h2"))
+        #expect(guest.waitForEvent("joined", timeout: .seconds(20)) != nil, "\(guest.stderr)")
+        #expect(guest.waitForEvent("peer-connected", timeout: .seconds(20)) != nil, "\(guest.stdout)\(guest.stderr)")
+        _ = guest.waitForExit(timeout: .seconds(20))
+        host.signal(SIGTERM)
+        _ = host.waitForExit(timeout: .seconds(15))
+        // Port 443 is given back with the rest.
+        #expect(homes.routerMappings().isEmpty, "\(homes.routerMappings())")
+    }
+
+    /// A router that maps only ports 1024-65535 (OpenWrt's default): the host serves its own
+    /// certificate, says why, and the call goes on as before.
+    @Test(.enabled(if: HomeRouters.toolsPresent, "needs miniupnpd and nft"))
+    func aRouterThatRefuses443LeavesTheOwnCertificateWithTheReason() throws {
+        let homes = try HomeRouters()
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let pebble = try Pebble(namespace: homes.ns("inet"), directory: directory)
+        defer { pebble.stop() }
+        let host = try Self.acmeHost(homes: homes, pebble: pebble, directory: directory)
+        let room = try #require(host.waitForEvent("room", timeout: .seconds(60)), "\(host.stderr)")
+        let certificate = room["certificate"] as? [String: Any]
+        #expect(certificate?["kind"] as? String == "self-signed", "\(room)")
+        #expect((certificate?["reason"] as? String)?.contains("port 443") == true, "\(room)")
+        #expect((room["link"] as? String)?.contains("fp=") == true && (room["link"] as? String)?.contains("11.0.0.2:7373") == true, "\(room)")
+        #expect(pebble.orders == 0)
+        host.signal(SIGTERM)
+        _ = host.waitForExit(timeout: .seconds(15))
     }
 }

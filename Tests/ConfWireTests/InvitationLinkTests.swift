@@ -23,6 +23,9 @@ struct InvitationLinkTests {
         // A dashed fingerprint, as --fingerprint takes it, and no port: HTTPS's.
         let dashed = try InvitationLink.parse("https://call.example.org#room=4821-7734&pin=381204&fp=k3f7-2m7q-x4ab-h6tn-c2wz-p7r5-ve").get()
         #expect(dashed.server.endpoint.port == 443 && dashed.fingerprint?.digits == "k3f72m7qx4abh6tnc2wzp7r5ve")
+        // HTTPS's own port is left out when written, as a browser shows it.
+        #expect(dashed.text == "https://call.example.org/#room=4821-7734&pin=381204&fp=k3f72m7qx4abh6tnc2wzp7r5ve")
+        #expect(try InvitationLink.parse("https://[2001:db8::1]:443/#room=4821-7734&pin=381204").get().text == "https://[2001:db8::1]/#room=4821-7734&pin=381204")
     }
 
     @Test(arguments: [

@@ -92,6 +92,6 @@ enable_upnp=yes
 secure_mode=yes
 system_uptime=yes
 uuid=3d3cec3a-8cf0-11e0-98ee-001a6bd2d07b
-allow 1024-65535 192.168.1.0/24 1024-65535
+allow ${EXT_PORTS:-1024-65535} 192.168.1.0/24 1024-65535
 deny 0-65535 0.0.0.0/0 0-65535
 CONF

@@ -21,7 +21,9 @@ extension CallEvent {
                     + " no camera, microphone or encryption; serve TLS, that is, leave out --no-tls, for guests in browsers)"
             } else if r.selfSignedCertificate {
                 text += "\n  (a browser first warns that the connection is not private: the certificate is this machine's own, which the"
-                    + " link's fp= names; the guest goes on past the warning (Advanced), or serve a CA-signed certificate: docs/DEPLOY.md)"
+                    + " link's fp= names; the guest goes on past the warning (Advanced). For a certificate browsers trust, with no"
+                    + " warning: conf host --certificate acme, with port 443 open to the internet (docs/DEPLOY.md))"
+                if let reason = r.certificate?.reason { text += "\n  (no trusted certificate: \(reason))" }
             }
             if !r.otherAddresses.isEmpty { text += "\n  (this machine is also at \(r.otherAddresses.joined(separator: ", ")))" }
             return text

@@ -36,6 +36,7 @@ extension CallEvent {
                 "link": .string(r.link), "listen_link": .string(r.listenLink),
                 "join_command": .string(r.joinCommand), "listen_join_command": .string(r.listenJoinCommand),
                 "browser_url": .string(r.browserURL), "listen_browser_url": .string(r.listenBrowserURL),
+                "certificate": r.certificate?.json ?? .null,
             ])
         case .check(let c):
             .object([

@@ -17,11 +17,14 @@ extension CallEvent {
         /// Whether a browser can use the links: not on plain http:// to another machine, where a
         /// page has no secure context (no camera, microphone or WebCrypto).
         public var forBrowsers: Bool
+        /// Which certificate the rendezvous serves, when conf knows (its own rendezvous, or one named
+        /// by fingerprint); nil for a standing one trusted through a CA.
+        public var certificate: ServedCertificate?
         /// The rendezvous's certificate is its own (self-signed): a browser warns before the page.
-        public var selfSignedCertificate: Bool
+        public var selfSignedCertificate: Bool { certificate?.kind == .selfSigned }
 
         public init(room: RoomCreated, joinCommand: String, listenJoinCommand: String, otherAddresses: [String] = [],
-                    link: String = "", listenLink: String = "", forBrowsers: Bool = true, selfSignedCertificate: Bool = false) {
+                    link: String = "", listenLink: String = "", forBrowsers: Bool = true, certificate: ServedCertificate? = nil) {
             self.room = room
             self.joinCommand = joinCommand
             self.listenJoinCommand = listenJoinCommand
@@ -29,7 +32,7 @@ extension CallEvent {
             self.link = link
             self.listenLink = listenLink
             self.forBrowsers = forBrowsers
-            self.selfSignedCertificate = selfSignedCertificate
+            self.certificate = certificate
         }
 
         /// The links as the call page's: empty where a browser cannot use them.

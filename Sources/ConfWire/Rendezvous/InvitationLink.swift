@@ -22,8 +22,11 @@ public struct InvitationLink: Equatable, Sendable {
     /// by far; what a page adds (`name=`, `join=1`) fits too.
     static let longest = 512
 
+    /// HTTPS's own port (443) is left out, as a browser shows it.
     public var text: String {
-        (server.secure ? "https://" : "http://") + server.endpoint.description + "/#room=\(room.rawValue)&pin=\(pin.digits)"
+        let endpoint = server.endpoint
+        let host = server.secure && endpoint.port == 443 ? (endpoint.host.contains(":") ? "[\(endpoint.host)]" : endpoint.host) : endpoint.description
+        return (server.secure ? "https://" : "http://") + host + "/#room=\(room.rawValue)&pin=\(pin.digits)"
             + (fingerprint.map { "&fp=\($0.digits)" } ?? "")
     }
 
