@@ -4,7 +4,7 @@ import ConfCore
 /// times are seconds since 1970 (certificates and the CA's `Retry-After` speak wall-clock time).
 ///
 /// As Caddy does: a kept certificate is served while it names this identifier, comes from this
-/// directory and has a day left; it is renewed at half its life (80 hours into Let's Encrypt's
+/// directory and has a day left (a quarter of its life, if that is less); it is renewed at half its life (80 hours into Let's Encrypt's
 /// 160-hour `shortlived` ones) while it is served. No order is made while a kept certificate is
 /// good, so restarts never spend the CA's rate limits (5 duplicate certificates a week); after a
 /// failure the next try waits (1 minute, doubling to a day, and at least what the CA asked), and
@@ -52,9 +52,11 @@ public enum ACMECertificatePolicy {
         case wait(until: Int64, servesKept: Bool)
     }
 
+    /// Served while a day of it is left, or a quarter of its life for one shorter than four days.
     public static func usable(_ kept: Kept?, identifier: String, directory: String, now: Int64) -> Bool {
         guard let kept else { return false }
-        return kept.identifier == identifier && kept.directory == directory && kept.notAfter - now >= minimumLeft && kept.notBefore <= now + 300
+        let left = min(minimumLeft, (kept.notAfter - kept.notBefore) / 4)
+        return kept.identifier == identifier && kept.directory == directory && kept.notAfter - now >= left && kept.notBefore <= now + 300
     }
 
     /// Half way through its life.

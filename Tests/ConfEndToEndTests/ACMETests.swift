@@ -17,7 +17,8 @@ struct ACMETests {
         var caFile: String { directory.appendingPathComponent("ca.pem").path }
         static let url = "https://11.0.0.1:14000/dir"
 
-        init(namespace: String, directory: URL) throws {
+        /// `validity`: the certificates' life in seconds (pebble's default is five years).
+        init(namespace: String, directory: URL, validity: Int? = nil) throws {
             self.directory = directory
             log = directory.appendingPathComponent("pebble.log")
             let path = { (name: String) in directory.appendingPathComponent(name).path }
@@ -34,7 +35,7 @@ struct ACMETests {
             }
             let config = """
             {"pebble": {"listenAddress": "11.0.0.1:14000", "managementListenAddress": "11.0.0.1:15000", "certificate": "\(path("pebble.pem"))",
-             "privateKey": "\(path("pebble.key"))", "httpPort": 80, "tlsPort": 443, "ocspResponderURL": "", "externalAccountBindingRequired": false}}
+             "privateKey": "\(path("pebble.key"))", "httpPort": 80, "tlsPort": 443, "ocspResponderURL": "", "externalAccountBindingRequired": false\(validity.map { ", \"certificateValidityPeriod\": \($0)" } ?? "")}}
             """
             try config.write(toFile: path("pebble.json"), atomically: true, encoding: .utf8)
             FileManager.default.createFile(atPath: log.path, contents: nil)
@@ -175,6 +176,58 @@ struct ACMETests {
                          "--acme-directory", Pebble.url, "--acme-ca", pebble.caFile],
                         environment: ["CONF_PORT_MAPPING": "on", "XDG_STATE_HOME": directory.appendingPathComponent("state").path],
                         namespace: homes.ns("h1"))
+    }
+
+    /// The serial number of the certificate 11.0.0.2:443 serves now.
+    static func servedSerial(namespace: String) -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
+        process.arguments = ["netns", "exec", namespace, "/bin/sh", "-c",
+                             "openssl s_client -connect 11.0.0.2:443 </dev/null 2>/dev/null | openssl x509 -noout -serial"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return "" }
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return text.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Certificates of 40 s: renewed at half their life while a participant stays connected
+    /// through it, the new one served to the next connection.
+    @Test func aCertificateIsRenewedWhileAParticipantStaysConnected() throws {
+        let namespace = try Self.namespace()
+        defer { try? NetworkChangeTests.ip(["netns", "del", namespace]) }
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let pebble = try Pebble(namespace: namespace, directory: directory, validity: 40)
+        defer { pebble.stop() }
+        let root = directory.appendingPathComponent("root.pem").path
+        try Self.run("/usr/bin/curl", ["-sS", "--cacert", pebble.caFile, "-o", root, "https://11.0.0.1:15000/roots/0"], namespace: namespace)
+        let server = try Self.rendezvous(namespace: namespace, pebble: pebble, state: directory.appendingPathComponent("state"))
+        defer { server.signal(SIGKILL) }
+        #expect(server.waitForOutput(containing: "# certificate: acme", timeout: .seconds(30)) != nil, "\(server.stdout)\(server.stderr)")
+        let first = Self.servedSerial(namespace: namespace)
+        #expect(first.hasPrefix("serial="), "\(first)")
+        let host = try ConfProcess(["host", "--server", "11.0.0.2:443", "--ca", root, "--no-audio", "--no-video", "--json"], namespace: namespace)
+        defer { host.signal(SIGKILL) }
+        #expect(host.waitForEvent("joined", timeout: .seconds(20)) != nil, "\(host.stderr)")
+
+        #expect(ConfProcess.waitUntil(timeout: .seconds(45)) { pebble.orders >= 2 }, "no renewal: \(server.stderr)")
+        var renewed = first
+        #expect(ConfProcess.waitUntil(timeout: .seconds(10)) { renewed = Self.servedSerial(namespace: namespace); return renewed != first && !renewed.isEmpty },
+                "still \(first)")
+        // The participant's connection went on through it: no loss, no reconnection, still counted.
+        #expect(host.events(ofType: "rendezvous-lost").isEmpty && host.events(ofType: "left").isEmpty, "\(host.stdout)")
+        let health = Pipe()
+        let curl = Process()
+        curl.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
+        curl.arguments = ["netns", "exec", namespace, "/usr/bin/curl", "-sS", "--cacert", root, "https://11.0.0.2/v1/health"]
+        curl.standardOutput = health
+        try curl.run()
+        let answer = String(decoding: health.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        curl.waitUntilExit()
+        #expect(answer.contains(#""participants":1"#), "\(answer)")
     }
 
     /// conf host behind a home router that forwards port 443 when asked: the CA reaches the

@@ -54,4 +54,12 @@ struct ACMECertificatePolicyTests {
         #expect(ACMECertificatePolicy.decide(kept: nil, backOff: backOff, identifier: "203.0.113.7", directory: Self.directory, now: Self.now + 120)
                 == .order(servesKept: false))
     }
+
+    @Test func aShortCertificateIsServedForThreeQuartersOfItsLifeAndRenewedAtHalf() {
+        let short = ACMECertificatePolicy.Kept(identifier: "203.0.113.7", directory: Self.directory, notBefore: Self.now, notAfter: Self.now + 40)
+        let decide = { (now: Int64) in ACMECertificatePolicy.decide(kept: short, backOff: nil, identifier: "203.0.113.7", directory: Self.directory, now: now) }
+        #expect(decide(Self.now + 5) == .serve(renewAt: Self.now + 20))
+        #expect(decide(Self.now + 25) == .order(servesKept: true))
+        #expect(decide(Self.now + 31) == .order(servesKept: false))
+    }
 }
