@@ -260,6 +260,42 @@ struct ACMETests {
         _ = host.waitForExit(timeout: .seconds(15))
         // Port 443 is given back with the rest.
         #expect(homes.routerMappings().isEmpty, "\(homes.routerMappings())")
+
+        // The next conf host serves the kept certificate: pebble sees no second order.
+        let next = try Self.acmeHost(homes: homes, pebble: pebble, directory: directory)
+        let again = try #require(next.waitForEvent("room", timeout: .seconds(30)), "\(next.stderr)")
+        #expect((again["certificate"] as? [String: Any])?["kind"] as? String == "acme", "\(again)")
+        #expect(pebble.orders == 1, "\(pebble.logText)")
+        next.signal(SIGTERM)
+        _ = next.waitForExit(timeout: .seconds(15))
+    }
+
+    /// `--domain`: a name the namespace resolves (its own /etc/hosts, which `ip netns exec` puts
+    /// in place for pebble and conf alike) is proven and served.
+    @Test func aStandingRendezvousWithADomainName() throws {
+        let namespace = try Self.namespace()
+        defer { try? NetworkChangeTests.ip(["netns", "del", namespace]) }
+        let hosts = "/etc/netns/\(namespace)"
+        try FileManager.default.createDirectory(atPath: hosts, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: hosts) }
+        try "127.0.0.1 localhost\n11.0.0.2 call.conf.test\n".write(toFile: hosts + "/hosts", atomically: true, encoding: .utf8)
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let pebble = try Pebble(namespace: namespace, directory: directory)
+        defer { pebble.stop() }
+        let server = try ConfProcess(["rendezvous", "--listen", "11.0.0.2:443", "--certificate", "acme", "--domain", "call.conf.test",
+                                      "--acme-directory", Pebble.url, "--acme-ca", pebble.caFile, "--state-dir", directory.appendingPathComponent("state").path],
+                                     namespace: namespace)
+        defer { server.signal(SIGKILL) }
+        #expect(server.waitForOutput(containing: "# certificate: acme", timeout: .seconds(30)) != nil, "\(server.stdout)\(server.stderr)\(pebble.logText)")
+        #expect(server.stdout.contains("server = call.conf.test:443"), "\(server.stdout)")
+        let root = directory.appendingPathComponent("root.pem").path
+        try Self.run("/usr/bin/curl", ["-sS", "--cacert", pebble.caFile, "-o", root, "https://11.0.0.1:15000/roots/0"], namespace: namespace)
+        try Self.run("/usr/bin/curl", ["-sS", "--fail", "--cacert", root, "https://call.conf.test/v1/health"], namespace: namespace)
+        // The certificate names the domain, not the address.
+        #expect(throws: TestFailure.self) {
+            try Self.run("/usr/bin/curl", ["-sS", "--fail", "--cacert", root, "https://11.0.0.2/v1/health"], namespace: namespace)
+        }
     }
 
     /// A router that maps only ports 1024-65535 (OpenWrt's default): the host serves its own
