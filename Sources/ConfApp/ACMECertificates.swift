@@ -20,6 +20,9 @@ final class ACMECertificates {
         var caFile: String?
         var identifier: ACMEIdentifier
         var stateDirectory: String
+        /// The challenges answered: tls-alpn-01 on the rendezvous's listener, http-01 on `http01`.
+        var challenges: [ACMEChallenge.Kind] = [.tlsALPN01]
+        var http01: HTTP01Responder?
     }
 
     private let loop: EventLoop
@@ -133,19 +136,26 @@ final class ACMECertificates {
             return failed(ACMEFailure(kind: .unreachable, message: "--acme-ca \(settings.caFile ?? ""): \(error.message)"))
         }
         var options = ACMEIssuance.Options()
-        options.challenges = [.tlsALPN01]
+        options.challenges = settings.challenges
         let issuance = ACMEIssuance(directory: settings.directory, identifier: settings.identifier, key: accountKey, csr: csr, options: options)
-        log("asking \(settings.directory) for a certificate for \(settings.identifier) (tls-alpn-01 on port 443)")
+        let ports = settings.challenges.map { $0 == .tlsALPN01 ? "tls-alpn-01 on port 443" : "http-01 on port 80" }.joined(separator: " or ")
+        log("asking \(settings.directory) for a certificate for \(settings.identifier) (\(ports))")
         client?.run(issuance, answer: { [weak self] challenge in
             guard let self else { return }
-            do {
-                try self.server.answerTLSALPNChallenge(pem: try certificateKey.challengeCertificate(for: challenge))
-            } catch {
-                self.log("cannot put up the tls-alpn-01 challenge: \(error)")
+            switch challenge.kind {
+            case .tlsALPN01:
+                do {
+                    try self.server.answerTLSALPNChallenge(pem: try certificateKey.challengeCertificate(for: challenge))
+                } catch {
+                    self.log("cannot put up the tls-alpn-01 challenge: \(error)")
+                }
+            case .http01:
+                self.settings.http01?.answer(token: challenge.token, keyAuthorization: challenge.keyAuthorization)
             }
         }, done: { [weak self] result in
             guard let self else { return }
             try? self.server.answerTLSALPNChallenge(pem: nil)
+            self.settings.http01?.withdraw()
             switch result {
             case .success(let issued): self.issued(chain: issued.chain, key: certificateKey)
             case .failure(let failure): self.failed(failure)

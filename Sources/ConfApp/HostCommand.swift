@@ -91,7 +91,7 @@ struct HostCommand {
             address = RendezvousAddress(endpoint: HostPort(host: local, port: port), secure: identity != nil)
         }
         let reachability = HostReachability(loop: loop)
-        let httpsMapping = HTTPSPortMapping(loop: loop)
+        let lowPorts = (https: LowPortMapping(loop: loop, port: LowPortMapping.https), http: LowPortMapping(loop: loop, port: LowPortMapping.http))
         var certificates: ACMECertificates?
 
         var session: ParticipantSession?
@@ -100,7 +100,7 @@ struct HostCommand {
             call?.stopViews()  // the last lines belong on the normal screen
             exitCode = ParticipantRun.finish(result, reporter: reporter)
             // The router's mappings go last, once everyone has been told: quitting waits for the router's answer.
-            let release = { httpsMapping.release { reachability.release { loop.quit() } } }
+            let release = { lowPorts.https.release { lowPorts.http.release { reachability.release { loop.quit() } } } }
             let stopServer = { if let embedded { embedded.shutdown(reason: "host-left", done: release) } else { release() } }
             if let call { call.close(then: stopServer) } else { stopServer() }
         }
@@ -143,11 +143,11 @@ struct HostCommand {
         if let embeddedPort, let embedded {
             reachability.start(listen: listen, port: embeddedPort, portMapping: settings.call.portMapping) { verdict, advertised in
                 guard let acmeOptions else { return createRoom(advertised, verdict, identity.map { _ in ServedCertificate(kind: .selfSigned) }) }
-                Self.acmeCertificate(acmeOptions, stateDirectory: RendezvousSecretFile.defaultDirectory(context.environment), verdict: verdict, port: embeddedPort, server: embedded, httpsMapping: httpsMapping, loop: loop,
-                                     reporter: reporter) { made, certificate, publicAddress in
+                Self.acmeCertificate(acmeOptions, stateDirectory: RendezvousSecretFile.defaultDirectory(context.environment), verdict: verdict,
+                                     port: embeddedPort, server: embedded, lowPorts: lowPorts, loop: loop, reporter: reporter) { made, certificate, linkAddress in
                     certificates = made
-                    // With the certificate, the link names port 443, which the router forwards here.
-                    let first = publicAddress.map { [HostPort(host: $0, port: HTTPSPortMapping.port).description] } ?? []
+                    // With the certificate by tls-alpn-01, the link names port 443, which the router forwards here.
+                    let first = linkAddress.map { [$0] } ?? []
                     createRoom(first + advertised.filter { !first.contains($0) }, verdict, certificate)
                 }
             }
@@ -160,20 +160,20 @@ struct HostCommand {
     }
 
     /// `--certificate acme` for the built-in rendezvous: the address others reach (a public one,
-    /// or the router's with external 443 forwarded here) proven to the CA, then `ready` with what
-    /// is served and, when it is the CA's, the address the link names. Whatever stands in the
-    /// way (no public address, a router that will not forward 443, the CA) leaves the
-    /// self-signed certificate, and the reason goes with it.
+    /// or the router's) proven to the CA, by tls-alpn-01 on port 443 (forwarded here by the
+    /// router, and kept for the call: the link then names 443) or else http-01 on port 80 (to a
+    /// responder of its own); then `ready` with what is served and, for 443, the address the link
+    /// names. Whatever stands in the way (no public address, a router that forwards neither port,
+    /// the CA) leaves the self-signed certificate, and the reason goes with it.
     static func acmeCertificate(_ options: (directory: String, caFile: String?, domain: String?), stateDirectory: String?, verdict: Reachability,
-                                port: UInt16, server: RendezvousServer, httpsMapping: HTTPSPortMapping, loop: EventLoop, reporter: EventReporter,
-                                ready: @escaping (ACMECertificates?, ServedCertificate, String?) -> Void) {
+                                port: UInt16, server: RendezvousServer, lowPorts: (https: LowPortMapping, http: LowPortMapping), loop: EventLoop,
+                                reporter: EventReporter, ready: @escaping (ACMECertificates?, ServedCertificate, String?) -> Void) {
         let ownCertificate = { (reason: String) in ready(nil, ServedCertificate(kind: .selfSigned, reason: reason), nil) }
-        guard let directory = stateDirectory else {
-            return ownCertificate("no $XDG_STATE_HOME or $HOME to keep the certificate in")
-        }
-        let obtain = { (address: String) in
+        guard let directory = stateDirectory else { return ownCertificate("no $XDG_STATE_HOME or $HOME to keep the certificate in") }
+        let obtain = { (address: String, challenge: ACMEChallenge.Kind, responder: HTTP01Responder?) in
             let settings = ACMECertificates.Settings(directory: options.directory, caFile: options.caFile,
-                                                     identifier: options.domain.map { .dns($0) } ?? .ip(address), stateDirectory: directory)
+                                                     identifier: options.domain.map { .dns($0) } ?? .ip(address), stateDirectory: directory,
+                                                     challenges: [challenge], http01: responder)
             let certificates: ACMECertificates
             do throws(CommandFailure) {
                 certificates = try ACMECertificates(loop: loop, server: server, settings: settings) { line in reporter.note("\(line)") }
@@ -181,28 +181,37 @@ struct HostCommand {
                 return ownCertificate(error.message)
             }
             certificates.start { served in
-                if served.kind == .acme {
-                    ready(certificates, served, options.domain ?? address)
-                } else {
-                    httpsMapping.release {}
-                    ready(certificates, served, nil)
-                }
+                let linkAddress = served.kind == .acme && challenge == .tlsALPN01
+                    ? HostPort(host: options.domain ?? address, port: LowPortMapping.https).description : nil
+                if linkAddress == nil { lowPorts.https.release {} }
+                ready(certificates, served, linkAddress)
             }
         }
+        let responder = { (host: String, port: UInt16) in try? HTTP01Responder(loop: loop, endpoint: HostPort(host: host, port: port)) }
+        let address = (try? HostPort.parse(verdict.address).get())?.host ?? verdict.address
         switch (verdict.verdict, verdict.via) {
         case (.reachable, .public):
-            guard port == HTTPSPortMapping.port else {
-                return ownCertificate("the ACME check arrives at port 443, and the built-in rendezvous listens on \(port): give --listen :443")
+            if port == LowPortMapping.https { return obtain(address, .tlsALPN01, nil) }
+            guard let http = responder("0.0.0.0", LowPortMapping.http) else {
+                return ownCertificate("the certificate authority checks port 443 or 80: give --listen :443, or let conf bind port 80")
             }
-            obtain((try? HostPort.parse(verdict.address).get())?.host ?? verdict.address)
+            obtain(address, .http01, http)
         case (.reachable, _):
             guard let route = DefaultRoute.current() else { return ownCertificate("no route to the internet") }
-            httpsMapping.start(route: route, port: port) { result in
+            lowPorts.https.start(route: route, port: port) { result in
                 switch result {
-                case .success(let address): obtain(address)
-                case .failure(let refusal):
-                    httpsMapping.release {}
-                    ownCertificate(refusal.reason)
+                case .success(let external): obtain(external, .tlsALPN01, nil)
+                case .failure(let refusedHTTPS):
+                    lowPorts.https.release {}
+                    guard let http = responder(route.localAddress, 0) else { return ownCertificate(refusedHTTPS.reason) }
+                    lowPorts.http.start(route: route, port: http.port) { result in
+                        switch result {
+                        case .success(let external): obtain(external, .http01, http)
+                        case .failure(let refusedHTTP):
+                            lowPorts.http.release {}
+                            ownCertificate("\(refusedHTTPS.reason); \(refusedHTTP.reason)")
+                        }
+                    }
                 }
             }
         default:

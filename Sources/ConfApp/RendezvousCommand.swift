@@ -173,7 +173,18 @@ struct RendezvousCommand {
             if let certificate { Console.out("# " + TerminalEscape.escape(certificate.words)) }
         }
         var certificates: ACMECertificates?
-        if let acme, let single {
+        if var acme, let single {
+            // The CA checks port 443 (tls-alpn-01, on this listener) or 80 (http-01, on a
+            // responder of its own that serves nothing else).
+            if port != LowPortMapping.https {
+                do throws(GLibError) {
+                    acme.http01 = try HTTP01Responder(loop: loop, endpoint: HostPort(host: endpoint.host, port: LowPortMapping.http))
+                    acme.challenges = [.http01]
+                } catch {
+                    Console.err("rendezvous: --certificate acme: the certificate authority checks port 443 or 80, and this rendezvous listens on \(port) "
+                                + "and cannot listen on 80 (\(error.message)): listen on 443 (--listen :443), or forward 443 or 80 to it")
+                }
+            }
             do throws(CommandFailure) {
                 certificates = try ACMECertificates(loop: loop, server: single, settings: acme, log: { Console.err("rendezvous: " + TerminalEscape.escape($0)) })
             } catch {

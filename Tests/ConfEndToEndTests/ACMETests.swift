@@ -92,6 +92,25 @@ struct ACMETests {
         return directory
     }
 
+    /// A namespace (`namespace()`), a private directory, and pebble running there. `hosts`: the
+    /// namespace's own /etc/hosts, which `ip netns exec` puts in place for what it starts (pebble
+    /// too, so it is written first).
+    static func pebbleWorld(validity: Int? = nil, hosts: String? = nil) throws -> (String, URL, Pebble) {
+        let namespace = try Self.namespace(), directory = try temporaryDirectory()
+        if let hosts {
+            try FileManager.default.createDirectory(atPath: "/etc/netns/\(namespace)", withIntermediateDirectories: true)
+            try hosts.write(toFile: "/etc/netns/\(namespace)/hosts", atomically: true, encoding: .utf8)
+        }
+        return (namespace, directory, try Pebble(namespace: namespace, directory: directory, validity: validity))
+    }
+
+    static func tearDown(_ namespace: String, _ directory: URL, _ pebble: Pebble) {
+        pebble.stop()
+        try? NetworkChangeTests.ip(["netns", "del", namespace])
+        try? FileManager.default.removeItem(at: directory)
+        try? FileManager.default.removeItem(atPath: "/etc/netns/\(namespace)")
+    }
+
     static func rendezvous(namespace: String, pebble: Pebble, state: URL) throws -> ConfProcess {
         try ConfProcess(["rendezvous", "--listen", "11.0.0.2:443", "--certificate", "acme", "--acme-directory", Pebble.url,
                          "--acme-ca", pebble.caFile, "--state-dir", state.path], namespace: namespace)
@@ -99,11 +118,8 @@ struct ACMETests {
 
     @Test func aRendezvousGetsACertificateThatClientsTrustAndKeepsIt() throws {
         #expect(FileManager.default.isExecutableFile(atPath: "/usr/bin/pebble"), "pebble is not installed: scripts/install-deps --test installs it")
-        let namespace = try Self.namespace()
-        defer { try? NetworkChangeTests.ip(["netns", "del", namespace]) }
-        let directory = try Self.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let pebble = try Pebble(namespace: namespace, directory: directory)
+        let (namespace, directory, pebble) = try Self.pebbleWorld()
+        defer { Self.tearDown(namespace, directory, pebble) }
         let state = directory.appendingPathComponent("state")
 
         let first = try Self.rendezvous(namespace: namespace, pebble: pebble, state: state)
@@ -140,11 +156,8 @@ struct ACMETests {
     }
 
     @Test func withoutTheCAItServesItsOwnCertificateSaysWhyAndBacksOff() throws {
-        let namespace = try Self.namespace()
-        defer { try? NetworkChangeTests.ip(["netns", "del", namespace]) }
-        let directory = try Self.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let pebble = try Pebble(namespace: namespace, directory: directory)
+        let (namespace, directory, pebble) = try Self.pebbleWorld()
+        defer { Self.tearDown(namespace, directory, pebble) }
         pebble.stop()
         let state = directory.appendingPathComponent("state")
 
@@ -196,12 +209,8 @@ struct ACMETests {
     /// Certificates of 40 s: renewed at half their life while a participant stays connected
     /// through it, the new one served to the next connection.
     @Test func aCertificateIsRenewedWhileAParticipantStaysConnected() throws {
-        let namespace = try Self.namespace()
-        defer { try? NetworkChangeTests.ip(["netns", "del", namespace]) }
-        let directory = try Self.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let pebble = try Pebble(namespace: namespace, directory: directory, validity: 40)
-        defer { pebble.stop() }
+        let (namespace, directory, pebble) = try Self.pebbleWorld(validity: 40)
+        defer { Self.tearDown(namespace, directory, pebble) }
         let root = directory.appendingPathComponent("root.pem").path
         try Self.run("/usr/bin/curl", ["-sS", "--cacert", pebble.caFile, "-o", root, "https://11.0.0.1:15000/roots/0"], namespace: namespace)
         let server = try Self.rendezvous(namespace: namespace, pebble: pebble, state: directory.appendingPathComponent("state"))
@@ -270,19 +279,28 @@ struct ACMETests {
         _ = next.waitForExit(timeout: .seconds(15))
     }
 
+    /// A rendezvous on another port than 443 answers http-01 on port 80 with a responder that
+    /// serves the challenge and nothing else.
+    @Test func aRendezvousOnAnotherPortAnswersHTTP01OnPort80() throws {
+        let (namespace, directory, pebble) = try Self.pebbleWorld()
+        defer { Self.tearDown(namespace, directory, pebble) }
+        let server = try ConfProcess(["rendezvous", "--listen", "11.0.0.2:7373", "--certificate", "acme", "--acme-directory", Pebble.url,
+                                      "--acme-ca", pebble.caFile, "--state-dir", directory.appendingPathComponent("state").path], namespace: namespace)
+        defer { server.signal(SIGKILL) }
+        #expect(server.waitForOutput(containing: "# certificate: acme", timeout: .seconds(30)) != nil, "\(server.stdout)\(server.stderr)\(pebble.logText)")
+        #expect(server.stderr.contains("http-01 on port 80"), "\(server.stderr)")
+        let root = directory.appendingPathComponent("root.pem").path
+        try Self.run("/usr/bin/curl", ["-sS", "--cacert", pebble.caFile, "-o", root, "https://11.0.0.1:15000/roots/0"], namespace: namespace)
+        try Self.run("/usr/bin/curl", ["-sS", "--fail", "--cacert", root, "https://11.0.0.2:7373/v1/health"], namespace: namespace)
+        // Port 80 serves no part of the rendezvous: its API answers 404 there, in clear or not at all.
+        #expect(throws: TestFailure.self) { try Self.run("/usr/bin/curl", ["-sS", "--fail", "http://11.0.0.2/v1/health"], namespace: namespace) }
+    }
+
     /// `--domain`: a name the namespace resolves (its own /etc/hosts, which `ip netns exec` puts
     /// in place for pebble and conf alike) is proven and served.
     @Test func aStandingRendezvousWithADomainName() throws {
-        let namespace = try Self.namespace()
-        defer { try? NetworkChangeTests.ip(["netns", "del", namespace]) }
-        let hosts = "/etc/netns/\(namespace)"
-        try FileManager.default.createDirectory(atPath: hosts, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: hosts) }
-        try "127.0.0.1 localhost\n11.0.0.2 call.conf.test\n".write(toFile: hosts + "/hosts", atomically: true, encoding: .utf8)
-        let directory = try Self.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let pebble = try Pebble(namespace: namespace, directory: directory)
-        defer { pebble.stop() }
+        let (namespace, directory, pebble) = try Self.pebbleWorld(hosts: "127.0.0.1 localhost\n11.0.0.2 call.conf.test\n")
+        defer { Self.tearDown(namespace, directory, pebble) }
         let server = try ConfProcess(["rendezvous", "--listen", "11.0.0.2:443", "--certificate", "acme", "--domain", "call.conf.test",
                                       "--acme-directory", Pebble.url, "--acme-ca", pebble.caFile, "--state-dir", directory.appendingPathComponent("state").path],
                                      namespace: namespace)

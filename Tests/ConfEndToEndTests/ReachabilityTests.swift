@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 /// Across the internet with nothing but conf: two homes behind NAT routers in network namespaces
@@ -146,7 +147,8 @@ struct ReachabilityTests {
         #expect(verdict["verdict"] as? String == "closed" && verdict["via"] as? String == "none", "\(verdict)")
         let advice = verdict["advice"] as? String ?? ""
         #expect(advice.contains("TCP and UDP port 7373") && advice.contains("--server"), "\(advice)")
-        #expect(host.stderr.contains("Not reachable from the internet"), "\(host.stderr)")
+        // The human line follows the JSON event on the other stream: waited for, not assumed.
+        #expect(ConfProcess.waitUntil { host.stderr.contains("Not reachable from the internet") }, "\(host.stderr)")
         host.signal(SIGTERM)
         #expect(host.waitForExit(timeout: .seconds(15)) == 0)
 
@@ -254,7 +256,10 @@ final class HomeRouters {
         .appendingPathComponent("Network/home-routers.sh").path
     static let toolsPresent = FileManager.default.isExecutableFile(atPath: "/usr/sbin/miniupnpd")
         && FileManager.default.isExecutableFile(atPath: "/usr/sbin/nft")
-    let prefix = "hr\(getpid() % 10_000)"
+    /// Unique to each instance: suites that run at the same time (ReachabilityTests, ACMETests)
+    /// each get homes of their own.
+    let prefix = "hr\(getpid() % 10_000)-\(HomeRouters.made.add(1, ordering: .relaxed).oldValue % 100)"
+    private static let made = Atomic(0)
     private var servers: [ConfProcess] = []
     private var miniupnpd: Process?
     private var helpers: [Process] = []

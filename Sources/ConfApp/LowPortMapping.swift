@@ -3,12 +3,15 @@ import ConfWire
 
 /// `conf host --certificate acme` behind a router: asks it to forward external TCP 443 to the
 /// built-in rendezvous, where the CA's tls-alpn-01 validation must arrive and where the link then
-/// points (no port in it). Many routers refuse ports below 1024 (OpenWrt's and miniupnpd's
-/// default allow 1024-65535): then `decided` says why, and the host goes on with its own certificate.
+/// points (no port in it); or 80 to the http-01 responder. Many routers refuse ports below 1024
+/// (OpenWrt's and miniupnpd's default allow 1024-65535): then `decided` says why, and the host
+/// goes on with its own certificate.
 ///
 /// Threading: the loop's thread.
-final class HTTPSPortMapping {
-    static let port: UInt16 = 443
+final class LowPortMapping {
+    static let https: UInt16 = 443
+    static let http: UInt16 = 80
+    let port: UInt16
     private let loop: EventLoop
     private var mapping: RouterPortMapping?
     private var decided: ((Result<String, Refusal>) -> Void)?
@@ -16,19 +19,24 @@ final class HTTPSPortMapping {
 
     struct Refusal: Error { let reason: String }
 
-    init(loop: EventLoop) { self.loop = loop }
+    /// For external `port`.
+    init(loop: EventLoop, port: UInt16) {
+        self.loop = loop
+        self.port = port
+    }
 
-    /// Asks for external 443 → `port` on this machine; `decided` once with the router's external
+    /// Asks for external `self.port` → `port` on this machine; `decided` once with the router's external
     /// address, or why not (after at most the time UPnP is given, and a little more).
     func start(route: DefaultRoute, port: UInt16, decided: @escaping (Result<String, Refusal>) -> Void) {
         self.decided = decided
-        let mapping = RouterPortMapping(loop: loop, route: route, port: port, externalPort: Self.port, transports: [.tcp]) { [weak self] fact in
+        let mapping = RouterPortMapping(loop: loop, route: route, port: port, externalPort: self.port, transports: [.tcp]) { [weak self] fact in
             self?.add(fact)
         }
         self.mapping = mapping
         mapping.start()
         timer = loop.schedule(after: RouterPortMapping.upnpDelay + RouterPortMapping.upnpPatience + .seconds(2)) { [weak self] in
-            self?.decide(.failure(Refusal(reason: "the router did not answer a request for port 443")))
+            guard let self else { return }
+            self.decide(.failure(Refusal(reason: "the router did not answer a request for port \(self.port)")))
         }
     }
 
@@ -44,16 +52,16 @@ final class HTTPSPortMapping {
     private func add(_ fact: ReachabilityJudge.Fact) {
         switch fact {
         case .gateway(.mapped(let grant)):
-            if grant.ports.allSatisfy({ $0.externalPort == Self.port }) {
+            if grant.ports.allSatisfy({ $0.externalPort == port }) {
                 decide(.success(grant.externalAddress.description))
             } else {
                 let offered = grant.ports.map { String($0.externalPort) }.joined(separator: ", ")
-                decide(.failure(Refusal(reason: "the router does not forward port 443 (it offered \(offered) instead; many routers open only ports 1024-65535)")))
+                decide(.failure(Refusal(reason: "the router does not forward port \(port) (it offered \(offered) instead; many routers open only ports 1024-65535)")))
             }
-        case .upnpMapped(true, let address, Self.port) where IPv4Address(address)?.scope == .public:
+        case .upnpMapped(true, let address, let external) where external == port && IPv4Address(address)?.scope == .public:
             decide(.success(address))
         case .upnpRefused(_, let reason):
-            decide(.failure(Refusal(reason: "the router refuses to forward port 443 (\(reason.prefix(80))); many allow only ports 1024-65535")))
+            decide(.failure(Refusal(reason: "the router refuses to forward port \(port) (\(reason.prefix(80))); many allow only ports 1024-65535")))
         case .gateway(.refused), .gateway(.noPublicAddress), .gateway(.unanswered), .gateway(.noGatewayAnswered), .upnpNoExternalAddress, .upnpSilent,
              .upnpMapped, .gateway(.released):
             break  // The other way may still answer; the timer ends the wait.
