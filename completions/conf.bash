@@ -23,7 +23,7 @@ _conf() {
         --resolution|-r) COMPREPLY=($(compgen -W "240p 360p 480p 720p" -- "$cur")); return ;;
         --server|-s) COMPREPLY=(); return ;;
         --listen|-l) COMPREPLY=(); return ;;
-        --certificate) COMPREPLY=($(compgen -W "self-signed acme" -- "$cur")); return ;;
+        --certificate) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --acme-directory) COMPREPLY=(); return ;;
         --acme-ca) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --domain) COMPREPLY=(); return ;;
@@ -98,7 +98,7 @@ _conf() {
         --listen|-l) COMPREPLY=(); return ;;
         --tls-cert) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --tls-key) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --certificate) COMPREPLY=($(compgen -W "self-signed acme" -- "$cur")); return ;;
+        --certificate) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --acme-directory) COMPREPLY=(); return ;;
         --acme-ca) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --domain) COMPREPLY=(); return ;;

@@ -144,10 +144,12 @@ public enum ConfProgram {
 
     static let certificate = OptionSpec(
         "certificate", value: "KIND",
-        help: "the certificate the rendezvous serves: self-signed (its own, trusted by fingerprint) or acme (one every browser trusts, "
-            + "from an ACME directory such as Let's Encrypt, for this machine's public address or --domain; it needs port 443 reachable from "
-            + "the internet, and the address is then published in Certificate Transparency logs, which scanners read)",
-        completion: .choices(["self-signed", "acme"]), environment: "CONF_CERTIFICATE", configurable: true, default: "self-signed")
+        help: "the certificate the rendezvous serves: self-signed (its own, trusted by fingerprint), acme (one every browser trusts, "
+            + "from an ACME directory such as Let's Encrypt, for this machine's public address or --domain; it needs port 443 or 80 reachable "
+            + "from the internet, and the address is then published in Certificate Transparency logs, which scanners read), or a PEM FILE "
+            + "holding a certificate (chain) and its key",
+        // Files complete; the two words are in the help (a choice list would refuse a FILE).
+        completion: .file, environment: "CONF_CERTIFICATE", configurable: true, default: "self-signed")
     static let acmeDirectory = OptionSpec(
         "acme-directory", value: "URL", help: "the ACME directory --certificate acme asks",
         environment: "CONF_ACME_DIRECTORY", configurable: true, default: ACMEIssuance.letsEncrypt)

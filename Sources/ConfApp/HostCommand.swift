@@ -20,6 +20,8 @@ struct HostCommand {
         var identity: (file: String, fingerprint: ServerFingerprint)?, standingFingerprint: ServerFingerprint?
         var roomKey: RoomKey?
         var acmeOptions: (directory: String, caFile: String?, domain: String?)?
+        // --certificate FILE: the operator's certificate instead of the rendezvous's own.
+        var ownFile = false
         do throws(CommandFailure) {
             let roomName = context.invocation.value("name") ?? "conf"
             if let problem = Names.problem(withRoomName: roomName) { throw context.usage("--name: \(problem)") }
@@ -31,7 +33,19 @@ struct HostCommand {
             standing = try context.rendezvousAddress()
             ca = try context.caFile()
             listen = try context.listenEndpoint()
-            if standing == nil && !context.invocation.flag("no-tls") { identity = try Self.identity(context) }
+            if let file = try RendezvousCommand.certificateFile(context) {
+                guard standing == nil, !context.invocation.flag("no-tls") else {
+                    throw context.usage("--certificate FILE is for conf host's own rendezvous: not with --server or --no-tls")
+                }
+                do {
+                    identity = (file, try RendezvousIdentity.fingerprint(ofPEMFile: file))
+                } catch {
+                    throw context.usage("\(context.origin("certificate")) \(file): \(error)")
+                }
+                ownFile = true
+            } else if standing == nil && !context.invocation.flag("no-tls") {
+                identity = try Self.identity(context)
+            }
             standingFingerprint = try context.fingerprint()
             acmeOptions = try RendezvousCommand.acmeOptions(context, selfSigned: standing == nil && identity != nil)
             if let text = context.setting("room-key") {
@@ -142,7 +156,9 @@ struct HostCommand {
         } }
         if let embeddedPort, let embedded {
             reachability.start(listen: listen, port: embeddedPort, portMapping: settings.call.portMapping) { verdict, advertised in
-                guard let acmeOptions else { return createRoom(advertised, verdict, identity.map { _ in ServedCertificate(kind: .selfSigned) }) }
+                guard let acmeOptions else {
+                    return createRoom(advertised, verdict, RendezvousCommand.served(tls: identity.map { ($0.file, $0.file) }, own: identity != nil && !ownFile))
+                }
                 Self.acmeCertificate(acmeOptions, stateDirectory: RendezvousSecretFile.defaultDirectory(context.environment), verdict: verdict,
                                      port: embeddedPort, server: embedded, lowPorts: lowPorts, loop: loop, reporter: reporter) { made, certificate, linkAddress in
                     certificates = made

@@ -170,7 +170,7 @@ struct RendezvousCommand {
                 Console.out("server = \(reachable)")
                 if certificate?.kind != .acme { Console.out("fingerprint = \(ownIdentity)") }
             }
-            if let certificate { Console.out("# " + TerminalEscape.escape(certificate.words)) }
+            if let certificate = certificate ?? Self.served(tls: tls, own: ownIdentity != nil) { Console.out("# " + TerminalEscape.escape(certificate.words)) }
         }
         var certificates: ACMECertificates?
         if var acme, let single {
@@ -305,14 +305,11 @@ struct RendezvousCommand {
     /// rendezvous's own self-signed certificate, so not with --tls-cert or --no-tls (`selfSigned`
     /// false). `identifier` is for a domain given; else the caller finds the address.
     static func acmeOptions(_ context: CommandContext, selfSigned: Bool) throws(CommandFailure) -> (directory: String, caFile: String?, domain: String?)? {
-        switch context.setting("certificate") ?? "self-signed" {
-        case "self-signed":
+        guard context.setting("certificate") == "acme" else {
             for option in ["acme-directory", "acme-ca", "domain"] where context.invocation.value(option) != nil {
                 throw context.usage("--\(option) goes with --certificate acme")
             }
             return nil
-        case "acme": break
-        case let other: throw context.usage("\(context.origin("certificate")) '\(other)': give self-signed or acme")
         }
         guard selfSigned else {
             throw context.usage("--certificate acme replaces the built-in rendezvous's own certificate: not with --tls-cert, --no-tls or --server")
@@ -344,6 +341,13 @@ struct RendezvousCommand {
         return ACMECertificates.Settings(directory: options.directory, caFile: options.caFile, identifier: identifier, stateDirectory: stateDirectory)
     }
 
+    /// Which certificate is served without ACME: the rendezvous's own, or the operator's file.
+    static func served(tls: (certificate: String, key: String)?, own: Bool) -> ServedCertificate? {
+        if own { return ServedCertificate(kind: .selfSigned) }
+        guard let tls else { return nil }
+        return ServedCertificate(kind: .file, expires: CertificateChainSummary(pemFile: tls.certificate)?.notAfter)
+    }
+
     /// A DNS name a CA can issue for: labels of letters, digits and inner hyphens, at least two.
     static func isDomainName(_ text: String) -> Bool {
         let labels = text.split(separator: ".", omittingEmptySubsequences: false)
@@ -353,10 +357,31 @@ struct RendezvousCommand {
         } && labels.last!.contains(where: \.isLetter)
     }
 
+    /// `--certificate FILE`: a PEM file holding the certificate (chain) and its key, checked; nil
+    /// for `self-signed` and `acme`.
+    static func certificateFile(_ context: CommandContext) throws(CommandFailure) -> String? {
+        guard let value = context.setting("certificate"), value != "self-signed", value != "acme" else { return nil }
+        guard access(value, R_OK) == 0 else {
+            throw context.usage("\(context.origin("certificate")) '\(value)': give self-signed, acme, or a PEM file holding a certificate and its key "
+                                + "(cannot read it: \(String(cString: strerror(errno))))")
+        }
+        do {
+            try PEMKeyPair.check(certificateFile: value, keyFile: value)
+        } catch {
+            throw context.usage("\(context.origin("certificate")) \(value): \(error) — give one PEM file with the certificate (chain) and its key")
+        }
+        return value
+    }
+
     static func tls(_ context: CommandContext) throws(CommandFailure) -> (certificate: String, key: String)? {
         let cert = context.setting("tls-cert"), key = context.setting("tls-key")
         if context.invocation.flag("no-tls"), cert != nil || key != nil {
             throw context.usage("--no-tls and --tls-cert/--tls-key: give one or the other")
+        }
+        if let file = try certificateFile(context) {
+            guard cert == nil, key == nil else { throw context.usage("--certificate FILE and --tls-cert/--tls-key: give one or the other") }
+            guard !context.invocation.flag("no-tls") else { throw context.usage("--no-tls and --certificate FILE: give one or the other") }
+            return (file, file)
         }
         switch (cert, key) {
         case (nil, nil): return nil

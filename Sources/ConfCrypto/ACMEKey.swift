@@ -126,6 +126,17 @@ public struct CertificateChainSummary: Equatable, Sendable {
         let bytes = Array(pem.utf8)
         guard let bio = bytes.withUnsafeBytes({ BIO_new_mem_buf($0.baseAddress, Int32($0.count)) }) else { return nil }
         defer { BIO_free(bio) }
+        self.init(bio: bio)
+    }
+
+    /// The first certificate of the PEM file at `path`.
+    public init?(pemFile path: String) {
+        guard let bio = BIO_new_file(path, "r") else { return nil }
+        defer { BIO_free(bio) }
+        self.init(bio: bio)
+    }
+
+    private init?(bio: OpaquePointer) {
         guard let certificate = PEM_read_bio_X509(bio, nil, nil, nil) else {
             ERR_clear_error()
             return nil

@@ -183,6 +183,28 @@ struct ACMETests {
         _ = second.waitForExit(timeout: .seconds(10))
     }
 
+    /// The DOM headless Chromium (in `namespace`) makes of `url`, its NSS database trusting the CA
+    /// in `root` (none: the system's alone).
+    static func browserPage(_ url: String, trusting root: String?, namespace: String, directory: URL) throws -> String {
+        let home = directory.appendingPathComponent("browser-home-\(root == nil ? "plain" : "trusting")")
+        let database = home.appendingPathComponent(".pki/nssdb")
+        try FileManager.default.createDirectory(at: database, withIntermediateDirectories: true)
+        try run("/usr/bin/certutil", ["-d", "sql:" + database.path, "-N", "--empty-password"])
+        if let root { try run("/usr/bin/certutil", ["-d", "sql:" + database.path, "-A", "-t", "C,,", "-n", "pebble root", "-i", root]) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
+        process.arguments = ["netns", "exec", namespace, "/usr/bin/env", "HOME=" + home.path, HeadlessBrowser.path, "--headless=new", "--no-sandbox",
+                             "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run", "--user-data-dir=" + home.appendingPathComponent("profile").path,
+                             "--timeout=10000", "--dump-dom", url]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let dom = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return dom
+    }
+
     /// `conf host --certificate acme` in home 1, asking pebble, its state in `directory`.
     static func acmeHost(homes: HomeRouters, pebble: Pebble, directory: URL) throws -> ConfProcess {
         try ConfProcess(["host", "--as", "ann", "--json", "--no-audio", "--no-video", "--certificate", "acme",
@@ -265,6 +287,17 @@ struct ACMETests {
         #expect(guest.waitForEvent("joined", timeout: .seconds(20)) != nil, "\(guest.stderr)")
         #expect(guest.waitForEvent("peer-connected", timeout: .seconds(20)) != nil, "\(guest.stdout)\(guest.stderr)")
         _ = guest.waitForExit(timeout: .seconds(20))
+        // A browser on the internet that trusts pebble's root (in its NSS database, no
+        // --ignore-certificate-errors) reads the rendezvous at the link's address; the same
+        // browser without that root gets Chromium's certificate error instead.
+        if HeadlessBrowser.available && FileManager.default.isExecutableFile(atPath: "/usr/bin/certutil") {
+            let health = "https://11.0.0.2/v1/health"
+            let trusting = try Self.browserPage(health, trusting: root, namespace: homes.ns("inet"), directory: directory)
+            #expect(trusting.contains(#""status":"ok""#), "\(trusting.prefix(400))")
+            let untrusting = try Self.browserPage(health, trusting: nil, namespace: homes.ns("inet"), directory: directory)
+            #expect(!untrusting.contains(#""status":"ok""#), "\(untrusting.prefix(400))")
+        }
+
         host.signal(SIGTERM)
         _ = host.waitForExit(timeout: .seconds(15))
         // Port 443 is given back with the rest.
@@ -334,5 +367,30 @@ struct ACMETests {
         #expect(pebble.orders == 0)
         host.signal(SIGTERM)
         _ = host.waitForExit(timeout: .seconds(15))
+    }
+
+    /// `--certificate FILE`: the operator's own PEM (certificate and key in one file), served by
+    /// conf rendezvous and by conf host's own rendezvous, which say so; the host's link names it.
+    @Test func anOperatorsCertificateFileIsServedAndSaidSo() throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (cert, key) = try TLSTests.makeCertificate(in: directory, ip: "127.0.0.1")
+        let file = directory.appendingPathComponent("both.pem").path
+        try (String(contentsOfFile: cert, encoding: .utf8) + String(contentsOfFile: key, encoding: .utf8)).write(toFile: file, atomically: true, encoding: .utf8)
+        let server = try ConfProcess(["rendezvous", "--listen", "127.0.0.1:0", "--certificate", file, "--state-dir", directory.appendingPathComponent("state").path])
+        defer { server.signal(SIGKILL) }
+        let line = server.waitForOutput(containing: "# certificate:")
+        #expect(line?.hasPrefix("# certificate: file, expires ") == true, "\(server.stdout)\(server.stderr)")
+        #expect(!server.stdout.contains("fingerprint ="), "\(server.stdout)")
+        let host = try ConfProcess(["host", "--listen", "127.0.0.1:0", "--certificate", file, "--no-audio", "--no-video", "--json", "--duration", "0.5"],
+                                   environment: ["XDG_STATE_HOME": directory.appendingPathComponent("host-state").path])
+        let room = try #require(host.waitForEvent("room", timeout: .seconds(15)), "\(host.stderr)")
+        #expect((room["certificate"] as? [String: Any])?["kind"] as? String == "file", "\(room)")
+        #expect((room["link"] as? String)?.contains("&fp=") == true, "\(room)")
+        #expect(host.waitForExit(timeout: .seconds(15)) == 0, "\(host.stderr)")
+        // What is not a certificate and key is refused before anything listens.
+        let refused = try ConfProcess(["rendezvous", "--listen", "127.0.0.1:0", "--certificate", cert])
+        #expect(refused.waitForExit(timeout: .seconds(10)) == 2, "\(refused.stderr)")
+        #expect(refused.stderr.contains("--certificate"), "\(refused.stderr)")
     }
 }
