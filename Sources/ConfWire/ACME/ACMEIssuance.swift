@@ -33,9 +33,11 @@ public struct ACMEIssuance: Sendable {
         public var profile: String? = "shortlived"
         /// The whole issuance, from the first request to the chain.
         public var deadline: Duration = .seconds(180)
-        /// A poll's pause when the CA does not say (`Retry-After`); what it says is kept within
-        /// `pollBounds`.
-        public var pollInterval: Duration = .seconds(1)
+        /// A poll's pause when the CA does not say (`Retry-After`): `firstPoll`, doubling with
+        /// each poll of the same thing up to `pollInterval` (a validation takes a fraction of a
+        /// second at Let's Encrypt); what the CA says is kept within `pollBounds`.
+        public var firstPoll: Duration = .milliseconds(250)
+        public var pollInterval: Duration = .seconds(2)
         public var pollBounds: ClosedRange<Int64> = 1...30
 
         public init() {}
@@ -71,6 +73,9 @@ public struct ACMEIssuance: Sendable {
     private var challengeURL: String?
     private var badNonceRetries = 0
     private var polls = 0
+    /// Polls of the same resource in a row, for the doubling pause, and which one.
+    private var pollsInARow = 0
+    private var lastPolled: Purpose?
 
     private var nonce: String?
     private var newNonceURL = "", newAccountURL = "", newOrderURL = ""
@@ -310,7 +315,13 @@ public struct ACMEIssuance: Sendable {
         polls += 1
         guard polls <= 120 else { return fail(ACMEFailure(kind: .timedOut, message: "the certificate authority kept the order pending through 120 polls")) }
         let asked = response.retryAfter(unixTime: unixTime).map { min(max($0, options.pollBounds.lowerBound), options.pollBounds.upperBound) }
-        waitUntil = now + (asked.map { .seconds($0) } ?? options.pollInterval)
+        if lastPolled != phase { pollsInARow = 0 }
+        lastPolled = phase
+        let doubling = options.firstPoll * (1 << min(pollsInARow, 16))
+        pollsInARow += 1
+        // Never past the deadline: the issuance ends there, not a pause later.
+        let until = now + (asked.map { .seconds($0) } ?? min(doubling, options.pollInterval))
+        waitUntil = deadline.map { min(until, $0) } ?? until
     }
 
     private mutating func json(_ response: ACMEResponse) -> JSONValue? {
