@@ -23,6 +23,12 @@ final class ACMECertificates {
         /// The challenges answered: tls-alpn-01 on the rendezvous's listener, http-01 on `http01`.
         var challenges: [ACMEChallenge.Kind] = [.tlsALPN01]
         var http01: HTTP01Responder?
+        /// The self-signed certificate (one PEM file), served again when no ACME one may be.
+        var fallbackFile: String
+        /// Whether it keeps ordering after the first announcement (renewals, retries): a standing
+        /// rendezvous does; conf host does not, as its links and its own connection name the
+        /// certificate it announced, which must not change under them during the call.
+        var renews = true
     }
 
     private let loop: EventLoop
@@ -60,10 +66,18 @@ final class ACMECertificates {
         backOff = Self.backOff(from: try? files.state())
     }
 
-    deinit {
+    deinit { cancel() }
+
+    /// Stops: no order, no swap, nothing announced after this.
+    func cancel() {
         timer?.cancel()
+        timer = nil
         client?.cancel()
+        ready = nil
+        stopped = true
     }
+
+    private var stopped = false
 
     /// Serves a kept certificate at once, or orders one; `ready` is called once, when the
     /// certificate to announce is known (a kept or new one, or the self-signed one and why).
@@ -75,23 +89,44 @@ final class ACMECertificates {
     private var now: Int64 { Int64(time(nil)) }
 
     private func decide() {
+        guard !stopped else { return }
         let kept = keptCertificate()
         switch ACMECertificatePolicy.decide(kept: kept?.record, backOff: backOff, identifier: settings.identifier.description,
                                             directory: settings.directory, now: now) {
         case .serve(let renewAt):
-            serveKept(kept!.record)
+            guard serveKept(kept!.record) else { return }
             schedule(at: renewAt)
         case .order(let servesKept):
-            if servesKept { serveKept(kept!.record) }
+            if servesKept {
+                guard serveKept(kept!.record) else { return }
+                // conf host: the kept one has a day left; it is not swapped during the call.
+                if !settings.renews { return }
+            } else {
+                serveFallback()
+            }
             order()
         case .wait(let until, let servesKept):
             if servesKept {
-                serveKept(kept!.record)
+                guard serveKept(kept!.record) else { return }
+                // Before the kept one stops being good, decide again (then without it).
+                schedule(at: min(until, kept!.record.notAfter - min(ACMECertificatePolicy.minimumLeft, (kept!.record.notAfter - kept!.record.notBefore) / 4)))
             } else {
+                serveFallback()
                 announce(ServedCertificate(kind: .selfSigned, reason: "the last ACME order failed (\(backOff?.reason ?? "no reason kept")); "
-                                                + "the next is tried at \(WallTime(nanosecondsSince1970: until * 1_000_000_000).iso8601)"))
+                                                + "the next is tried at \(ServedCertificate.wallTime(until).iso8601)"))
+                schedule(at: until)
             }
-            schedule(at: until)
+        }
+    }
+
+    /// Back to the rendezvous's own certificate (an ACME one that may no longer be served).
+    private func serveFallback() {
+        guard served.kind == .acme else { return }
+        do throws(GLibError) {
+            try server.serve(certificate: settings.fallbackFile, key: settings.fallbackFile)
+            served = ServedCertificate(kind: .selfSigned)
+        } catch {
+            log("cannot serve the rendezvous's own certificate again: \(error.message)")
         }
     }
 
@@ -101,17 +136,26 @@ final class ACMECertificates {
         return (ACMECertificatePolicy.Kept(identifier: identifier, directory: directory, notBefore: summary.notBefore, notAfter: summary.notAfter), pem)
     }
 
-    private func serveKept(_ record: ACMECertificatePolicy.Kept) {
+    /// Serves the kept certificate and announces it; when it cannot be read, announces the
+    /// self-signed one with the reason instead, and says false.
+    @discardableResult
+    private func serveKept(_ record: ACMECertificatePolicy.Kept) -> Bool {
         do throws(GLibError) {
             try server.serve(certificate: files.certificatePath, key: files.certificatePath)
             announce(ServedCertificate(kind: .acme, expires: record.notAfter))
+            return true
         } catch {
-            log("cannot serve the kept certificate \(files.certificatePath): \(error.message)")
+            let reason = "cannot serve the kept certificate \(files.certificatePath): \(error.message)"
+            log(reason)
+            serveFallback()
+            announce(ServedCertificate(kind: .selfSigned, reason: reason))
+            return false
         }
     }
 
     private func announce(_ certificate: ServedCertificate) {
         served = certificate
+        if !settings.renews, ready == nil { return }
         let ready = self.ready
         self.ready = nil
         ready?(certificate)
@@ -119,6 +163,7 @@ final class ACMECertificates {
 
     private func schedule(at moment: Int64) {
         timer?.cancel()
+        guard settings.renews || ready != nil else { return }
         timer = loop.schedule(after: .seconds(max(1, moment - now))) { [weak self] in self?.decide() }
     }
 
@@ -166,16 +211,16 @@ final class ACMECertificates {
     private func issued(chain: String, key: ACMEKey) {
         guard let summary = CertificateChainSummary(pem: chain) else { return failed(ACMEFailure(kind: .malformedAnswer, message: "the certificate does not parse")) }
         do throws(ACMEStateFiles.Problem) {
-            try files.storeCertificate(chain + key.pem)
+            try files.storeCertificate(chain + (chain.hasSuffix("\n") ? "" : "\n") + key.pem)
             backOff = nil
             try files.storeState(.object(["identifier": .string(settings.identifier.description), "directory": .string(settings.directory)]))
         } catch {
-            log("cannot keep the certificate: \(error.description)")
+            return failed(ACMEFailure(kind: .refused, message: "cannot keep the certificate: \(error.description)"))
         }
         let record = ACMECertificatePolicy.Kept(identifier: settings.identifier.description, directory: settings.directory,
                                                 notBefore: summary.notBefore, notAfter: summary.notAfter)
         serveKept(record)
-        log("serving the certificate from \(settings.directory) for \(settings.identifier), until \(WallTime(nanosecondsSince1970: summary.notAfter * 1_000_000_000).iso8601)")
+        log("serving the certificate from \(settings.directory) for \(settings.identifier), until \(ServedCertificate.wallTime(summary.notAfter).iso8601)")
         schedule(at: ACMECertificatePolicy.renewalTime(record))
     }
 
@@ -188,14 +233,14 @@ final class ACMECertificates {
             state += [.init("identifier", .string(kept.record.identifier)), .init("directory", .string(kept.record.directory))]
         }
         try? files.storeState(.object(state))
-        log("no certificate from \(settings.directory): \(failure.message); the next try at \(WallTime(nanosecondsSince1970: next.nextAttempt * 1_000_000_000).iso8601)")
+        log("no certificate from \(settings.directory): \(failure.message)" + (settings.renews ? "; the next try at \(ServedCertificate.wallTime(next.nextAttempt).iso8601)" : ""))
         announce(ServedCertificate(kind: .selfSigned, reason: failure.message))
         schedule(at: next.nextAttempt)
     }
 
     static func backOff(from state: JSONValue?) -> ACMECertificatePolicy.BackOff? {
         guard let state, let failures = state["failures"]?.numberValue, let next = state["next_attempt"]?.numberValue,
-              failures >= 1, failures < 1_000, abs(next) < 1e12 else { return nil }
+              failures >= 1, failures < 1_000, next >= 0, next < 1e10 else { return nil }
         return ACMECertificatePolicy.BackOff(failures: Int(failures), nextAttempt: Int64(next), reason: state["reason"]?.stringValue ?? "")
     }
 }

@@ -110,7 +110,12 @@ struct HostCommand {
 
         var session: ParticipantSession?
         var call: CallDriver?
+        // Once leaving, nothing starts: a certificate that comes late makes no room.
+        var leaving = false
         let finish = { (result: Result<CallEvent.LeaveReason, CommandFailure>) in
+            guard !leaving else { return }
+            leaving = true
+            certificates?.cancel()
             call?.stopViews()  // the last lines belong on the normal screen
             exitCode = ParticipantRun.finish(result, reporter: reporter)
             // The router's mappings go last, once everyone has been told: quitting waits for the router's answer.
@@ -124,6 +129,7 @@ struct HostCommand {
         // The host's own connection trusts what its rendezvous serves: the certificate ACME gave,
         // or its own.
         let createRoom = { (advertised: [String], verdict: Reachability?, certificate: ServedCertificate?) in
+            guard !leaving else { return }
             let trusted = certificate?.kind == .acme ? certificates.flatMap { try? RendezvousIdentity.fingerprint(ofPEMFile: $0.certificatePath) } : identity?.fingerprint
             let client: RendezvousClient
             do throws(CommandFailure) {
@@ -159,8 +165,9 @@ struct HostCommand {
                 guard let acmeOptions else {
                     return createRoom(advertised, verdict, RendezvousCommand.served(tls: identity.map { ($0.file, $0.file) }, own: identity != nil && !ownFile))
                 }
-                Self.acmeCertificate(acmeOptions, stateDirectory: RendezvousSecretFile.defaultDirectory(context.environment), verdict: verdict,
-                                     port: embeddedPort, server: embedded, lowPorts: lowPorts, loop: loop, reporter: reporter) { made, certificate, linkAddress in
+                Self.acmeCertificate(acmeOptions, stateDirectory: RendezvousSecretFile.defaultDirectory(context.environment), fallbackFile: identity!.file,
+                                     verdict: verdict, port: embeddedPort, server: embedded, lowPorts: lowPorts, loop: loop, reporter: reporter) {
+                    made, certificate, linkAddress in
                     certificates = made
                     // With the certificate by tls-alpn-01, the link names port 443, which the router forwards here.
                     let first = linkAddress.map { [$0] } ?? []
@@ -181,7 +188,8 @@ struct HostCommand {
     /// responder of its own); then `ready` with what is served and, for 443, the address the link
     /// names. Whatever stands in the way (no public address, a router that forwards neither port,
     /// the CA) leaves the self-signed certificate, and the reason goes with it.
-    static func acmeCertificate(_ options: (directory: String, caFile: String?, domain: String?), stateDirectory: String?, verdict: Reachability,
+    static func acmeCertificate(_ options: (directory: String, caFile: String?, domain: String?), stateDirectory: String?, fallbackFile: String,
+                                verdict: Reachability,
                                 port: UInt16, server: RendezvousServer, lowPorts: (https: LowPortMapping, http: LowPortMapping), loop: EventLoop,
                                 reporter: EventReporter, ready: @escaping (ACMECertificates?, ServedCertificate, String?) -> Void) {
         let ownCertificate = { (reason: String) in ready(nil, ServedCertificate(kind: .selfSigned, reason: reason), nil) }
@@ -189,7 +197,7 @@ struct HostCommand {
         let obtain = { (address: String, challenge: ACMEChallenge.Kind, responder: HTTP01Responder?) in
             let settings = ACMECertificates.Settings(directory: options.directory, caFile: options.caFile,
                                                      identifier: options.domain.map { .dns($0) } ?? .ip(address), stateDirectory: directory,
-                                                     challenges: [challenge], http01: responder)
+                                                     challenges: [challenge], http01: responder, fallbackFile: fallbackFile, renews: false)
             let certificates: ACMECertificates
             do throws(CommandFailure) {
                 certificates = try ACMECertificates(loop: loop, server: server, settings: settings) { line in reporter.note("\(line)") }
@@ -197,8 +205,11 @@ struct HostCommand {
                 return ownCertificate(error.message)
             }
             certificates.start { served in
-                let linkAddress = served.kind == .acme && challenge == .tlsALPN01
-                    ? HostPort(host: options.domain ?? address, port: LowPortMapping.https).description : nil
+                // The link names what the certificate names: the domain if one was given, at 443
+                // when that is the port forwarded here, else at the call's own port.
+                let linkAddress = served.kind != .acme ? nil
+                    : challenge == .tlsALPN01 ? HostPort(host: options.domain ?? address, port: LowPortMapping.https).description
+                    : options.domain.map { HostPort(host: $0, port: port).description }
                 if linkAddress == nil { lowPorts.https.release {} }
                 ready(certificates, served, linkAddress)
             }

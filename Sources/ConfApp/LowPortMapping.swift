@@ -40,19 +40,30 @@ final class LowPortMapping {
         }
     }
 
-    /// Deletes the mapping (when the certificate could not be had, or at the host's end).
+    /// Deletes the mapping (when the certificate could not be had, or at the host's end); `done`
+    /// once the router has answered, also when a release is already under way.
     func release(done: @escaping () -> Void) {
         timer?.cancel()
         decided = nil
+        if releasing != nil { releasing?.append(done); return }
         guard let mapping else { return done() }
         self.mapping = nil
-        mapping.release { withExtendedLifetime(mapping) {}; done() }
+        releasing = [done]
+        mapping.release { [weak self] in
+            withExtendedLifetime(mapping) {}
+            let waiting = self?.releasing ?? []
+            self?.releasing = nil
+            for done in waiting { done() }
+        }
     }
+
+    /// Callers of `release` waiting for the router's answer.
+    private var releasing: [() -> Void]?
 
     private func add(_ fact: ReachabilityJudge.Fact) {
         switch fact {
         case .gateway(.mapped(let grant)):
-            if grant.ports.allSatisfy({ $0.externalPort == port }) {
+            if !grant.ports.isEmpty, grant.ports.allSatisfy({ $0.externalPort == port }), grant.externalAddress.scope == .public {
                 decide(.success(grant.externalAddress.description))
             } else {
                 let offered = grant.ports.map { String($0.externalPort) }.joined(separator: ", ")

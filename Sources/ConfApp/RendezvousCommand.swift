@@ -49,7 +49,7 @@ struct RendezvousCommand {
             for proxy in context.invocation.values("trusted-proxy") where !RendezvousServer.isAddress(proxy) {
                 throw context.usage("--trusted-proxy '\(proxy)': give the load balancer's IP address as it connects to this rendezvous, like 10.0.0.1")
             }
-            acme = try Self.acme(context, endpoint: endpoint, stateDirectory: directory, selfSigned: ownIdentity != nil)
+            acme = try Self.acme(context, endpoint: endpoint, stateDirectory: directory, selfSigned: ownIdentity != nil ? tls?.certificate : nil)
             workerCount = try Self.workers(context, cores: cores, tls: tls != nil)
             processCount = try Self.processes(context, tls: tls != nil)
         } catch {
@@ -326,8 +326,9 @@ struct RendezvousCommand {
 
     /// `--certificate acme` for a standing rendezvous: for --domain, else the address it listens
     /// on (or, on every interface, the default route's).
-    static func acme(_ context: CommandContext, endpoint: HostPort, stateDirectory: String, selfSigned: Bool) throws(CommandFailure) -> ACMECertificates.Settings? {
-        guard let options = try acmeOptions(context, selfSigned: selfSigned) else { return nil }
+    /// `selfSigned`: the rendezvous's own certificate file, which it serves until then.
+    static func acme(_ context: CommandContext, endpoint: HostPort, stateDirectory: String, selfSigned: String?) throws(CommandFailure) -> ACMECertificates.Settings? {
+        guard let options = try acmeOptions(context, selfSigned: selfSigned != nil), let selfSigned else { return nil }
         let identifier: ACMEIdentifier
         if let domain = options.domain {
             identifier = .dns(domain)
@@ -338,7 +339,8 @@ struct RendezvousCommand {
             }
             identifier = .ip(host)
         }
-        return ACMECertificates.Settings(directory: options.directory, caFile: options.caFile, identifier: identifier, stateDirectory: stateDirectory)
+        return ACMECertificates.Settings(directory: options.directory, caFile: options.caFile, identifier: identifier, stateDirectory: stateDirectory,
+                                         fallbackFile: selfSigned)
     }
 
     /// Which certificate is served without ACME: the rendezvous's own, or the operator's file.

@@ -27,7 +27,11 @@ final class ACMEChallengeResponder {
 
     deinit {
         if let certificate { g_object_unref(UnsafeMutableRawPointer(certificate)) }
-        for timer in waiting.values { timer.cancel() }
+        // Connections still awaited were never handed to anyone: they end here.
+        for (fd, timer) in waiting {
+            timer.cancel()
+            close(fd)
+        }
     }
 
     /// Puts up (or, with nil, takes down) the challenge certificate, from PEM text holding the

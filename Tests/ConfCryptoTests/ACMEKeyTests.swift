@@ -27,7 +27,8 @@ struct ACMEKeyTests {
     struct TestError: Error { var message: String }
 
     static func temporary(_ name: String, _ bytes: [UInt8]) throws -> String {
-        let path = NSTemporaryDirectory() + "conf-acme-\(getpid())-\(name)"
+        // Unique: the parametrized cases run at the same time.
+        let path = NSTemporaryDirectory() + "conf-acme-\(getpid())-\(UUID().uuidString)-\(name)"
         try Data(bytes).write(to: URL(fileURLWithPath: path))
         return path
     }

@@ -305,6 +305,7 @@ struct ACMEIssuanceTests {
         ("directory", #"[1, 2]"#, "not a JSON object"),
         ("account", #"{"status": "deactivated"}"#, "deactivated"),
         ("order", #"{"status": "pending", "authorizations": [], "finalize": "https://example.com/f"}"#, "authorizations"),
+        ("order", #"{"status": "valid", "authorizations": ["https://example.com/a"], "finalize": "https://example.com/f", "certificate": "https://example.com/c"}"#, "valid before it was finalized"),
         ("order", #"{"status": "pending", "authorizations": ["https://example.com/a b"], "finalize": "https://example.com/f"}"#, "authorizations"),
         ("authz", #"{"status": "pending", "identifier": {"type": "ip", "value": "11.0.0.2"}, "challenges": [{"type": "tls-alpn-01", "url": "https://example.com/c", "token": "../../../etc/passwd"}]}"#, "token"),
         ("authz", #"{"status": "pending", "identifier": {"type": "ip", "value": "11.0.0.2"}, "challenges": [{"type": "tls-alpn-01", "url": "https://example.com/c", "token": "short"}]}"#, "token"),

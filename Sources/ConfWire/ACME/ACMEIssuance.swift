@@ -219,6 +219,9 @@ public struct ACMEIssuance: Sendable {
         case "processing", "pending":
             phase = .pollOrder
             pause(response, now: now)
+        case "valid" where created:
+            // Issued before this CSR was sent: for another key than the one kept with it.
+            fail(malformed("an order that is valid before it was finalized"))
         case "valid":
             guard let url = order["certificate"]?.stringValue, Self.isURL(url) else { return fail(malformed("a valid order without its certificate URL")) }
             certificateURL = url

@@ -24,16 +24,22 @@ public struct ServedCertificate: Equatable, Sendable {
         self.reason = reason
     }
 
+    /// Seconds since 1970 as a `WallTime`, held within what its nanoseconds can count (to 2262):
+    /// a certificate may say 9999.
+    public static func wallTime(_ seconds: Int64) -> WallTime {
+        WallTime(nanosecondsSince1970: max(0, min(seconds, Int64.max / 1_000_000_000)) * 1_000_000_000)
+    }
+
     public var json: JSONValue {
         .object(["kind": .string(kind.rawValue),
-                 "expires": expires.map { .string(WallTime(nanosecondsSince1970: $0 * 1_000_000_000).iso8601) },
+                 "expires": expires.map { .string(Self.wallTime($0).iso8601) },
                  "reason": reason.map { .string($0) }])
     }
 
     /// One line for a person: "certificate: acme, expires 2026-12-14T10:00:00.000Z".
     public var words: String {
         var line = "certificate: \(kind.rawValue)"
-        if let expires { line += ", expires \(WallTime(nanosecondsSince1970: expires * 1_000_000_000).iso8601)" }
+        if let expires { line += ", expires \(Self.wallTime(expires).iso8601)" }
         if let reason { line += " (\(reason))" }
         return line
     }
