@@ -40,7 +40,9 @@ final class ACMECertificates {
     private var client: ACMEClient?
     private var timer: Timer?
     private var backOff: ACMECertificatePolicy.BackOff?
-    private(set) var served: ServedCertificate
+    private var served: ServedCertificate
+    /// After `cancel`.
+    private var stopped = false
     /// The file the ACME certificate is served from (chain and key).
     var certificatePath: String { files.certificatePath }
     private var ready: ((ServedCertificate) -> Void)?
@@ -77,8 +79,6 @@ final class ACMECertificates {
         stopped = true
     }
 
-    private var stopped = false
-
     /// Serves a kept certificate at once, or orders one; `ready` is called once, when the
     /// certificate to announce is known (a kept or new one, or the self-signed one and why).
     func start(ready: @escaping (ServedCertificate) -> Void) {
@@ -91,14 +91,14 @@ final class ACMECertificates {
     private func decide() {
         guard !stopped else { return }
         let kept = keptCertificate()
-        switch ACMECertificatePolicy.decide(kept: kept?.record, backOff: backOff, identifier: settings.identifier.description,
+        switch ACMECertificatePolicy.decide(kept: kept, backOff: backOff, identifier: settings.identifier.description,
                                             directory: settings.directory, now: now) {
         case .serve(let renewAt):
-            guard serveKept(kept!.record) else { return }
+            guard serveKept(kept!) else { return }
             schedule(at: renewAt)
         case .order(let servesKept):
             if servesKept {
-                guard serveKept(kept!.record) else { return }
+                guard serveKept(kept!) else { return }
                 // conf host: the kept one has a day left; it is not swapped during the call.
                 if !settings.renews { return }
             } else {
@@ -107,9 +107,9 @@ final class ACMECertificates {
             order()
         case .wait(let until, let servesKept):
             if servesKept {
-                guard serveKept(kept!.record) else { return }
+                guard serveKept(kept!) else { return }
                 // Before the kept one stops being good, decide again (then without it).
-                schedule(at: min(until, kept!.record.notAfter - min(ACMECertificatePolicy.minimumLeft, (kept!.record.notAfter - kept!.record.notBefore) / 4)))
+                schedule(at: min(until, ACMECertificatePolicy.lastUsable(kept!)))
             } else {
                 serveFallback()
                 announce(ServedCertificate(kind: .selfSigned, reason: "the last ACME order failed (\(backOff?.reason ?? "no reason kept")); "
@@ -130,10 +130,10 @@ final class ACMECertificates {
         }
     }
 
-    private func keptCertificate() -> (record: ACMECertificatePolicy.Kept, pem: String)? {
+    private func keptCertificate() -> ACMECertificatePolicy.Kept? {
         guard let pem = try? files.certificate(), let summary = CertificateChainSummary(pem: pem), let state = try? files.state(),
               let identifier = state["identifier"]?.stringValue, let directory = state["directory"]?.stringValue else { return nil }
-        return (ACMECertificatePolicy.Kept(identifier: identifier, directory: directory, notBefore: summary.notBefore, notAfter: summary.notAfter), pem)
+        return ACMECertificatePolicy.Kept(identifier: identifier, directory: directory, notBefore: summary.notBefore, notAfter: summary.notAfter)
     }
 
     /// Serves the kept certificate and announces it; when it cannot be read, announces the
@@ -230,7 +230,7 @@ final class ACMECertificates {
         var state: [JSONValue.Member] = [.init("failures", .number(Double(next.failures))), .init("next_attempt", .number(Double(next.nextAttempt))),
                                          .init("reason", .string(next.reason))]
         if let kept = keptCertificate() {
-            state += [.init("identifier", .string(kept.record.identifier)), .init("directory", .string(kept.record.directory))]
+            state += [.init("identifier", .string(kept.identifier)), .init("directory", .string(kept.directory))]
         }
         try? files.storeState(.object(state))
         log("no certificate from \(settings.directory): \(failure.message)" + (settings.renews ? "; the next try at \(ServedCertificate.wallTime(next.nextAttempt).iso8601)" : ""))

@@ -30,6 +30,17 @@ public struct WallTime: Hashable, Comparable, Sendable, CustomStringConvertible 
 
     public var description: String { iso8601 }
 
+    /// The day counted from 1970-01-01 of a proleptic Gregorian date: `civil(fromDays:)`'s
+    /// inverse (`days_from_civil` of the same page).
+    public static func days(fromCivil year: Int64, month: Int64, day: Int64) -> Int64 {
+        let y = month <= 2 ? year - 1 : year
+        let era = y.floorDivided(by: 400)
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+
     /// The proleptic Gregorian date of a day counted from 1970-01-01 (Howard Hinnant's
     /// `civil_from_days`, http://howardhinnant.github.io/date_algorithms.html).
     static func civil(fromDays z: Int64) -> (year: Int64, month: Int64, day: Int64) {

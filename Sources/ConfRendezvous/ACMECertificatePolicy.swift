@@ -55,8 +55,12 @@ public enum ACMECertificatePolicy {
     /// Served while a day of it is left, or a quarter of its life for one shorter than four days.
     public static func usable(_ kept: Kept?, identifier: String, directory: String, now: Int64) -> Bool {
         guard let kept else { return false }
-        let left = min(minimumLeft, (kept.notAfter - kept.notBefore) / 4)
-        return kept.identifier == identifier && kept.directory == directory && kept.notAfter - now >= left && kept.notBefore <= now + 300
+        return kept.identifier == identifier && kept.directory == directory && now <= lastUsable(kept) && kept.notBefore <= now + 300
+    }
+
+    /// The last moment `kept` is served.
+    public static func lastUsable(_ kept: Kept) -> Int64 {
+        kept.notAfter - min(minimumLeft, (kept.notAfter - kept.notBefore) / 4)
     }
 
     /// Half way through its life.

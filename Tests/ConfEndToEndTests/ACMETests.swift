@@ -52,6 +52,13 @@ struct ACMETests {
         }
 
         var logText: String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
+
+        /// pebble's root (made when it started) in a file of `directory`: what a client trusts.
+        func root(namespace: String) throws -> String {
+            let path = directory.appendingPathComponent("root.pem").path
+            try ACMETests.run("/usr/bin/curl", ["-sS", "--cacert", caFile, "-o", path, "https://11.0.0.1:15000/roots/0"], namespace: namespace)
+            return path
+        }
         /// Orders made (a POST that pebble refused, as it does 5 % of nonces, made none).
         var orders: Int { logText.components(separatedBy: "Added order").count - 1 }
 
@@ -63,17 +70,10 @@ struct ACMETests {
         deinit { if process.isRunning { stop() } }
     }
 
-    static func run(_ executable: String, _ arguments: [String], namespace: String? = nil) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: namespace == nil ? executable : "/usr/sbin/ip")
-        process.arguments = namespace.map { ["netns", "exec", $0, executable] + arguments } ?? arguments
-        process.standardOutput = FileHandle.nullDevice
-        let errors = Pipe()
-        process.standardError = errors
-        try process.run()
-        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw TestFailure("\(executable) \(arguments.joined(separator: " ")): \(text)") }
+    /// `executable` run (in `namespace`): its stdout, or a failure with its stderr.
+    @discardableResult
+    static func run(_ executable: String, _ arguments: [String], namespace: String? = nil) throws -> String {
+        try HomeRouters.run((namespace.map { ["ip", "netns", "exec", $0] } ?? []) + [executable] + arguments)
     }
 
     /// A namespace with 11.0.0.1 (the CA) and 11.0.0.2 (the rendezvous) on its loopback.
@@ -111,9 +111,9 @@ struct ACMETests {
         try? FileManager.default.removeItem(atPath: "/etc/netns/\(namespace)")
     }
 
-    static func rendezvous(namespace: String, pebble: Pebble, state: URL) throws -> ConfProcess {
-        try ConfProcess(["rendezvous", "--listen", "11.0.0.2:443", "--certificate", "acme", "--acme-directory", Pebble.url,
-                         "--acme-ca", pebble.caFile, "--state-dir", state.path], namespace: namespace)
+    static func rendezvous(namespace: String, pebble: Pebble, state: URL, listen: String = "11.0.0.2:443", extra: [String] = []) throws -> ConfProcess {
+        try ConfProcess(["rendezvous", "--listen", listen, "--certificate", "acme", "--acme-directory", Pebble.url,
+                         "--acme-ca", pebble.caFile, "--state-dir", state.path] + extra, namespace: namespace)
     }
 
     @Test func aRendezvousGetsACertificateThatClientsTrustAndKeepsIt() throws {
@@ -131,8 +131,7 @@ struct ACMETests {
         #expect(pebble.logText.contains("authz") && pebble.logText.contains("set VALID"), "\(pebble.logText)")
 
         // A client that trusts pebble's root and nothing else: curl, and conf itself without a fingerprint.
-        let root = directory.appendingPathComponent("root.pem").path
-        try Self.run("/usr/bin/curl", ["-sS", "--cacert", pebble.caFile, "-o", root, "https://11.0.0.1:15000/roots/0"], namespace: namespace)
+        let root = try pebble.root(namespace: namespace)
         try Self.run("/usr/bin/curl", ["-sS", "--fail", "--cacert", root, "https://11.0.0.2/v1/health"], namespace: namespace)
         let host = try ConfProcess(["host", "--server", "11.0.0.2:443", "--ca", root, "--no-audio", "--no-video", "--json", "--duration", "1"],
                                    namespace: namespace)
@@ -215,17 +214,9 @@ struct ACMETests {
 
     /// The serial number of the certificate 11.0.0.2:443 serves now.
     static func servedSerial(namespace: String) -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
-        process.arguments = ["netns", "exec", namespace, "/bin/sh", "-c",
-                             "openssl s_client -connect 11.0.0.2:443 </dev/null 2>/dev/null | openssl x509 -noout -serial"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return "" }
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let serial = try? run("/bin/sh", ["-c", "openssl s_client -connect 11.0.0.2:443 </dev/null 2>/dev/null | openssl x509 -noout -serial"],
+                              namespace: namespace)
+        return serial?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
     }
 
     /// Certificates of 40 s: renewed at half their life while a participant stays connected
@@ -233,8 +224,7 @@ struct ACMETests {
     @Test func aCertificateIsRenewedWhileAParticipantStaysConnected() throws {
         let (namespace, directory, pebble) = try Self.pebbleWorld(validity: 40)
         defer { Self.tearDown(namespace, directory, pebble) }
-        let root = directory.appendingPathComponent("root.pem").path
-        try Self.run("/usr/bin/curl", ["-sS", "--cacert", pebble.caFile, "-o", root, "https://11.0.0.1:15000/roots/0"], namespace: namespace)
+        let root = try pebble.root(namespace: namespace)
         let server = try Self.rendezvous(namespace: namespace, pebble: pebble, state: directory.appendingPathComponent("state"))
         defer { server.signal(SIGKILL) }
         #expect(server.waitForOutput(containing: "# certificate: acme", timeout: .seconds(30)) != nil, "\(server.stdout)\(server.stderr)")
@@ -250,14 +240,7 @@ struct ACMETests {
                 "still \(first)")
         // The participant's connection went on through it: no loss, no reconnection, still counted.
         #expect(host.events(ofType: "rendezvous-lost").isEmpty && host.events(ofType: "left").isEmpty, "\(host.stdout)")
-        let health = Pipe()
-        let curl = Process()
-        curl.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
-        curl.arguments = ["netns", "exec", namespace, "/usr/bin/curl", "-sS", "--cacert", root, "https://11.0.0.2/v1/health"]
-        curl.standardOutput = health
-        try curl.run()
-        let answer = String(decoding: health.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        curl.waitUntilExit()
+        let answer = try Self.run("/usr/bin/curl", ["-sS", "--cacert", root, "https://11.0.0.2/v1/health"], namespace: namespace)
         #expect(answer.contains(#""participants":1"#), "\(answer)")
     }
 
@@ -271,8 +254,7 @@ struct ACMETests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let pebble = try Pebble(namespace: homes.ns("inet"), directory: directory)
         defer { pebble.stop() }
-        let root = directory.appendingPathComponent("root.pem").path
-        try Self.run("/usr/bin/curl", ["-sS", "--cacert", pebble.caFile, "-o", root, "https://11.0.0.1:15000/roots/0"], namespace: homes.ns("inet"))
+        let root = try pebble.root(namespace: homes.ns("inet"))
 
         let host = try Self.acmeHost(homes: homes, pebble: pebble, directory: directory)
         let room = try #require(host.waitForEvent("room", timeout: .seconds(60)), "\(host.stderr)\n\(pebble.logText)")
@@ -317,13 +299,11 @@ struct ACMETests {
     @Test func aRendezvousOnAnotherPortAnswersHTTP01OnPort80() throws {
         let (namespace, directory, pebble) = try Self.pebbleWorld()
         defer { Self.tearDown(namespace, directory, pebble) }
-        let server = try ConfProcess(["rendezvous", "--listen", "11.0.0.2:7373", "--certificate", "acme", "--acme-directory", Pebble.url,
-                                      "--acme-ca", pebble.caFile, "--state-dir", directory.appendingPathComponent("state").path], namespace: namespace)
+        let server = try Self.rendezvous(namespace: namespace, pebble: pebble, state: directory.appendingPathComponent("state"), listen: "11.0.0.2:7373")
         defer { server.signal(SIGKILL) }
         #expect(server.waitForOutput(containing: "# certificate: acme", timeout: .seconds(30)) != nil, "\(server.stdout)\(server.stderr)\(pebble.logText)")
         #expect(server.stderr.contains("http-01 on port 80"), "\(server.stderr)")
-        let root = directory.appendingPathComponent("root.pem").path
-        try Self.run("/usr/bin/curl", ["-sS", "--cacert", pebble.caFile, "-o", root, "https://11.0.0.1:15000/roots/0"], namespace: namespace)
+        let root = try pebble.root(namespace: namespace)
         try Self.run("/usr/bin/curl", ["-sS", "--fail", "--cacert", root, "https://11.0.0.2:7373/v1/health"], namespace: namespace)
         // Port 80 serves no part of the rendezvous: its API answers 404 there, in clear or not at all.
         #expect(throws: TestFailure.self) { try Self.run("/usr/bin/curl", ["-sS", "--fail", "http://11.0.0.2/v1/health"], namespace: namespace) }
@@ -334,14 +314,12 @@ struct ACMETests {
     @Test func aStandingRendezvousWithADomainName() throws {
         let (namespace, directory, pebble) = try Self.pebbleWorld(hosts: "127.0.0.1 localhost\n11.0.0.2 call.conf.test\n")
         defer { Self.tearDown(namespace, directory, pebble) }
-        let server = try ConfProcess(["rendezvous", "--listen", "11.0.0.2:443", "--certificate", "acme", "--domain", "call.conf.test",
-                                      "--acme-directory", Pebble.url, "--acme-ca", pebble.caFile, "--state-dir", directory.appendingPathComponent("state").path],
-                                     namespace: namespace)
+        let server = try Self.rendezvous(namespace: namespace, pebble: pebble, state: directory.appendingPathComponent("state"),
+                                         extra: ["--domain", "call.conf.test"])
         defer { server.signal(SIGKILL) }
         #expect(server.waitForOutput(containing: "# certificate: acme", timeout: .seconds(30)) != nil, "\(server.stdout)\(server.stderr)\(pebble.logText)")
         #expect(server.stdout.contains("server = call.conf.test:443"), "\(server.stdout)")
-        let root = directory.appendingPathComponent("root.pem").path
-        try Self.run("/usr/bin/curl", ["-sS", "--cacert", pebble.caFile, "-o", root, "https://11.0.0.1:15000/roots/0"], namespace: namespace)
+        let root = try pebble.root(namespace: namespace)
         try Self.run("/usr/bin/curl", ["-sS", "--fail", "--cacert", root, "https://call.conf.test/v1/health"], namespace: namespace)
         // The certificate names the domain, not the address.
         #expect(throws: TestFailure.self) {

@@ -113,7 +113,6 @@ public struct ACMEIssuance: Sendable {
         if let waitUntil, now < waitUntil { return .wait(until: waitUntil) }
         waitUntil = nil
         if let awaiting = awaitingChallenge { return .answer(awaiting.challenge) }
-        if needsNonce(phase), nonce == nil { return send(.nonce, .init(method: .head, url: newNonceURL)) }
         switch phase {
         case .directory: return send(.directory, .init(method: .get, url: directoryURL))
         case .nonce: return send(.nonce, .init(method: .head, url: newNonceURL))
@@ -285,13 +284,6 @@ public struct ACMEIssuance: Sendable {
 
     // MARK: Helpers
 
-    private func needsNonce(_ purpose: Purpose) -> Bool {
-        switch purpose {
-        case .directory, .nonce: false
-        default: true
-        }
-    }
-
     private mutating func send(_ purpose: Purpose, _ request: ACMERequest) -> Step {
         inFlight = purpose
         return .send(request)
@@ -300,6 +292,7 @@ public struct ACMEIssuance: Sendable {
     /// A JWS POST (section 6.2): the key itself for `newAccount`, the account's URL otherwise; an
     /// empty payload is a POST-as-GET (section 6.3).
     private mutating func post(_ purpose: Purpose, to url: String, payload: String, withKey: Bool = false) -> Step {
+        // A nonce first when none is held (none comes with the directory).
         guard let nonce else { return send(.nonce, .init(method: .head, url: newNonceURL)) }
         let identity = withKey ? #""jwk":\#(key.jwk)"# : #""kid":\#(JSONValue.string(accountURL ?? "").serialized)"#
         let header = #"{"alg":"ES256",\#(identity),"nonce":\#(JSONValue.string(nonce).serialized),"url":\#(JSONValue.string(url).serialized)}"#

@@ -83,16 +83,16 @@ public struct ACMEProblem: Equatable, Sendable {
 /// Why no certificate came: what a person reads, and what the caller needs to decide when to try
 /// again (`retryAfter`, from the CA's answer).
 public struct ACMEFailure: Error, Equatable, Sendable, CustomStringConvertible {
-    public enum Kind: String, Sendable {
+    public enum Kind: Sendable {
         /// The CA answered something that is not ACME (bad JSON, a missing URL, an oversized body).
-        case malformedAnswer = "malformed-answer"
+        case malformedAnswer
         /// The CA refused (an error document), rate limits included.
         case refused
         /// The CA could not validate the challenge: the port was not reachable from outside, or
         /// what it read there was wrong.
-        case validationFailed = "validation-failed"
+        case validationFailed
         /// It took longer than the issuance may.
-        case timedOut = "timed-out"
+        case timedOut
         /// The adapter could not reach the CA at all.
         case unreachable
     }
@@ -162,17 +162,6 @@ enum HTTPDate {
               let month = months.firstIndex(of: String(parts[2])), let year = Int(parts[3]), (1970...9999).contains(year) else { return nil }
         let time = parts[4].split(separator: ":").compactMap { Int($0) }
         guard time.count == 3, (0...23).contains(time[0]), (0...59).contains(time[1]), (0...60).contains(time[2]) else { return nil }
-        return (daysFromCivil(year: year, month: month + 1, day: day) * 86_400) + Int64(time[0] * 3600 + time[1] * 60 + time[2])
-    }
-
-    /// Days since 1970-01-01 in the proleptic Gregorian calendar.
-    static func daysFromCivil(year: Int, month: Int, day: Int) -> Int64 {
-        let y = Int64(month <= 2 ? year - 1 : year)
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let m = Int64(month), d = Int64(day)
-        let dayOfYear = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
+        return WallTime.days(fromCivil: Int64(year), month: Int64(month + 1), day: Int64(day)) * 86_400 + Int64(time[0] * 3600 + time[1] * 60 + time[2])
     }
 }
